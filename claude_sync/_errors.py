@@ -1,0 +1,216 @@
+"""The one exception tree of claude_sync.
+
+::
+
+    ClaudeSDKError                     base of everything raised on purpose
+    ├── CLIConnectionError             could not start, or lost, the CLI process
+    │   └── CLINotFoundError           no `claude` binary was found (``cli_path``)
+    ├── ProcessError                   the CLI exited abnormally (``exit_code``, ``stderr``)
+    │   └── ResultError                the run ended in an error ``ResultMessage``
+    ├── CLIJSONDecodeError             a ``{…}`` stdout line was not valid JSON (``line``)
+    ├── MessageParseError              valid JSON of a known type with a broken shape (``data``)
+    ├── ControlRequestError            the CLI answered our control request with an error
+    ├── ControlTimeoutError            no answer in time; also a builtin ``TimeoutError``
+    ├── ReceiveTimeoutError            no message in time while receiving; also ``TimeoutError``
+    └── UsageError                     the API was used wrongly; also a ``RuntimeError``
+
+Names mirror the official ``claude-agent-sdk`` where the meaning is the same, so ported
+``except`` clauses keep working. Every class pickles round-trip with all its attributes
+(each stores its constructor arguments in ``self.args`` order via ``__reduce__``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+__all__ = [
+    "ClaudeSDKError",
+    "CLIConnectionError",
+    "CLINotFoundError",
+    "ProcessError",
+    "ResultError",
+    "CLIJSONDecodeError",
+    "MessageParseError",
+    "ControlRequestError",
+    "ControlTimeoutError",
+    "ReceiveTimeoutError",
+    "UsageError",
+]
+
+
+class ClaudeSDKError(Exception):
+    """Base class of every error claude_sync raises on purpose."""
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (type(self), self._init_kwargs()))
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": str(self)}
+
+
+def _rebuild(cls: type, kwargs: Dict[str, Any]) -> ClaudeSDKError:
+    return cls(**kwargs)  # type: ignore[no-any-return]
+
+
+class CLIConnectionError(ClaudeSDKError):
+    """The CLI process could not be started, or the connection to it was lost."""
+
+
+class CLINotFoundError(CLIConnectionError):
+    """No usable ``claude`` binary was found.
+
+    ``cli_path`` is the explicit path that was tried, if any.
+    """
+
+    def __init__(self, message: str = "Claude Code CLI not found", cli_path: Optional[str] = None):
+        super().__init__(message)
+        self.cli_path = cli_path
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": str(self), "cli_path": self.cli_path}
+
+
+class ProcessError(ClaudeSDKError):
+    """The CLI process exited abnormally.
+
+    ``exit_code`` is the process's return code (negative: killed by that signal) and
+    ``stderr`` the tail of what it wrote to stderr (bounded, may be empty).
+    """
+
+    def __init__(
+        self, message: str, exit_code: Optional[int] = None, stderr: Optional[str] = None
+    ):
+        self.exit_code = exit_code
+        self.stderr = stderr
+        full = message
+        if exit_code is not None:
+            full = f"{full} (exit code {exit_code})"
+        if stderr:
+            full = f"{full}\nstderr tail:\n{stderr}"
+        super().__init__(full)
+        self._message = message
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": self._message, "exit_code": self.exit_code, "stderr": self.stderr}
+
+
+class ResultError(ProcessError):
+    """The run ended with an error ``ResultMessage`` (``is_error`` true).
+
+    Raised after that ``ResultMessage`` was yielded, so the data was seen first.
+    API failures arrive as ``subtype == "success"`` with ``api_error_status`` set;
+    aborted or limited runs as ``error_during_execution`` / ``error_max_turns`` / … with
+    ``errors``. ``data`` is the result's whole wire dict.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        subtype: Optional[str] = None,
+        errors: Optional[List[str]] = None,
+        result: Optional[str] = None,
+        api_error_status: Optional[int] = None,
+        data: Optional[Dict[str, Any]] = None,
+        exit_code: Optional[int] = None,
+        stderr: Optional[str] = None,
+    ):
+        super().__init__(message, exit_code=exit_code, stderr=stderr)
+        self.subtype = subtype
+        self.errors = list(errors or [])
+        self.result = result
+        self.api_error_status = api_error_status
+        self.data = data if data is not None else {}
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        kwargs = super()._init_kwargs()
+        kwargs.update(
+            subtype=self.subtype,
+            errors=self.errors,
+            result=self.result,
+            api_error_status=self.api_error_status,
+            data=self.data,
+        )
+        return kwargs
+
+
+class CLIJSONDecodeError(ClaudeSDKError):
+    """A stdout line that looked like a JSON object (``{…}``) failed to parse.
+
+    ``line`` holds (a prefix of, at most 2000 characters) the offending line.
+    """
+
+    def __init__(self, message: str, line: str = ""):
+        super().__init__(message)
+        self.line = line
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": str(self), "line": self.line}
+
+
+class MessageParseError(ClaudeSDKError):
+    """A JSON line of a known message type did not have the expected shape (``data``)."""
+
+    def __init__(self, message: str, data: Optional[Dict[str, Any]] = None):
+        super().__init__(message)
+        self.data = data
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": str(self), "data": self.data}
+
+
+class ControlRequestError(ClaudeSDKError):
+    """The CLI answered one of our control requests with an error (its text is the message)."""
+
+    def __init__(
+        self, message: str, subtype: Optional[str] = None, request_id: Optional[str] = None
+    ):
+        super().__init__(message)
+        self.subtype = subtype
+        self.request_id = request_id
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": str(self), "subtype": self.subtype, "request_id": self.request_id}
+
+
+class ControlTimeoutError(ClaudeSDKError, TimeoutError):
+    """No answer to one of our control requests within its timeout."""
+
+    def __init__(
+        self,
+        message: str,
+        subtype: Optional[str] = None,
+        request_id: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ):
+        super().__init__(message)
+        self.subtype = subtype
+        self.request_id = request_id
+        self.timeout = timeout
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {
+            "message": str(self),
+            "subtype": self.subtype,
+            "request_id": self.request_id,
+            "timeout": self.timeout,
+        }
+
+
+class ReceiveTimeoutError(ClaudeSDKError, TimeoutError):
+    """No message arrived in time while receiving. The session is left running.
+
+    ``kind`` is ``"total"`` (the whole call's ``timeout``) or ``"idle"`` (no frame for
+    ``idle_timeout`` seconds).
+    """
+
+    def __init__(self, message: str, kind: str = "total", timeout: Optional[float] = None):
+        super().__init__(message)
+        self.kind = kind
+        self.timeout = timeout
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": str(self), "kind": self.kind, "timeout": self.timeout}
+
+
+class UsageError(ClaudeSDKError, RuntimeError):
+    """The API was used in a way it does not support (after close, two consumers, …)."""
