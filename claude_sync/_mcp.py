@@ -1,0 +1,735 @@
+"""In-process MCP tool servers: ``@tool``, ``create_sdk_mcp_server`` and a pure JSON-RPC core.
+
+The CLI reaches a server registered as ``{"type": "sdk", "name": …}`` through ``mcp_message``
+control requests, each carrying one JSON-RPC message for one server. This module turns such a
+message into an *action* and never touches a thread, a pipe or a clock:
+
+* ``McpReply(response)``: answer now. ``response`` is the JSON-RPC response, or None for a
+  notification (the control request is still acknowledged, see ``mcp_control_response``).
+* ``McpToolCall``: run a tool. The shell runs ``run_tool_call(call, signal)`` on its callback
+  pool; the handler runs in that (calling) thread and the JSON-RPC response comes back.
+* ``McpCancelled``: ``notifications/cancelled`` named an earlier request; the shell sets that
+  tool call's cancellation token.
+
+How the shell drives it (reader thread first, because the order of messages matters there)::
+
+    action = servers.route(server_name, message)          # reader thread: pure and quick
+    if isinstance(action, McpToolCall):
+        inflight[action.key] = signal                      # this control request's token
+    elif isinstance(action, McpCancelled):
+        token = inflight.get(action.key); token and token.set()
+    ...
+    # callback pool thread:
+    if isinstance(action, McpToolCall):
+        response = run_tool_call(action, signal)           # user code runs here
+        inflight.pop(action.key, None)
+    else:
+        response = action.response if isinstance(action, McpReply) else None
+    answer the control request with mcp_control_response(response)
+
+Rules the dispatcher follows (MCP 2025-11-25, JSON-RPC 2.0):
+
+* ids are echoed exactly (``0`` included); a message that is not a JSON-RPC request gets
+  ``-32600``, an unknown method ``-32601``, an unknown tool or malformed ``tools/call`` params
+  ``-32602``. Notifications never get a JSON-RPC response; unknown ones are ignored.
+* Everything that goes wrong *inside* a tool (arguments that break the input schema, a handler
+  that raises or returns the wrong thing, a call cancelled before it started) is a successful
+  JSON-RPC response with ``isError: true`` and text the model can read and act on.
+* No per-connection state: the CLI runs ``initialize`` / ``notifications/initialized`` /
+  ``tools/list`` twice on one server (ids restarting at 0), and any order works.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Tuple,
+    Union,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._types import CancellationSignal
+
+RpcId = Union[int, str]
+
+PROTOCOL_VERSIONS: Tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+"""The MCP revisions we speak, newest first (what the CLI 2.1.197 offers is the first)."""
+LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0]
+
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+_TOOL_USE_ID_META = "claudecode/toolUseId"
+_MAX_RESULT_SIZE_META = "anthropic/maxResultSizeChars"
+_ANNOTATION_ALIASES = {
+    "read_only_hint": "readOnlyHint",
+    "destructive_hint": "destructiveHint",
+    "idempotent_hint": "idempotentHint",
+    "open_world_hint": "openWorldHint",
+    "max_result_size_chars": "maxResultSizeChars",
+}
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "LATEST_PROTOCOL_VERSION",
+    "METHOD_NOT_FOUND",
+    "PROTOCOL_VERSIONS",
+    "McpAction",
+    "McpCancelled",
+    "McpReply",
+    "McpToolCall",
+    "RpcId",
+    "SdkMcpServer",
+    "SdkMcpServers",
+    "SdkMcpTool",
+    "ToolContext",
+    "create_sdk_mcp_server",
+    "mcp_control_response",
+    "run_tool_call",
+    "tool",
+]
+
+
+# ----------------------------------------------------------------------------- tools
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a two-parameter handler ``handler(args, context)`` gets besides its arguments.
+
+    ``signal`` is set once the CLI cancels the call (``notifications/cancelled``, sent on
+    interrupt) or the session closes; long handlers should poll ``signal.is_set()``.
+    ``request_id`` is the JSON-RPC id of the ``tools/call`` request.
+    """
+
+    signal: Optional[CancellationSignal]
+    tool_use_id: Optional[str]
+    meta: Dict[str, Any]
+    server_name: str
+    request_id: RpcId
+    tool_name: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class SdkMcpTool:
+    """One tool: the ``@tool`` decorator's product.
+
+    ``json_schema`` (the ``inputSchema`` sent to the CLI) and ``takes_context`` (whether the
+    handler takes ``(args, context)``) are worked out once, when the tool is made.
+
+    Raises (on construction):
+        TypeError: the input schema has no JSON form, the handler is ``async`` or takes no
+            positional parameter, or the annotations are neither a dict nor a model.
+        ValueError: the name is empty or the schema does not describe an object.
+    """
+
+    name: str
+    description: str
+    input_schema: Any
+    handler: Callable[..., Any]
+    annotations: Any = None
+    json_schema: Dict[str, Any] = field(init=False, repr=False)
+    takes_context: bool = field(init=False, repr=False)
+    _listing: Dict[str, Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"a tool name must be a non-empty string, not {self.name!r}")
+        schema = _tool_input_schema(self.name, self.input_schema)
+        object.__setattr__(self, "json_schema", schema)
+        object.__setattr__(self, "takes_context", _takes_context(self.name, self.handler))
+        object.__setattr__(
+            self, "_listing", _listing(self.name, self.description, schema, self.annotations)
+        )
+
+    def to_wire(self) -> Dict[str, Any]:
+        """This tool's entry in a ``tools/list`` result (a fresh dict)."""
+        return dict(self._listing)
+
+
+def tool(
+    name: str,
+    description: str,
+    input_schema: Any,
+    annotations: Any = None,
+) -> Callable[[Callable[..., Any]], SdkMcpTool]:
+    """Decorator: turn a plain function into an ``SdkMcpTool``.
+
+    ``input_schema`` is a JSON Schema dict, a ``{name: type}`` dict (every key required), a
+    TypedDict or a dataclass. The handler is a plain (sync) function taking ``args`` or
+    ``(args, context)`` and returning ``{"content": [...]}`` (optionally ``isError``,
+    ``structuredContent``, ``_meta``) or a str. ``annotations`` is a dict of MCP tool hints
+    (``readOnlyHint``…, snake_case accepted); ``maxResultSizeChars`` in it is forwarded to the
+    CLI as ``_meta["anthropic/maxResultSizeChars"]``.
+
+    Raises (when applied): see ``SdkMcpTool``.
+    """
+
+    def decorate(handler: Callable[..., Any]) -> SdkMcpTool:
+        return SdkMcpTool(name, description, input_schema, handler, annotations)
+
+    return decorate
+
+
+def _tool_input_schema(name: str, spec: Any) -> Dict[str, Any]:
+    """The tool's input JSON Schema; a hand-written one missing ``type`` gets ``"object"``.
+
+    Raises:
+        TypeError: the spec has no JSON form.
+        ValueError: the schema describes something other than an object (the CLI drops
+            such tools).
+    """
+    from ._schema import to_json_schema
+
+    schema = to_json_schema(spec)
+    if "type" not in schema:  # the CLI lists only tools whose inputSchema says "object"
+        schema = {"type": "object", **schema}
+    if schema.get("type", "object") != "object":
+        raise ValueError(f"tool {name!r}: input_schema must describe an object, got {schema!r}")
+    return schema
+
+
+def _takes_context(name: str, handler: Callable[..., Any]) -> bool:
+    """Whether ``handler`` wants ``(args, context)`` rather than ``(args)``.
+
+    Raises:
+        TypeError: ``handler`` is not callable, is a coroutine function (tools are plain
+            functions here), or takes no positional argument.
+    """
+    import inspect
+
+    if not callable(handler):
+        raise TypeError(f"tool {name!r}: the handler must be callable, not {handler!r}")
+    if inspect.iscoroutinefunction(handler) or inspect.isasyncgenfunction(handler):
+        raise TypeError(
+            f"tool {name!r}: claude_sync tool handlers are plain functions; drop `async` "
+            "(the handler runs on a worker thread)"
+        )
+    try:
+        parameters = list(inspect.signature(handler).parameters.values())
+    except (TypeError, ValueError):
+        return False  # no introspectable signature (some builtins): the one-argument form
+    kinds = [p.kind for p in parameters]
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
+        return True
+    positional = [
+        p
+        for p in parameters
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    if not positional:
+        raise TypeError(f"tool {name!r}: the handler must take `args` or `(args, context)`")
+    return len(positional) >= 2
+
+
+def _listing(
+    name: str, description: str, schema: Dict[str, Any], annotations: Any
+) -> Dict[str, Any]:
+    entry: Dict[str, Any] = {"name": name, "description": description, "inputSchema": schema}
+    hints = _annotation_dict(name, annotations)
+    max_size = hints.pop("maxResultSizeChars", None)
+    if hints:
+        entry["annotations"] = hints
+    if max_size is not None:
+        entry["_meta"] = {_MAX_RESULT_SIZE_META: max_size}
+    return entry
+
+
+def _annotation_dict(name: str, annotations: Any) -> Dict[str, Any]:
+    """Annotations as camelCase wire keys, unset (None) hints left out.
+
+    Raises:
+        TypeError: not a mapping and not a model with ``model_dump``.
+    """
+    if annotations is None:
+        return {}
+    if isinstance(annotations, Mapping):
+        raw = dict(annotations)
+    elif callable(getattr(annotations, "model_dump", None)):  # mcp.types.ToolAnnotations
+        raw = annotations.model_dump(by_alias=True, exclude_none=True)
+    else:
+        raise TypeError(
+            f"tool {name!r}: annotations must be a dict, not {type(annotations).__name__}"
+        )
+    return {_ANNOTATION_ALIASES.get(k, k): v for k, v in raw.items() if v is not None}
+
+
+# ----------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True)
+class McpReply:
+    """Answer the ``mcp_message`` now: ``response`` is the JSON-RPC response, None for none."""
+
+    response: Optional[Dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class McpToolCall:
+    """A valid ``tools/call`` for a known tool; run it with ``run_tool_call(call, signal)``."""
+
+    server_name: str
+    rpc_id: RpcId
+    tool: SdkMcpTool
+    arguments: Dict[str, Any]
+    meta: Dict[str, Any]
+
+    @property
+    def key(self) -> Tuple[str, RpcId]:
+        """What a later ``McpCancelled.key`` for this call equals."""
+        return (self.server_name, self.rpc_id)
+
+    @property
+    def tool_use_id(self) -> Optional[str]:
+        """The CLI's ``tool_use`` id (``_meta["claudecode/toolUseId"]``), if it sent one."""
+        value = self.meta.get(_TOOL_USE_ID_META)
+        return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
+class McpCancelled:
+    """``notifications/cancelled``: the CLI gave up on request ``rpc_id`` of ``server_name``."""
+
+    server_name: str
+    rpc_id: RpcId
+    reason: Optional[str]
+
+    @property
+    def key(self) -> Tuple[str, RpcId]:
+        return (self.server_name, self.rpc_id)
+
+
+McpAction = Union[McpReply, McpToolCall, McpCancelled]
+
+
+def mcp_control_response(response: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """The ``response`` payload of the control_response answering an ``mcp_message``.
+
+    For a notification (``response`` None) the real CLI expects an empty JSON-RPC result.
+    """
+    if response is None:
+        response = {"jsonrpc": "2.0", "result": {}}
+    return {"mcp_response": response}
+
+
+def _result(rpc_id: RpcId, result: Dict[str, Any]) -> Dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rpc_id, "result": result}
+
+
+def _error(rpc_id: Optional[RpcId], code: int, message: str) -> Dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": code, "message": message}}
+
+
+def _is_valid_id(value: Any) -> bool:
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+# ----------------------------------------------------------------------------- servers
+
+
+class SdkMcpServer:
+    """An in-process MCP server holding tools; pass it in ``ClaudeAgentOptions.mcp_servers``.
+
+    ``type`` is ``"sdk"``: that is how the command builder tells it from external servers.
+    Stateless: ``handle`` may be called from any thread, in any order, any number of times.
+    """
+
+    type = "sdk"
+
+    def __init__(
+        self, name: str, version: str = "1.0.0", tools: Optional[List[SdkMcpTool]] = None
+    ) -> None:
+        """Raises ValueError for an empty name or two tools with one name, TypeError for a
+        tool that is not an ``SdkMcpTool``."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"an MCP server name must be a non-empty string, not {name!r}")
+        self.name = name
+        self.version = version
+        self.tools: Tuple[SdkMcpTool, ...] = tuple(tools or ())
+        self._by_name: Dict[str, SdkMcpTool] = {}
+        for item in self.tools:
+            if not isinstance(item, SdkMcpTool):
+                raise TypeError(f"server {name!r}: {item!r} is not a tool made with @tool")
+            if item.name in self._by_name:
+                raise ValueError(f"server {name!r}: two tools are named {item.name!r}")
+            self._by_name[item.name] = item
+
+    def __repr__(self) -> str:
+        names = ", ".join(self._by_name)
+        return f"SdkMcpServer(name={self.name!r}, version={self.version!r}, tools=[{names}])"
+
+    def to_wire(self) -> Dict[str, str]:
+        """This server's entry in ``--mcp-config`` (the CLI routes its traffic back to us)."""
+        return {"type": "sdk", "name": self.name}
+
+    def get_tool(self, name: str) -> Optional[SdkMcpTool]:
+        return self._by_name.get(name)
+
+    def handle(self, message: Any, server_name: Optional[str] = None) -> McpAction:
+        """Decide what to do with one JSON-RPC message from the CLI. Never raises.
+
+        ``server_name`` is the name the CLI addressed (the key in ``mcp_servers``); it
+        defaults to ``self.name`` and ends up in ``McpToolCall``/``McpCancelled``/``ToolContext``.
+        """
+        routed_as = server_name or self.name
+        if not isinstance(message, dict):
+            return McpReply(_error(None, INVALID_REQUEST, "a JSON-RPC message must be an object"))
+        method = message.get("method")
+        if not isinstance(method, str):
+            if "method" not in message and ("result" in message or "error" in message):
+                return McpReply(None)  # a response; we never send requests, so nothing to do
+            rpc_id = message.get("id")
+            return McpReply(
+                _error(
+                    rpc_id if _is_valid_id(rpc_id) else None,
+                    INVALID_REQUEST,
+                    "not a JSON-RPC request: 'method' must be a string",
+                )
+            )
+        if message.get("jsonrpc", "2.0") != "2.0":
+            return _reject(message, INVALID_REQUEST, "'jsonrpc' must be \"2.0\"")
+        params = message.get("params")
+        if params is None:
+            params = {}
+        if "id" not in message:
+            if not isinstance(params, dict):
+                return McpReply(None)
+            return _notification(method, params, routed_as)
+        rpc_id = message["id"]
+        if not _is_valid_id(rpc_id):
+            return McpReply(
+                _error(None, INVALID_REQUEST, "a request id must be a string or an integer")
+            )
+        if not isinstance(params, dict):
+            return McpReply(_error(rpc_id, INVALID_PARAMS, f"{method}: 'params' must be an object"))
+        answer = self._REQUESTS.get(method)
+        if answer is None:
+            return McpReply(_error(rpc_id, METHOD_NOT_FOUND, f"Method not found: {method}"))
+        return answer(self, rpc_id, params, routed_as)
+
+    def _initialize(self, rpc_id: RpcId, params: Dict[str, Any], _routed_as: str) -> McpAction:
+        offered = params.get("protocolVersion")
+        version = offered if offered in PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
+        return McpReply(
+            _result(
+                rpc_id,
+                {
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": self.name, "version": self.version},
+                },
+            )
+        )
+
+    def _ping(self, rpc_id: RpcId, _params: Dict[str, Any], _routed_as: str) -> McpAction:
+        return McpReply(_result(rpc_id, {}))
+
+    def _tools_list(self, rpc_id: RpcId, _params: Dict[str, Any], _routed_as: str) -> McpAction:
+        return McpReply(_result(rpc_id, {"tools": [item.to_wire() for item in self.tools]}))
+
+    def _tools_call(self, rpc_id: RpcId, params: Dict[str, Any], routed_as: str) -> McpAction:
+        name = params.get("name")
+        if not isinstance(name, str):
+            return McpReply(_error(rpc_id, INVALID_PARAMS, "tools/call: 'name' must be a string"))
+        found = self._by_name.get(name)
+        if found is None:
+            return McpReply(_error(rpc_id, INVALID_PARAMS, f"Unknown tool: {name}"))
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return McpReply(
+                _error(rpc_id, INVALID_PARAMS, "tools/call: 'arguments' must be an object")
+            )
+        meta = params.get("_meta")
+        return McpToolCall(
+            routed_as, rpc_id, found, arguments, meta if isinstance(meta, dict) else {}
+        )
+
+    _REQUESTS: Dict[str, Callable[[SdkMcpServer, RpcId, Dict[str, Any], str], McpAction]] = {
+        "initialize": _initialize,
+        "ping": _ping,
+        "tools/list": _tools_list,
+        "tools/call": _tools_call,
+    }
+
+    def run_tool_call(
+        self, call: McpToolCall, signal: Optional[CancellationSignal] = None
+    ) -> Dict[str, Any]:
+        """Same as the module function ``run_tool_call``."""
+        return run_tool_call(call, signal)
+
+
+def _reject(message: Dict[str, Any], code: int, text: str) -> McpReply:
+    """An error reply to a request, silence for a notification."""
+    if "id" not in message:
+        return McpReply(None)
+    rpc_id = message["id"]
+    return McpReply(_error(rpc_id if _is_valid_id(rpc_id) else None, code, text))
+
+
+def _notification(method: str, params: Dict[str, Any], routed_as: str) -> McpAction:
+    if method == "notifications/cancelled":
+        target = params.get("requestId")
+        if isinstance(target, (str, int)) and not isinstance(target, bool):
+            reason = params.get("reason")
+            return McpCancelled(routed_as, target, reason if isinstance(reason, str) else None)
+    return McpReply(None)  # notifications/initialized and anything else: nothing to answer
+
+
+def create_sdk_mcp_server(
+    name: str, version: str = "1.0.0", tools: Optional[List[SdkMcpTool]] = None
+) -> SdkMcpServer:
+    """An in-process MCP server with ``tools``; use it as a value in ``mcp_servers``.
+
+    Raises:
+        ValueError: an empty name, or two tools with the same name.
+        TypeError: an item of ``tools`` is not an ``SdkMcpTool``.
+    """
+    return SdkMcpServer(name, version=version, tools=tools)
+
+
+class SdkMcpServers:
+    """The SDK servers of one session, keyed by the name the CLI addresses them by."""
+
+    def __init__(self, servers: Optional[Mapping[str, SdkMcpServer]] = None) -> None:
+        self._servers: Dict[str, SdkMcpServer] = dict(servers or {})
+
+    @classmethod
+    def from_options(cls, mcp_servers: Any) -> SdkMcpServers:
+        """The ``type == "sdk"`` entries of ``ClaudeAgentOptions.mcp_servers``.
+
+        A path or JSON string (external servers only) gives an empty registry.
+        """
+        if not isinstance(mcp_servers, Mapping):
+            return cls()
+        return cls(
+            {
+                str(key): value
+                for key, value in mcp_servers.items()
+                if getattr(value, "type", None) == "sdk"
+                and callable(getattr(value, "handle", None))
+            }
+        )
+
+    @property
+    def names(self) -> List[str]:
+        """For ``initialize.sdkMcpServers``."""
+        return list(self._servers)
+
+    def __len__(self) -> int:
+        return len(self._servers)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._servers
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._servers)
+
+    def get(self, name: str) -> Optional[SdkMcpServer]:
+        return self._servers.get(name)
+
+    def route(self, server_name: str, message: Any) -> McpAction:
+        """``handle`` on the named server; an unknown name gets a JSON-RPC error. Never raises."""
+        server = self._servers.get(server_name)
+        if server is not None:
+            return server.handle(message, server_name)
+        if isinstance(message, dict) and "id" not in message:
+            return McpReply(None)  # a notification: JSON-RPC forbids answering it
+        rpc_id = message.get("id") if isinstance(message, dict) else None
+        return McpReply(
+            _error(
+                rpc_id if _is_valid_id(rpc_id) else None,
+                METHOD_NOT_FOUND,
+                f"No SDK MCP server named {server_name!r} in this session",
+            )
+        )
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def run_tool_call(call: McpToolCall, signal: Optional[CancellationSignal] = None) -> Dict[str, Any]:
+    """Run ``call``'s handler in the calling thread; return the JSON-RPC response.
+
+    Arguments are checked against the tool's schema first (the handler is not called when
+    they do not fit); a call whose ``signal`` is already set is not started. Failures are
+    ``isError`` results, never JSON-RPC errors.
+
+    Raises:
+        BaseException: only what is not an ``Exception`` (KeyboardInterrupt, SystemExit)
+            and was raised by the handler.
+    """
+    return _result(call.rpc_id, _tool_result(call, signal))
+
+
+def _tool_result(call: McpToolCall, signal: Optional[CancellationSignal]) -> Dict[str, Any]:
+    from ._schema import validate
+
+    spec = call.tool
+    if signal is not None and signal.is_set():
+        return _error_result(f"Tool '{spec.name}' was cancelled before it started.")
+    problem = validate(spec.json_schema, call.arguments)
+    if problem is not None:
+        return _error_result(f"Invalid arguments for tool '{spec.name}': {problem}")
+    try:
+        if spec.takes_context:
+            context = ToolContext(
+                signal=signal,
+                tool_use_id=call.tool_use_id,
+                meta=call.meta,
+                server_name=call.server_name,
+                request_id=call.rpc_id,
+                tool_name=spec.name,
+            )
+            returned = spec.handler(call.arguments, context)
+        else:
+            returned = spec.handler(call.arguments)
+    except Exception as exc:  # noqa: BLE001 - the model is told, the session goes on
+        text = str(exc)
+        return _error_result(
+            f"Tool '{spec.name}' raised {type(exc).__name__}" + (f": {text}" if text else "")
+        )
+    return normalize_tool_result(spec.name, returned)
+
+
+def _error_result(text: str) -> Dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def normalize_tool_result(tool_name: str, returned: Any) -> Dict[str, Any]:
+    """A handler's return value as an MCP ``CallToolResult``; any mistake → ``isError``.
+
+    A str becomes one text block. A dict may hold ``content`` (list of blocks), ``isError``
+    (or ``is_error``), ``structuredContent`` (an object; without ``content`` its JSON text
+    becomes the content) and ``_meta``; other keys are dropped. Never raises.
+    """
+    if isinstance(returned, str):
+        return {"content": [{"type": "text", "text": returned}]}
+    if not isinstance(returned, Mapping):
+        _close_if_coroutine(returned)
+        return _error_result(
+            f"Tool '{tool_name}' returned {type(returned).__name__}; a tool handler must return "
+            "a str or a dict such as {'content': [{'type': 'text', 'text': '...'}]}."
+        )
+    try:
+        return _build_result(returned)
+    except _BadResult as exc:
+        return _error_result(f"Tool '{tool_name}' returned an invalid result: {exc}")
+
+
+class _BadResult(Exception):
+    pass
+
+
+def _build_result(returned: Mapping[str, Any]) -> Dict[str, Any]:
+    """Raises _BadResult naming the first field that is wrong."""
+    content = returned.get("content")
+    structured = returned.get("structuredContent")
+    if structured is not None:
+        if not isinstance(structured, dict):
+            raise _BadResult("'structuredContent' must be a dict")
+        _require_json(structured, "structuredContent")
+    if content is None:
+        if structured is None:
+            raise _BadResult("it has no 'content' (a list of content blocks)")
+        import json
+
+        content = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}]
+    elif not isinstance(content, (list, tuple)):
+        raise _BadResult(f"'content' must be a list of blocks, not {type(content).__name__}")
+    result: Dict[str, Any] = {"content": [_content_block(i, b) for i, b in enumerate(content)]}
+    is_error = returned.get("isError", returned.get("is_error", False))
+    if not isinstance(is_error, bool):
+        raise _BadResult(f"'isError' must be a bool, not {type(is_error).__name__}")
+    if is_error:
+        result["isError"] = True
+    if structured is not None:
+        result["structuredContent"] = structured
+    meta = returned.get("_meta")
+    if meta is not None:
+        if not isinstance(meta, dict):
+            raise _BadResult("'_meta' must be a dict")
+        _require_json(meta, "_meta")
+        result["_meta"] = meta
+    return result
+
+
+_BLOCK_FIELDS: Dict[str, Tuple[str, ...]] = {
+    "text": ("text",),
+    "image": ("data", "mimeType"),
+    "audio": ("data", "mimeType"),
+    "resource_link": ("uri", "name"),
+    "resource": (),
+}
+
+
+def _content_block(index: int, block: Any) -> Dict[str, Any]:
+    """One content block, checked; ``bytes`` image/audio data is base64-encoded.
+
+    Raises _BadResult.
+    """
+    where = f"content[{index}]"
+    if not isinstance(block, dict):
+        raise _BadResult(f"{where} must be a dict, not {type(block).__name__}")
+    checked: Dict[str, Any] = block
+    kind = checked.get("type")
+    required = _BLOCK_FIELDS.get(kind) if isinstance(kind, str) else None
+    if required is None:
+        known = ", ".join(_BLOCK_FIELDS)
+        raise _BadResult(f"{where} has type {kind!r}; expected one of {known}")
+    if kind in ("image", "audio") and isinstance(checked.get("data"), (bytes, bytearray)):
+        import base64
+
+        checked = {**checked, "data": base64.b64encode(checked["data"]).decode("ascii")}
+    for name in required:
+        if not isinstance(checked.get(name), str):
+            raise _BadResult(f"{where}: a {kind} block needs a string {name!r}")
+    if kind == "resource":
+        _check_embedded_resource(where, checked.get("resource"))
+    return checked
+
+
+def _check_embedded_resource(where: str, resource: Any) -> None:
+    """Raises _BadResult unless ``resource`` is ``{"uri", "text"}`` or ``{"uri", "blob"}``."""
+    if not isinstance(resource, dict) or not isinstance(resource.get("uri"), str):
+        raise _BadResult(
+            f"{where}: a resource block needs 'resource': {{'uri': str, 'text' or 'blob': str}}"
+        )
+    if not (isinstance(resource.get("text"), str) or isinstance(resource.get("blob"), str)):
+        raise _BadResult(f"{where}: an embedded resource needs a string 'text' or a base64 'blob'")
+
+
+def _require_json(value: Any, path: str) -> None:
+    """Raises _BadResult at the first value ``json.dumps`` could not write."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _BadResult(f"{path}: key {key!r} is not a string")
+            _require_json(item, f"{path}.{key}")
+        return
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            _require_json(item, f"{path}[{index}]")
+        return
+    raise _BadResult(f"{path}: {type(value).__name__} is not JSON")
+
+
+def _close_if_coroutine(value: Any) -> None:
+    """Close a coroutine a handler returned, so Python does not warn it was never awaited."""
+    if hasattr(value, "__await__") and callable(getattr(value, "close", None)):
+        value.close()
