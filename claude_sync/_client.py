@@ -1,0 +1,307 @@
+"""``ClaudeSDKClient``: one CLI process, many turns, controlled from any thread.
+
+Thread-safety contract (enforced):
+
+- **One consumer at a time.** ``receive_messages()`` / ``receive_response()`` hold the
+  consumer slot from their first ``next()`` until they finish or are closed; a second
+  concurrent consumer gets ``UsageError``.
+- **Any thread** may call ``query``, ``interrupt``, every control method and ``close``
+  while another thread iterates — including a callback running on the callback pool and a
+  signal handler. Control calls never wait for the consumer: the reader thread keeps
+  delivering control responses even when nobody drains messages.
+- Use after ``close()``, or ``connect()`` twice, raises ``UsageError``.
+
+Interrupt semantics: ``interrupt()`` asks the CLI to abort the running turn and returns when
+the CLI has acknowledged it. The aborted turn still ends with **its own** ``ResultMessage``
+(``subtype="error_during_execution"``, ``terminal_reason`` ``"aborted_streaming"`` or
+``"aborted_tools"``), preceded by whatever the turn had produced and a ``UserMessage``
+``[Request interrupted by user…]``. Results come in turn order, so without draining, the
+next ``receive_response()`` yields the rest of the aborted turn and stops at that aborted
+result. ``interrupt(drain=True)`` consumes up to and including it and returns those
+messages, so the next ``receive_response()`` starts with the next turn. Interrupting while
+idle is harmless (the CLI acknowledges, nothing else happens; ``drain=True`` returns ``[]``).
+
+Ctrl-C: a ``KeyboardInterrupt`` while ``receive_*`` waits sends the protocol ``interrupt``
+(never a signal to the CLI) and re-raises; a second one before that turn's result tears the
+session down. Waits are sliced so Ctrl-C is seen promptly.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+
+from ._errors import ClaudeSDKError, UsageError
+from ._handlers import build_handlers
+from ._messages import AssistantMessageMerger, Message, ResultMessage
+from ._protocol import iter_user_frames, user_message_frame
+from ._session import Session
+from ._types import ClaudeAgentOptions, PermissionMode
+
+__all__ = ["ClaudeSDKClient", "build_session"]
+
+logger = logging.getLogger("claude_sync.client")
+
+_INTERRUPT_ON_CTRL_C_TIMEOUT = 2.0
+
+
+def build_session(options: ClaudeAgentOptions) -> Session:
+    """A not-yet-connected session with the callback handlers the options ask for.
+
+    Raises ``ValueError`` for contradictory options (e.g. ``can_use_tool`` together with
+    ``permission_prompt_tool_name``).
+    """
+    handlers, initialize_fields = build_handlers(options)
+    return Session(options, handlers=handlers, initialize_fields=initialize_fields)
+
+
+class ClaudeSDKClient:
+    """A multi-turn conversation with one CLI process. See the module doc for the contract."""
+
+    def __init__(self, options: Optional[ClaudeAgentOptions] = None) -> None:
+        self.options = options or ClaudeAgentOptions()
+        self._session: Optional[Session] = None
+        self._consumer = threading.Lock()
+        self._state = threading.Lock()
+        self._closed = False
+        self._ctrl_c_pending = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def connect(self, prompt: Union[str, Iterable[Dict[str, Any]], None] = None) -> None:
+        """Start the CLI and run the initialize handshake; then send ``prompt`` if given.
+
+        Raises ``UsageError`` (already connected, or closed), ``CLINotFoundError``,
+        ``CLIConnectionError``, ``ProcessError``, ``ControlTimeoutError``
+        (``initialize_timeout``), ``ValueError`` for contradictory options.
+        """
+        with self._state:
+            if self._closed:
+                raise UsageError("this client is closed; create a new one")
+            if self._session is not None:
+                raise UsageError("this client is already connected")
+            self._session = build_session(self.options)
+        self._session.connect()
+        if prompt is not None:
+            self.query(prompt)
+
+    def close(self) -> None:
+        """Stop the CLI (idempotent, any thread, bounded by the close ladder)."""
+        with self._state:
+            self._closed = True
+            session = self._session
+        if session is not None:
+            session.close()
+
+    disconnect = close
+
+    def __enter__(self) -> ClaudeSDKClient:
+        self.connect()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def _live_session(self) -> Session:
+        session = self._session
+        if self._closed or (session is not None and session.closed):
+            raise UsageError("this client is closed")
+        if session is None:
+            raise UsageError("call connect() (or use the client as a context manager) first")
+        return session
+
+    # ------------------------------------------------------------------ sending
+
+    def query(
+        self,
+        prompt: Union[str, Iterable[Dict[str, Any]]],
+        session_id: str = "default",
+        *,
+        timeout: Optional[float] = None,
+    ) -> None:
+        """Send a user turn (a str) or several (an iterable of user-message dicts / strs).
+
+        Returns once written; the answer is read with ``receive_response()``. Any thread.
+        Raises ``UsageError`` (not connected / closed), ``CLIConnectionError`` (the CLI is
+        gone, or the write timed out), ``ValueError`` (a malformed user-message dict).
+        """
+        session = self._live_session()
+        if isinstance(prompt, str):
+            session.send_user_message(user_message_frame(prompt, session_id=session_id), timeout)
+            return
+        for frame in iter_user_frames(prompt, session_id):
+            if frame.get("type") == "user":
+                session.send_user_message(frame, timeout)
+            else:
+                session.write_frame(frame, timeout)
+
+    # ------------------------------------------------------------------ receiving
+
+    def receive_messages(
+        self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None
+    ) -> Iterator[Message]:
+        """Every message until the CLI ends (caller's thread; one consumer at a time).
+
+        ``timeout`` bounds the whole iteration, ``idle_timeout`` the silence between two
+        frames; both raise ``ReceiveTimeoutError`` and leave the session running. Raises
+        ``UsageError`` for a second concurrent consumer, and the session's terminal error
+        (``ProcessError`` …) if the CLI ended abnormally.
+        """
+        return self._receive(until_result=False, timeout=timeout, idle_timeout=idle_timeout)
+
+    def receive_response(
+        self,
+        *,
+        timeout: Optional[float] = None,
+        idle_timeout: Optional[float] = None,
+        merge_assistant: bool = False,
+    ) -> Iterator[Message]:
+        """Messages up to and including the next ``ResultMessage`` (see ``receive_messages``).
+
+        With ``merge_assistant=True``, the per-content-block ``AssistantMessage`` lines the
+        CLI sends are merged into whole messages (all blocks of one ``message_id``).
+        """
+        stream = self._receive(until_result=True, timeout=timeout, idle_timeout=idle_timeout)
+        return merge_assistant_messages(stream) if merge_assistant else stream
+
+    def _receive(self, *, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float]) -> Iterator[Message]:
+        session = self._live_session()
+        if not self._consumer.acquire(blocking=False):
+            raise UsageError("another thread is already receiving from this client")
+        return self._consume(session, until_result, timeout, idle_timeout)
+
+    def _consume(
+        self, session: Session, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float]
+    ) -> Iterator[Message]:
+        try:
+            messages = session.messages(timeout=timeout, idle_timeout=idle_timeout)
+            while True:
+                try:
+                    item = next(messages)
+                except StopIteration:
+                    return
+                except KeyboardInterrupt:
+                    self._on_ctrl_c(session)
+                    raise
+                if item.__class__ is ResultMessage:
+                    self._ctrl_c_pending = False
+                    yield item
+                    if until_result:
+                        return
+                    continue
+                yield item
+        finally:
+            self._consumer.release()
+
+    def _on_ctrl_c(self, session: Session) -> None:
+        """First Ctrl-C: protocol interrupt. Second (before the result): tear down."""
+        if self._ctrl_c_pending:
+            logger.info("Second Ctrl-C: closing the Claude Code session")
+            self.close()
+            return
+        self._ctrl_c_pending = True
+        try:
+            session.request("interrupt", timeout=_INTERRUPT_ON_CTRL_C_TIMEOUT)
+        except KeyboardInterrupt:
+            self.close()
+        except ClaudeSDKError as exc:
+            logger.warning("Could not interrupt after Ctrl-C (%s); closing the session", exc)
+            self.close()
+
+    # ------------------------------------------------------------------ control
+
+    def interrupt(self, *, drain: bool = False, timeout: Optional[float] = None) -> List[Message]:
+        """Abort the running turn (any thread). Returns ``[]``, or with ``drain=True`` the
+        messages consumed up to and including the aborted turn's ``ResultMessage``.
+
+        ``drain=True`` needs the consumer slot (``UsageError`` if another thread iterates).
+        Raises ``ControlTimeoutError``, ``ControlRequestError``, ``CLIConnectionError``.
+        """
+        session = self._live_session()
+        with session._lock:
+            running = session.ledger.turn_running
+        if drain and not self._consumer.acquire(blocking=False):
+            raise UsageError("interrupt(drain=True) needs the consumer slot; another thread is receiving")
+        if drain:
+            self._consumer.release()
+        session.request("interrupt", timeout=timeout)
+        if not (drain and running):
+            return []
+        return list(self._receive(until_result=True, timeout=timeout, idle_timeout=None))
+
+    def set_permission_mode(self, mode: PermissionMode, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Change the permission mode (the CLI does not validate it). Returns ``{"mode": …}``."""
+        return self.send_control_request("set_permission_mode", {"mode": mode}, timeout=timeout)
+
+    def set_model(self, model: Optional[str] = None, *, timeout: Optional[float] = None) -> None:
+        """Switch the model for the next API calls (None: the default). The CLI first emits a
+        ``UserMessage`` replay (``<local-command-stdout>Set model to …``) into the stream."""
+        self.send_control_request("set_model", {"model": model}, timeout=timeout)
+
+    def set_max_thinking_tokens(self, max_thinking_tokens: Optional[int], *, timeout: Optional[float] = None) -> None:
+        """Set (or with None clear) the thinking-token budget."""
+        self.send_control_request(
+            "set_max_thinking_tokens", {"max_thinking_tokens": max_thinking_tokens}, timeout=timeout
+        )
+
+    def rewind_files(self, user_message_id: str, dry_run: bool = False, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Rewind tracked files to their state at a user message (needs
+        ``enable_file_checkpointing``). Returns ``{"canRewind", "filesChanged", …}``."""
+        payload: Dict[str, Any] = {"user_message_id": user_message_id}
+        if dry_run:
+            payload["dry_run"] = True
+        return self.send_control_request("rewind_files", payload, timeout=timeout)
+
+    def get_mcp_status(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """``{"mcpServers": [{"name", "status", "scope", "tools"}…]}``."""
+        return self.send_control_request("mcp_status", timeout=timeout)
+
+    def get_context_usage(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Context window usage by category (the CLI counts tokens through the API)."""
+        return self.send_control_request("get_context_usage", timeout=timeout)
+
+    def get_server_info(self) -> Optional[Dict[str, Any]]:
+        """The initialize response (commands, agents, models, account, pid …), cached."""
+        return self._live_session().server_info
+
+    def stop_task(self, task_id: str, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Stop a background task (``task_id`` from a ``task_started`` system message)."""
+        return self.send_control_request("stop_task", {"task_id": task_id}, timeout=timeout)
+
+    def reconnect_mcp_server(self, server_name: str, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        return self.send_control_request("mcp_reconnect", {"serverName": server_name}, timeout=timeout)
+
+    def toggle_mcp_server(self, server_name: str, enabled: bool, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        return self.send_control_request(
+            "mcp_toggle", {"serverName": server_name, "enabled": enabled}, timeout=timeout
+        )
+
+    def send_control_request(
+        self, subtype: str, payload: Optional[Dict[str, Any]] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """Any control request the CLI knows; returns its response payload (``{}`` if none).
+
+        Raises ``ControlRequestError`` with the CLI's own text (e.g. "Unsupported control
+        request subtype: …"), ``ControlTimeoutError`` (also a ``TimeoutError``),
+        ``CLIConnectionError``, ``UsageError``.
+        """
+        return self._live_session().request(subtype, payload, timeout=timeout)
+
+    # ------------------------------------------------------------------ introspection
+
+    @property
+    def session(self) -> Optional[Session]:
+        return self._session
+
+
+def merge_assistant_messages(messages: Iterable[Message]) -> Iterator[Message]:
+    """Re-assemble whole assistant messages from the CLI's one-line-per-block stream.
+
+    Consecutive ``AssistantMessage``\\ s with the same ``message_id`` become one; every other
+    message passes through in order. Works on any message iterable (``query()`` too).
+    """
+    merger = AssistantMessageMerger()
+    for message in messages:
+        yield from merger.feed(message)
+    yield from merger.flush()

@@ -1,0 +1,160 @@
+"""Serving the CLI's requests: permission prompts, hook callbacks, in-process MCP servers.
+
+Each handler runs on a ``claude_sync-callback-<n>`` pool thread (never the reader), gets the
+request and its cancellation signal (a ``threading.Event``), calls the pure adapters of
+``_callbacks`` / ``_mcp`` around the user's function, and returns the success payload. A
+raised exception becomes an error response (the session logs it); ``NoResponse`` sends
+nothing. What the CLI does with each outcome is the fail-open / fail-closed table in
+``_callbacks``' docstring.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Dict, Optional, Tuple
+
+from ._callbacks import (
+    HookRegistry,
+    callback_failure_reason,
+    deny_all_permission_wire,
+    fail_closed_permission_wire,
+    hook_call_from_request,
+    hook_output_to_wire,
+    permission_call_from_request,
+    permission_result_to_wire,
+)
+from ._mcp import (
+    McpAction,
+    McpCancelled,
+    McpReply,
+    McpToolCall,
+    SdkMcpServers,
+    mcp_control_response,
+    run_tool_call,
+)
+from ._protocol import ControlRequestReceived
+from ._session import CliRequestHandler
+from ._types import CanUseTool, ClaudeAgentOptions, HookContext
+
+__all__ = ["build_handlers"]
+
+logger = logging.getLogger("claude_sync.callbacks")
+
+
+def build_handlers(options: ClaudeAgentOptions) -> Tuple[Dict[str, CliRequestHandler], Dict[str, Any]]:
+    """The request handlers and the extra ``initialize`` fields ``options`` call for.
+
+    Raises ``ValueError``/``TypeError`` for invalid callback options (contradictions, bad hook
+    matchers), before any process starts.
+    """
+    if options.can_use_tool is not None and options.permission_prompt_tool_name is not None:
+        raise ValueError("can_use_tool and permission_prompt_tool_name are mutually exclusive")
+    if options.can_use_tool is not None and options.deny_all_permissions:
+        raise ValueError("can_use_tool and deny_all_permissions are mutually exclusive")
+    handlers: Dict[str, CliRequestHandler] = {
+        "can_use_tool": _permission_handler(options.can_use_tool, options.deny_all_permissions),
+    }
+    initialize: Dict[str, Any] = {}
+    registry = HookRegistry.from_options(options.hooks)
+    if len(registry):
+        handlers["hook_callback"] = _hook_handler(registry)
+        initialize["hooks"] = registry.initialize_hooks_field()
+    _add_mcp_handlers(options, handlers)
+    return handlers, initialize
+
+
+def _permission_handler(callback: Optional[CanUseTool], deny_all: bool) -> CliRequestHandler:
+    def serve_permission(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
+        request = event.request
+        tool_use_id = request.get("tool_use_id")
+        if deny_all:
+            return deny_all_permission_wire(str(request.get("tool_name", "")), tool_use_id)
+        if callback is None:
+            return fail_closed_permission_wire(
+                "claude_sync has no can_use_tool callback to ask", tool_use_id
+            )
+        tool_name, tool_input, context = permission_call_from_request(
+            request, signal=signal, request_id=event.request_id
+        )
+        try:
+            result = callback(tool_name, tool_input, context)
+            return permission_result_to_wire(
+                result, original_input=tool_input, tool_use_id=context.tool_use_id
+            )
+        except Exception as exc:  # noqa: BLE001 - fail closed, keep the session
+            reason = callback_failure_reason(exc)
+            logger.error("can_use_tool failed for %s (%s); the tool is denied", tool_name, reason)
+            return fail_closed_permission_wire(reason, context.tool_use_id)
+
+    return serve_permission
+
+
+def _hook_handler(registry: HookRegistry) -> CliRequestHandler:
+    def serve_hook(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
+        callback_id, hook_input, tool_use_id = hook_call_from_request(event.request)
+        callback = registry.lookup(callback_id)
+        context = HookContext(signal=signal, request_id=event.request_id, callback_id=callback_id)
+        try:
+            return hook_output_to_wire(callback(hook_input, tool_use_id, context))
+        except Exception as exc:
+            logger.error(
+                "Hook %s (%s) failed: %s; the CLI treats this as no decision (fail-open)",
+                callback_id,
+                hook_input.get("hook_event_name"),
+                callback_failure_reason(exc),
+            )
+            raise
+
+    return serve_hook
+
+
+def _add_mcp_handlers(options: ClaudeAgentOptions, handlers: Dict[str, CliRequestHandler]) -> None:
+    """Serve ``mcp_message`` for the in-process servers in ``options.mcp_servers``."""
+    servers = SdkMcpServers.from_options(options.mcp_servers)
+    if not servers.names:
+        return
+    bridge = _McpBridge(servers)
+    handlers["@reader:mcp_message"] = bridge.route_on_reader
+    handlers["mcp_message"] = bridge.serve
+
+
+class _McpBridge:
+    """Routes JSON-RPC messages to in-process servers; tool calls run on the pool.
+
+    Routing happens on the reader thread (pure, never user code), so a
+    ``notifications/cancelled`` always finds the call it cancels, even when every pool
+    thread is busy: it sets that call's signal right there.
+    """
+
+    def __init__(self, servers: SdkMcpServers) -> None:
+        self._servers = servers
+        self._lock = threading.Lock()
+        self._actions: Dict[str, McpAction] = {}
+        self._calls: Dict[Tuple[str, Any], threading.Event] = {}
+
+    def route_on_reader(self, event: ControlRequestReceived, signal: threading.Event) -> None:
+        """Reader thread: route, register tool calls, apply cancellations."""
+        request = event.request
+        action = self._servers.route(str(request.get("server_name", "")), request.get("message"))
+        with self._lock:
+            self._actions[event.request_id] = action
+            if isinstance(action, McpToolCall):
+                self._calls[action.key] = signal
+            elif isinstance(action, McpCancelled):
+                cancelled = self._calls.get(action.key)
+                if cancelled is not None:
+                    cancelled.set()
+
+    def serve(self, event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
+        """Pool thread: answer the routed message (running the tool here, if it is a call)."""
+        with self._lock:
+            action = self._actions.pop(event.request_id)
+        if isinstance(action, McpToolCall):
+            try:
+                return mcp_control_response(run_tool_call(action, signal))
+            finally:
+                with self._lock:
+                    if self._calls.get(action.key) is signal:
+                        del self._calls[action.key]
+        return mcp_control_response(action.response if isinstance(action, McpReply) else None)

@@ -1,0 +1,192 @@
+"""``query()``: one run of the CLI as a plain iterator of messages.
+
+::
+
+    for msg in query("What is 2 + 2?"):
+        ...
+    with query(prompts, options=opts) as stream:   # deterministic cleanup
+        for msg in stream:
+            ...
+
+The CLI process lives exactly as long as the iteration: leaving the loop early, an
+exception in the loop body (KeyboardInterrupt included), ``close()``, or the stream being
+garbage-collected all run the session's close ladder.
+
+Stdin stays open until the run-ending result has been read (see ``TurnLedger``), then it is
+closed and the remaining lines (e.g. a ``prompt_suggestion`` after the result) are still
+yielded until the CLI exits.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Dict, Iterable, Iterator, Optional, Union
+
+from ._errors import ClaudeSDKError, ResultError
+from ._messages import Message, ResultMessage
+from ._protocol import iter_user_frames, result_error, user_message_frame
+from ._session import Session
+from ._types import ClaudeAgentOptions
+
+__all__ = ["query", "QueryStream"]
+
+logger = logging.getLogger("claude_sync.query")
+
+Prompt = Union[str, Iterable[Dict[str, Any]]]
+
+
+def query(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None) -> QueryStream:
+    """Run the CLI on ``prompt`` and iterate over what it says.
+
+    ``prompt`` is a str, or an iterable of user-message dicts (or strs) that is consumed on a
+    ``claude_sync-prompt`` thread as the CLI takes them. Nothing starts until the first
+    ``next()``. Iterating raises what ``ClaudeSDKClient`` would (``CLINotFoundError``,
+    ``ProcessError`` …), and ``ResultError`` once the run-ending ``ResultMessage`` with
+    ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
+    data). Raises ``TypeError`` at once for a prompt of the wrong type.
+    """
+    return QueryStream(prompt, options or ClaudeAgentOptions())
+
+
+class QueryStream:
+    """An iterator of messages that is also a context manager; ``close()`` reaps the CLI.
+
+    One thread iterates; ``close()`` may be called from any thread. The generator doing the
+    work holds no reference back to this object, so a plain ``for`` loop that breaks or
+    raises finalises it at once (no reference cycle waiting for the garbage collector).
+    """
+
+    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions) -> None:
+        if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
+            raise TypeError(
+                f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
+            )
+        self._run = _Run(prompt, options)
+        self._gen: Optional[Iterator[Message]] = None
+
+    def __iter__(self) -> Iterator[Message]:
+        if self._gen is None:
+            self._gen = self._run.messages()
+        return self._gen
+
+    def __next__(self) -> Message:
+        return next(iter(self))
+
+    def close(self) -> None:
+        """End the run now and reap the CLI (idempotent; any thread)."""
+        gen = self._gen
+        if gen is not None:
+            try:
+                gen.close()
+                return
+            except ValueError:  # "generator already executing": called from another thread
+                pass
+        session = self._run.session
+        if session is not None:
+            session.close()
+
+    def __enter__(self) -> QueryStream:
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    @property
+    def session(self) -> Optional[Session]:
+        """The underlying session (None before the first ``next()``)."""
+        return self._run.session
+
+
+class _Run:
+    """The state of one run, shared by the stream and its generator."""
+
+    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions) -> None:
+        self.prompt = prompt
+        self.options = options
+        self.session: Optional[Session] = None
+        self.writer: Optional[threading.Thread] = None
+        self.prompt_error: Optional[BaseException] = None
+
+    def messages(self) -> Iterator[Message]:
+        """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
+        from ._client import build_session  # callback wiring lives with the client
+
+        session = self.session = build_session(self.options)
+        try:
+            session.connect()
+            self._send_prompt(session)
+            yield from self._relay(session)
+        finally:
+            self._shutdown(session)
+
+    def _relay(self, session: Session) -> Iterator[Message]:
+        last: Optional[ResultMessage] = None
+        for item in session.messages():
+            if item.__class__ is ResultMessage:
+                last = item
+                self._close_stdin_if_done(session)
+            yield item
+        if self.prompt_error is not None:
+            raise self.prompt_error
+        if last is not None and last.is_error and self.options.raise_on_error_result:
+            raise _result_error_with_exit(result_error(last), session)
+
+    def _send_prompt(self, session: Session) -> None:
+        if isinstance(self.prompt, str):
+            session.send_user_message(user_message_frame(self.prompt))
+            self._input_done(session)
+            return
+        self.writer = threading.Thread(
+            target=self._write_prompts, args=(session,), name=f"claude_sync-prompt-{session.pid}", daemon=True
+        )
+        self.writer.start()
+
+    def _write_prompts(self, session: Session) -> None:
+        """Prompt thread: stream the user's iterable to stdin, then mark input exhausted."""
+        try:
+            for frame in iter_user_frames(self.prompt):  # type: ignore[arg-type]
+                if session.closed:
+                    return
+                if frame.get("type") == "user":
+                    session.send_user_message(frame)
+                else:
+                    session.write_frame(frame)
+        except ClaudeSDKError as exc:
+            if not session.closed:
+                logger.debug("Stopped streaming the prompt: %s", exc)
+            return
+        except BaseException as exc:  # noqa: BLE001 - the user's iterable failed
+            self.prompt_error = exc
+            logger.debug("The prompt iterable raised %r; ending the run", exc)
+            session.close_stdin()
+            return
+        self._input_done(session)
+
+    def _input_done(self, session: Session) -> None:
+        with session._lock:
+            session.ledger.input_exhausted()
+        self._close_stdin_if_done(session)
+
+    def _close_stdin_if_done(self, session: Session) -> None:
+        with session._lock:
+            done = session.ledger.should_close
+        if done:
+            session.close_stdin()
+
+    def _shutdown(self, session: Session) -> None:
+        session.close()
+        writer = self.writer
+        if writer is not None and writer is not threading.current_thread():
+            writer.join(self.options.close_timeout)
+            if writer.is_alive():
+                logger.error("The prompt iterable did not return within %.1fs after close", self.options.close_timeout)
+
+
+def _result_error_with_exit(error: ResultError, session: Session) -> ResultError:
+    transport = session.transport
+    if transport is not None:
+        error.exit_code = transport.returncode
+        error.stderr = transport.stderr_tail() or None
+    return error
+
