@@ -21,6 +21,11 @@ steps. Steps (``op``):
     stderr {text}         write a line to stderr
     sleep {seconds}       exit {code}      wait_eof      ignore_sigterm
     wait_file {path}      wait until that file exists (test-side gate, bounded 30 s)
+
+``auto`` options: ``no_initialize``, ``initialize_delay``, ``manual_interrupt``,
+``echo_controls`` (answer every other control request at once with ``{"echo": request}``),
+``fail_subtypes`` / ``silent_subtypes`` (with echo_controls: answer with the CLI's
+"Unsupported control request subtype" error / never answer).
 """
 
 from __future__ import annotations
@@ -107,6 +112,18 @@ def result(**fields: object) -> dict:
     return base
 
 
+def answer_control(frame: dict, subtype: str) -> None:
+    """``auto.echo_controls``: answer at once — success echoing the request, or as told."""
+    if subtype in AUTO.get("silent_subtypes", ()):
+        return
+    if subtype in AUTO.get("fail_subtypes", ()):
+        write_line({"type": "control_response", "response": {
+            "subtype": "error", "request_id": frame["request_id"],
+            "error": f"Unsupported control request subtype: {subtype}"}})
+        return
+    success(frame["request_id"], {"echo": frame["request"]})
+
+
 def stdin_loop() -> None:
     for raw in sys.stdin.buffer:
         line = raw.decode("utf-8", "replace").rstrip("\n")
@@ -127,6 +144,9 @@ def stdin_loop() -> None:
                 continue
             if subtype == "interrupt" and not AUTO.get("manual_interrupt"):
                 success(frame["request_id"])
+                continue
+            if AUTO.get("echo_controls") and subtype not in ("initialize", "interrupt"):
+                answer_control(frame, subtype)
                 continue
         if kind == "control_response":
             with _responses_cond:
