@@ -41,6 +41,9 @@ __all__ = [
 class ClaudeSDKError(Exception):
     """Base class of every error claude_sync raises on purpose."""
 
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message)
+
     def __reduce__(self) -> Any:
         return (_rebuild, (type(self), self._init_kwargs()))
 

@@ -309,7 +309,9 @@ class OversizedLineSkipped:
 # --------------------------------------------------------------------------- errors
 
 
-def result_error(result: ResultMessage) -> ResultError:
+def result_error(
+    result: ResultMessage, *, exit_code: Optional[int] = None, stderr: Optional[str] = None
+) -> ResultError:
     """The ``ResultError`` an error result turns into (raised after it was yielded)."""
     detail = result.result or "; ".join(result.errors or []) or "(no detail)"
     status = f" (API status {result.api_error_status})" if result.api_error_status else ""
@@ -320,6 +322,8 @@ def result_error(result: ResultMessage) -> ResultError:
         result=result.result,
         api_error_status=result.api_error_status,
         data=dict(result.raw),
+        exit_code=exit_code,
+        stderr=stderr,
     )
 
 

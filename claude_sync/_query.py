@@ -130,7 +130,7 @@ class _Run:
         if self.prompt_error is not None:
             raise self.prompt_error
         if last is not None and last.is_error and self.options.raise_on_error_result:
-            raise _result_error_with_exit(result_error(last), session)
+            raise _result_error_with_exit(last, session)
 
     def _send_prompt(self, session: Session) -> None:
         if isinstance(self.prompt, str):
@@ -183,10 +183,8 @@ class _Run:
                 logger.error("The prompt iterable did not return within %.1fs after close", self.options.close_timeout)
 
 
-def _result_error_with_exit(error: ResultError, session: Session) -> ResultError:
+def _result_error_with_exit(result: ResultMessage, session: Session) -> ResultError:
     transport = session.transport
-    if transport is not None:
-        error.exit_code = transport.returncode
-        error.stderr = transport.stderr_tail() or None
-    return error
-
+    if transport is None:
+        return result_error(result)
+    return result_error(result, exit_code=transport.returncode, stderr=transport.stderr_tail() or None)
