@@ -171,7 +171,7 @@ class Session:
     def _start_process(self, plan: SpawnPlan) -> None:
         argv = [self._materialize(arg) for arg in plan.argv]
         self._transport = SubprocessTransport(
-            argv, env=plan.env, cwd=plan.cwd, stderr_callback=self.options.stderr
+            argv, env=plan.env, cwd=plan.cwd, user=plan.user, stderr_callback=self.options.stderr
         )
         self._transport.start()
         self._reader = threading.Thread(

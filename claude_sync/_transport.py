@@ -59,11 +59,13 @@ class SubprocessTransport:
         *,
         env: Optional[Dict[str, str]] = None,
         cwd: Optional[str] = None,
+        user: Optional[str] = None,
         stderr_callback: Optional[Callable[[str], None]] = None,
     ) -> None:
         self.argv = argv
         self.env = env
         self.cwd = cwd
+        self.user = user
         self._stderr_callback = stderr_callback
         self._proc: Optional[subprocess.Popen[bytes]] = None
         self._write_lock = threading.Lock()
@@ -83,6 +85,8 @@ class SubprocessTransport:
         kwargs: Dict[str, object] = {}
         if _POSIX:
             kwargs["start_new_session"] = True
+            if self.user is not None:
+                kwargs["user"] = self.user  # Python 3.9+: run the CLI as this OS user
         else:  # pragma: no cover - Windows
             kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
         try:
