@@ -21,7 +21,6 @@ from ._errors import (
     ResultError,
     UsageError,
 )
-from ._mcp import SdkMcpServer, SdkMcpTool, ToolContext, create_sdk_mcp_server, tool
 from ._messages import (
     APIRetryMessage,
     AssistantMessage,
@@ -82,6 +81,27 @@ from ._types import (
     ToolPermissionContext,
 )
 from ._version import __version__
+
+_LAZY = {
+    # In-process MCP servers load on first use: most programs never define a tool.
+    "tool": "._mcp",
+    "create_sdk_mcp_server": "._mcp",
+    "SdkMcpServer": "._mcp",
+    "SdkMcpTool": "._mcp",
+    "ToolContext": "._mcp",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Resolve the lazily loaded public names (PEP 562); anything else is an AttributeError."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'claude_sync' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     # entry points

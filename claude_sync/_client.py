@@ -33,7 +33,6 @@ import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._errors import ClaudeSDKError, UsageError
-from ._handlers import build_handlers
 from ._messages import AssistantMessageMerger, Message, ResultMessage
 from ._protocol import iter_user_frames, user_message_frame
 from ._session import Session
@@ -52,6 +51,8 @@ def build_session(options: ClaudeAgentOptions) -> Session:
     Raises ``ValueError`` for contradictory options (e.g. ``can_use_tool`` together with
     ``permission_prompt_tool_name``).
     """
+    from ._handlers import build_handlers  # callback machinery loads on first use
+
     handlers, initialize_fields = build_handlers(options)
     return Session(options, handlers=handlers, initialize_fields=initialize_fields)
 
@@ -201,6 +202,7 @@ class ClaudeSDKClient:
             self.close()
             return
         self._ctrl_c_pending = True
+        session.signal_all_inflight()
         try:
             session.request("interrupt", timeout=_INTERRUPT_ON_CTRL_C_TIMEOUT)
         except KeyboardInterrupt:
@@ -215,6 +217,9 @@ class ClaudeSDKClient:
         """Abort the running turn (any thread). Returns ``[]``, or with ``drain=True`` the
         messages consumed up to and including the aborted turn's ``ResultMessage``.
 
+        Every in-flight callback's ``context.signal`` is set first (permission callbacks,
+        hooks, MCP tools); their late answers are harmless.
+
         ``drain=True`` needs the consumer slot (``UsageError`` if another thread iterates).
         Raises ``ControlTimeoutError``, ``ControlRequestError``, ``CLIConnectionError``.
         """
@@ -225,6 +230,7 @@ class ClaudeSDKClient:
             raise UsageError("interrupt(drain=True) needs the consumer slot; another thread is receiving")
         if drain:
             self._consumer.release()
+        session.signal_all_inflight()
         session.request("interrupt", timeout=timeout)
         if not (drain and running):
             return []

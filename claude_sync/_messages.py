@@ -2,7 +2,7 @@
 
 Rules of this module:
 
-* Every class is a ``@dataclass(frozen=True)``: messages cross threads, so they never change
+* Every class is a ``@frozen_record``: messages cross threads, so they never change
   after the reader thread built them. Dict and list *values* (``usage``, ``raw`` …) are
   shared with the parsed JSON; treat them as read-only too.
 * Every message and block keeps the wire dict it came from in ``.raw`` (``SystemMessage``:
@@ -16,9 +16,11 @@ Rules of this module:
   ``"web_search_tool_result"`` …). It is a constant of the class, not a constructor
   argument, except on the classes whose wire type varies (``UnknownMessage``,
   ``UnknownBlock``, ``ServerToolResultBlock``).
-* The parser (``_parse.py``) does not call the generated ``__init__``: a frozen dataclass's
-  ``__init__`` pays one ``object.__setattr__`` per field, too slow for a per-line hot path.
-  It uses ``construct(cls, attrs)`` instead, which must receive every ``init`` field.
+* Classes are ``frozen_record`` dataclasses (``_record.py``): immutable, with generic
+  methods instead of generated ones, so defining ~40 of them stays cheap at import.
+  The parser (``_parse.py``) does not call ``__init__`` at all (it checks arguments field
+  by field, too slow for a per-line hot path); it uses ``construct(cls, attrs)``, which
+  must receive every ``init`` field.
 * ``to_dict()`` / ``to_json()`` / ``from_dict()`` / ``from_json()`` come from dataclasses-json,
   imported on first use only (see ``_serde.py``). ``type(m).from_dict(m.to_dict()) == m``
   for every class, nested blocks included; ``message_from_dict`` picks the class itself.
@@ -28,9 +30,10 @@ Pure module: no threads, no I/O, no clocks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, List, Optional, Type, TypeVar, Union
 
+from ._record import FrozenRecord, frozen_record
 from ._serde import SerdeMixin, decoder_metadata
 
 __all__ = [
@@ -110,11 +113,17 @@ def _as_is(value: Any) -> Any:
     return value
 
 
+class _Record(SerdeMixin, FrozenRecord):
+    """Base of every message and block: immutable, cheap to define, lazily serialisable."""
+
+    __slots__ = ()
+
+
 # ----------------------------------------------------------------------------- blocks
 
 
-@dataclass(frozen=True)
-class TextBlock(SerdeMixin):
+@frozen_record
+class TextBlock(_Record):
     """Plain text (``{"type": "text", "text": …}``)."""
 
     type: str = field(default="text", init=False, repr=False, compare=False)
@@ -122,8 +131,8 @@ class TextBlock(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class ThinkingBlock(SerdeMixin):
+@frozen_record
+class ThinkingBlock(_Record):
     """Extended thinking; ``signature`` verifies it when it is sent back to the API."""
 
     type: str = field(default="thinking", init=False, repr=False, compare=False)
@@ -132,8 +141,8 @@ class ThinkingBlock(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class RedactedThinkingBlock(SerdeMixin):
+@frozen_record
+class RedactedThinkingBlock(_Record):
     """Thinking the API returned encrypted; ``data`` is opaque."""
 
     type: str = field(default="redacted_thinking", init=False, repr=False, compare=False)
@@ -141,8 +150,8 @@ class RedactedThinkingBlock(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class ToolUseBlock(SerdeMixin):
+@frozen_record
+class ToolUseBlock(_Record):
     """The model asks to run tool ``name`` with ``input``; ``id`` names the call."""
 
     type: str = field(default="tool_use", init=False, repr=False, compare=False)
@@ -152,8 +161,8 @@ class ToolUseBlock(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class ToolResultBlock(SerdeMixin):
+@frozen_record
+class ToolResultBlock(_Record):
     """The result of tool call ``tool_use_id``: a string, a list of wire blocks, or None."""
 
     type: str = field(default="tool_result", init=False, repr=False, compare=False)
@@ -165,8 +174,8 @@ class ToolResultBlock(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class ServerToolUseBlock(SerdeMixin):
+@frozen_record
+class ServerToolUseBlock(_Record):
     """A tool the API runs itself (``web_search``, ``web_fetch``, ``code_execution`` …)."""
 
     type: str = field(default="server_tool_use", init=False, repr=False, compare=False)
@@ -176,8 +185,8 @@ class ServerToolUseBlock(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class ServerToolResultBlock(SerdeMixin):
+@frozen_record
+class ServerToolResultBlock(_Record):
     """The result of a server tool call; one class for every ``*_tool_result`` wire type.
 
     ``type`` keeps the wire type (``web_search_tool_result``, ``web_fetch_tool_result``,
@@ -191,8 +200,8 @@ class ServerToolResultBlock(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class ImageBlock(SerdeMixin):
+@frozen_record
+class ImageBlock(_Record):
     """An image; ``source`` is the wire source dict (``{"type": "base64", …}`` or a URL)."""
 
     type: str = field(default="image", init=False, repr=False, compare=False)
@@ -200,8 +209,8 @@ class ImageBlock(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class UnknownBlock(SerdeMixin):
+@frozen_record
+class UnknownBlock(_Record):
     """A block type not modelled here (``document``, ``mcp_tool_use`` …): its wire dict."""
 
     type: str
@@ -264,8 +273,8 @@ def _blocks_from_dicts(value: Any) -> Any:
 # ----------------------------------------------------------------------------- messages
 
 
-@dataclass(frozen=True)
-class UserMessage(SerdeMixin):
+@frozen_record
+class UserMessage(_Record):
     """A ``user`` line: a prompt echo (``isReplay``), a tool result, or CLI-made text.
 
     ``content`` is a string or a list of blocks, as on the wire. ``tool_use_result`` is the
@@ -287,8 +296,8 @@ class UserMessage(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class AssistantMessage(SerdeMixin):
+@frozen_record
+class AssistantMessage(_Record):
     """An ``assistant`` line.
 
     The real CLI sends **one line per content block**, all sharing ``message_id``, with
@@ -311,8 +320,8 @@ class AssistantMessage(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class SystemMessage(SerdeMixin):
+@frozen_record
+class SystemMessage(_Record):
     """A ``system`` line. ``data`` (also ``.raw``) is the whole wire dict.
 
     Known subtypes get a subclass with typed fields; any other subtype stays a plain
@@ -329,7 +338,7 @@ class SystemMessage(SerdeMixin):
         return self.data
 
 
-@dataclass(frozen=True)
+@frozen_record
 class SystemInitMessage(SystemMessage):
     """``system/init``: session metadata, sent after the first user message of a process."""
 
@@ -350,7 +359,7 @@ class SystemInitMessage(SystemMessage):
     fast_mode_state: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class StatusMessage(SystemMessage):
     """``system/status``: ``status`` is ``"requesting"``, ``"compacting"`` or None.
 
@@ -366,7 +375,7 @@ class StatusMessage(SystemMessage):
     uuid: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class APIRetryMessage(SystemMessage):
     """``system/api_retry``: an API call failed and will be retried after a delay."""
 
@@ -379,7 +388,7 @@ class APIRetryMessage(SystemMessage):
     uuid: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class CompactBoundaryMessage(SystemMessage):
     """``system/compact_boundary``: history before this point was compacted."""
 
@@ -388,7 +397,7 @@ class CompactBoundaryMessage(SystemMessage):
     uuid: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class TaskStartedMessage(SystemMessage):
     """``system/task_started``: a subagent or background task began."""
 
@@ -402,7 +411,7 @@ class TaskStartedMessage(SystemMessage):
     prompt: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class TaskProgressMessage(SystemMessage):
     """``system/task_progress``: a running task's usage so far."""
 
@@ -415,7 +424,7 @@ class TaskProgressMessage(SystemMessage):
     last_tool_name: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class TaskUpdatedMessage(SystemMessage):
     """``system/task_updated``: ``patch`` holds the changed task fields.
 
@@ -429,7 +438,7 @@ class TaskUpdatedMessage(SystemMessage):
     uuid: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class TaskNotificationMessage(SystemMessage):
     """``system/task_notification``: a task ended (``completed``, ``failed``, ``stopped``)."""
 
@@ -443,7 +452,7 @@ class TaskNotificationMessage(SystemMessage):
     usage: Optional[Dict[str, Any]] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class HookEventMessage(SystemMessage):
     """A hook lifecycle line (sent with ``include_hook_events``); see the three subclasses.
 
@@ -457,12 +466,12 @@ class HookEventMessage(SystemMessage):
     hook_name: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class HookStartedMessage(HookEventMessage):
     """``system/hook_started``: a hook began running."""
 
 
-@dataclass(frozen=True)
+@frozen_record
 class HookProgressMessage(HookEventMessage):
     """``system/hook_progress``: output a running hook has produced so far."""
 
@@ -471,7 +480,7 @@ class HookProgressMessage(HookEventMessage):
     output: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class HookResponseMessage(HookEventMessage):
     """``system/hook_response``: a hook finished (``outcome``: success, error, cancelled)."""
 
@@ -482,7 +491,7 @@ class HookResponseMessage(HookEventMessage):
     outcome: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class InformationalMessage(SystemMessage):
     """``system/informational``: a notice, e.g. a UserPromptSubmit hook blocked the prompt."""
 
@@ -493,7 +502,7 @@ class InformationalMessage(SystemMessage):
     uuid: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@frozen_record
 class ThinkingTokensMessage(SystemMessage):
     """``system/thinking_tokens``: a live estimate of thinking tokens while streaming."""
 
@@ -503,8 +512,8 @@ class ThinkingTokensMessage(SystemMessage):
     uuid: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class ResultMessage(SerdeMixin):
+@frozen_record
+class ResultMessage(_Record):
     """A ``result`` line: the end of one turn, with cost and usage.
 
     Do not read ``subtype`` alone: API failures arrive as ``subtype == "success"`` with
@@ -533,8 +542,8 @@ class ResultMessage(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class StreamEvent(SerdeMixin):
+@frozen_record
+class StreamEvent(_Record):
     """A ``stream_event`` line (``include_partial_messages``): one raw Messages-API SSE event."""
 
     type: str = field(default="stream_event", init=False, repr=False, compare=False)
@@ -545,8 +554,8 @@ class StreamEvent(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class RateLimitInfo(SerdeMixin):
+@frozen_record
+class RateLimitInfo(_Record):
     """The ``rate_limit_info`` of a ``RateLimitEvent`` (wire keys are camelCase)."""
 
     status: str
@@ -559,8 +568,8 @@ class RateLimitInfo(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class RateLimitEvent(SerdeMixin):
+@frozen_record
+class RateLimitEvent(_Record):
     """A ``rate_limit_event`` line: the subscription rate-limit state changed."""
 
     type: str = field(default="rate_limit_event", init=False, repr=False, compare=False)
@@ -570,8 +579,8 @@ class RateLimitEvent(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class PromptSuggestionMessage(SerdeMixin):
+@frozen_record
+class PromptSuggestionMessage(_Record):
     """A ``prompt_suggestion`` line (``promptSuggestions``), sent after a ``result``."""
 
     type: str = field(default="prompt_suggestion", init=False, repr=False, compare=False)
@@ -581,8 +590,8 @@ class PromptSuggestionMessage(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class ToolProgressMessage(SerdeMixin):
+@frozen_record
+class ToolProgressMessage(_Record):
     """A ``tool_progress`` line: a tool has been running for ``elapsed_time_seconds``."""
 
     type: str = field(default="tool_progress", init=False, repr=False, compare=False)
@@ -596,8 +605,8 @@ class ToolProgressMessage(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class AuthStatusMessage(SerdeMixin):
+@frozen_record
+class AuthStatusMessage(_Record):
     """An ``auth_status`` line (not seen from CLI 2.1.197, modelled for completeness)."""
 
     type: str = field(default="auth_status", init=False, repr=False, compare=False)
@@ -609,8 +618,8 @@ class AuthStatusMessage(SerdeMixin):
     raw: Dict[str, Any] = _raw()
 
 
-@dataclass(frozen=True)
-class UnknownMessage(SerdeMixin):
+@frozen_record
+class UnknownMessage(_Record):
     """A line whose ``type`` is not modelled here (forward compatibility): its wire dict."""
 
     type: str

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from queue import SimpleQueue
+from _queue import SimpleQueue
 from typing import Any, Callable, List, Optional, Tuple
 
 __all__ = ["CallbackPool"]

@@ -21,11 +21,12 @@ Outgoing frames are dicts built here and encoded by ``_framing.encode_frame``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 from ._errors import ClaudeSDKError, CLIJSONDecodeError, ProcessError, ResultError
 from ._messages import ResultMessage
+from ._record import FrozenRecord, frozen_record
 from ._parse import parse_message
 
 __all__ = [
@@ -48,8 +49,8 @@ __all__ = [
 _LINE_EXCERPT = 2000
 
 
-@dataclass(frozen=True)
-class ControlRequestReceived:
+@frozen_record
+class ControlRequestReceived(FrozenRecord):
     """The CLI asks us something (``can_use_tool``, ``hook_callback``, ``mcp_message``, …)."""
 
     request_id: str
@@ -57,8 +58,8 @@ class ControlRequestReceived:
     request: Dict[str, Any]
 
 
-@dataclass(frozen=True)
-class ControlResponseReceived:
+@frozen_record
+class ControlResponseReceived(FrozenRecord):
     """The CLI answered one of our control requests (``ok`` false: ``error`` holds its text)."""
 
     request_id: str
@@ -68,20 +69,20 @@ class ControlResponseReceived:
     raw: Dict[str, Any] = field(repr=False, compare=False)
 
 
-@dataclass(frozen=True)
-class ControlCancelReceived:
+@frozen_record
+class ControlCancelReceived(FrozenRecord):
     """The CLI no longer wants the answer to its request ``request_id``."""
 
     request_id: str
 
 
-@dataclass(frozen=True)
-class KeepAliveReceived:
+@frozen_record
+class KeepAliveReceived(FrozenRecord):
     """A ``keep_alive`` frame: proof of life, nothing to deliver."""
 
 
-@dataclass(frozen=True)
-class NoiseLineSkipped:
+@frozen_record
+class NoiseLineSkipped(FrozenRecord):
     """A stdout line that was not a JSON object (``text`` is its first 2000 characters)."""
 
     text: str
@@ -293,8 +294,8 @@ class TurnLedger:
         return self.exhausted and not self.turn_running
 
 
-@dataclass(frozen=True)
-class OversizedLineSkipped:
+@frozen_record
+class OversizedLineSkipped(FrozenRecord):
     """Stands in the message stream where a stdout line over ``max_buffer_size`` was skipped.
 
     ``size`` is the line's length in bytes, ``limit`` the cap, ``prefix`` its first bytes

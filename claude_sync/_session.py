@@ -30,16 +30,13 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import tempfile
 import threading
 import time
-import uuid
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from queue import Empty, SimpleQueue
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from _queue import Empty, SimpleQueue  # the C queue itself: `queue` would add 3 modules
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
 
-from ._command import FileArg, SpawnPlan, build_spawn_plan, find_cli
 from ._errors import (
     ClaudeSDKError,
     CLIConnectionError,
@@ -65,8 +62,11 @@ from ._protocol import (
     decode_line,
     exit_error,
 )
-from ._transport import SubprocessTransport
 from ._types import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._command import SpawnPlan
+    from ._transport import SubprocessTransport
 
 __all__ = ["Session", "END"]
 
@@ -119,7 +119,7 @@ class Session:
         self._futures: Dict[str, "Future[ControlResponseReceived]"] = {}
         self._inflight: Dict[str, threading.Event] = {}
         self._ids = itertools.count(1)
-        self._id_prefix = uuid.uuid4().hex[:8]
+        self._id_prefix = os.urandom(4).hex()
         self._reader: Optional[threading.Thread] = None
         self._flow = threading.Condition(threading.Lock())
         self._paused = False
@@ -164,11 +164,15 @@ class Session:
         return response
 
     def _plan(self) -> SpawnPlan:
+        from ._command import build_spawn_plan, find_cli  # first connect only, not at import
+
         cli = find_cli(self.options.cli_path)
         environ = self._environ if self._environ is not None else dict(os.environ)
         return build_spawn_plan(self.options, cli, environ=environ)
 
     def _start_process(self, plan: SpawnPlan) -> None:
+        from ._transport import SubprocessTransport  # subprocess machinery: first connect only
+
         argv = [self._materialize(arg) for arg in plan.argv]
         self._transport = SubprocessTransport(
             argv, env=plan.env, cwd=plan.cwd, user=plan.user, stderr_callback=self.options.stderr
@@ -181,8 +185,12 @@ class Session:
 
     def _materialize(self, arg: Any) -> str:
         """Turn a ``FileArg`` into a private temp file (deleted on close)."""
+        from ._command import FileArg
+
         if not isinstance(arg, FileArg):
             return str(arg)
+        import tempfile
+
         fd, path = tempfile.mkstemp(prefix="claude_sync-", suffix=arg.suffix)
         self._temp_files.append(path)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

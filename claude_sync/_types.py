@@ -8,7 +8,6 @@ are claude_sync additions (pool size and the timeouts of the threaded shell).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -18,12 +17,15 @@ from typing import (
     Literal,
     Mapping,
     Optional,
+    Protocol,
+    TypedDict,
     Union,
 )
 
-from typing_extensions import Protocol, TypedDict
 
 if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+
     from ._mcp import SdkMcpServer
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
