@@ -202,7 +202,6 @@ class ClaudeSDKClient:
             self.close()
             return
         self._ctrl_c_pending = True
-        session.signal_all_inflight()
         try:
             session.request("interrupt", timeout=_INTERRUPT_ON_CTRL_C_TIMEOUT)
         except KeyboardInterrupt:
@@ -210,6 +209,8 @@ class ClaudeSDKClient:
         except ClaudeSDKError as exc:
             logger.warning("Could not interrupt after Ctrl-C (%s); closing the session", exc)
             self.close()
+        finally:
+            session.signal_all_inflight()
 
     # ------------------------------------------------------------------ control
 
@@ -217,8 +218,8 @@ class ClaudeSDKClient:
         """Abort the running turn (any thread). Returns ``[]``, or with ``drain=True`` the
         messages consumed up to and including the aborted turn's ``ResultMessage``.
 
-        Every in-flight callback's ``context.signal`` is set first (permission callbacks,
-        hooks, MCP tools); their late answers are harmless.
+        Every in-flight callback's ``context.signal`` (permission callbacks, hooks, MCP
+        tools) is set once the interrupt is sent; the CLI ignores their late answers.
 
         ``drain=True`` needs the consumer slot (``UsageError`` if another thread iterates).
         Raises ``ControlTimeoutError``, ``ControlRequestError``, ``CLIConnectionError``.
@@ -230,8 +231,12 @@ class ClaudeSDKClient:
             raise UsageError("interrupt(drain=True) needs the consumer slot; another thread is receiving")
         if drain:
             self._consumer.release()
-        session.signal_all_inflight()
-        session.request("interrupt", timeout=timeout)
+        try:
+            session.request("interrupt", timeout=timeout)
+        finally:
+            # Only after the interrupt frame is out: a callback woken by its signal must not
+            # get an answer (say, an allow) onto stdin ahead of the interrupt.
+            session.signal_all_inflight()
         if not (drain and running):
             return []
         return list(self._receive(until_result=True, timeout=timeout, idle_timeout=None))
