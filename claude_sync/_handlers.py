@@ -24,6 +24,7 @@ from ._callbacks import (
     permission_call_from_request,
     permission_result_to_wire,
 )
+from ._errors import ClaudeSDKError
 from ._mcp import (
     McpAction,
     McpCancelled,
@@ -97,14 +98,15 @@ def _hook_handler(registry: HookRegistry) -> CliRequestHandler:
         context = HookContext(signal=signal, request_id=event.request_id, callback_id=callback_id)
         try:
             return hook_output_to_wire(callback(hook_input, tool_use_id, context))
-        except Exception as exc:
-            logger.error(
-                "Hook %s (%s) failed: %s; the CLI treats this as no decision (fail-open)",
-                callback_id,
-                hook_input.get("hook_event_name"),
-                callback_failure_reason(exc),
+        except Exception as exc:  # noqa: BLE001 - becomes the error response, fail-open
+            # The error response's text: "Hook hook_0 (PreToolUse) failed: ValueError: boom".
+            # A ClaudeSDKError, so the session sends it without logging it a second time.
+            failure = ClaudeSDKError(
+                f"Hook {callback_id} ({hook_input.get('hook_event_name')}) failed: "
+                f"{callback_failure_reason(exc)}"
             )
-            raise
+            logger.error("%s; the CLI treats this as no decision (fail-open)", failure)
+            raise failure from exc
 
     return serve_hook
 
