@@ -404,33 +404,36 @@ def permission_call_from_request(
     non-empty str or ``input`` is not an object.
     """
     tool_name = request.get("tool_name")
-    if not isinstance(tool_name, str) or not tool_name:
+    if tool_name.__class__ is not str or not tool_name:
         raise CallbackRequestError(
             f"can_use_tool request without a tool_name (got {tool_name!r})",
             subtype="can_use_tool",
         )
     tool_input = request.get("input")
-    if not isinstance(tool_input, dict):
+    if tool_input.__class__ is not dict:
         raise CallbackRequestError(
             f"can_use_tool input for {tool_name!r} must be an object, "
             f"got {type(tool_input).__name__}",
             subtype="can_use_tool",
         )
-    context = ToolPermissionContext(
-        signal=signal,
-        suggestions=suggestions_from_wire(request.get("permission_suggestions")),
-        tool_use_id=_str_or_none(request.get("tool_use_id")),
-        agent_id=_str_or_none(request.get("agent_id")),
-        blocked_path=_str_or_none(request.get("blocked_path")),
-        decision_reason=_str_or_none(request.get("decision_reason")),
-        decision_reason_type=_str_or_none(request.get("decision_reason_type")),
-        title=_str_or_none(request.get("title")),
-        display_name=_str_or_none(request.get("display_name")),
-        description=_str_or_none(request.get("description")),
-        request_id=request_id,
-        raw=dict(request),
+    fields: Dict[str, Any] = {"signal": signal, "request_id": request_id, "raw": dict(request)}
+    for key, value in request.items():  # one pass: this runs for every permission request
+        name = _CONTEXT_STR_FIELDS.get(key)
+        if name is not None:
+            if value.__class__ is str:
+                fields[name] = value
+        elif key == "permission_suggestions":
+            fields["suggestions"] = suggestions_from_wire(value)
+    return tool_name, tool_input, ToolPermissionContext(**fields)
+
+
+_CONTEXT_STR_FIELDS = {
+    name: name
+    for name in (
+        "tool_use_id", "agent_id", "blocked_path", "decision_reason", "decision_reason_type",
+        "title", "display_name", "description",
     )
-    return tool_name, tool_input, context
+}  # fmt: skip
 
 
 def suggestions_from_wire(suggestions: Any) -> List[PermissionUpdate]:
@@ -440,7 +443,7 @@ def suggestions_from_wire(suggestions: Any) -> List[PermissionUpdate]:
     their other keys in ``extra``). Items of another shape (older CLIs sent strings such as
     ``"deny"``) are left out; the caller still has them in the raw request.
     """
-    if not isinstance(suggestions, list):
+    if suggestions.__class__ is not list:
         return []
     parsed: List[PermissionUpdate] = []
     for item in suggestions:
@@ -451,15 +454,17 @@ def suggestions_from_wire(suggestions: Any) -> List[PermissionUpdate]:
 
 
 def _suggestion_from_wire(item: Any) -> Optional[PermissionUpdate]:
-    if not isinstance(item, dict):
+    if item.__class__ is not dict:
         return None
     rules = item.get("rules")
-    if rules is not None and not (
-        isinstance(rules, list) and all(isinstance(rule, dict) for rule in rules)
-    ):
-        return None
+    if rules is not None:
+        if rules.__class__ is not list:
+            return None
+        for rule in rules:
+            if rule.__class__ is not dict:
+                return None
     directories = item.get("directories")
-    if directories is not None and not isinstance(directories, list):
+    if directories is not None and directories.__class__ is not list:
         return None
     return PermissionUpdate.from_dict(item)
 

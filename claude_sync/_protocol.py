@@ -25,7 +25,7 @@ from dataclasses import field
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 from ._errors import ClaudeSDKError, CLIJSONDecodeError, ProcessError, ResultError
-from ._messages import ResultMessage
+from ._messages import ResultMessage, construct
 from ._record import FrozenRecord, frozen_record
 from ._parse import parse_message
 
@@ -150,7 +150,10 @@ def _decode_control_request(obj: Dict[str, Any]) -> ControlRequestReceived:
     request = obj.get("request")
     if not isinstance(request, dict):
         request = {}
-    return ControlRequestReceived(str(obj.get("request_id", "")), str(request.get("subtype")), request)
+    return construct(
+        ControlRequestReceived,
+        {"request_id": str(obj.get("request_id", "")), "subtype": str(request.get("subtype")), "request": request},
+    )
 
 
 def _decode_control_response(obj: Dict[str, Any]) -> ControlResponseReceived:
@@ -160,17 +163,20 @@ def _decode_control_response(obj: Dict[str, Any]) -> ControlResponseReceived:
     ok = response.get("subtype") == "success"
     payload = response.get("response")
     error = None if ok else str(response.get("error") or "control request failed")
-    return ControlResponseReceived(
-        str(response.get("request_id", "")),
-        ok,
-        payload if isinstance(payload, dict) else None,
-        error,
-        obj,
+    return construct(
+        ControlResponseReceived,
+        {
+            "request_id": str(response.get("request_id", "")),
+            "ok": ok,
+            "payload": payload if payload.__class__ is dict else None,
+            "error": error,
+            "raw": obj,
+        },
     )
 
 
 def _decode_control_cancel(obj: Dict[str, Any]) -> ControlCancelReceived:
-    return ControlCancelReceived(str(obj.get("request_id", "")))
+    return construct(ControlCancelReceived, {"request_id": str(obj.get("request_id", ""))})
 
 
 def _decode_keep_alive(obj: Dict[str, Any]) -> KeepAliveReceived:

@@ -107,7 +107,10 @@ class Session:
         environ: Optional[Dict[str, str]] = None,
     ) -> None:
         self.options = options
-        self._handlers = dict(handlers or {})
+        handlers = dict(handlers or {})
+        # "@reader:<subtype>" entries are bookkeeping run on the reader thread itself.
+        self._reader_hooks = {k[len("@reader:"):]: handlers.pop(k) for k in list(handlers) if k.startswith("@reader:")}
+        self._handlers = handlers
         self._extra_initialize = dict(initialize_fields or {})
         self._environ = environ
         self._transport: Optional[SubprocessTransport] = None
@@ -453,9 +456,10 @@ class Session:
             if self._closing:
                 return
             self._inflight[event.request_id] = signal
-        pre = self._handlers.get("@reader:" + event.subtype)
-        if pre is not None:
-            pre(event, signal)  # bookkeeping only (e.g. MCP cancel notifications)
+        if self._reader_hooks:
+            pre = self._reader_hooks.get(event.subtype)
+            if pre is not None:
+                pre(event, signal)  # bookkeeping only (e.g. MCP routing and cancel notifications)
         self._pool.submit(self._serve_cli_request, event, signal)
 
     def _cancel_cli_request(self, request_id: str) -> None:

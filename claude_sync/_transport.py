@@ -145,19 +145,20 @@ class SubprocessTransport:
         prefix; the stream is then unusable and stdin is closed so the CLI never sees half a
         frame followed by another frame.
         """
-        deadline = None if timeout is None else time.monotonic() + timeout
-        if not self._write_lock.acquire(timeout=-1 if timeout is None else max(timeout, 0)):
+        if not self._write_lock.acquire(timeout=-1 if timeout is None else timeout if timeout > 0 else 0):
             raise CLIConnectionError(f"Timed out after {timeout}s waiting to write to the CLI")
         try:
             if self._stdin_closed or self._proc is None or self._proc.stdin is None:
                 raise CLIConnectionError("Cannot write to the CLI: its stdin is closed")
-            self._write_all(self._proc.stdin.fileno(), memoryview(data), deadline)
+            self._write_all(self._proc.stdin.fileno(), memoryview(data), timeout)
         finally:
             self._write_lock.release()
 
-    def _write_all(self, fd: int, view: memoryview, deadline: Optional[float]) -> None:
+    def _write_all(self, fd: int, view: memoryview, timeout: Optional[float]) -> None:
+        """Non-blocking writes; only when the pipe is full does it start the deadline clock."""
         sent = 0
         total = len(view)
+        deadline: Optional[float] = None
         while sent < total:
             try:
                 sent += os.write(fd, view[sent:])
@@ -166,6 +167,8 @@ class SubprocessTransport:
                 pass
             except (BrokenPipeError, ConnectionResetError, ValueError, OSError) as exc:
                 raise CLIConnectionError(f"The CLI closed its stdin (process gone?): {exc}") from exc
+            if deadline is None and timeout is not None:
+                deadline = time.monotonic() + timeout
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 self._close_stdin_locked()

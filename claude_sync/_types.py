@@ -158,18 +158,27 @@ class PermissionUpdate:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PermissionUpdate:
-        """Build from the wire form; unknown keys go to ``extra`` (nothing is dropped)."""
-        known = {"type", "rules", "behavior", "mode", "directories", "destination"}
-        rules = data.get("rules")
-        return cls(
-            type=str(data.get("type", "")),
-            rules=None if rules is None else [_rule_from_wire(rule) for rule in rules],
-            behavior=data.get("behavior"),
-            mode=data.get("mode"),
-            directories=None if data.get("directories") is None else list(data["directories"]),
-            destination=data.get("destination"),
-            extra={k: v for k, v in data.items() if k not in known},
-        )
+        """Build from the wire form; unknown keys go to ``extra`` (nothing is dropped).
+
+        One pass over the items (this runs for every suggestion of every permission
+        request, so it avoids a lookup per field).
+        """
+        fields: Dict[str, Any] = {"type": "", "extra": {}}
+        extra = fields["extra"]
+        for key, value in data.items():
+            if key == "rules":
+                fields["rules"] = None if value is None else [_rule_from_wire(rule) for rule in value]
+            elif key == "directories":
+                fields["directories"] = None if value is None else list(value)
+            elif key in _UPDATE_SCALARS:
+                fields[key] = value
+            else:
+                extra[key] = value
+        fields["type"] = str(fields["type"])
+        return cls(**fields)
+
+
+_UPDATE_SCALARS = frozenset(("type", "behavior", "mode", "destination"))
 
 
 def _rule_to_wire(rule: PermissionRuleValue) -> Dict[str, Any]:
