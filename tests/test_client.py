@@ -21,6 +21,8 @@ from claude_sync import (
     UsageError,
 )
 
+from helpers import texts, wait_for
+
 ECHO = {"echo_controls": True, "fail_subtypes": ["frobnicate"], "silent_subtypes": ["never_answered"]}
 
 
@@ -32,16 +34,6 @@ def control_frames(cli: Any, subtype: str) -> List[Dict[str, Any]]:
     ]
 
 
-def texts(messages: List[Any]) -> List[str]:
-    return [b.text for m in messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, TextBlock)]
-
-
-def wait_for(predicate: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.005)
 
 
 # ----------------------------------------------------------------------------- turns

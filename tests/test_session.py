@@ -23,17 +23,9 @@ from claude_sync import (
 )
 from claude_sync import _session
 
-
-def texts(messages: List[Any]) -> List[str]:
-    return [b.text for m in messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, TextBlock)]
+from helpers import texts, wait_for
 
 
-def wait_for(predicate: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.005)
 
 
 # ----------------------------------------------------------------------------- one-shot
