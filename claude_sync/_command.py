@@ -109,9 +109,18 @@ would make the child believe it runs nested in one."""
 
 SDK_MCP_VIA_INITIALIZE = True
 """In-process MCP servers are announced in ``initialize.sdkMcpServers`` and *not* written into
-``--mcp-config``. Both work with 2.1.197; with ``--mcp-config`` the CLI runs the MCP handshake
-twice and starts it before answering ``initialize``, with ``sdkMcpServers`` alone it runs it
-once, after the first user message, which is what the TypeScript SDK does too."""
+``--mcp-config``. Both work with 2.1.197 (``tests/e2e/test_mcp_e2e.py`` runs both):
+
+* ``sdkMcpServers`` (this default, as the TypeScript SDK does): the CLI connects the servers
+  lazily, one handshake (initialize, notifications/initialized, tools/list) after the first
+  user message; ``mcp_status`` lists them only from then on.
+* ``--mcp-config`` entries ``{"type": "sdk", "name": KEY}``: the handshake starts before the
+  CLI answers our ``initialize`` (the answer does not wait for it; the callback pool serves it
+  while ``connect()`` waits), and runs a second time, ids restarting at 0, if the first user
+  message arrives before the first handshake has finished.
+
+Either way the CLI addresses a server by its key in ``mcp_servers`` (``mcp_message.server_name``,
+tool names ``mcp__KEY__tool``), whatever name the server object was created with."""
 
 MAX_ARG_BYTES = 128 * 1024 - 1
 """Longest argv string Linux accepts (``MAX_ARG_STRLEN`` = 32 pages, including the NUL)."""

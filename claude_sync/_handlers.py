@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from typing import Any, Dict, Optional, Tuple
 
 from ._callbacks import (
@@ -127,20 +128,29 @@ class _McpBridge:
     Routing happens on the reader thread (pure, never user code), so a
     ``notifications/cancelled`` always finds the call it cancels, even when every pool
     thread is busy: it sets that call's signal right there.
+
+    Both tables are keyed or valued by the request's signal (one ``threading.Event`` per CLI
+    request, which the session passes to both steps) and hold it weakly: a request the session
+    never serves (cancelled by ``control_cancel_request`` before a worker took it) leaves no
+    entry behind once the session drops its signal.
     """
 
     def __init__(self, servers: SdkMcpServers) -> None:
         self._servers = servers
         self._lock = threading.Lock()
-        self._actions: Dict[str, McpAction] = {}
-        self._calls: Dict[Tuple[str, Any], threading.Event] = {}
+        self._actions: weakref.WeakKeyDictionary[threading.Event, McpAction] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._calls: weakref.WeakValueDictionary[Tuple[str, Any], threading.Event] = (
+            weakref.WeakValueDictionary()
+        )
 
     def route_on_reader(self, event: ControlRequestReceived, signal: threading.Event) -> None:
         """Reader thread: route, register tool calls, apply cancellations."""
         request = event.request
         action = self._servers.route(str(request.get("server_name", "")), request.get("message"))
         with self._lock:
-            self._actions[event.request_id] = action
+            self._actions[signal] = action
             if isinstance(action, McpToolCall):
                 self._calls[action.key] = signal
             elif isinstance(action, McpCancelled):
@@ -151,7 +161,7 @@ class _McpBridge:
     def serve(self, event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
         """Pool thread: answer the routed message (running the tool here, if it is a call)."""
         with self._lock:
-            action = self._actions.pop(event.request_id)
+            action = self._actions.pop(signal)
         if isinstance(action, McpToolCall):
             try:
                 return mcp_control_response(run_tool_call(action, signal))

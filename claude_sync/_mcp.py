@@ -35,8 +35,9 @@ Rules the dispatcher follows (MCP 2025-11-25, JSON-RPC 2.0):
 * Everything that goes wrong *inside* a tool (arguments that break the input schema, a handler
   that raises or returns the wrong thing, a call cancelled before it started) is a successful
   JSON-RPC response with ``isError: true`` and text the model can read and act on.
-* No per-connection state: the CLI runs ``initialize`` / ``notifications/initialized`` /
-  ``tools/list`` twice on one server (ids restarting at 0), and any order works.
+* No per-connection state: the CLI may run ``initialize`` / ``notifications/initialized`` /
+  ``tools/list`` twice on one server (ids restarting at 0; with ``--mcp-config``, when the first
+  user message arrives during the first handshake), and any order works.
 """
 
 from __future__ import annotations

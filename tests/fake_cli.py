@@ -21,6 +21,11 @@ steps. Steps (``op``):
     stderr {text}         write a line to stderr
     sleep {seconds}       exit {code}      wait_eof      ignore_sigterm
     wait_file {path}      wait until that file exists (test-side gate, bounded 30 s)
+    hold_request {subtype}    wait for a control_request of that subtype and keep it unanswered
+                          (with ``auto.no_initialize`` this holds our ``initialize``)
+    answer_held {subtype, respond}   answer the held request with success (``respond``;
+                          for ``initialize`` the usual fake answer by default)
+    log_file_arg {flag}   log (kind ``file_arg``) the text of the file named after ``flag`` on argv
 
 ``auto`` options: ``no_initialize``, ``initialize_delay``, ``manual_interrupt``,
 ``echo_controls`` (answer every other control request at once with ``{"echo": request}``),
@@ -46,6 +51,7 @@ _inbox: "queue.Queue[dict]" = queue.Queue()
 _responses: "dict[str, dict]" = {}
 _responses_cond = threading.Condition()
 _eof = threading.Event()
+_held: dict = {}  # subtype -> a held control_request frame
 SESSION = "fake-session"
 
 
@@ -238,6 +244,24 @@ def run_step(step: dict) -> None:
         deadline = time.monotonic() + 30
         while not os.path.exists(step["path"]) and time.monotonic() < deadline:
             time.sleep(0.01)
+    elif op == "hold_request":
+        _held[step["subtype"]] = next_frame("control_request", step["subtype"])
+        log("held", step["subtype"])
+    elif op == "answer_held":
+        frame = _held.pop(step["subtype"])
+        respond = step.get("respond")
+        if respond is None and step["subtype"] == "initialize":
+            respond = {"commands": [], "pid": os.getpid(), "fake": True}
+        success(frame["request_id"], respond)
+    elif op == "log_file_arg":
+        argv = sys.argv[1:]
+        index = argv.index(step["flag"]) if step["flag"] in argv else -1
+        path = argv[index + 1] if 0 <= index < len(argv) - 1 else None
+        content = None
+        if path is not None and os.path.isfile(path):
+            with open(path, encoding="utf-8") as handle:
+                content = handle.read()
+        log("file_arg", {"flag": step["flag"], "path": path, "content": content})
     else:
         raise SystemExit(f"fake_cli: unknown op {op!r}")
 

@@ -1,0 +1,98 @@
+"""The examples, run unchanged as subprocesses against the real CLI and the fake API.
+
+Each example runs with the hermetic environment (``ANTHROPIC_BASE_URL`` pointing at the
+fake, a scratch HOME …). ``mcp_calculator.py`` is pointed at the real binary through its
+``CLAUDE_CLI_PATH`` variable; ``quick_start.py`` has no such knob, so it finds the binary as
+``claude`` on a PATH that starts with a folder holding a link to it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+from .fake_api import FakeAnthropicAPI, text, tool_use
+from .harness import hermetic_env
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+RESULT_LINE = re.compile(r"^\[success, \d+ turn\(s\), \$\d+\.\d{4}\]$")
+
+
+def run_example(name: str, args: List[str], env: Dict[str, str], cwd: Path) -> List[str]:
+    """Run ``examples/<name>`` with ``env``; its stdout lines (asserting a clean exit)."""
+    env = dict(env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *args],
+        env=env,
+        cwd=str(cwd),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    return done.stdout.splitlines()
+
+
+def test_mcp_calculator_example(
+    real_cli_path: str, fake_api: FakeAnthropicAPI, e2e_workdir: Path, tmp_path: Path
+) -> None:
+    fake_api.add(
+        tool_use("mcp__calculator__add", {"a": 12, "b": 30}),
+        tool_use("mcp__calculator__multiply", {"a": 42, "b": 2}),
+        tool_use("mcp__calculator__divide", {"a": 1, "b": 0}),
+        text("(12 + 30) * 2 = 84, and 1 / 0 is undefined."),
+    )
+    env = hermetic_env(tmp_path, fake_api.base_url, CLAUDE_CLI_PATH=real_cli_path, CLAUDE_CODE_MAX_RETRIES=0)
+    lines = run_example("mcp_calculator.py", [], env, e2e_workdir)
+
+    assert lines[:-1] == [
+        "-> add(a=12, b=30)",
+        "<- 42",
+        "-> multiply(a=42, b=2)",
+        "<- 84",
+        "-> divide(a=1, b=0)",
+        "<- error: Cannot divide by zero.",
+        "(12 + 30) * 2 = 84, and 1 / 0 is undefined.",
+    ]
+    assert RESULT_LINE.match(lines[-1]), lines[-1]
+    requests = fake_api.turn_requests()
+    assert requests[0].last_user_text.endswith("\nWhat is (12 + 30) * 2? And what is 1 / 0?")
+    assert sorted(requests[0].tool_names) == [
+        "mcp__calculator__add",
+        "mcp__calculator__divide",
+        "mcp__calculator__multiply",
+    ]
+    assert "Do all arithmetic with the calculator tools." in requests[0].system_text
+    [divided] = requests[3].tool_results
+    assert divided["is_error"] is True and "Cannot divide by zero." in str(divided["content"])
+    fake_api.assert_no_surprises()
+
+
+def test_quick_start_example(
+    real_cli_path: str, fake_api: FakeAnthropicAPI, e2e_workdir: Path, tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to(real_cli_path)
+    fake_api.add(text("2 + 2 = 4."))
+    env = hermetic_env(tmp_path, fake_api.base_url, CLAUDE_CODE_MAX_RETRIES=0)
+    env["PATH"] = os.pathsep.join([str(bin_dir), env.get("PATH", "")])
+    lines = run_example("quick_start.py", ["What", "is", "2 + 2?"], env, e2e_workdir)
+
+    assert lines[0] == "2 + 2 = 4."
+    assert RESULT_LINE.match(lines[1]) and lines[1].startswith("[success, 1 turn(s)"), lines
+    assert len(lines) == 2
+    [request] = fake_api.turn_requests()
+    assert request.last_user_text.endswith("\nWhat is 2 + 2?")
+    fake_api.assert_no_surprises()
