@@ -7,6 +7,8 @@ mirror the official ``claude-agent-sdk`` so code ports by dropping ``async``/``a
 This module only re-exports; the code lives in the private modules.
 """
 
+from typing import TYPE_CHECKING
+
 from ._client import ClaudeSDKClient, merge_assistant_messages
 from ._errors import (
     ClaudeSDKError,
@@ -81,6 +83,9 @@ from ._types import (
     ToolPermissionContext,
 )
 from ._version import __version__
+
+if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
+    from ._mcp import SdkMcpServer, SdkMcpTool, ToolContext, create_sdk_mcp_server, tool
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.

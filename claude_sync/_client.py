@@ -265,7 +265,11 @@ class ClaudeSDKClient:
         return self.send_control_request("rewind_files", payload, timeout=timeout)
 
     def get_mcp_status(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
-        """``{"mcpServers": [{"name", "status", "scope", "tools"}…]}``."""
+        """``{"mcpServers": [{"name", "status", "scope", "tools"}…]}``.
+
+        In-process (SDK) servers are announced in ``initialize`` and connected by the CLI when
+        the first turn starts: before that they are not listed.
+        """
         return self.send_control_request("mcp_status", timeout=timeout)
 
     def get_context_usage(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
@@ -281,9 +285,13 @@ class ClaudeSDKClient:
         return self.send_control_request("stop_task", {"task_id": task_id}, timeout=timeout)
 
     def reconnect_mcp_server(self, server_name: str, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Reconnect an external MCP server. The CLI 2.1.197 refuses this for in-process
+        servers (``ControlRequestError`` "SDK servers should be handled in print.ts")."""
         return self.send_control_request("mcp_reconnect", {"serverName": server_name}, timeout=timeout)
 
     def toggle_mcp_server(self, server_name: str, enabled: bool, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Enable or disable an external MCP server (for in-process servers the CLI 2.1.197
+        accepts ``False`` without visible effect and refuses ``True``)."""
         return self.send_control_request(
             "mcp_toggle", {"serverName": server_name, "enabled": enabled}, timeout=timeout
         )

@@ -340,7 +340,7 @@ class SystemMessage(_Record):
 
 @frozen_record
 class SystemInitMessage(SystemMessage):
-    """``system/init``: session metadata, sent after the first user message of a process."""
+    """``system/init``: session metadata. The CLI 2.1.197 sends one before every turn (not at connect)."""
 
     session_id: Optional[str] = None
     uuid: Optional[str] = None
