@@ -192,7 +192,7 @@ class SpawnPlan:
 
 def build_spawn_plan(
     options: ClaudeAgentOptions,
-    cli_path: Union[str, "os.PathLike[str]"],
+    cli_path: Union[str, os.PathLike[str]],
     *,
     environ: Optional[Mapping[str, str]] = None,
 ) -> SpawnPlan:
@@ -659,7 +659,7 @@ def _bundled_cli(find_spec: Callable[[str], Any], is_file: Callable[[Path], bool
 
 
 def find_cli(
-    cli_path: Optional[Union[str, "os.PathLike[str]"]] = None,
+    cli_path: Optional[Union[str, os.PathLike[str]]] = None,
     *,
     which: Callable[[str], Optional[str]] = shutil.which,
     is_file: Callable[[Path], bool] = _is_file,

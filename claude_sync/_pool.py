@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from _queue import SimpleQueue
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Tuple
 
 __all__ = ["CallbackPool"]
 
@@ -37,7 +37,7 @@ class CallbackPool:
             raise ValueError(f"callback_workers must be an int >= 1, got {max_workers!r}")
         self._max_workers = max_workers
         self._name = name
-        self._jobs: "SimpleQueue[Any]" = SimpleQueue()
+        self._jobs: SimpleQueue[Any] = SimpleQueue()
         self._lock = threading.Lock()
         self._threads: List[threading.Thread] = []
         self._idle = 0

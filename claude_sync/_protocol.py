@@ -26,8 +26,8 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from ._errors import ClaudeSDKError, CLIJSONDecodeError, ProcessError, ResultError
 from ._messages import ResultMessage, construct
-from ._record import FrozenRecord, frozen_record
 from ._parse import parse_message
+from ._record import FrozenRecord, frozen_record
 
 __all__ = [
     "ControlCancelReceived",
@@ -98,7 +98,7 @@ CONTROL_EVENT_TYPES = frozenset(
 )  # fmt: skip
 
 _KEEP_ALIVE = KeepAliveReceived()
-_scan = json.JSONDecoder().scan_once
+_scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner
 
 
 def decode_line(line: bytes) -> Any:
@@ -128,7 +128,7 @@ def _load_object(line: bytes) -> Dict[str, Any]:
         return _load_object_slowly(line)
     if end != len(text) or obj.__class__ is not dict:
         return _load_object_slowly(line)
-    return obj  # type: ignore[no-any-return]
+    return obj
 
 
 def _load_object_slowly(line: bytes) -> Dict[str, Any]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Dict, Iterable, Iterator, Optional, Union
+from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
 from ._errors import ClaudeSDKError, ResultError
 from ._messages import Message, ResultMessage
@@ -63,7 +63,7 @@ class QueryStream:
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
             )
         self._run = _Run(prompt, options)
-        self._gen: Optional[Iterator[Message]] = None
+        self._gen: Optional[Generator[Message, None, None]] = None
 
     def __iter__(self) -> Iterator[Message]:
         if self._gen is None:
@@ -108,7 +108,7 @@ class _Run:
         self.writer: Optional[threading.Thread] = None
         self.prompt_error: Optional[BaseException] = None
 
-    def messages(self) -> Iterator[Message]:
+    def messages(self) -> Generator[Message, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
         from ._client import build_session  # callback wiring lives with the client
 
@@ -145,7 +145,7 @@ class _Run:
     def _write_prompts(self, session: Session) -> None:
         """Prompt thread: stream the user's iterable to stdin, then mark input exhausted."""
         try:
-            for frame in iter_user_frames(self.prompt):  # type: ignore[arg-type]
+            for frame in iter_user_frames(self.prompt):
                 if session.closed:
                     return
                 if frame.get("type") == "user":

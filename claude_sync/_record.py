@@ -20,12 +20,10 @@ order, defaults and default factories, ``init=False`` fields set from their defa
 
 from __future__ import annotations
 
-from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
+from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple, Type, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
-    from dataclasses import field
-
     from typing_extensions import dataclass_transform
 else:
 
@@ -53,7 +51,7 @@ class _Spec:
         )
         self.defaults: Dict[str, Any] = {f.name: f.default for f in init_fields if f.default is not MISSING}
         self.factories: Dict[str, Callable[[], Any]] = {
-            f.name: f.default_factory  # type: ignore[misc]
+            f.name: f.default_factory
             for f in init_fields
             if f.default_factory is not MISSING
         }
@@ -124,13 +122,13 @@ class FrozenRecord:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._compare_key() == other._compare_key()  # type: ignore[attr-defined, no-any-return]
+        return self._compare_key() == other._compare_key()
 
     def __hash__(self) -> int:
         return hash(self._compare_key())
 
 
-@dataclass_transform(frozen_default=True, field_specifiers=(field,) if TYPE_CHECKING else ())
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def frozen_record(cls: Type[_T]) -> Type[_T]:
     """Make ``cls`` (which must inherit ``FrozenRecord``) an immutable dataclass, cheaply.
 

@@ -32,9 +32,9 @@ import logging
 import os
 import threading
 import time
+from _queue import Empty, SimpleQueue  # the C queue itself: `queue` would add 3 modules
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from _queue import Empty, SimpleQueue  # the C queue itself: `queue` would add 3 modules
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
 
 from ._errors import (
@@ -115,11 +115,11 @@ class Session:
         self._environ = environ
         self._transport: Optional[SubprocessTransport] = None
         self._temp_files: List[str] = []
-        self._queue: "SimpleQueue[Any]" = SimpleQueue()
+        self._queue: SimpleQueue[Any] = SimpleQueue()
         self._framer = LineFramer(options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE)
         self._pool = CallbackPool(options.callback_workers, "claude_sync-callback")
         self._lock = threading.Lock()
-        self._futures: Dict[str, "Future[ControlResponseReceived]"] = {}
+        self._futures: Dict[str, Future[ControlResponseReceived]] = {}
         self._inflight: Dict[str, threading.Event] = {}
         self._ids = itertools.count(1)
         self._id_prefix = os.urandom(4).hex()
@@ -259,7 +259,7 @@ class Session:
         """
         timeout = self.options.control_timeout if timeout is None else timeout
         request_id = self.new_request_id()
-        future: "Future[ControlResponseReceived]" = Future()
+        future: Future[ControlResponseReceived] = Future()
         with self._lock:
             if self._closing:
                 raise UsageError("the session is closed")
@@ -278,7 +278,7 @@ class Session:
         return response.payload if response.payload is not None else {}
 
     def _wait_future(
-        self, future: "Future[ControlResponseReceived]", timeout: float, subtype: str, request_id: str
+        self, future: Future[ControlResponseReceived], timeout: float, subtype: str, request_id: str
     ) -> ControlResponseReceived:
         deadline = time.monotonic() + timeout
         while True:

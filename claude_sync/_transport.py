@@ -25,7 +25,7 @@ import subprocess
 import threading
 import time
 import weakref
-from typing import Callable, Deque, Dict, List, Optional
+from typing import Callable, Deque, Dict, List, Optional, Union
 
 from ._errors import CLIConnectionError, CLINotFoundError
 
@@ -39,7 +39,7 @@ _STDERR_LINE_KEEP = 8 * 1024
 _READ_SIZE = 1 << 20
 _POSIX = os.name == "posix"
 
-_live: "weakref.WeakSet[SubprocessTransport]" = weakref.WeakSet()
+_live: weakref.WeakSet[SubprocessTransport] = weakref.WeakSet()
 
 
 def _reap_all_at_exit() -> None:
@@ -59,7 +59,7 @@ class SubprocessTransport:
         *,
         env: Optional[Dict[str, str]] = None,
         cwd: Optional[str] = None,
-        user: Optional[str] = None,
+        user: Optional[Union[str, int]] = None,
         stderr_callback: Optional[Callable[[str], None]] = None,
     ) -> None:
         self.argv = argv

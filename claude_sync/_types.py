@@ -22,7 +22,6 @@ from typing import (
     Union,
 )
 
-
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 

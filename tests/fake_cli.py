@@ -47,8 +47,8 @@ OUT = sys.stdout.buffer
 LOG_PATH = os.environ.get("FAKE_CLI_LOG")
 _log_lock = threading.Lock()
 _out_lock = threading.Lock()
-_inbox: "queue.Queue[dict]" = queue.Queue()
-_responses: "dict[str, dict]" = {}
+_inbox: queue.Queue[dict] = queue.Queue()
+_responses: dict[str, dict] = {}
 _responses_cond = threading.Condition()
 _eof = threading.Event()
 _held: dict = {}  # subtype -> a held control_request frame
@@ -165,7 +165,7 @@ def stdin_loop() -> None:
     _inbox.put({"type": "__eof__"})
 
 
-def next_frame(kind: str, subtype: "str | None" = None) -> dict:
+def next_frame(kind: str, subtype: str | None = None) -> dict:
     while True:
         frame = _inbox.get()
         if frame["type"] == "__eof__":

@@ -5,10 +5,10 @@ from __future__ import annotations
 import _thread
 import asyncio
 import threading
-import time
 from typing import Any, Dict, List
 
 import pytest
+from helpers import texts, wait_for
 
 from claude_sync import (
     AssistantMessage,
@@ -17,11 +17,8 @@ from claude_sync import (
     ControlTimeoutError,
     ReceiveTimeoutError,
     ResultMessage,
-    TextBlock,
     UsageError,
 )
-
-from helpers import texts, wait_for
 
 ECHO = {"echo_controls": True, "fail_subtypes": ["frobnicate"], "silent_subtypes": ["never_answered"]}
 

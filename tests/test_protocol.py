@@ -7,7 +7,14 @@ from typing import Any, Optional
 
 import pytest
 
-from claude_sync import AssistantMessage, CLIJSONDecodeError, MessageParseError, ProcessError, ResultMessage, UnknownMessage
+from claude_sync import (
+    AssistantMessage,
+    CLIJSONDecodeError,
+    MessageParseError,
+    ProcessError,
+    ResultMessage,
+    UnknownMessage,
+)
 from claude_sync._parse import parse_message
 from claude_sync._protocol import (
     ControlCancelReceived,

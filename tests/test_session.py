@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any, List
 
 import pytest
+from helpers import texts, wait_for
 
 from claude_sync import (
     AssistantMessage,
@@ -18,15 +18,9 @@ from claude_sync import (
     ProcessError,
     ResultError,
     ResultMessage,
-    TextBlock,
+    _session,
     query,
 )
-from claude_sync import _session
-
-from helpers import texts, wait_for
-
-
-
 
 # ----------------------------------------------------------------------------- one-shot
 
