@@ -175,16 +175,11 @@ class ClaudeSDKClient:
     def _consume(
         self, session: Session, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float]
     ) -> Iterator[Message]:
+        # A `for` loop, not `item = next(messages)`: CPython checks for a pending Ctrl-C when
+        # a call returns, which would drop the item `next` returned. Between `for` handing
+        # over an item and our `yield` there is no call, so an interrupt loses nothing.
         try:
-            messages = session.messages(timeout=timeout, idle_timeout=idle_timeout)
-            while True:
-                try:
-                    item = next(messages)
-                except StopIteration:
-                    return
-                except KeyboardInterrupt:
-                    self._on_ctrl_c(session)
-                    raise
+            for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
                 if item.__class__ is ResultMessage:
                     self._ctrl_c_pending = False
                     yield item
@@ -192,6 +187,9 @@ class ClaudeSDKClient:
                         return
                     continue
                 yield item
+        except KeyboardInterrupt:
+            self._on_ctrl_c(session)
+            raise
         finally:
             self._consumer.release()
 

@@ -3,7 +3,7 @@
 Threads (all named ``claude_sync-…``, all joined — bounded — by ``close``):
 
 - ``claude_sync-reader-<pid>``: reads stdout, frames, decodes, routes. Messages go to an
-  unbounded ``SimpleQueue``; responses to our control requests resolve ``Future``\\ s in the
+  unbounded ``Mailbox`` (a deque and a doorbell, see ``_mailbox``); responses to our control requests resolve ``Future``\\ s in the
   futures table; requests from the CLI go to the callback pool; cancels set signals. It never
   runs user code, never writes to stdin, and blocks only on the pipe — or, deliberately, on
   flow control (below).
@@ -32,7 +32,6 @@ import logging
 import os
 import threading
 import time
-from _queue import Empty, SimpleQueue  # the C queue itself: `queue` would add 3 modules
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
@@ -46,6 +45,7 @@ from ._errors import (
     UsageError,
 )
 from ._framing import LineFramer, OversizedLine, encode_frame
+from ._mailbox import Mailbox
 from ._messages import ResultMessage
 from ._pool import CallbackPool
 from ._protocol import (
@@ -115,7 +115,7 @@ class Session:
         self._environ = environ
         self._transport: Optional[SubprocessTransport] = None
         self._temp_files: List[str] = []
-        self._queue: SimpleQueue[Any] = SimpleQueue()
+        self._mailbox = Mailbox()
         self._framer = LineFramer(options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE)
         self._pool = CallbackPool(options.callback_workers, "claude_sync-callback")
         self._lock = threading.Lock()
@@ -127,8 +127,6 @@ class Session:
         self._flow = threading.Condition(threading.Lock())
         self._paused = False
         self._resume_below = 0
-        self._put_count = 0
-        self._got_count = 0
         self.frames_seen = 0
         self.ledger = TurnLedger()
         self.last_result: Optional[ResultMessage] = None
@@ -220,11 +218,19 @@ class Session:
         try:
             transport.write(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
-            if self.terminal_error is not None:
-                raise CLIConnectionError(f"{exc} (the CLI has ended: {self.terminal_error})") from self.terminal_error
             if self._closing:
                 raise UsageError("the session is closed") from exc
+            # A broken pipe usually means the CLI exited; its exit status and stderr, which
+            # say why, arrive with the reader's end: wait (bounded) for it to name them.
+            self._await_reader_end(2 * self.options.close_timeout)
+            if self.terminal_error is not None:
+                raise CLIConnectionError(f"{exc} (the CLI has ended: {self.terminal_error})") from self.terminal_error
             raise
+
+    def _await_reader_end(self, timeout: float) -> None:
+        reader = self._reader
+        if reader is not None and reader is not threading.current_thread():
+            reader.join(timeout)
 
     def send_user_message(self, frame: Dict[str, Any], timeout: Optional[float] = None) -> None:
         """Write a user frame and count it in the turn ledger (any thread)."""
@@ -311,23 +317,24 @@ class Session:
         frames (any stdout line counts); both raise ``ReceiveTimeoutError`` and leave the
         session running.
         """
-        get = self._queue.get
+        items = self._mailbox.items
+        wait = self._mailbox.wait
         deadline = None if timeout is None else time.monotonic() + timeout
         idle = _IdleWatch(self, idle_timeout)
         while True:
-            try:
-                item = get(True, WAIT_SLICE)
-            except Empty:
+            if not items and not wait(WAIT_SLICE):
                 self._check_timeouts(deadline, timeout, idle)
                 continue
-            if item is END:
-                self._queue.put(END)
+            item = items[0]
+            if item is END:  # stays queued: every later waiter sees it too
                 if self.terminal_error is not None:
                     raise self.terminal_error
                 return
-            self._got_count += 1
-            if self._paused and self._put_count - self._got_count <= self._resume_below:
+            if self._paused and len(items) <= self._resume_below:
                 self._wake_reader()
+            # Take it only now, with nothing that checks for signals between the removal
+            # and the yield: a Ctrl-C anywhere above leaves the item queued (see _mailbox).
+            del items[0]
             yield item
             if deadline is not None:
                 self._check_timeouts(deadline, timeout, None)
@@ -356,7 +363,9 @@ class Session:
 
     def _pump(self, read: Callable[[], bytes]) -> None:
         feed = self._framer.feed
-        put = self._queue.put
+        items = self._mailbox.items
+        put = items.append
+        ring = self._mailbox.ring_if_sleeping
         route = self._route_control
         control_types = CONTROL_EVENT_TYPES
         result_type = ResultMessage
@@ -379,10 +388,9 @@ class Session:
                 puts += 1
             self.frames_seen += len(lines)
             if puts:
-                self._put_count += puts
-                if self._put_count - self._got_count > HIGH_WATER_MESSAGES or (
-                    (self._put_count - self._got_count) * len(chunk) > HIGH_WATER_BYTES * puts
-                ):
+                ring()
+                backlog = len(items)
+                if backlog > HIGH_WATER_MESSAGES or backlog * len(chunk) > HIGH_WATER_BYTES * puts:
                     self._pause(len(chunk) // puts or 1)
         tail = self._framer.finish()
         if tail is not None and tail.strip():
@@ -391,8 +399,7 @@ class Session:
             if item.__class__ in control_types:
                 route(item)
             else:
-                put(item)
-                self._put_count += 1
+                self._mailbox.put(item)
 
     def _on_result(self, result: ResultMessage) -> None:
         with self._lock:
@@ -401,8 +408,7 @@ class Session:
 
     def _report_oversized(self) -> None:
         for record in self._framer.oversized:
-            self._queue.put(_oversized_message(record))
-            self._put_count += 1
+            self._mailbox.put(_oversized_message(record))
             logger.warning(
                 "Skipped a %d-byte stdout line over the %d-byte max_buffer_size (starts %r)",
                 record.size,
@@ -418,7 +424,7 @@ class Session:
             self._resume_below = resume_below
             self._paused = True
             while (
-                self._put_count - self._got_count > resume_below
+                len(self._mailbox.items) > resume_below
                 and not self._futures
                 and not self._closing
             ):
@@ -553,7 +559,7 @@ class Session:
         for future in futures:
             if not future.done():
                 future.set_exception(failure)
-        self._queue.put(END)
+        self._mailbox.put(END)
         self._wake_reader()
 
     # ------------------------------------------------------------------ close
@@ -595,7 +601,7 @@ class Session:
         if transport is not None:
             transport.close_pipes()
         self._fail_pending(UsageError("the session was closed"))
-        self._queue.put(END)
+        self._mailbox.put(END)
         for path in self._temp_files:
             try:
                 os.unlink(path)

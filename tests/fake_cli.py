@@ -198,6 +198,12 @@ def run_step(step: dict) -> None:
         for _ in range(count // 256):
             write_bytes(batch)
         write_bytes(line * (count % 256))
+    elif op == "numbered":
+        # assistant lines with texts "0", "1", … so a reader can check order and loss
+        count, batch = step["count"], step.get("batch", 64)
+        for start in range(0, count, batch):
+            lines = (json.dumps(assistant(str(i))) + "\n" for i in range(start, min(count, start + batch)))
+            write_bytes("".join(lines).encode())
     elif op == "wait_user":
         log("got_user", next_frame("user"))
     elif op == "turn":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, List
 
 import pytest
@@ -11,6 +12,7 @@ from helpers import texts, wait_for
 from claude_sync import (
     AssistantMessage,
     ClaudeSDKClient,
+    CLIConnectionError,
     CLIJSONDecodeError,
     CLINotFoundError,
     ControlTimeoutError,
@@ -141,6 +143,36 @@ def test_cli_dying_during_initialize_names_its_stderr(fake_cli: Any) -> None:
         list(query("hi", options=cli.options()))
     text = repr(info.value) + repr(info.value.__cause__)
     assert "bad flag --frobnicate" in text and "2" in text
+
+
+def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
+    fake_cli: Any, monkeypatch: Any
+) -> None:
+    """The write of ``initialize`` hits a closed pipe before the reader has seen EOF: the
+    error must still say why the CLI ended, not just "broken pipe"."""
+    from claude_sync._transport import SubprocessTransport
+
+    start, read_chunk = SubprocessTransport.start, SubprocessTransport.read_chunk
+
+    def start_and_let_it_die(self: SubprocessTransport) -> None:
+        start(self)
+        assert self.wait(10) == 2  # gone before we write a byte
+
+    def slow_eof(self: SubprocessTransport) -> bytes:
+        chunk = read_chunk(self)
+        if not chunk:
+            time.sleep(0.3)  # the reader learns of the exit after the write has failed
+        return chunk
+
+    monkeypatch.setattr(SubprocessTransport, "start", start_and_let_it_die)
+    monkeypatch.setattr(SubprocessTransport, "read_chunk", slow_eof)
+    cli = fake_cli([{"op": "stderr", "text": "bad flag --frobnicate"}, {"op": "exit", "code": 2}], auto={"no_initialize": True})
+    with pytest.raises(CLIConnectionError) as info:
+        list(query("hi", options=cli.options()))
+    assert "Broken pipe" in str(info.value)
+    assert isinstance(info.value.__cause__, ProcessError)
+    assert info.value.__cause__.exit_code == 2
+    assert "bad flag --frobnicate" in str(info.value)
 
 
 def test_initialize_timeout(fake_cli: Any) -> None:
@@ -289,7 +321,7 @@ def test_flood_without_draining_stays_bounded_then_delivers_everything(fake_cli:
     assert session is not None
     client.query("flood me")
     wait_for(lambda: session._paused)
-    backlog = session._put_count - session._got_count
+    backlog = len(session._mailbox.items)
     # bounded by the high-water mark plus at most one read chunk's worth of lines
     assert backlog <= _session.HIGH_WATER_MESSAGES + 5000, backlog
     assert backlog < count
