@@ -362,7 +362,7 @@ def hook_output_to_wire(output: Any) -> Dict[str, Any]:
     """
     if output is None:
         return {}
-    if not isinstance(output, Mapping):
+    if output.__class__ is not dict and not isinstance(output, Mapping):  # dict: skip the ABC check
         raise TypeError(
             f"a hook callback must return a dict (the CLI's hook output JSON) or None, "
             f"got {type(output).__name__}"

@@ -36,7 +36,9 @@ logger = logging.getLogger("claude_sync.transport")
 STDERR_TAIL_BYTES = 64 * 1024
 """How much of the CLI's stderr (the last bytes, in whole lines) is kept for errors."""
 _STDERR_LINE_KEEP = 8 * 1024
-_READ_SIZE = 1 << 20
+_READ_SIZE = 64 * 1024
+"""Bytes asked of the stdout pipe per read (a pipe holds 64 KiB; asking for more only makes
+CPython allocate — and the kernel zero — a bigger buffer on every read)."""
 _POSIX = os.name == "posix"
 
 _live: weakref.WeakSet[SubprocessTransport] = weakref.WeakSet()

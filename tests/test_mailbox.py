@@ -5,7 +5,6 @@ from __future__ import annotations
 import _thread
 import random
 import signal
-import sys
 import threading
 import time
 from typing import Any, Callable, List
@@ -141,7 +140,6 @@ def _send_sigint() -> None:
     signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
 
 
-@pytest.mark.skipif(sys.version_info < (3, 10), reason="CPython 3.9 checks for signals between any two bytecodes")
 @pytest.mark.parametrize("fire", [_thread.interrupt_main, _send_sigint], ids=["flag-only", "real-SIGINT"])
 def test_ctrl_c_while_receiving_loses_and_doubles_nothing(fake_cli: Any, fire: Callable[[], None]) -> None:
     count = 20000
@@ -164,7 +162,6 @@ def test_ctrl_c_while_receiving_loses_and_doubles_nothing(fake_cli: Any, fire: C
         assert isinstance(received[-1], ResultMessage)
 
 
-@pytest.mark.skipif(sys.version_info < (3, 10), reason="CPython 3.9 checks for signals between any two bytecodes")
 def test_ctrl_c_in_receive_response_interrupts_the_turn_and_loses_nothing(fake_cli: Any) -> None:
     turns, count = 8, 5000
     steps: List[Any] = []
