@@ -96,3 +96,19 @@ def test_quick_start_example(
     [request] = fake_api.turn_requests()
     assert request.last_user_text.endswith("\nWhat is 2 + 2?")
     fake_api.assert_no_surprises()
+
+
+def test_try_offline_example(real_cli_path: str, e2e_workdir: Path, tmp_path: Path) -> None:
+    """The README's first run command: it starts its own fake API and scratch HOME."""
+    env = {name: value for name, value in os.environ.items() if not name.upper().startswith(("ANTHROPIC_", "CLAUDE"))}
+    env["CLAUDE_SYNC_TEST_CLI"] = real_cli_path
+    lines = run_example("try_offline.py", ["What is 2 + 2?"], env, e2e_workdir)
+
+    assert lines[:4] == [
+        "> What is 2 + 2?",
+        "  [the model asks for Bash]",
+        "  can_use_tool('Bash', 'echo 2 + 2 = $((2 + 2))') -> allow",
+        "The shell says: 2 + 2 = 4",  # the CLI really ran the command
+    ]
+    assert re.match(r"^\[success, 2 turn\(s\), \d+ ms, CLI .+\]$", lines[4]), lines
+    assert len(lines) == 5
