@@ -499,6 +499,7 @@ class Session:
             frame = control_error_frame(event.request_id, str(exc) or type(exc).__name__)
         if not self._forget(event.request_id):
             return  # cancelled meanwhile: the CLI wants no answer
+        self._pool.release_early()  # the answer provokes the CLI's next request
         try:
             self.write_frame(frame)
         except ClaudeSDKError as exc:

@@ -477,6 +477,21 @@ def test_permission_and_hook_callbacks_run_concurrently_on_the_pool(fake_cli: An
     assert len(set(threads)) == 2 and all(name.startswith("claude_sync-callback-") for name in threads)
 
 
+def test_sequential_permission_round_trips_reuse_one_pool_thread(fake_cli: Any) -> None:
+    """The CLI asks again only after our answer: the worker counts itself idle before it
+    writes that answer, so the next request finds it instead of starting a new thread."""
+    threads: List[str] = []
+
+    def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
+        threads.append(threading.current_thread().name)
+        return PermissionResultAllow()
+
+    cli = fake_cli(turn_script(*[ask(f"p{i}", can_use_tool_request("Bash", tool_use_id=f"toolu_{i}")) for i in range(30)]))
+    answers, _ = run_turn(cli, can_use_tool=can_use_tool, callback_workers=4)
+    assert len(answers) == 30 and all(a["response"]["behavior"] == "allow" for a in answers.values())
+    assert set(threads) == {"claude_sync-callback-0"}
+
+
 def test_a_slow_callback_does_not_delay_messages_emitted_after_it(fake_cli: Any) -> None:
     started, release = threading.Event(), threading.Event()
 
