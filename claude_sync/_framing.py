@@ -19,8 +19,9 @@ Rules:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, List, Optional
+
+from ._record import FrozenRecord, frozen_record
 
 __all__ = ["LineFramer", "OversizedLine", "encode_frame", "PREFIX_BYTES"]
 
@@ -28,8 +29,8 @@ PREFIX_BYTES = 200
 """How many leading bytes of a skipped line are kept for the report."""
 
 
-@dataclass(frozen=True)
-class OversizedLine:
+@frozen_record
+class OversizedLine(FrozenRecord):
     """A stdout line longer than the cap was skipped whole (``size`` bytes, cap ``limit``)."""
 
     size: int

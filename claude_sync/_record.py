@@ -1,4 +1,4 @@
-"""``frozen_record``: immutable dataclasses that are cheap to *define*.
+"""``frozen_record`` and ``record``: dataclasses that are cheap to *define*.
 
 ``@dataclass(frozen=True)`` generates ``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
 ``__setattr__`` and ``__delattr__`` by compiling source code for every class (one ``exec``
@@ -12,7 +12,11 @@ per-class field spec computed on first use. Type checkers see an ordinary frozen
 (PEP 681 ``dataclass_transform``). Instances on the parse hot path are built without
 ``__init__`` at all (see ``_messages.construct``).
 
-Semantics match ``@dataclass(frozen=True)``: keyword or positional construction in field
+``record`` is the same for the mutable dataclasses users build and may change (options,
+permission results): generic ``__init__``, ``__repr__``, ``__eq__`` from ``Record``,
+unhashable like ``@dataclass``.
+
+Semantics match ``@dataclass(frozen=True)`` (``@dataclass`` for ``record``): keyword or positional construction in field
 order, defaults and default factories, ``init=False`` fields set from their defaults,
 ``TypeError`` for missing/unexpected arguments, ``FrozenInstanceError`` on assignment,
 ``repr``/``compare`` field flags honoured, equality only between instances of the same class.
@@ -31,7 +35,7 @@ else:
         return lambda decorated: decorated
 
 
-__all__ = ["FrozenRecord", "frozen_record"]
+__all__ = ["FrozenRecord", "Record", "frozen_record", "record"]
 
 _T = TypeVar("_T")
 _object_setattr = object.__setattr__
@@ -72,8 +76,9 @@ def _spec(cls: type) -> _Spec:
     return spec
 
 
-class FrozenRecord:
-    """Generic frozen-dataclass methods (see the module docstring)."""
+class Record:
+    """Generic dataclass methods: ``__init__``, ``__repr__``, ``__eq__`` (see the module
+    docstring); unhashable, as a mutable ``@dataclass`` is."""
 
     __slots__ = ()
 
@@ -106,12 +111,6 @@ class FrozenRecord:
         if post_init is not None:
             post_init()
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
     def __repr__(self) -> str:
         parts = ", ".join(f"{name}={getattr(self, name)!r}" for name in _spec(type(self)).repr_names)
         return f"{type(self).__qualname__}({parts})"
@@ -124,8 +123,31 @@ class FrozenRecord:
             return NotImplemented
         return self._compare_key() == other._compare_key()
 
-    def __hash__(self) -> int:
+    __hash__ = None  # type: ignore[assignment]
+
+
+class FrozenRecord(Record):
+    """``Record`` made immutable and hashable, as ``@dataclass(frozen=True)`` is."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __hash__(self) -> int:  # type: ignore[override]
         return hash(self._compare_key())
+
+
+@dataclass_transform(field_specifiers=(field,))
+def record(cls: Type[_T]) -> Type[_T]:
+    """Make ``cls`` (which must inherit ``Record`` but not ``FrozenRecord``) a mutable
+    dataclass, cheaply. Raises ``TypeError`` otherwise."""
+    if not issubclass(cls, Record) or issubclass(cls, FrozenRecord):
+        raise TypeError(f"{cls.__name__} must inherit Record (and not FrozenRecord) to use record")
+    return dataclass(init=False, repr=False, eq=False)(cls)
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))

@@ -1,6 +1,9 @@
 """Options, callback arguments and callback results (pure data, no I/O).
 
-Everything here is a plain dataclass or TypedDict. ``ClaudeAgentOptions`` uses the official
+Everything here is a dataclass or a TypedDict. Classes built once per session
+(``ClaudeAgentOptions``, ``AgentDefinition``, ``HookMatcher``) are records — mutable
+dataclasses with generic methods, cheaper to define (see ``_record``); those built per callback
+keep ``@dataclass``'s generated ``__init__``, cheaper to call. ``ClaudeAgentOptions`` uses the official
 SDK's field names so code ports by dropping ``async``/``await``; the fields marked "ours"
 are claude_sync additions (pool size and the timeouts of the threaded shell).
 """
@@ -21,6 +24,8 @@ from typing import (
     TypedDict,
     Union,
 )
+
+from ._record import Record, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
@@ -93,8 +98,8 @@ McpServerConfig = Union[
 ]
 
 
-@dataclass
-class AgentDefinition:
+@record
+class AgentDefinition(Record):
     """A programmatic subagent (``--agents`` / ``initialize.agents``); wire keys are camelCase."""
 
     description: str
@@ -258,8 +263,8 @@ class HookContext:
 HookCallback = Callable[[Dict[str, Any], Optional[str], HookContext], Optional[Dict[str, Any]]]
 
 
-@dataclass
-class HookMatcher:
+@record
+class HookMatcher(Record):
     """Hooks for one event: ``matcher`` filters tool names (regex / ``|`` list; None = all).
 
     ``timeout`` is in seconds and is enforced by the CLI: on expiry it cancels the request
@@ -346,8 +351,8 @@ class MessageDisplayHookInput(BaseHookInput, total=False):
 # --------------------------------------------------------------------------- options
 
 
-@dataclass
-class ClaudeAgentOptions:
+@record
+class ClaudeAgentOptions(Record):
     """Everything that configures one CLI process. All fields are optional.
 
     Field names follow the official SDK. Ours: ``callback_workers`` (callback pool size),

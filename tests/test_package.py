@@ -15,7 +15,7 @@ from claude_sync import _errors
 
 PACKAGE = Path(claude_sync.__file__).parent
 
-PURE_MODULES = ["_framing", "_protocol", "_parse", "_messages", "_serde", "_callbacks", "_mcp", "_schema", "_command", "_types", "_errors"]
+PURE_MODULES = ["_record", "_framing", "_protocol", "_parse", "_messages", "_serde", "_callbacks", "_mcp", "_schema", "_command", "_types", "_errors"]
 FORBIDDEN = {"threading", "subprocess", "queue", "time", "asyncio", "concurrent", "socket", "select", "signal", "selectors", "multiprocessing"}
 
 PINNED_ALL = sorted(claude_sync.__all__)
