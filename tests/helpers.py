@@ -5,12 +5,17 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, List
 
-from claude_sync import AssistantMessage, TextBlock
+from claude_sync import AssistantMessage, ResultMessage, TextBlock
 
 
 def texts(messages: List[Any]) -> List[str]:
     """The text of every TextBlock of every AssistantMessage, in order."""
     return [b.text for m in messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, TextBlock)]
+
+
+def results(messages: List[Any]) -> List[ResultMessage]:
+    """Every ResultMessage, in order."""
+    return [m for m in messages if isinstance(m, ResultMessage)]
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 10.0) -> None:

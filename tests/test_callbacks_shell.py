@@ -18,9 +18,9 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
+from helpers import texts
 
 from claude_sync import (
-    AssistantMessage,
     ClaudeSDKClient,
     HookContext,
     HookMatcher,
@@ -29,7 +29,6 @@ from claude_sync import (
     PermissionRuleValue,
     PermissionUpdate,
     ResultMessage,
-    TextBlock,
     ToolPermissionContext,
     query,
 )
@@ -142,10 +141,6 @@ def run_turn(cli: Any, **options: Any) -> Tuple[Dict[str, Dict[str, Any]], List[
         client.query("go")
         messages = list(client.receive_response(timeout=30))
     return responses(cli), messages
-
-
-def texts(messages: List[Any]) -> List[str]:
-    return [b.text for m in messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, TextBlock)]
 
 
 def must(event: threading.Event, what: str, timeout: float = 10.0) -> None:

@@ -21,6 +21,7 @@ from types import CodeType
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import pytest
+from helpers import results, texts
 
 from claude_sync import (
     AssistantMessage,
@@ -47,20 +48,6 @@ SLOW_DELAY = 0.1
 def slow_reply(words: int = SLOW_WORDS, delay: float = SLOW_DELAY) -> Reply:
     """A text answer streamed one word per ``delay`` seconds (``words * delay`` in all)."""
     return text(" ".join(f"w{i}" for i in range(words)), delay=delay)
-
-
-def texts(messages: List[Any]) -> List[str]:
-    return [
-        block.text
-        for message in messages
-        if isinstance(message, AssistantMessage)
-        for block in message.content
-        if isinstance(block, TextBlock)
-    ]
-
-
-def results(messages: List[Any]) -> List[ResultMessage]:
-    return [message for message in messages if isinstance(message, ResultMessage)]
 
 
 def is_text_delta(message: Any) -> bool:

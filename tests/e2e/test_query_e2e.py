@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
+from helpers import results, texts
 
 from claude_sync import (
     AssistantMessage,
@@ -20,7 +21,6 @@ from claude_sync import (
     ResultMessage,
     StreamEvent,
     SystemInitMessage,
-    TextBlock,
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
@@ -32,20 +32,6 @@ from .fake_api import ApiRequest, FakeAnthropicAPI, error, large_text, text, too
 pytestmark = pytest.mark.e2e
 
 NO_RETRIES = {"CLAUDE_CODE_MAX_RETRIES": "0"}
-
-
-def texts(messages: List[Any]) -> List[str]:
-    return [
-        block.text
-        for message in messages
-        if isinstance(message, AssistantMessage)
-        for block in message.content
-        if isinstance(block, TextBlock)
-    ]
-
-
-def results(messages: List[Any]) -> List[ResultMessage]:
-    return [message for message in messages if isinstance(message, ResultMessage)]
 
 
 def child_pids() -> List[int]:
