@@ -81,11 +81,11 @@ deny.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ._errors import ClaudeSDKError
+from ._record import FrozenRecord, frozen_record
 from ._types import (
     CancellationSignal,
     HookCallback,
@@ -146,8 +146,8 @@ class UnknownHookCallbackError(CallbackRequestError, LookupError):
 # --------------------------------------------------------------------------- hooks: registration
 
 
-@dataclass(frozen=True)
-class RegisteredHook:
+@frozen_record
+class RegisteredHook(FrozenRecord):
     """One hook callback as registered with the CLI under ``callback_id``."""
 
     callback_id: str

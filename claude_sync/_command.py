@@ -69,11 +69,12 @@ import importlib.util
 import json
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._errors import CLINotFoundError
+from ._record import FrozenRecord, frozen_record
 from ._types import AgentDefinition, ClaudeAgentOptions
 from ._version import __version__
 
@@ -152,8 +153,8 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
 JsonDict = Dict[str, Any]
 
 
-@dataclass(frozen=True)
-class FileArg:
+@frozen_record
+class FileArg(FrozenRecord):
     """An argv value to be passed as a file: the shell writes ``content`` (UTF-8) to a private
     temp file named ``*<suffix>``, puts its path on argv, and deletes it on close."""
 
@@ -164,8 +165,8 @@ class FileArg:
 ArgvItem = Union[str, FileArg]
 
 
-@dataclass(frozen=True)
-class SpawnPlan:
+@frozen_record
+class SpawnPlan(FrozenRecord):
     """Everything needed to start one CLI process and open its session.
 
     ``argv[0]`` is the CLI path. ``env`` is the child's whole environment. ``cwd`` and

@@ -56,6 +56,8 @@ from typing import (
     Union,
 )
 
+from ._record import FrozenRecord, frozen_record
+
 if TYPE_CHECKING:  # pragma: no cover
     from ._types import CancellationSignal
 
@@ -106,8 +108,8 @@ __all__ = [
 # ----------------------------------------------------------------------------- tools
 
 
-@dataclass(frozen=True)
-class ToolContext:
+@frozen_record
+class ToolContext(FrozenRecord):
     """What a two-parameter handler ``handler(args, context)`` gets besides its arguments.
 
     ``signal`` is set once the CLI cancels the call (``notifications/cancelled``, sent on
@@ -270,15 +272,15 @@ def _annotation_dict(name: str, annotations: Any) -> Dict[str, Any]:
 # ----------------------------------------------------------------------------- actions
 
 
-@dataclass(frozen=True)
-class McpReply:
+@frozen_record
+class McpReply(FrozenRecord):
     """Answer the ``mcp_message`` now: ``response`` is the JSON-RPC response, None for none."""
 
     response: Optional[Dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class McpToolCall:
+@frozen_record
+class McpToolCall(FrozenRecord):
     """A valid ``tools/call`` for a known tool; run it with ``run_tool_call(call, signal)``."""
 
     server_name: str
@@ -299,8 +301,8 @@ class McpToolCall:
         return value if isinstance(value, str) else None
 
 
-@dataclass(frozen=True)
-class McpCancelled:
+@frozen_record
+class McpCancelled(FrozenRecord):
     """``notifications/cancelled``: the CLI gave up on request ``rpc_id`` of ``server_name``."""
 
     server_name: str
