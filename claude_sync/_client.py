@@ -163,13 +163,16 @@ class ClaudeSDKClient:
         With ``merge_assistant=True``, the per-content-block ``AssistantMessage`` lines the
         CLI sends are merged into whole messages (all blocks of one ``message_id``).
         """
-        stream = self._receive(until_result=True, timeout=timeout, idle_timeout=idle_timeout)
-        return merge_assistant_messages(stream) if merge_assistant else stream
+        return self._receive(until_result=True, timeout=timeout, idle_timeout=idle_timeout, merge=merge_assistant)
 
-    def _receive(self, *, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float]) -> Iterator[Message]:
+    def _receive(
+        self, *, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float], merge: bool = False
+    ) -> Iterator[Message]:
         session = self._live_session()
         if not self._consumer.acquire(blocking=False):
             raise UsageError("another thread is already receiving from this client")
+        if merge:
+            return self._consume_merged(session, until_result, timeout, idle_timeout)
         return self._consume(session, until_result, timeout, idle_timeout)
 
     def _consume(
@@ -188,6 +191,38 @@ class ClaudeSDKClient:
                     continue
                 yield item
         except KeyboardInterrupt:
+            self._on_ctrl_c(session)
+            raise
+        finally:
+            self._consumer.release()
+
+    def _consume_merged(
+        self, session: Session, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float]
+    ) -> Iterator[Message]:
+        """``_consume`` with whole assistant messages. On Ctrl-C, what the merger holds (the
+        block lines of an unfinished message, merged messages not yet yielded) goes back to
+        the head of the session's queue for the next ``receive_*``. (Only an interrupt that
+        lands inside the merger's few microseconds of work on one line can still lose it.)"""
+        merger = AssistantMessageMerger()
+        ready: List[Message] = []
+        try:
+            for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
+                ready = merger.feed(item)
+                while ready:
+                    message = ready[0]
+                    del ready[0]  # nothing that checks for signals between this and the yield
+                    if message.__class__ is ResultMessage:
+                        self._ctrl_c_pending = False
+                    yield message
+                if until_result and item.__class__ is ResultMessage:
+                    return
+            ready = merger.flush()
+            while ready:
+                message = ready[0]
+                del ready[0]
+                yield message
+        except KeyboardInterrupt:
+            session.requeue_front([*ready, *merger.take_held()])
             self._on_ctrl_c(session)
             raise
         finally:

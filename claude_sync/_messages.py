@@ -737,6 +737,11 @@ class AssistantMessageMerger:
         ready.append(message)
         return ready
 
+    def take_held(self) -> List[AssistantMessage]:
+        """Return the held block lines unmerged, and forget them (to re-queue them)."""
+        held, self._held = self._held, []
+        return held
+
     def flush(self) -> List[Message]:
         """Return the held message (merged), if any, and forget it. Call at end of stream."""
         if not self._held:

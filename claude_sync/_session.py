@@ -339,6 +339,11 @@ class Session:
             if deadline is not None:
                 self._check_timeouts(deadline, timeout, None)
 
+    def requeue_front(self, items: List[Any]) -> None:
+        """Put messages taken by ``messages()`` back at the head of the queue, in order
+        (the consumer's thread, e.g. a layer that buffered them when Ctrl-C arrived)."""
+        self._mailbox.items.extendleft(reversed(items))
+
     def _check_timeouts(self, deadline: Optional[float], timeout: Optional[float], idle: Optional[_IdleWatch]) -> None:
         if deadline is not None and time.monotonic() >= deadline:
             raise ReceiveTimeoutError(f"No complete response within {timeout}s", kind="total", timeout=timeout)

@@ -182,3 +182,39 @@ def test_ctrl_c_in_receive_response_interrupts_the_turn_and_loses_nothing(fake_c
             assert isinstance(received[-1], ResultMessage)
     interrupts = [f for f in cli.stdin_frames() if f.get("type") == "control_request" and f["request"]["subtype"] == "interrupt"]
     assert 1 <= len(interrupts) <= turns
+
+
+def test_ctrl_c_while_merging_puts_the_held_blocks_back(fake_cli: Any, tmp_path: Any) -> None:
+    """Two block lines of message A are held by the merger while it waits for the rest;
+    Ctrl-C arrives; the next merged receive still yields A whole (three blocks), then B."""
+    gate = tmp_path / "go"
+    cli = fake_cli(
+        [
+            {"op": "wait_user"},
+            {"op": "text", "text": "a1", "id": "msg_a"},
+            {"op": "text", "text": "a2", "id": "msg_a"},
+            {"op": "wait_file", "path": str(gate)},
+            {"op": "text", "text": "a3", "id": "msg_a"},
+            {"op": "text", "text": "b1", "id": "msg_b"},
+            {"op": "result"},
+            {"op": "wait_eof"},
+        ],
+        auto={"echo_controls": True},
+    )
+    with ClaudeSDKClient(cli.options()) as client:
+        client.query("go")
+        session = client.session
+        assert session is not None
+        first: List[Any] = []
+        timer = threading.Timer(0.5, _thread.interrupt_main)
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            for message in client.receive_response(merge_assistant=True):
+                first.append(message)
+        timer.join()
+        assert first == []  # A was still incomplete: nothing merged was yielded yet
+        assert texts(list(session._mailbox.items)) == ["a1", "a2"]  # back at the head, in order
+        gate.touch()
+        rest = list(client.receive_response(merge_assistant=True))
+    assert [texts([m]) for m in rest if not isinstance(m, ResultMessage)] == [["a1", "a2", "a3"], ["b1"]]
+    assert isinstance(rest[-1], ResultMessage)

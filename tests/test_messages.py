@@ -282,6 +282,16 @@ def test_block_lines_of_one_message_merge_in_order() -> None:
     assert [block.raw for block in merged.content] == [THINK, TEXT, TOOL]
 
 
+def test_take_held_returns_the_unmerged_lines_and_forgets_them() -> None:
+    lines = [block_line(THINK, uuid="u1"), block_line(TEXT, uuid="u2")]
+    merger = AssistantMessageMerger()
+    for line in lines:
+        merger.feed(line)
+    held = merger.take_held()
+    assert held == lines and held[0] is lines[0]
+    assert not merger.pending and merger.flush() == []
+
+
 def test_merged_raw_is_a_whole_wire_message_that_parses_back_to_the_merged_message() -> None:
     lines = [block_line(THINK, uuid="u1"), block_line(TEXT, uuid="u2")]
     (merged,) = run(AssistantMessageMerger(), list(lines))
