@@ -3,10 +3,10 @@
 Threads (all named ``claude_sync-…``, all joined — bounded — by ``close``):
 
 - ``claude_sync-reader-<pid>``: reads stdout, frames, decodes, routes. Messages go to an
-  unbounded ``Mailbox`` (a deque and a doorbell, see ``_mailbox``); responses to our control requests resolve ``Future``\\ s in the
-  futures table; requests from the CLI go to the callback pool; cancels set signals. It never
-  runs user code, never writes to stdin, and blocks only on the pipe — or, deliberately, on
-  flow control (below).
+  unbounded ``Mailbox`` (a deque and a doorbell, see ``_mailbox``); responses to our control
+  requests resolve ``Future``\\ s in the futures table; requests from the CLI go to the
+  callback pool; cancels set signals. It never runs user code, never writes to stdin, and
+  blocks only on the pipe — or, deliberately, on flow control (below).
 - ``claude_sync-stderr-<pid>`` (in the transport): drains stderr into a bounded tail.
 - ``claude_sync-callback-<n>``: the pool serving CLI requests (permissions, hooks, MCP).
 - the caller's threads: iterate messages, send control requests, close.
