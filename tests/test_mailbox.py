@@ -10,7 +10,7 @@ import time
 from typing import Any, Callable, List
 
 import pytest
-from helpers import texts
+from helpers import texts, wait_for
 
 from claude_sync import ClaudeSDKClient, ResultMessage
 from claude_sync._mailbox import Mailbox
@@ -202,16 +202,23 @@ def test_ctrl_c_while_merging_puts_the_held_blocks_back(fake_cli: Any, tmp_path:
         auto={"echo_controls": True},
     )
     with ClaudeSDKClient(cli.options()) as client:
-        client.query("go")
         session = client.session
         assert session is not None
+        seen_before = session.frames_seen
+        client.query("go")
+
+        def interrupt_once_a1_a2_are_held() -> None:
+            wait_for(lambda: session.frames_seen >= seen_before + 2 and not session._mailbox.items)
+            time.sleep(0.1)  # the consumer is back to waiting for the next line
+            _thread.interrupt_main()
+
+        interrupter = threading.Thread(target=interrupt_once_a1_a2_are_held, name="claude_sync-test-interrupter")
         first: List[Any] = []
-        timer = threading.Timer(0.5, _thread.interrupt_main)
-        timer.start()
         with pytest.raises(KeyboardInterrupt):
+            interrupter.start()
             for message in client.receive_response(merge_assistant=True):
                 first.append(message)
-        timer.join()
+        _join_through_interrupts(interrupter)
         assert first == []  # A was still incomplete: nothing merged was yielded yet
         assert texts(list(session._mailbox.items)) == ["a1", "a2"]  # back at the head, in order
         gate.touch()
