@@ -42,10 +42,16 @@ class CallbackPool:
         self._threads: List[threading.Thread] = []
         self._idle = 0
         self._shutdown = False
-        self._local = threading.local()
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> None:
-        """Queue ``fn(*args)``. Raises ``RuntimeError`` after ``shutdown``."""
+        """Queue ``fn(*args)``. Raises ``RuntimeError`` after ``shutdown``.
+
+        ``fn`` may return ``(final, *final_args)``: the worker counts itself idle first and
+        then calls ``final(*final_args)``. That is for a short last act that provokes the next
+        job — answering a CLI request makes the CLI send its next one: counted idle only
+        after it, the worker would look busy when that next job arrives, and sequential
+        round trips would spread over ``max_workers`` threads. Any other return is ignored.
+        """
         with self._lock:
             if self._shutdown:
                 raise RuntimeError("callback pool is shut down")
@@ -63,37 +69,23 @@ class CallbackPool:
         thread.start()
 
     def _work(self) -> None:
-        local = self._local
         while True:
             job = self._jobs.get()
             if job is _STOP:
                 return
             fn, args = job
-            local.released = False
             try:
-                fn(*args)
+                then = fn(*args)
             except BaseException:  # noqa: BLE001 - a job must never kill its worker
                 logger.exception("A claude_sync callback job raised")
-            if not local.released:
-                with self._lock:
-                    self._idle += 1
-
-    def release_early(self) -> None:
-        """Count the calling worker as idle before its job returns (pool thread; no-op
-        elsewhere or when called twice).
-
-        For a job whose last act is a short write that provokes the next job — answering a
-        CLI request makes the CLI send its next one. Counted idle only afterwards, the worker
-        would look busy when that next job is submitted, and every round trip would start
-        another thread up to ``max_workers``. Released early, the next job waits at most
-        for the write to finish.
-        """
-        local = self._local
-        if getattr(local, "released", True):
-            return
-        local.released = True
-        with self._lock:
-            self._idle += 1
+                then = None
+            with self._lock:
+                self._idle += 1
+            if then.__class__ is tuple:  # the job's final act, now that we count as idle
+                try:
+                    then[0](*then[1:])
+                except BaseException:  # noqa: BLE001
+                    logger.exception("A claude_sync callback job raised")
 
     def in_worker(self) -> bool:
         """True when called from one of this pool's threads."""

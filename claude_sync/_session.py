@@ -34,7 +34,7 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ._errors import (
     ClaudeSDKError,
@@ -483,10 +483,11 @@ class Session:
 
     # ------------------------------------------------------------------ callback pool
 
-    def _serve_cli_request(self, event: ControlRequestReceived, signal: threading.Event) -> None:
-        """Pool thread: run the handler for one CLI request and answer it (unless cancelled)."""
-        if signal.is_set() and not self._is_inflight(event.request_id):
-            return  # cancelled before it started: the callback is not run
+    def _serve_cli_request(self, event: ControlRequestReceived, signal: threading.Event) -> Optional[Tuple[Any, ...]]:
+        """Pool thread: run the handler for one CLI request; returns the answer's write for
+        the pool to run once the worker counts as idle (None: cancelled, nothing to send)."""
+        if event.request_id not in self._inflight:
+            return None  # cancelled before it started (a cancel drops the entry): not run
         handler = self._handlers.get(event.subtype)
         try:
             if handler is None:
@@ -497,22 +498,21 @@ class Session:
             frame = control_success_frame(event.request_id, payload if payload is not None else {})
         except NoResponse:
             self._forget(event.request_id)
-            return
+            return None
         except Exception as exc:  # noqa: BLE001 - any failure becomes an error response
             if not isinstance(exc, ClaudeSDKError):
                 logger.error("Handler for CLI request %r failed: %r", event.subtype, exc)
             frame = control_error_frame(event.request_id, str(exc) or type(exc).__name__)
         if not self._forget(event.request_id):
-            return  # cancelled meanwhile: the CLI wants no answer
-        self._pool.release_early()  # the answer provokes the CLI's next request
+            return None  # cancelled meanwhile: the CLI wants no answer
+        return (self._answer, event.request_id, frame)  # the answer provokes the next request
+
+    def _answer(self, request_id: str, frame: Dict[str, Any]) -> None:
+        """Pool thread: write the answer to a CLI request."""
         try:
             self.write_frame(frame)
         except ClaudeSDKError as exc:
-            logger.debug("Could not answer CLI request %s: %s", event.request_id, exc)
-
-    def _is_inflight(self, request_id: str) -> bool:
-        with self._lock:
-            return request_id in self._inflight
+            logger.debug("Could not answer CLI request %s: %s", request_id, exc)
 
     def _forget(self, request_id: str) -> bool:
         """Drop an in-flight entry; False if it was already gone (cancelled)."""

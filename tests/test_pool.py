@@ -55,41 +55,43 @@ def test_an_idle_worker_is_reused(pool: Any) -> None:
     assert p.thread_count == 1
 
 
-def test_sequential_jobs_that_release_early_stay_on_one_thread(pool: Any) -> None:
-    """Each job submits the next one as its last act (as answering a CLI request makes the
-    CLI send the next): without the early release every hop would look busy."""
+def test_sequential_jobs_whose_final_act_submits_the_next_stay_on_one_thread(pool: Any) -> None:
+    """Each job's final act submits the next job (as answering a CLI request makes the CLI
+    send the next): run after the worker counts as idle, it finds that worker free."""
     p = pool(4)
     threads: List[str] = []
     finished = threading.Event()
 
-    def hop(left: int) -> None:
+    def hop(left: int) -> Any:
         threads.append(threading.current_thread().name)
-        p.release_early()
-        if left:
-            p.submit(hop, left - 1)
-        else:
+        if not left:
             finished.set()
+            return None
+        return (p.submit, hop, left - 1)
 
     p.submit(hop, 50)
     assert finished.wait(10)
     assert p.thread_count == 1 and set(threads) == {"claude_sync-test-pool-0"}
 
 
-def test_release_early_outside_a_worker_or_twice_counts_nothing(pool: Any) -> None:
-    p = pool(2)
-    p.release_early()
-    assert p._idle == 0
+def test_a_raising_final_act_is_logged_and_the_worker_survives(pool: Any, caplog: Any) -> None:
+    p = pool(1)
+    p.submit(lambda: (lambda: 1 / 0,))
     done = threading.Event()
-
-    def twice() -> None:
-        p.release_early()
-        p.release_early()
-        done.set()
-
-    p.submit(twice)
+    p.submit(done.set)
     assert done.wait(10)
-    wait_for(lambda: p._idle == 1)
-    assert p._idle == 1
+    assert p.thread_count == 1
+    assert any("callback job raised" in r.message and r.exc_info for r in caplog.records)
+
+
+def test_a_non_tuple_return_is_ignored(pool: Any) -> None:
+    p = pool(1)
+    done = threading.Event()
+    p.submit(lambda: [done.set])  # a list, not a final act
+    p.submit(lambda: "text")
+    assert not done.wait(0.2)
+    p.submit(done.set)
+    assert done.wait(10)
 
 
 def test_a_raising_job_is_logged_and_the_worker_survives(pool: Any, caplog: Any) -> None:
