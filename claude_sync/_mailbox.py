@@ -9,8 +9,9 @@ leaves the session waiting for a result that was already read.
 Here the items stay in ``items`` until the consumer holds them: it peeks with ``items[0]``
 and removes with ``del items[0]`` immediately before ``yield`` (no call in between, so on
 CPython 3.10+ no signal check either; 3.9 checks after the ``del``, a window of one bytecode
-that 30 interrupt-storm runs of ~130 interrupts each never hit). Waiting happens on a separate doorbell, and losing a
-doorbell ring to an interrupt costs nothing: the consumer looks at ``items`` before it waits.
+that 30 interrupt-storm runs of ~130 interrupts each never hit). Waiting happens on a separate
+doorbell, and losing a doorbell ring to an interrupt costs nothing: the consumer looks at
+``items`` before it waits.
 
 Threads: any thread may ``put`` (the reader, and ``close`` for the end sentinel); exactly one
 consumer at a time calls ``wait`` (the session's callers serialise themselves).

@@ -37,8 +37,7 @@ def test_a_sleeping_consumer_is_rung_after_direct_appends() -> None:
     woke: List[bool] = []
     consumer = threading.Thread(target=lambda: woke.append(box.wait(30.0)), name="claude_sync-test-consumer")
     consumer.start()
-    while not box._sleeping:
-        time.sleep(0.001)
+    wait_for(lambda: box._sleeping)
     box.items.append("x")
     box.ring_if_sleeping()
     consumer.join(10)
@@ -208,8 +207,12 @@ def test_ctrl_c_while_merging_puts_the_held_blocks_back(fake_cli: Any, tmp_path:
         client.query("go")
 
         def interrupt_once_a1_a2_are_held() -> None:
-            wait_for(lambda: session.frames_seen >= seen_before + 2 and not session._mailbox.items)
-            time.sleep(0.1)  # the consumer is back to waiting for the next line
+            # both lines read and taken by the consumer, which is back to waiting for the next
+            wait_for(
+                lambda: session.frames_seen >= seen_before + 2
+                and not session._mailbox.items
+                and session._mailbox._sleeping
+            )
             _thread.interrupt_main()
 
         interrupter = threading.Thread(target=interrupt_once_a1_a2_are_held, name="claude_sync-test-interrupter")

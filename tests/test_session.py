@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any, List
 
 import pytest
@@ -152,20 +151,29 @@ def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
     error must still say why the CLI ended, not just "broken pipe"."""
     from claude_sync._transport import SubprocessTransport
 
-    start, read_chunk = SubprocessTransport.start, SubprocessTransport.read_chunk
+    start, read_chunk, write = SubprocessTransport.start, SubprocessTransport.read_chunk, SubprocessTransport.write
+    write_failed = threading.Event()
 
     def start_and_let_it_die(self: SubprocessTransport) -> None:
         start(self)
         assert self.wait(10) == 2  # gone before we write a byte
 
-    def slow_eof(self: SubprocessTransport) -> bytes:
+    def failing_write(self: SubprocessTransport, data: bytes, timeout: Any) -> None:
+        try:
+            write(self, data, timeout)
+        except CLIConnectionError:
+            write_failed.set()
+            raise
+
+    def eof_after_the_write_failed(self: SubprocessTransport) -> bytes:
         chunk = read_chunk(self)
         if not chunk:
-            time.sleep(0.3)  # the reader learns of the exit after the write has failed
+            assert write_failed.wait(10)  # the reader learns of the exit only now
         return chunk
 
     monkeypatch.setattr(SubprocessTransport, "start", start_and_let_it_die)
-    monkeypatch.setattr(SubprocessTransport, "read_chunk", slow_eof)
+    monkeypatch.setattr(SubprocessTransport, "write", failing_write)
+    monkeypatch.setattr(SubprocessTransport, "read_chunk", eof_after_the_write_failed)
     cli = fake_cli([{"op": "stderr", "text": "bad flag --frobnicate"}, {"op": "exit", "code": 2}], auto={"no_initialize": True})
     with pytest.raises(CLIConnectionError) as info:
         list(query("hi", options=cli.options()))
