@@ -10,7 +10,7 @@ This module only re-exports; the code lives in the private modules.
 from typing import TYPE_CHECKING
 
 from ._client import ClaudeSDKClient, merge_assistant_messages
-from ._errors import (
+from ._core.errors import (
     ClaudeSDKError,
     CLIConnectionError,
     CLIJSONDecodeError,
@@ -23,7 +23,7 @@ from ._errors import (
     ResultError,
     UsageError,
 )
-from ._messages import (
+from ._core.messages import (
     APIRetryMessage,
     AssistantMessage,
     AssistantMessageMerger,
@@ -63,9 +63,7 @@ from ._messages import (
     UserMessage,
     message_from_dict,
 )
-from ._protocol import OversizedLineSkipped
-from ._query import QueryStream, query
-from ._types import (
+from ._core.options import (
     KNOWN_HOOK_EVENTS,
     AgentDefinition,
     CancellationSignal,
@@ -82,18 +80,20 @@ from ._types import (
     PermissionUpdate,
     ToolPermissionContext,
 )
+from ._core.protocol import OversizedLineSkipped
+from ._query import QueryStream, query
 from ._version import __version__
 
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
-    from ._mcp import SdkMcpServer, SdkMcpTool, ToolContext, create_sdk_mcp_server, tool
+    from ._core.mcp import SdkMcpServer, SdkMcpTool, ToolContext, create_sdk_mcp_server, tool
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.
-    "tool": "._mcp",
-    "create_sdk_mcp_server": "._mcp",
-    "SdkMcpServer": "._mcp",
-    "SdkMcpTool": "._mcp",
-    "ToolContext": "._mcp",
+    "tool": "._core.mcp",
+    "create_sdk_mcp_server": "._core.mcp",
+    "SdkMcpServer": "._core.mcp",
+    "SdkMcpTool": "._core.mcp",
+    "ToolContext": "._core.mcp",
 }
 
 

@@ -32,11 +32,11 @@ import logging
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
-from ._errors import ClaudeSDKError, UsageError
-from ._messages import AssistantMessageMerger, Message, ResultMessage
-from ._protocol import iter_user_frames, user_message_frame
-from ._session import Session
-from ._types import ClaudeAgentOptions, PermissionMode
+from ._core.errors import ClaudeSDKError, UsageError
+from ._core.messages import AssistantMessageMerger, Message, ResultMessage
+from ._core.options import ClaudeAgentOptions, PermissionMode
+from ._core.protocol import iter_user_frames, user_message_frame
+from ._io.session import Session
 
 __all__ = ["ClaudeSDKClient", "build_session"]
 
@@ -51,7 +51,7 @@ def build_session(options: ClaudeAgentOptions) -> Session:
     Raises ``ValueError`` for contradictory options (e.g. ``can_use_tool`` together with
     ``permission_prompt_tool_name``).
     """
-    from ._handlers import build_handlers  # callback machinery loads on first use
+    from ._io.serving import build_handlers  # callback machinery loads on first use
 
     handlers, initialize_fields = build_handlers(options)
     return Session(options, handlers=handlers, initialize_fields=initialize_fields)

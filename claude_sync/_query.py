@@ -23,11 +23,11 @@ import logging
 import threading
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
-from ._errors import ClaudeSDKError, ResultError
-from ._messages import Message, ResultMessage
-from ._protocol import iter_user_frames, result_error, user_message_frame
-from ._session import Session
-from ._types import ClaudeAgentOptions
+from ._core.errors import ClaudeSDKError, ResultError
+from ._core.messages import Message, ResultMessage
+from ._core.options import ClaudeAgentOptions
+from ._core.protocol import iter_user_frames, result_error, user_message_frame
+from ._io.session import Session
 
 __all__ = ["query", "QueryStream"]
 

@@ -659,7 +659,7 @@ def test_interrupt_is_written_before_an_answer_its_signal_provokes(fake_cli: Any
     answer onto stdin ahead of the ``interrupt`` itself, or the CLI would run the tool before
     it learns of the interrupt. The interrupting thread is slowed down just before it sends
     (fault injection, as if it were descheduled) to make the order deterministic."""
-    from claude_sync import _session
+    from claude_sync._io import session as _session
 
     started, answered = threading.Event(), threading.Event()
     original_request = _session.Session.request

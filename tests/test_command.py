@@ -1,4 +1,4 @@
-"""Tests for ``claude_sync._command``: options → SpawnPlan, and CLI discovery (no processes)."""
+"""Tests for ``claude_sync._core.command``: options → SpawnPlan, and CLI discovery (no processes)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from claude_sync._command import (
+from claude_sync._core.command import (
     CLI_INSTALL_HINT,
     ENTRYPOINT,
     MAX_ARG_BYTES,
@@ -21,8 +21,8 @@ from claude_sync._command import (
     build_spawn_plan,
     find_cli,
 )
-from claude_sync._errors import CLINotFoundError
-from claude_sync._types import AgentDefinition, ClaudeAgentOptions
+from claude_sync._core.errors import CLINotFoundError
+from claude_sync._core.options import AgentDefinition, ClaudeAgentOptions
 from claude_sync._version import __version__
 
 CLI = "/opt/claude/bin/claude"
@@ -738,7 +738,7 @@ def test_real_lookups_find_an_explicit_file(tmp_path: Path) -> None:
 
 
 def test_module_is_pure() -> None:
-    import claude_sync._command as module
+    import claude_sync._core.command as module
 
     tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
     imported = set()

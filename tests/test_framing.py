@@ -7,7 +7,7 @@ from typing import List, Tuple
 
 import pytest
 
-from claude_sync._framing import PREFIX_BYTES, LineFramer, OversizedLine, encode_frame
+from claude_sync._core.framing import PREFIX_BYTES, LineFramer, OversizedLine, encode_frame
 
 
 def feed_all(framer: LineFramer, chunks: List[bytes]) -> Tuple[List[bytes], List[OversizedLine]]:

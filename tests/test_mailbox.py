@@ -13,7 +13,7 @@ import pytest
 from helpers import texts, wait_for
 
 from claude_sync import ClaudeSDKClient, ResultMessage
-from claude_sync._mailbox import Mailbox
+from claude_sync._io.mailbox import Mailbox
 
 # ----------------------------------------------------------------------------- the mailbox
 

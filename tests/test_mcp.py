@@ -1,4 +1,4 @@
-"""In-process MCP tool servers: decorator, JSON-RPC dispatch, tool runs (claude_sync._mcp)."""
+"""In-process MCP tool servers: decorator, JSON-RPC dispatch, tool runs (claude_sync._core.mcp)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 from typing_extensions import TypedDict
 
-from claude_sync._mcp import (
+from claude_sync._core.mcp import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     LATEST_PROTOCOL_VERSION,
@@ -956,9 +956,9 @@ def test_pure_modules_import_nothing_forbidden_and_stay_light() -> None:
         pkg = types.ModuleType("claude_sync"); pkg.__path__ = [{package_dir!r}]
         sys.modules["claude_sync"] = pkg
         before = set(sys.modules)
-        import claude_sync._mcp as m
+        import claude_sync._core.mcp as m
         on_import = set(sys.modules) - before
-        assert "claude_sync._schema" not in on_import, "schema code loads at decoration time"
+        assert "claude_sync._core.schema" not in on_import, "schema code loads at decoration time"
         t = m.tool("t", "d", {{"a": int}})(lambda args, ctx: 1 / 0)
         s = m.create_sdk_mcp_server("s", tools=[t])
         r = m.run_tool_call(s.handle({{"jsonrpc": "2.0", "id": 1, "method": "tools/call",

@@ -11,12 +11,16 @@ from pathlib import Path
 import pytest
 
 import claude_sync
-from claude_sync import _errors
+from claude_sync._core import errors as _errors
 
 PACKAGE = Path(claude_sync.__file__).parent
 
-PURE_MODULES = ["_record", "_framing", "_protocol", "_parse", "_messages", "_serde", "_callbacks", "_mcp", "_schema", "_command", "_types", "_errors"]
 FORBIDDEN = {"threading", "subprocess", "queue", "time", "asyncio", "concurrent", "socket", "select", "signal", "selectors", "multiprocessing"}
+"""What the pure core (``claude_sync/_core``) may never import: threads, processes, clocks, I/O."""
+
+CORE_MODULES = sorted(p.stem for p in (PACKAGE / "_core").glob("*.py"))
+IO_MODULES = sorted(p.stem for p in (PACKAGE / "_io").glob("*.py"))
+PUBLIC_MODULES = sorted(p.stem for p in PACKAGE.glob("*.py"))
 
 PINNED_ALL = sorted(claude_sync.__all__)
 
@@ -56,16 +60,51 @@ def test_init_only_re_exports() -> None:
     assert functions in ([], ["__getattr__"])  # only the lazy re-export hook
 
 
-@pytest.mark.parametrize("module", PURE_MODULES)
-def test_pure_core_imports_no_threads_io_or_clocks(module: str) -> None:
-    tree = ast.parse((PACKAGE / f"{module}.py").read_text())
-    imported = set()
-    for node in ast.walk(tree):
+def _imports(path: Path, package: str) -> set:
+    """Absolute names a module imports (relative imports resolved against ``package``)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            imported |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            imported.add(node.module.split(".")[0])
-    assert not imported & FORBIDDEN, f"{module} imports {sorted(imported & FORBIDDEN)}"
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                names.add(node.module or "")
+                continue
+            base = package.split(".")
+            base = base[: len(base) - node.level + 1]
+            module = ".".join(base + ([node.module] if node.module else []))
+            names |= {f"{module}.{alias.name}" for alias in node.names} if not node.module else {module}
+    return names
+
+
+def _layer(name: str) -> str:
+    """Which layer an absolute ``claude_sync`` module name belongs to."""
+    parts = name.split(".")
+    if parts[0] != "claude_sync" or len(parts) == 1:
+        return "outside" if parts[0] != "claude_sync" else "public"
+    if parts[1] in ("_core", "_io"):
+        return parts[1]
+    if parts[1] == "_version":  # a leaf with no imports: every layer may read the version
+        return "outside"
+    return "public"
+
+
+@pytest.mark.parametrize("layer,module", [("_core", m) for m in CORE_MODULES] + [("_io", m) for m in IO_MODULES])
+def test_layering(layer: str, module: str) -> None:
+    """The core imports neither threads/I-O nor the shell nor the public modules; the shell
+    imports the core but never the public modules above it."""
+    imported = _imports(PACKAGE / layer / f"{module}.py", f"claude_sync.{layer}")
+    layers = {_layer(name) for name in imported} - {"outside"}
+    if layer == "_core":
+        assert layers <= {"_core"}, f"{module} imports {sorted(n for n in imported if _layer(n) != '_core' and _layer(n) != 'outside')}"
+        top = {name.split(".")[0] for name in imported if _layer(name) == "outside"}
+        assert not top & FORBIDDEN, f"_core/{module} imports {sorted(top & FORBIDDEN)}"
+        tree = ast.parse((PACKAGE / layer / f"{module}.py").read_text())
+        eager = {alias.name.split(".")[0] for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
+        eager |= {node.module.split(".")[0] for node in tree.body if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module}
+        assert not eager & {"dataclasses_json", "marshmallow"}, "serialisation loads on first use only"
+    else:
+        assert layers <= {"_core", "_io"}, f"{module} imports {sorted(n for n in imported if _layer(n) == 'public')}"
 
 
 def test_import_loads_no_event_loop_and_nothing_heavy() -> None:

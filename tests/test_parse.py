@@ -13,8 +13,8 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from claude_sync._errors import ClaudeSDKError, MessageParseError
-from claude_sync._messages import (
+from claude_sync._core.errors import ClaudeSDKError, MessageParseError
+from claude_sync._core.messages import (
     APIRetryMessage,
     AssistantMessage,
     AuthStatusMessage,
@@ -51,7 +51,7 @@ from claude_sync._messages import (
     UserMessage,
     message_from_dict,
 )
-from claude_sync._parse import parse_message
+from claude_sync._core.parse import parse_message
 
 SID = "9f0c6f3e-2b1a-4d7e-9a51-3c2f1e0d9b88"
 

@@ -8,7 +8,7 @@ from typing import Any, List
 import pytest
 from helpers import wait_for
 
-from claude_sync._pool import CallbackPool
+from claude_sync._io.pool import CallbackPool
 
 
 @pytest.fixture

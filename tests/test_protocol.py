@@ -15,8 +15,8 @@ from claude_sync import (
     ResultMessage,
     UnknownMessage,
 )
-from claude_sync._parse import parse_message
-from claude_sync._protocol import (
+from claude_sync._core.parse import parse_message
+from claude_sync._core.protocol import (
     ControlCancelReceived,
     ControlRequestReceived,
     ControlResponseReceived,

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Type
 
 import pytest
 
-from claude_sync._record import FrozenRecord, Record, frozen_record, record
+from claude_sync._core.record import FrozenRecord, Record, frozen_record, record
 
 
 def _standard(frozen: bool) -> Type[Any]:

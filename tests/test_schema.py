@@ -1,4 +1,4 @@
-"""JSON Schema generation from Python types and the small validator (claude_sync._schema)."""
+"""JSON Schema generation from Python types and the small validator (claude_sync._core.schema)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import pytest
 import typing_extensions as te
 from typing_extensions import Annotated, Literal, NotRequired, Required, TypedDict
 
-from claude_sync._schema import is_json_schema, to_json_schema, validate
+from claude_sync._core.schema import is_json_schema, to_json_schema, validate
 
 # ----------------------------------------------------------------------------- fixtures
 # Module level on purpose: this file uses `from __future__ import annotations`, so the

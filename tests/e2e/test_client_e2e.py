@@ -35,7 +35,7 @@ from claude_sync import (
     UsageError,
     UserMessage,
 )
-from claude_sync._session import Session
+from claude_sync._io.session import Session
 
 from .fake_api import FakeAnthropicAPI, Reply, content_text, text, tool_use
 

@@ -32,7 +32,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 
-import claude_sync._command as command
+import claude_sync._core.command as command
 from claude_sync import (
     ClaudeSDKClient,
     ResultMessage,
@@ -43,7 +43,7 @@ from claude_sync import (
     UserMessage,
     tool,
 )
-from claude_sync._mcp import McpAction
+from claude_sync._core.mcp import McpAction
 
 from .fake_api import FakeAnthropicAPI, text, tool_use
 

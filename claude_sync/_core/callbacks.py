@@ -84,9 +84,8 @@ import math
 from numbers import Integral, Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from ._errors import ClaudeSDKError
-from ._record import FrozenRecord, frozen_record
-from ._types import (
+from .errors import ClaudeSDKError
+from .options import (
     CancellationSignal,
     HookCallback,
     HookMatcher,
@@ -95,6 +94,7 @@ from ._types import (
     PermissionUpdate,
     ToolPermissionContext,
 )
+from .record import FrozenRecord, frozen_record
 
 __all__ = [
     "CallbackRequestError",

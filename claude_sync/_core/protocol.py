@@ -24,10 +24,10 @@ import json
 from dataclasses import field
 from typing import Any, Dict, Iterable, List, Optional, Union
 
-from ._errors import ClaudeSDKError, CLIJSONDecodeError, ProcessError, ResultError
-from ._messages import ResultMessage, construct
-from ._parse import parse_message
-from ._record import FrozenRecord, frozen_record
+from .errors import ClaudeSDKError, CLIJSONDecodeError, ProcessError, ResultError
+from .messages import ResultMessage, construct
+from .parse import parse_message
+from .record import FrozenRecord, frozen_record
 
 __all__ = [
     "ControlCancelReceived",

@@ -25,12 +25,12 @@ from typing import (
     Union,
 )
 
-from ._record import Record, record
+from .record import Record, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
-    from ._mcp import SdkMcpServer
+    from .mcp import SdkMcpServer
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 SettingSource = Literal["user", "project", "local"]

@@ -33,8 +33,8 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any, Dict, List, Optional, Type, TypeVar, Union
 
-from ._record import FrozenRecord, frozen_record
-from ._serde import SerdeMixin, decoder_metadata
+from .record import FrozenRecord, frozen_record
+from .serde import SerdeMixin, decoder_metadata
 
 __all__ = [
     # content blocks

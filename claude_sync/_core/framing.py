@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any, List, Optional
 
-from ._record import FrozenRecord, frozen_record
+from .record import FrozenRecord, frozen_record
 
 __all__ = ["LineFramer", "OversizedLine", "encode_frame", "PREFIX_BYTES"]
 

@@ -15,7 +15,7 @@ import threading
 import weakref
 from typing import Any, Dict, Optional, Tuple
 
-from ._callbacks import (
+from .._core.callbacks import (
     HookRegistry,
     callback_failure_reason,
     deny_all_permission_wire,
@@ -25,8 +25,8 @@ from ._callbacks import (
     permission_call_from_request,
     permission_result_to_wire,
 )
-from ._errors import ClaudeSDKError
-from ._mcp import (
+from .._core.errors import ClaudeSDKError
+from .._core.mcp import (
     McpAction,
     McpCancelled,
     McpReply,
@@ -35,9 +35,9 @@ from ._mcp import (
     mcp_control_response,
     run_tool_call,
 )
-from ._protocol import ControlRequestReceived
-from ._session import CliRequestHandler
-from ._types import CanUseTool, ClaudeAgentOptions, HookContext
+from .._core.options import CanUseTool, ClaudeAgentOptions, HookContext
+from .._core.protocol import ControlRequestReceived
+from .session import CliRequestHandler
 
 __all__ = ["build_handlers"]
 

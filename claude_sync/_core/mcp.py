@@ -56,10 +56,10 @@ from typing import (
     Union,
 )
 
-from ._record import FrozenRecord, frozen_record
+from .record import FrozenRecord, frozen_record
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._types import CancellationSignal
+    from .options import CancellationSignal
 
 RpcId = Union[int, str]
 
@@ -194,7 +194,7 @@ def _tool_input_schema(name: str, spec: Any) -> Dict[str, Any]:
         ValueError: the schema describes something other than an object (the CLI drops
             such tools).
     """
-    from ._schema import to_json_schema
+    from .schema import to_json_schema
 
     schema = to_json_schema(spec)
     if "type" not in schema:  # the CLI lists only tools whose inputSchema says "object"
@@ -579,7 +579,7 @@ def run_tool_call(call: McpToolCall, signal: Optional[CancellationSignal] = None
 
 
 def _tool_result(call: McpToolCall, signal: Optional[CancellationSignal]) -> Dict[str, Any]:
-    from ._schema import validate
+    from .schema import validate
 
     spec = call.tool
     if signal is not None and signal.is_set():

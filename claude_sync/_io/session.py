@@ -36,7 +36,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from ._errors import (
+from .._core.errors import (
     ClaudeSDKError,
     CLIConnectionError,
     ControlRequestError,
@@ -44,11 +44,10 @@ from ._errors import (
     ReceiveTimeoutError,
     UsageError,
 )
-from ._framing import LineFramer, OversizedLine, encode_frame
-from ._mailbox import Mailbox
-from ._messages import ResultMessage
-from ._pool import CallbackPool
-from ._protocol import (
+from .._core.framing import LineFramer, OversizedLine, encode_frame
+from .._core.messages import ResultMessage
+from .._core.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
+from .._core.protocol import (
     CONTROL_EVENT_TYPES,
     ControlCancelReceived,
     ControlRequestReceived,
@@ -62,11 +61,12 @@ from ._protocol import (
     decode_line,
     exit_error,
 )
-from ._types import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
+from .mailbox import Mailbox
+from .pool import CallbackPool
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._command import SpawnPlan
-    from ._transport import SubprocessTransport
+    from .._core.command import SpawnPlan
+    from .transport import SubprocessTransport
 
 __all__ = ["Session", "END"]
 
@@ -165,14 +165,14 @@ class Session:
         return response
 
     def _plan(self) -> SpawnPlan:
-        from ._command import build_spawn_plan, find_cli  # first connect only, not at import
+        from .._core.command import build_spawn_plan, find_cli  # first connect only, not at import
 
         cli = find_cli(self.options.cli_path)
         environ = self._environ if self._environ is not None else dict(os.environ)
         return build_spawn_plan(self.options, cli, environ=environ)
 
     def _start_process(self, plan: SpawnPlan) -> None:
-        from ._transport import SubprocessTransport  # subprocess machinery: first connect only
+        from .transport import SubprocessTransport  # subprocess machinery: first connect only
 
         argv = [self._materialize(arg) for arg in plan.argv]
         self._transport = SubprocessTransport(
@@ -186,7 +186,7 @@ class Session:
 
     def _materialize(self, arg: Any) -> str:
         """Turn a ``FileArg`` into a private temp file (deleted on close)."""
-        from ._command import FileArg
+        from .._core.command import FileArg
 
         if not isinstance(arg, FileArg):
             return str(arg)

@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple, Type
 
-from ._errors import MessageParseError
-from ._messages import (
+from .errors import MessageParseError
+from .messages import (
     SYSTEM_CLASSES,
     AssistantMessage,
     AuthStatusMessage,

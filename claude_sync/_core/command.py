@@ -73,10 +73,10 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._errors import CLINotFoundError
-from ._record import FrozenRecord, frozen_record
-from ._types import AgentDefinition, ClaudeAgentOptions
-from ._version import __version__
+from .._version import __version__
+from .errors import CLINotFoundError
+from .options import AgentDefinition, ClaudeAgentOptions
+from .record import FrozenRecord, frozen_record
 
 __all__ = [
     "CLI_INSTALL_HINT",

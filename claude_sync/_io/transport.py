@@ -27,7 +27,7 @@ import time
 import weakref
 from typing import Callable, Deque, Dict, List, Optional, Union
 
-from ._errors import CLIConnectionError, CLINotFoundError
+from .._core.errors import CLIConnectionError, CLINotFoundError
 
 __all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
 
