@@ -81,6 +81,7 @@ from ._core.options import (
     ToolPermissionContext,
 )
 from ._core.protocol import OversizedLineSkipped
+from ._io.transport import Transport
 from ._query import QueryStream, query
 from ._version import __version__
 
@@ -116,6 +117,7 @@ __all__ = [
     "ClaudeAgentOptions",
     "AgentDefinition",
     "merge_assistant_messages",
+    "Transport",
     # callbacks
     "CanUseTool",
     "CancellationSignal",

@@ -149,7 +149,7 @@ def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
 ) -> None:
     """The write of ``initialize`` hits a closed pipe before the reader has seen EOF: the
     error must still say why the CLI ended, not just "broken pipe"."""
-    from claude_sync._io.transport import SubprocessTransport
+    from claude_sync._io.process import SubprocessTransport
 
     start, read_chunk, write = SubprocessTransport.start, SubprocessTransport.read_chunk, SubprocessTransport.write
     write_failed = threading.Event()

@@ -66,7 +66,7 @@ from .pool import CallbackPool
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.command import SpawnPlan
-    from .transport import SubprocessTransport
+    from .process import SubprocessTransport
 
 __all__ = ["Session", "END"]
 
@@ -172,7 +172,7 @@ class Session:
         return build_spawn_plan(self.options, cli, environ=environ)
 
     def _start_process(self, plan: SpawnPlan) -> None:
-        from .transport import SubprocessTransport  # subprocess machinery: first connect only
+        from .process import SubprocessTransport  # subprocess machinery: first connect only
 
         argv = [self._materialize(arg) for arg in plan.argv]
         self._transport = SubprocessTransport(

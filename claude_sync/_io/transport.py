@@ -1,324 +1,151 @@
-"""The CLI child process: spawn, write, read, drain stderr, stop. The I/O shell's bottom layer.
+"""``Transport``: the seam between a session and whatever carries its NDJSON lines.
 
-``SubprocessTransport`` owns one ``subprocess.Popen`` with binary pipes, started in a new
-process group (POSIX) so tools the CLI started die with it. Threads that touch it:
+The official ``claude-agent-sdk`` ``Transport`` shape without ``async``: ``connect``,
+``write``, ``read_messages``, ``close``, ``is_ready``, ``end_input``. A session drives exactly
+one transport; ``SubprocessTransport`` (the CLI as a child process) is the default, an
+in-memory transport lets tests script the CLI's side without a process, and a user may
+bring their own (a remote CLI, a recording proxy …).
 
-- the session's reader thread calls ``read_chunk`` (only it);
-- any thread may call ``write`` (serialised by a lock, with a deadline), ``close_stdin``,
-  ``stop`` and ``stderr_tail``;
-- its own ``claude_sync-stderr`` thread drains stderr into a bounded tail and calls the
-  user's ``stderr`` callback per line (exceptions there are logged, never propagated).
+Which thread calls what — what an implementation must guarantee:
 
-Every live transport is in a registry; an ``atexit`` hook kills what is still running when
-the interpreter exits, so a forgotten session never leaves an orphan CLI behind.
+======================  ==========================  ===================================
+method                  called from                 must
+======================  ==========================  ===================================
+``connect``             the connecting thread, once  start the peer; raise
+                                                     ``CLINotFoundError`` /
+                                                     ``CLIConnectionError``
+``write`` /             any thread, concurrently     write whole frames atomically
+``write_bytes``                                      (serialise writers); raise
+                                                     ``CLIConnectionError`` when the peer
+                                                     is gone or the deadline passed
+``read_chunks`` /       the session's reader thread  block until data, end at EOF; never
+``read_messages``       only                         raise for EOF
+``end_input``           any thread                   idempotent; no frame after it
+``close``               any thread                   idempotent, **bounded**; makes a
+                                                     blocked reader see EOF
+``is_ready``,           any thread                   never block
+``exit_code``,
+``stderr_tail``
+``wait``                any thread                   wait at most ``timeout`` seconds
+======================  ==========================  ===================================
+
+A transport implements **either** ``read_chunks`` (bytes as they arrive; the session frames
+them into lines, the fast path) **or** ``read_messages`` (decoded JSON objects, the official
+shape); each has a default in terms of the other. Likewise ``write`` (a ``str``, the official
+shape) and ``write_bytes`` (bytes with a deadline, what the session calls) default to each
+other. A subclass that overrides neither of a pair gets a ``TypeError`` at class creation.
 """
 
 from __future__ import annotations
 
-import atexit
-import collections
-import logging
-import os
-import select
-import signal
-import subprocess
-import threading
-import time
-import weakref
-from typing import Callable, Deque, Dict, List, Optional, Union
+import json
+from abc import ABC, abstractmethod
+from typing import Any, Dict, Iterator, Optional
 
-from .._core.errors import CLIConnectionError, CLINotFoundError
-
-__all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
-
-logger = logging.getLogger("claude_sync.transport")
-
-STDERR_TAIL_BYTES = 64 * 1024
-"""How much of the CLI's stderr (the last bytes, in whole lines) is kept for errors."""
-_STDERR_LINE_KEEP = 8 * 1024
-_READ_SIZE = 64 * 1024
-"""Bytes asked of the stdout pipe per read (a pipe holds 64 KiB; asking for more only makes
-CPython allocate — and the kernel zero — a bigger buffer on every read)."""
-_POSIX = os.name == "posix"
-
-_live: weakref.WeakSet[SubprocessTransport] = weakref.WeakSet()
+__all__ = ["Transport"]
 
 
-def _reap_all_at_exit() -> None:
-    for transport in list(_live):
-        transport.stop(grace=0.5)
+class Transport(ABC):
+    """Carries NDJSON lines between a session and the CLI. See the module docstring."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if getattr(cls, "__abstractmethods__", None):
+            return  # still abstract: checked on the concrete subclass
+        for one, other in (("read_chunks", "read_messages"), ("write_bytes", "write")):
+            if getattr(cls, one) is getattr(Transport, one) and getattr(cls, other) is getattr(Transport, other):
+                raise TypeError(f"{cls.__name__} must override {one}() or {other}()")
 
-atexit.register(_reap_all_at_exit)
+    # ------------------------------------------------------------------ the official shape
 
+    @abstractmethod
+    def connect(self) -> None:
+        """Start the peer (spawn the process, open the connection). Called once.
 
-class SubprocessTransport:
-    """One CLI process with binary stdin/stdout/stderr pipes."""
+        Raises ``CLINotFoundError`` or ``CLIConnectionError``.
+        """
 
-    def __init__(
-        self,
-        argv: List[str],
-        *,
-        env: Optional[Dict[str, str]] = None,
-        cwd: Optional[str] = None,
-        user: Optional[Union[str, int]] = None,
-        stderr_callback: Optional[Callable[[str], None]] = None,
-    ) -> None:
-        self.argv = argv
-        self.env = env
-        self.cwd = cwd
-        self.user = user
-        self._stderr_callback = stderr_callback
-        self._proc: Optional[subprocess.Popen[bytes]] = None
-        self._write_lock = threading.Lock()
-        self._stdin_closed = False
-        self._stderr_lines: Deque[str] = collections.deque()
-        self._stderr_size = 0
-        self._stderr_lock = threading.Lock()
-        self._stderr_thread: Optional[threading.Thread] = None
-        self.stopped_by_us = False
-        self.last_rung: Optional[str] = None
+    def write(self, data: str) -> None:
+        """Write ``data``: one or more complete NDJSON lines. Any thread.
 
-    # -- start -------------------------------------------------------------------------
+        Raises ``CLIConnectionError`` when the peer is gone. The default encodes and calls
+        ``write_bytes`` without a deadline.
+        """
+        self.write_bytes(data.encode("utf-8"), None)
 
-    def start(self) -> None:
-        """Spawn the CLI. Raises ``CLINotFoundError`` (no such binary) or
-        ``CLIConnectionError`` (any other OS error, e.g. not executable, bad cwd)."""
-        kwargs: Dict[str, object] = {}
-        if _POSIX:
-            kwargs["start_new_session"] = True
-            if self.user is not None:
-                kwargs["user"] = self.user  # Python 3.9+: run the CLI as this OS user
-        else:  # pragma: no cover - Windows
-            kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
-        try:
-            self._proc = subprocess.Popen(  # noqa: S603 - argv built by _command
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=self.env,
-                cwd=self.cwd,
-                bufsize=0,
-                **kwargs,  # type: ignore[call-overload]
-            )
-        except FileNotFoundError as exc:
-            if self.cwd and not os.path.isdir(self.cwd):
-                raise CLIConnectionError(f"Working directory does not exist: {self.cwd}") from exc
-            raise CLINotFoundError(
-                f"Claude Code CLI not found at {self.argv[0]!r}", cli_path=self.argv[0]
-            ) from exc
-        except OSError as exc:
-            raise CLIConnectionError(f"Failed to start Claude Code CLI {self.argv[0]!r}: {exc}") from exc
-        _live.add(self)
-        if _POSIX:
-            assert self._proc.stdin is not None
-            os.set_blocking(self._proc.stdin.fileno(), False)
-        self._stderr_thread = threading.Thread(
-            target=self._drain_stderr, name=f"claude_sync-stderr-{self._proc.pid}", daemon=True
-        )
-        self._stderr_thread.start()
+    def read_messages(self) -> Iterator[Dict[str, Any]]:
+        """Yield the peer's JSON objects in order until EOF (the reader thread only).
+
+        The default frames ``read_chunks()`` into lines and decodes each; a line that is not
+        a JSON object is skipped.
+        """
+        pending = b""
+        for chunk in self.read_chunks():
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                message = _decode_object(line)
+                if message is not None:
+                    yield message
+        message = _decode_object(pending)
+        if message is not None:
+            yield message
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop the peer and release everything (idempotent, any thread, bounded)."""
+
+    @abstractmethod
+    def is_ready(self) -> bool:
+        """True while frames can be written (connected, input not ended, peer alive)."""
+
+    @abstractmethod
+    def end_input(self) -> None:
+        """Signal end of input (close stdin for a process). Idempotent, any thread."""
+
+    # ------------------------------------------------------------------ claude_sync's additions
+
+    def write_bytes(self, data: bytes, timeout: Optional[float]) -> None:
+        """Write UTF-8 NDJSON ``data``, giving up after ``timeout`` seconds (None: no deadline).
+
+        What the session calls. The default decodes and calls ``write`` (which then bounds
+        itself). Raises ``CLIConnectionError``.
+        """
+        self.write(data.decode("utf-8"))
+
+    def read_chunks(self) -> Iterator[bytes]:
+        """Yield raw stdout bytes as they arrive, in any chunking, until EOF (reader thread).
+
+        The default re-encodes ``read_messages()`` one line per object.
+        """
+        dumps = json.dumps
+        for message in self.read_messages():
+            yield dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+
+    def exit_code(self) -> Optional[int]:
+        """The peer's exit status once it has ended (a negative number: killed by that
+        signal), else None. Never blocks. Default: None (no process to speak of)."""
+        return None
+
+    def wait(self, timeout: Optional[float]) -> Optional[int]:
+        """Wait at most ``timeout`` seconds for the peer to end; its ``exit_code()``."""
+        return self.exit_code()
+
+    def stderr_tail(self) -> str:
+        """The last lines the peer wrote to its error stream (for error messages)."""
+        return ""
 
     @property
     def pid(self) -> Optional[int]:
-        return self._proc.pid if self._proc else None
+        """The CLI's process id, when there is a local process."""
+        return None
 
-    @property
-    def returncode(self) -> Optional[int]:
-        return self._proc.poll() if self._proc else None
 
-    # -- stdout (reader thread only) ---------------------------------------------------
-
-    def read_chunk(self) -> bytes:
-        """Block until stdout has bytes; ``b""`` at EOF. Only the reader thread calls this."""
-        assert self._proc is not None and self._proc.stdout is not None
-        try:
-            return os.read(self._proc.stdout.fileno(), _READ_SIZE)
-        except OSError:  # closed under us during teardown
-            return b""
-
-    # -- stdin (any thread) ------------------------------------------------------------
-
-    def write(self, data: bytes, timeout: Optional[float]) -> None:
-        """Write all of ``data`` to stdin, giving up after ``timeout`` seconds (None: wait).
-
-        Raises ``CLIConnectionError`` if stdin is closed, the CLI went away (broken pipe), or
-        the deadline passed (the CLI stopped reading). A timed-out write may have written a
-        prefix; the stream is then unusable and stdin is closed so the CLI never sees half a
-        frame followed by another frame.
-        """
-        if not self._write_lock.acquire(timeout=-1 if timeout is None else timeout if timeout > 0 else 0):
-            raise CLIConnectionError(f"Timed out after {timeout}s waiting to write to the CLI")
-        try:
-            if self._stdin_closed or self._proc is None or self._proc.stdin is None:
-                raise CLIConnectionError("Cannot write to the CLI: its stdin is closed")
-            self._write_all(self._proc.stdin.fileno(), memoryview(data), timeout)
-        finally:
-            self._write_lock.release()
-
-    def _write_all(self, fd: int, view: memoryview, timeout: Optional[float]) -> None:
-        """Non-blocking writes; only when the pipe is full does it start the deadline clock."""
-        sent = 0
-        total = len(view)
-        deadline: Optional[float] = None
-        while sent < total:
-            try:
-                sent += os.write(fd, view[sent:])
-                continue
-            except BlockingIOError:
-                pass
-            except (BrokenPipeError, ConnectionResetError, ValueError, OSError) as exc:
-                raise CLIConnectionError(f"The CLI closed its stdin (process gone?): {exc}") from exc
-            if deadline is None and timeout is not None:
-                deadline = time.monotonic() + timeout
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                self._close_stdin_locked()
-                raise CLIConnectionError(
-                    f"Timed out writing to the CLI ({sent} of {total} bytes written); stdin closed"
-                )
-            select.select([], [fd], [], 0.5 if remaining is None else min(remaining, 0.5))
-
-    def close_stdin(self) -> None:
-        """Send EOF to the CLI (idempotent). Waits for an in-progress write to finish."""
-        with self._write_lock:
-            self._close_stdin_locked()
-
-    def _close_stdin_locked(self) -> None:
-        if self._stdin_closed:
-            return
-        self._stdin_closed = True
-        if self._proc is not None and self._proc.stdin is not None:
-            try:
-                self._proc.stdin.close()
-            except OSError:
-                pass
-
-    @property
-    def stdin_closed(self) -> bool:
-        return self._stdin_closed
-
-    # -- stop --------------------------------------------------------------------------
-
-    def wait(self, timeout: Optional[float]) -> Optional[int]:
-        """Wait up to ``timeout`` seconds for exit; the return code, or None if still alive."""
-        if self._proc is None:
-            return None
-        try:
-            return self._proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def stop(self, grace: float) -> str:
-        """The close ladder: stdin EOF → wait → SIGTERM (group) → wait → SIGKILL → wait.
-
-        Each wait is at most ``grace`` seconds. Returns the rung that ended the process:
-        ``"exited"`` (already gone), ``"eof"``, ``"sigterm"``, ``"sigkill"`` or ``"stuck"``.
-        Idempotent; callable from any thread except the stderr thread.
-        """
-        if self._proc is None:
-            return "exited"
-        if self._proc.poll() is not None:
-            rung = "exited"
-        else:
-            self.close_stdin()
-            rung = self._escalate(grace)
-        self.last_rung = self.last_rung or rung
-        self._after_exit(grace)
-        return rung
-
-    def _escalate(self, grace: float) -> str:
-        if self.wait(grace) is not None:
-            return "eof"
-        self.stopped_by_us = True
-        self._signal_group(signal.SIGTERM)
-        if self.wait(grace) is not None:
-            return "sigterm"
-        self._signal_group(signal.SIGKILL if _POSIX else signal.SIGTERM)
-        if self.wait(grace) is not None:
-            return "sigkill"
-        logger.error("Claude Code CLI pid %s did not die after SIGKILL", self.pid)
-        return "stuck"
-
-    def _signal_group(self, sig: int) -> None:
-        assert self._proc is not None
-        if self._proc.poll() is not None:
-            return
-        try:
-            if _POSIX:
-                os.killpg(self._proc.pid, sig)
-            else:  # pragma: no cover
-                self._proc.send_signal(sig)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-    def _after_exit(self, grace: float) -> None:
-        """Reap stragglers of the group, join the stderr thread, close the pipes."""
-        if _POSIX and self._proc is not None:
-            try:
-                os.killpg(self._proc.pid, signal.SIGKILL)  # tools the CLI left behind
-            except (ProcessLookupError, PermissionError):
-                pass
-        if self._stderr_thread is not None and self._stderr_thread is not threading.current_thread():
-            self._stderr_thread.join(grace)
-        _live.discard(self)
-
-    def close_pipes(self) -> None:
-        """Close stdout/stderr after the reader and stderr threads are done (idempotent)."""
-        if self._proc is None:
-            return
-        self.close_stdin()
-        for pipe in (self._proc.stdout, self._proc.stderr):
-            if pipe is not None:
-                try:
-                    pipe.close()
-                except OSError:
-                    pass
-
-    # -- stderr ------------------------------------------------------------------------
-
-    def _drain_stderr(self) -> None:
-        """Runs on the ``claude_sync-stderr-<pid>`` thread until stderr hits EOF."""
-        assert self._proc is not None and self._proc.stderr is not None
-        fd = self._proc.stderr.fileno()
-        pending = b""
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            *lines, pending = (pending + chunk).split(b"\n")
-            if len(pending) > _STDERR_LINE_KEEP * 4:
-                lines.append(pending)
-                pending = b""
-            for line in lines:
-                self._keep_stderr_line(line.decode("utf-8", "replace").rstrip("\r"))
-        if pending:
-            self._keep_stderr_line(pending.decode("utf-8", "replace"))
-
-    def _keep_stderr_line(self, line: str) -> None:
-        kept = line if len(line) <= _STDERR_LINE_KEEP else line[:_STDERR_LINE_KEEP] + " …[cut]"
-        with self._stderr_lock:
-            self._stderr_lines.append(kept)
-            self._stderr_size += len(kept) + 1
-            while self._stderr_size > STDERR_TAIL_BYTES and len(self._stderr_lines) > 1:
-                self._stderr_size -= len(self._stderr_lines.popleft()) + 1
-        callback = self._stderr_callback
-        if callback is not None:
-            try:
-                callback(line)
-            except Exception:  # noqa: BLE001 - user callback must not kill the drain
-                logger.exception("The stderr callback raised; stderr keeps being drained")
-
-    def stderr_tail(self) -> str:
-        """The last lines the CLI wrote to stderr (at most ``STDERR_TAIL_BYTES``)."""
-        with self._stderr_lock:
-            return "\n".join(self._stderr_lines)
-
-    def join_stderr(self, timeout: float) -> None:
-        """Wait (bounded) until all stderr has been drained, so the tail is complete."""
-        thread = self._stderr_thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
+def _decode_object(line: bytes) -> Optional[Dict[str, Any]]:
+    line = line.strip()
+    if not line:
+        return None
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
