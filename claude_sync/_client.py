@@ -51,8 +51,10 @@ def build_session(options: ClaudeAgentOptions) -> Session:
     Raises ``ValueError`` for contradictory options (e.g. ``can_use_tool`` together with
     ``permission_prompt_tool_name``).
     """
+    from ._core.validation import validate_options
     from ._io.serving import build_handlers  # callback machinery loads on first use
 
+    validate_options(options)  # again: options are mutable after construction
     handlers, initialize_fields = build_handlers(options)
     return Session(options, handlers=handlers, initialize_fields=initialize_fields)
 
