@@ -190,12 +190,10 @@ class Session:
 
         if not isinstance(arg, FileArg):
             return str(arg)
-        import tempfile
+        from .tempfiles import make_private_file  # removed at exit if close never runs
 
-        fd, path = tempfile.mkstemp(prefix="claude_sync-", suffix=arg.suffix)
+        path = make_private_file(arg.content, arg.suffix)
         self._temp_files.append(path)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(arg.content)
         return path
 
     @property
@@ -608,12 +606,12 @@ class Session:
             transport.close_pipes()
         self._fail_pending(UsageError("the session was closed"))
         self._mailbox.put(END)
-        for path in self._temp_files:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-        self._temp_files.clear()
+        if self._temp_files:
+            from .tempfiles import remove_private_file
+
+            for path in self._temp_files:
+                remove_private_file(path)
+            self._temp_files.clear()
 
     def _interrupt_running_turn(self, transport: SubprocessTransport) -> None:
         """A turn still running would keep going after EOF; ask it to stop first."""
