@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
-from ._core.errors import ClaudeSDKError, ResultError
+from ._core.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError
 from ._core.messages import Message, ResultMessage
 from ._core.options import ClaudeAgentOptions
 from ._core.protocol import iter_user_frames, result_error, user_message_frame
@@ -36,8 +37,21 @@ logger = logging.getLogger("claude_sync.query")
 Prompt = Union[str, Iterable[Dict[str, Any]]]
 
 
-def query(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None) -> QueryStream:
+def query(
+    prompt: Prompt,
+    *,
+    options: Optional[ClaudeAgentOptions] = None,
+    timeout: Optional[float] = None,
+    idle_timeout: Optional[float] = None,
+) -> QueryStream:
     """Run the CLI on ``prompt`` and iterate over what it says.
+
+    ``timeout`` bounds the whole run (seconds from the first ``next()``; start-up counts
+    against it, though the handshake itself is bounded by ``options.initialize_timeout``),
+    ``idle_timeout`` the silence between two frames from the CLI; either raises
+    ``ReceiveTimeoutError`` from the iteration and reaps the CLI, so a request handler can
+    bound a run without a watchdog thread. Both default to None (no bound); a value that is
+    not a finite number > 0 raises ``TypeError``/``ValueError`` at once.
 
     ``prompt`` is a str, or an iterable of user-message dicts (or strs) that is consumed on a
     ``claude_sync-prompt`` thread as the CLI takes them. Nothing starts until the first
@@ -46,7 +60,7 @@ def query(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None) -> Qu
     ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
     data). Raises ``TypeError`` at once for a prompt of the wrong type.
     """
-    return QueryStream(prompt, options or ClaudeAgentOptions())
+    return QueryStream(prompt, options or ClaudeAgentOptions(), timeout=timeout, idle_timeout=idle_timeout)
 
 
 class QueryStream:
@@ -57,12 +71,22 @@ class QueryStream:
     raises finalises it at once (no reference cycle waiting for the garbage collector).
     """
 
-    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions) -> None:
+    def __init__(
+        self,
+        prompt: Prompt,
+        options: ClaudeAgentOptions,
+        *,
+        timeout: Optional[float] = None,
+        idle_timeout: Optional[float] = None,
+    ) -> None:
         if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
             raise TypeError(
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
             )
+        _check_timeouts(timeout, idle_timeout)
         self._run = _Run(prompt, options)
+        self._run.timeout = timeout
+        self._run.idle_timeout = idle_timeout
         self._gen: Optional[Generator[Message, None, None]] = None
 
     def __iter__(self) -> Iterator[Message]:
@@ -107,26 +131,43 @@ class _Run:
         self.session: Optional[Session] = None
         self.writer: Optional[threading.Thread] = None
         self.prompt_error: Optional[BaseException] = None
+        self.timeout: Optional[float] = None
+        self.idle_timeout: Optional[float] = None
 
     def messages(self) -> Generator[Message, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
         from ._client import build_session  # callback wiring lives with the client
 
+        started = time.monotonic()
         session = self.session = build_session(self.options)
         try:
             session.connect()
             self._send_prompt(session)
-            yield from self._relay(session)
+            yield from self._relay(session, started)
         finally:
             self._shutdown(session)
 
-    def _relay(self, session: Session) -> Iterator[Message]:
+    def _relay(self, session: Session, started: float) -> Iterator[Message]:
         last: Optional[ResultMessage] = None
-        for item in session.messages():
-            if item.__class__ is ResultMessage:
-                last = item
-                self._close_stdin_if_done(session)
-            yield item
+        remaining = None
+        if self.timeout is not None:
+            remaining = self.timeout - (time.monotonic() - started)
+            if remaining <= 0:
+                raise ReceiveTimeoutError(
+                    f"No complete response within {self.timeout}s", kind="total", timeout=self.timeout
+                )
+        try:
+            for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout):
+                if item.__class__ is ResultMessage:
+                    last = item
+                    self._close_stdin_if_done(session)
+                yield item
+        except ReceiveTimeoutError as exc:
+            if exc.kind != "total":
+                raise
+            raise ReceiveTimeoutError(  # name the caller's bound, not what was left of it
+                f"No complete response within {self.timeout}s", kind="total", timeout=self.timeout
+            ) from None
         if self.prompt_error is not None:
             raise self.prompt_error
         if last is not None and last.is_error and self.options.raise_on_error_result:
@@ -181,6 +222,17 @@ class _Run:
             writer.join(self.options.close_timeout)
             if writer.is_alive():
                 logger.error("The prompt iterable did not return within %.1fs after close", self.options.close_timeout)
+
+
+def _check_timeouts(timeout: Optional[float], idle_timeout: Optional[float]) -> None:
+    from ._core.validation import seconds
+
+    for name, value in (("timeout", timeout), ("idle_timeout", idle_timeout)):
+        if value is not None:
+            try:
+                seconds(name, value)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(str(exc).replace("ClaudeAgentOptions.", "query() ")) from None
 
 
 def _result_error_with_exit(result: ResultMessage, session: Session) -> ResultError:

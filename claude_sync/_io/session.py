@@ -45,7 +45,7 @@ from .._core.errors import (
     UsageError,
 )
 from .._core.framing import LineFramer, OversizedLine, encode_frame
-from .._core.messages import ResultMessage
+from .._core.messages import APIRetryMessage, ResultMessage
 from .._core.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._core.protocol import (
     CONTROL_EVENT_TYPES,
@@ -372,6 +372,7 @@ class Session:
         route = self._route_control
         control_types = CONTROL_EVENT_TYPES
         result_type = ResultMessage
+        retry_type = APIRetryMessage
         while True:
             chunk = read()
             if not chunk:
@@ -387,6 +388,10 @@ class Session:
                     continue
                 if item.__class__ is result_type:
                     self._on_result(item)
+                elif item.__class__ is retry_type:
+                    from .notices import log_api_retry  # rare: loaded on the first retry
+
+                    log_api_retry(item)
                 put(item)
                 puts += 1
             self.frames_seen += len(lines)
