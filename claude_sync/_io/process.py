@@ -28,6 +28,7 @@ import weakref
 from typing import Callable, Deque, Dict, List, Optional, Union
 
 from .._core.errors import CLIConnectionError, CLINotFoundError
+from .green import wait_readable
 
 __all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
 
@@ -140,10 +141,15 @@ class SubprocessTransport:
     def read_chunk(self) -> bytes:
         """Block until stdout has bytes; ``b""`` at EOF. Only the reader thread calls this."""
         assert self._proc is not None and self._proc.stdout is not None
-        try:
-            return os.read(self._proc.stdout.fileno(), _READ_SIZE)
-        except OSError:  # closed under us during teardown
-            return b""
+        fd = self._proc.stdout.fileno()
+        while True:
+            try:
+                return os.read(fd, _READ_SIZE)
+            except BlockingIOError:  # a non-blocking pipe (gevent's subprocess): not EOF
+                if not wait_readable(fd, None):
+                    return b""
+            except OSError:  # closed under us during teardown
+                return b""
 
     # -- stdin (any thread) ------------------------------------------------------------
 
@@ -381,6 +387,10 @@ class SubprocessTransport:
         while True:
             try:
                 chunk = os.read(fd, 65536)
+            except BlockingIOError:  # non-blocking pipe under gevent: wait, read again
+                if wait_readable(fd, None):
+                    continue
+                break
             except OSError:
                 break
             if not chunk:
