@@ -25,6 +25,7 @@ from dataclasses import MISSING, fields
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple, Type
 
 from .blocks import (
+    BLOCK_CLASSES,
     ImageBlock,
     RedactedThinkingBlock,
     ServerToolResultBlock,
@@ -34,18 +35,17 @@ from .blocks import (
     ToolResultBlock,
     ToolUseBlock,
     UnknownBlock,
+    block_class,
 )
 from .errors import MessageParseError
 from .messages import (
+    MESSAGE_CLASSES,
     AssistantMessage,
-    AuthStatusMessage,
     Message,
-    PromptSuggestionMessage,
     RateLimitEvent,
     RateLimitInfo,
     ResultMessage,
     StreamEvent,
-    ToolProgressMessage,
     UnknownMessage,
     UserMessage,
 )
@@ -158,25 +158,30 @@ def _parse_unknown_block(block: Dict[str, Any]) -> UnknownBlock:
     return construct(UnknownBlock, {"type": block["type"], "raw": block})
 
 
+_PARSER_BY_BLOCK_CLASS: Dict[Type[Any], Parser] = {
+    TextBlock: _parse_text,
+    ThinkingBlock: _parse_thinking,
+    RedactedThinkingBlock: _parse_redacted_thinking,
+    ToolUseBlock: _parse_tool_use,
+    ToolResultBlock: _parse_tool_result,
+    ServerToolUseBlock: _parse_server_tool_use,
+    ServerToolResultBlock: _parse_server_tool_result,
+    ImageBlock: _parse_image,
+    UnknownBlock: _parse_unknown_block,
+}
+"""Block class → its parser. Which wire ``type`` is which class is ``blocks.BLOCK_CLASSES`` /
+``blocks.block_class``, the one block-type table."""
+
+
 def _block_parser_for_unlisted(block_type: Any) -> Parser:
     """Raises ``TypeError`` when the block's ``type`` is not a string."""
     if type(block_type) is not str:
         raise TypeError(f"content block 'type' is not a string: {block_type!r}")
-    if block_type.endswith("_tool_result"):
-        return _parse_server_tool_result
-    return _parse_unknown_block
+    return _PARSER_BY_BLOCK_CLASS[block_class(block_type)]
 
 
 _BLOCK_PARSERS = _DispatchTable(
-    {
-        "text": _parse_text,
-        "thinking": _parse_thinking,
-        "redacted_thinking": _parse_redacted_thinking,
-        "tool_use": _parse_tool_use,
-        "tool_result": _parse_tool_result,
-        "server_tool_use": _parse_server_tool_use,
-        "image": _parse_image,
-    },
+    {wire: _PARSER_BY_BLOCK_CLASS[cls] for wire, cls in BLOCK_CLASSES.items()},
     _block_parser_for_unlisted,
 )
 
@@ -407,17 +412,21 @@ def _message_parser_for_unlisted(kind: Any) -> Parser:
     return _parse_unknown_message
 
 
+_PARSER_BY_MESSAGE_CLASS: Dict[Type[Any], Parser] = {
+    AssistantMessage: _parse_assistant,
+    UserMessage: _parse_user,
+    ResultMessage: _parse_result,
+    StreamEvent: _parse_stream_event,
+    SystemMessage: _parse_system,
+    RateLimitEvent: _parse_rate_limit_event,
+}
+"""Message classes with a hand-written parser; every other class in ``MESSAGE_CLASSES`` (the
+one message-type table) is read field by field (``_record_parser``)."""
+
 _MESSAGE_PARSERS = _DispatchTable(
     {
-        "assistant": _parse_assistant,
-        "user": _parse_user,
-        "result": _parse_result,
-        "stream_event": _parse_stream_event,
-        "system": _parse_system,
-        "rate_limit_event": _parse_rate_limit_event,
-        "prompt_suggestion": _record_parser(PromptSuggestionMessage),
-        "tool_progress": _record_parser(ToolProgressMessage),
-        "auth_status": _record_parser(AuthStatusMessage),
+        kind: _PARSER_BY_MESSAGE_CLASS.get(cls) or _record_parser(cls)
+        for kind, cls in MESSAGE_CLASSES.items()
     },
     _message_parser_for_unlisted,
 )

@@ -60,13 +60,16 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from .errors import CallbackRequestError
 from .permission_types import (
     CancellationSignal,
+    CanUseTool,
     PermissionResultAllow,
     PermissionResultDeny,
     PermissionUpdate,
     ToolPermissionContext,
 )
+from .record import FrozenRecord, frozen_record
 
 __all__ = [
+    "PermissionRouting",
     "callback_failure_reason",
     "deny_all_permission_wire",
     "fail_closed_permission_wire",
@@ -76,6 +79,61 @@ __all__ = [
 ]
 
 _MAX_REASON_CHARS = 2000
+
+
+@frozen_record
+class PermissionRouting(FrozenRecord):
+    """Who answers the CLI's permission prompts, decided once from the options.
+
+    ``callback`` set: the CLI asks us (``--permission-prompt-tool stdio``) and the shell calls
+    it. ``deny_all``: the CLI asks us and the shell denies every request without a call.
+    ``prompt_tool_name`` set: the CLI asks that MCP tool instead. None of them: the CLI
+    decides alone (``permission_mode``, settings); a ``can_use_tool`` request that still
+    arrives is denied (fail-closed).
+    """
+
+    callback: Optional[CanUseTool] = None
+    deny_all: bool = False
+    prompt_tool_name: Optional[str] = None
+
+    @classmethod
+    def from_options(
+        cls,
+        can_use_tool: Optional[CanUseTool],
+        permission_prompt_tool_name: Optional[str],
+        deny_all_permissions: bool,
+    ) -> PermissionRouting:
+        """The routing the three permission options ask for.
+
+        Raises ``ValueError`` when two of them are set (each one routes the prompts
+        somewhere else).
+        """
+        if can_use_tool is not None and permission_prompt_tool_name is not None:
+            raise ValueError(
+                "can_use_tool and permission_prompt_tool_name are mutually exclusive: "
+                "can_use_tool already routes permission prompts to this process"
+            )
+        if deny_all_permissions and can_use_tool is not None:
+            raise ValueError("deny_all_permissions and can_use_tool are mutually exclusive")
+        if deny_all_permissions and permission_prompt_tool_name is not None:
+            raise ValueError(
+                "deny_all_permissions and permission_prompt_tool_name are mutually exclusive: "
+                "deny_all_permissions needs the prompts routed to this process"
+            )
+        return cls(
+            callback=can_use_tool,
+            deny_all=bool(deny_all_permissions),
+            prompt_tool_name=permission_prompt_tool_name,
+        )
+
+    @property
+    def prompt_tool(self) -> Optional[str]:
+        """The CLI's ``--permission-prompt-tool`` value: ``"stdio"`` when the prompts come to
+        this process, the named MCP tool, or None (flag left out)."""
+        if self.callback is not None or self.deny_all:
+            return "stdio"
+        return self.prompt_tool_name
+
 
 def permission_call_from_request(
     request: Mapping[str, Any],
