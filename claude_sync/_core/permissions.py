@@ -10,7 +10,7 @@ out; ``fail_closed_permission_wire`` / ``deny_all_permission_wire`` build the de
 sends on its own. (Hooks are the same shape: see ``hooks``.)
 
 What happens when a permission callback goes wrong: fail-closed table. "CLI" = the real CLI
-2.1.197 as seen on the wire (``REAL_CLI_2.1.197.md`` §b, §c, §i, §l); "(inferred)" = not
+2.1.197 as seen on the wire (``docs/protocol/REAL_CLI_2.1.197.md`` §4 b, c, i, l); "(inferred)" = not
 seen, follows from a case that was.
 
 seen, follows from a case that was.
@@ -338,10 +338,3 @@ def _with_tool_use_id(wire: Dict[str, Any], tool_use_id: Optional[str]) -> Dict[
     if tool_use_id is not None:
         wire["toolUseID"] = tool_use_id
     return wire
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _str_or_none(value: Any) -> Optional[str]:
-    return value if isinstance(value, str) else None
-
