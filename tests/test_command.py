@@ -40,7 +40,7 @@ def tail(plan: SpawnPlan) -> List[Any]:
 
 class FakeSdkServer:
     """Stands in for ``SdkMcpServer``: in-process servers are duck-typed (``type == "sdk"`` and
-    a ``handle`` method; see ``mcp.partition_mcp_servers``)."""
+    a ``handle`` method; see ``partition_mcp_servers``)."""
 
     type = "sdk"
 

@@ -27,7 +27,6 @@ from claude_sync._core.mcp import (
     SdkMcpServers,
     create_sdk_mcp_server,
     mcp_control_response,
-    partition_mcp_servers,
     run_tool_call,
 )
 from claude_sync._core.mcp_tools import SdkMcpTool, ToolContext, normalize_tool_result, tool
@@ -587,27 +586,6 @@ def test_registry_routes_by_the_configured_name() -> None:
 )
 def test_registry_unknown_server_is_a_jsonrpc_error(message: Any, expected: Any) -> None:
     assert reply_of(SdkMcpServers({"calc": calc()}).route("ghost", message)) == expected
-
-
-def test_partition_picks_sdk_servers_by_the_one_rule() -> None:
-    server = calc()
-    files = {"type": "stdio", "command": "mcp-files"}
-    external, in_process = partition_mcp_servers({"calc": server, "files": files})
-    assert in_process == {"calc": server} and external == {"files": files}
-    assert partition_mcp_servers({}) == ({}, {})
-    assert len(SdkMcpServers()) == 0
-
-
-def test_partition_refuses_what_no_handler_could_serve() -> None:
-    with pytest.raises(ValueError, match="create_sdk_mcp_server"):
-        partition_mcp_servers({"remote": {"type": "sdk", "name": "remote"}})  # a dict
-
-    class TypedSdkWithoutHandle:
-        type = "sdk"
-        name = "ghost"
-
-    with pytest.raises(TypeError, match=r"mcp_servers\['ghost'\] has type 'sdk' but no handle"):
-        partition_mcp_servers({"ghost": TypedSdkWithoutHandle()})
 
 
 # ----------------------------------------------------------------------------- tool calls

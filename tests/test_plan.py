@@ -10,7 +10,12 @@ import pytest
 
 from claude_sync._client import build_session
 from claude_sync._core.blocks import BLOCK_CLASSES, block_class
-from claude_sync._core.command import build_env, build_spawn_plan, interpret_options
+from claude_sync._core.command import (
+    build_env,
+    build_spawn_plan,
+    interpret_options,
+    partition_mcp_servers,
+)
 from claude_sync._core.hook_types import HookMatcher
 from claude_sync._core.mcp import create_sdk_mcp_server
 from claude_sync._core.mcp_tools import tool
@@ -35,6 +40,21 @@ class TypedSdkWithoutHandle:
 
 
 # ----------------------------------------------------------------------------- SDK MCP servers
+
+
+def test_partition_picks_sdk_servers_by_the_one_rule() -> None:
+    server = create_sdk_mcp_server("calc")
+    files = {"type": "stdio", "command": "mcp-files"}
+    external, in_process = partition_mcp_servers({"calc": server, "files": files})
+    assert in_process == {"calc": server} and external == {"files": files}
+    assert partition_mcp_servers({}) == ({}, {})
+
+
+def test_partition_refuses_what_no_handler_could_serve() -> None:
+    with pytest.raises(ValueError, match="create_sdk_mcp_server"):
+        partition_mcp_servers({"remote": {"type": "sdk", "name": "remote"}})  # a dict
+    with pytest.raises(TypeError, match=r"mcp_servers\['ghost'\] has type 'sdk' but no handle"):
+        partition_mcp_servers({"ghost": TypedSdkWithoutHandle()})
 
 
 def test_an_sdk_typed_object_without_handle_is_refused_instead_of_announced() -> None:

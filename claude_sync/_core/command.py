@@ -25,7 +25,7 @@ Where each option goes (checked against the real CLI 2.1.197)::
     hooks                      initialize.hooks = {event: [{hookCallbackIds, matcher, timeout}]}
     mcp_servers dict           --mcp-config FILE {"mcpServers": {...}} for external servers;
                                in-process servers (``type == "sdk"``, the one rule of
-                               ``mcp.partition_mcp_servers``) go to
+                               ``partition_mcp_servers``) go to
                                initialize.sdkMcpServers only (see SDK_MCP_VIA_INITIALIZE)
     mcp_servers str / Path     --mcp-config VALUE   (a file path or a JSON string, as given)
     settings / sandbox         --settings FILE (JSON, sandbox merged in) or --settings PATH
@@ -100,7 +100,6 @@ from .argv import (
 )
 from .discovery import find_cli  # re-exported: the shell imports it with build_spawn_plan
 from .hooks import HookRegistry
-from .mcp import partition_mcp_servers
 from .options import ClaudeAgentOptions
 from .permissions import PermissionRouting
 from .record import FrozenRecord, frozen_record
@@ -117,6 +116,7 @@ __all__ = [
     "build_spawn_plan",
     "find_cli",
     "interpret_options",
+    "partition_mcp_servers",
 ]
 
 ENTRYPOINT = "sdk-py"
@@ -349,3 +349,39 @@ def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, An
     if entries:
         argv = ["--mcp-config", FileArg(json.dumps({"mcpServers": entries}), ".json")]
     return argv, dict(sdk)
+
+
+def partition_mcp_servers(
+    mcp_servers: Mapping[Any, Any],
+) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """``ClaudeAgentOptions.mcp_servers`` (a dict) → ``(external, in_process)``, keyed by ``str(key)``.
+
+    The one rule for what counts as an in-process (SDK) server: a value whose ``type`` is
+    ``"sdk"``. Such a value must be able to answer the CLI's traffic, i.e. have a callable
+    ``handle`` (a server made with ``create_sdk_mcp_server()``); everything announced to the
+    CLI then has a handler behind it. Every other value is an external server config.
+
+    Raises ``ValueError`` for a *dict* of type ``"sdk"`` and ``TypeError`` for an object of
+    type ``"sdk"`` without ``handle``: nothing in this process could answer for them.
+    """
+    external: Dict[str, Any] = {}
+    in_process: Dict[str, Any] = {}
+    for key, config in mcp_servers.items():
+        if isinstance(config, Mapping):
+            if config.get("type") == "sdk":
+                raise ValueError(
+                    "an mcp_servers entry of type 'sdk' must be a server made with "
+                    "create_sdk_mcp_server(), not a dict"
+                )
+            external[str(key)] = config
+        elif getattr(config, "type", None) == "sdk":
+            if not callable(getattr(config, "handle", None)):
+                raise TypeError(
+                    f"mcp_servers[{key!r}] has type 'sdk' but no handle() method, so nothing "
+                    f"could answer the CLI for it: use create_sdk_mcp_server(), "
+                    f"got {type(config).__name__}"
+                )
+            in_process[str(key)] = config
+        else:
+            external[str(key)] = config
+    return external, in_process

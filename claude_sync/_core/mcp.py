@@ -87,7 +87,6 @@ __all__ = [
     "SdkMcpServers",
     "create_sdk_mcp_server",
     "mcp_control_response",
-    "partition_mcp_servers",
     "run_tool_call",
 ]
 
@@ -168,7 +167,8 @@ def _is_valid_id(value: Any) -> bool:
 class SdkMcpServer:
     """An in-process MCP server holding tools; pass it in ``ClaudeAgentOptions.mcp_servers``.
 
-    ``type`` is ``"sdk"``: that is how the command builder tells it from external servers.
+    ``type`` is ``"sdk"`` and it has ``handle``: that is how ``command.partition_mcp_servers``
+    tells it from external servers.
     Stateless: ``handle`` may be called from any thread, in any order, any number of times.
     """
 
@@ -327,42 +327,6 @@ def create_sdk_mcp_server(
     return SdkMcpServer(name, version=version, tools=tools)
 
 
-def partition_mcp_servers(
-    mcp_servers: Mapping[Any, Any],
-) -> Tuple[Dict[str, Any], Dict[str, SdkMcpServer]]:
-    """``ClaudeAgentOptions.mcp_servers`` (a dict) → ``(external, in_process)``, keyed by ``str(key)``.
-
-    The one rule for what counts as an in-process (SDK) server: a value whose ``type`` is
-    ``"sdk"``. Such a value must be able to answer the CLI's traffic, i.e. have a callable
-    ``handle`` (a server made with ``create_sdk_mcp_server()``); everything announced to the
-    CLI then has a handler behind it. Every other value is an external server config.
-
-    Raises ``ValueError`` for a *dict* of type ``"sdk"`` and ``TypeError`` for an object of
-    type ``"sdk"`` without ``handle``: nothing in this process could answer for them.
-    """
-    external: Dict[str, Any] = {}
-    in_process: Dict[str, SdkMcpServer] = {}
-    for key, config in mcp_servers.items():
-        if isinstance(config, Mapping):
-            if config.get("type") == "sdk":
-                raise ValueError(
-                    "an mcp_servers entry of type 'sdk' must be a server made with "
-                    "create_sdk_mcp_server(), not a dict"
-                )
-            external[str(key)] = config
-        elif getattr(config, "type", None) == "sdk":
-            if not callable(getattr(config, "handle", None)):
-                raise TypeError(
-                    f"mcp_servers[{key!r}] has type 'sdk' but no handle() method, so nothing "
-                    f"could answer the CLI for it: use create_sdk_mcp_server(), "
-                    f"got {type(config).__name__}"
-                )
-            in_process[str(key)] = config
-        else:
-            external[str(key)] = config
-    return external, in_process
-
-
 class SdkMcpServers:
     """The SDK servers of one session, keyed by the name the CLI addresses them by."""
 
@@ -371,7 +335,7 @@ class SdkMcpServers:
 
     @property
     def names(self) -> List[str]:
-        """For ``initialize.sdkMcpServers``."""
+        """The server names, in ``mcp_servers`` order."""
         return list(self._servers)
 
     def __len__(self) -> int:
