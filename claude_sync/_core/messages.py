@@ -1,6 +1,7 @@
-"""Immutable message and content-block types (what iterating a stream yields).
+"""Immutable message types (what iterating a stream yields), and the rules of every message
+and block class.
 
-Rules of this module:
+Rules for the classes here, in ``blocks`` and in ``system_messages``:
 
 * Every class is a ``@frozen_record``: messages cross threads, so they never change
   after the reader thread built them. Dict and list *values* (``usage``, ``raw`` …) are

@@ -10,10 +10,8 @@ out; ``fail_closed_permission_wire`` / ``deny_all_permission_wire`` build the de
 sends on its own. (Hooks are the same shape: see ``hooks``.)
 
 What happens when a permission callback goes wrong: fail-closed table. "CLI" = the real CLI
-2.1.197 as seen on the wire (``docs/protocol/REAL_CLI_2.1.197.md`` §4 b, c, i, l); "(inferred)" = not
-seen, follows from a case that was.
-
-seen, follows from a case that was.
+2.1.197 as seen on the wire (``docs/protocol/REAL_CLI_2.1.197.md`` §4 b, c, i, l);
+"(inferred)" = not seen, follows from a case that was.
 
 +----------------------------------+-------------------------------+-----------------------------+
 | situation                        | claude_sync sends             | the CLI then                |
