@@ -552,7 +552,7 @@ def test_every_option_field_is_either_mapped_or_left_to_the_shell_on_purpose() -
     names = {f.name for f in dataclasses.fields(ClaudeAgentOptions)}
     assert not (set(NON_DEFAULT) & SHELL_CONSUMED_FIELDS)
     assert set(NON_DEFAULT) | SHELL_CONSUMED_FIELDS == names, (
-        "a ClaudeAgentOptions field is neither mapped by _command nor listed in "
+        "a ClaudeAgentOptions field is neither mapped by interpret_options nor listed in "
         "SHELL_CONSUMED_FIELDS: "
         f"{sorted(names - set(NON_DEFAULT) - SHELL_CONSUMED_FIELDS)}"
     )

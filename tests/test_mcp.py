@@ -930,7 +930,8 @@ def test_normalize_tool_result_accepts_any_mapping() -> None:
 
 
 def test_pure_modules_import_nothing_forbidden_and_stay_light() -> None:
-    """Import and use _mcp/_schema without the package __init__ (which loads the shell)."""
+    """Import and use _core.mcp / _core.mcp_tools without the package __init__ (which loads the
+    shell); schema code loads only when a tool is decorated."""
     package_dir = os.path.join(REPO, "claude_sync")
     script = textwrap.dedent(
         f"""
