@@ -5,8 +5,8 @@ builder before it spawns anything (options are mutable). Each option with rules 
 entry in ``RULES``: a tuple of checks, each ``check(name, value)`` raising ``TypeError``
 (wrong kind of value) or ``ValueError`` (right kind, wrong value) with a message that
 starts ``ClaudeAgentOptions.<name>``. Options without an entry are checked where they are
-turned into argv (``command``) or handlers (``callbacks``). To add a rule, add a check
-here or an entry to ``RULES`` (``add_rule`` does it from elsewhere).
+interpreted (``command.interpret_options``). To add a rule, add a check here or an entry to
+``RULES`` (``add_rule`` does it from elsewhere).
 
 Callbacks: ``can_use_tool``, ``stderr`` and every hook must be plain callables. An
 ``async def`` one (easy to carry over from code written for the async SDK) is refused: it
@@ -105,9 +105,9 @@ def sync_callable(name: str, value: Any) -> None:
 
 
 def hook_table(name: str, value: Any) -> None:
-    """The shape rules of ``callbacks.HookRegistry`` (run now, not at connect), then no
+    """The shape rules of ``hooks.HookRegistry`` (run now, not at connect), then no
     ``async`` hook."""
-    from .callbacks import HookRegistry
+    from .hooks import HookRegistry
 
     try:
         registry = HookRegistry.from_options(value)

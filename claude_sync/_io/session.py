@@ -45,7 +45,7 @@ from .._core.errors import (
     UsageError,
 )
 from .._core.framing import LineFramer, OversizedLine, encode_frame
-from .._core.messages import APIRetryMessage, ResultMessage
+from .._core.messages import ResultMessage
 from .._core.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._core.protocol import (
     CONTROL_EVENT_TYPES,
@@ -61,11 +61,12 @@ from .._core.protocol import (
     decode_line,
     exit_error,
 )
+from .._core.system_messages import APIRetryMessage
 from .mailbox import Mailbox
 from .pool import CallbackPool
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._core.command import SpawnPlan
+    from .._core.command import OptionsPlan, SpawnPlan
     from .process import SubprocessTransport
 
 __all__ = ["Session", "END"]
@@ -104,6 +105,7 @@ class Session:
         *,
         handlers: Optional[Dict[str, CliRequestHandler]] = None,
         initialize_fields: Optional[Dict[str, Any]] = None,
+        plan: Optional[OptionsPlan] = None,
         environ: Optional[Dict[str, str]] = None,
     ) -> None:
         self.options = options
@@ -112,6 +114,7 @@ class Session:
         self._reader_hooks = {k[len("@reader:"):]: handlers.pop(k) for k in list(handlers) if k.startswith("@reader:")}
         self._handlers = handlers
         self._extra_initialize = dict(initialize_fields or {})
+        self._options_plan = plan  # interpret_options(options), when the caller made it
         self._environ = environ
         self._transport: Optional[SubprocessTransport] = None
         self._temp_files: List[str] = []
@@ -169,7 +172,7 @@ class Session:
 
         cli = find_cli(self.options.cli_path)
         environ = self._environ if self._environ is not None else dict(os.environ)
-        return build_spawn_plan(self.options, cli, environ=environ)
+        return build_spawn_plan(self.options, cli, environ=environ, interpreted=self._options_plan)
 
     def _start_process(self, plan: SpawnPlan) -> None:
         from .process import SubprocessTransport  # subprocess machinery: first connect only
