@@ -122,20 +122,22 @@ def _encode(obj: Any) -> bytes:
 Mutation = Callable[[random.Random, List[bytes], List[Dict[str, Any]]], None]
 
 
+# Mutations may insert lines, so an index into ``objs`` is not one into ``lines``: they pick
+# a line by its own index, and an object to re-encode at random.
+
+
 def _truncate(rng: random.Random, lines: List[bytes], objs: List[Dict[str, Any]]) -> None:
     at = rng.randrange(len(lines))
     lines[at] = lines[at][: rng.randrange(max(1, len(lines[at])))]
 
 
 def _wrong_type(rng: random.Random, lines: List[bytes], objs: List[Dict[str, Any]]) -> None:
-    at = rng.randrange(len(objs))
-    lines[at] = _encode(_retype(rng, objs[at]))
+    lines[rng.randrange(len(lines))] = _encode(_retype(rng, rng.choice(objs)))
 
 
 def _unknown_type(rng: random.Random, lines: List[bytes], objs: List[Dict[str, Any]]) -> None:
-    at = rng.randrange(len(objs))
-    odd = dict(objs[at], type=rng.choice(["zzz_new_type", "", 5, None, ["assistant"], {"t": 1}, "result "]))
-    lines[at] = _encode(odd)
+    odd = dict(rng.choice(objs), type=rng.choice(["zzz_new_type", "", 5, None, ["assistant"], {"t": 1}, "result "]))
+    lines[rng.randrange(len(lines))] = _encode(odd)
 
 
 def _huge(rng: random.Random, lines: List[bytes], objs: List[Dict[str, Any]]) -> None:
@@ -208,7 +210,7 @@ def _bad_control(rng: random.Random, lines: List[bytes], objs: List[Dict[str, An
 def _results(rng: random.Random, lines: List[bytes], objs: List[Dict[str, Any]]) -> None:
     last = [i for i, o in enumerate(objs) if o.get("type") == "result"]
     if not last or last[0] >= len(lines):
-        return
+        return  # an earlier mutation moved the lines: nothing reliable to drop or repeat
     if rng.random() < 0.5:
         del lines[last[0]]
     else:
