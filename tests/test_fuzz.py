@@ -80,7 +80,7 @@ def _options(cli: Path, stream: FuzzStream, work: Path) -> ClaudeAgentOptions:
         hooks={"PreToolUse": [HookMatcher(hooks=[_hook])]},
         mcp_servers={"calc": SdkMcpServer("calc", tools=[_add])},
         max_buffer_size=100_000 if stream.index % 4 == 0 else None,
-        close_timeout=0.5, initialize_timeout=BOUND, control_timeout=BOUND,
+        close_timeout=0.25, initialize_timeout=BOUND, control_timeout=BOUND,
     )  # fmt: skip
 
 
