@@ -50,6 +50,14 @@ def seconds(name: str, value: Any) -> None:
         _fail(ValueError, name, "a finite number of seconds > 0", value)
 
 
+def amount(name: str, value: Any) -> None:
+    """A finite number > 0 (a budget, say)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _fail(TypeError, name, "a number", value)
+    if not (math.isfinite(value) and value > 0):
+        _fail(ValueError, name, "a finite number > 0", value)
+
+
 def int_at_least(minimum: int) -> Check:
     def check(name: str, value: Any) -> None:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -149,8 +157,18 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "initialize_timeout": (seconds,),
     "callback_workers": (int_at_least(1),),
     "max_buffer_size": (optional(int_at_least(1)),),
+    "max_turns": (optional(int_at_least(0)),),
+    "max_budget_usd": (optional(amount),),
+    "max_thinking_tokens": (optional(int_at_least(0)),),
     "deny_all_permissions": (boolean,),
     "raise_on_error_result": (boolean,),
+    "strict_mcp_config": (boolean,),
+    "continue_conversation": (boolean,),
+    "fork_session": (boolean,),
+    "include_partial_messages": (boolean,),
+    "include_hook_events": (boolean,),
+    "forward_subagent_text": (boolean,),
+    "enable_file_checkpointing": (boolean,),
     "user": (optional(os_user),),
     "can_use_tool": (optional(sync_callable),),
     "stderr": (optional(sync_callable),),
