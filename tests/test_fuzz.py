@@ -91,10 +91,19 @@ def _run_query(options: ClaudeAgentOptions) -> int:
     return count
 
 
-def _run_client(options: ClaudeAgentOptions) -> int:
+def _run_client(options: ClaudeAgentOptions, merge: bool = False) -> int:
     with ClaudeSDKClient(options) as client:
         client.query("hi")
-        return len(list(client.receive_response(timeout=BOUND, idle_timeout=BOUND)))
+        return len(list(client.receive_response(timeout=BOUND, idle_timeout=BOUND, merge_assistant=merge)))
+
+
+def _run_client_merged(options: ClaudeAgentOptions) -> int:
+    return _run_client(options, merge=True)
+
+
+RUNNERS = (_run_query, _run_query, _run_client, _run_query, _run_query, _run_client_merged)
+"""Two streams in three go through ``query()``, the others through the client (half of those
+with ``merge_assistant=True``)."""
 
 
 def _our_threads() -> List[str]:
@@ -125,7 +134,7 @@ def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(tmp_path: Path, ca
     started = time.monotonic()
     caplog.set_level(logging.CRITICAL, logger="claude_sync")  # thousands of expected warnings
     for stream in streams(SEED, COUNT):
-        run = _run_client if stream.index % 3 == 2 else _run_query
+        run = RUNNERS[stream.index % len(RUNNERS)]
         try:
             run(_options(cli, stream, work))
             outcome = "ok"
