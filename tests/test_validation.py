@@ -195,3 +195,18 @@ def test_error_result_with_odd_errors_raises_result_error(fake_cli: Any, errors:
     assert info.value.errors == expected
     assert "; ".join(expected) in str(info.value)
     assert len(seen) >= 1
+
+
+def test_plans_built_from_options_do_not_print_secrets() -> None:
+    from claude_sync._core.command import interpret_options
+
+    options = ClaudeAgentOptions(
+        env={"ANTHROPIC_API_KEY": "sk-ant-api03-PLANSECRET"},
+        mcp_servers={"remote": {"type": "http", "url": "https://mcp.example", "headers": {"X-Key": "plan-header-secret"}}},
+    )
+    plan = interpret_options(options)
+    spawn = plan.spawn_plan("/bin/claude", environ={"OTHER_TOKEN": "inherited-secret"})
+    for text in (repr(plan), repr(spawn)):
+        for secret in ("PLANSECRET", "plan-header-secret", "inherited-secret"):
+            assert secret not in text
+    assert "--mcp-config" in repr(spawn)
