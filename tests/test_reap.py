@@ -13,6 +13,7 @@ from typing import Any, List, Optional, Tuple
 
 import pytest
 
+from claude_sync._io.child import ChildProcess
 from claude_sync._io.process import SubprocessTransport
 from tests.helpers import wait_for
 
@@ -60,7 +61,9 @@ def test_stop_after_reap_never_signals_the_recycled_pid_group(monkeypatch: Any) 
 
     try:
         transport = SubprocessTransport(["claude"])
-        transport._proc = _ReapedPopen(stranger.pid)  # type: ignore[assignment]
+        reaped = _ReapedPopen(stranger.pid)
+        transport._proc = reaped  # type: ignore[assignment]
+        transport._child = ChildProcess(reaped)  # type: ignore[arg-type]
         monkeypatch.setattr(os, "killpg", killpg)
         monkeypatch.setattr(os, "kill", kill)
         assert transport.stop(grace=0.2) == "exited"
@@ -122,3 +125,21 @@ def _alive(pid: int) -> bool:
             return handle.read().split(") ", 1)[1][0] != "Z"
     except OSError:
         return False
+
+
+def test_a_child_reaped_by_somebody_else_is_never_signalled(monkeypatch: Any) -> None:
+    # A host that reaps children itself (SIGCHLD ignored, gevent's child watcher): once the
+    # child is gone its PID is free, so neither it nor its group may be signalled.
+    proc = subprocess.Popen(["/bin/sh", "-c", "exit 0"], start_new_session=True)
+    child = ChildProcess(proc)
+    try:
+        os.waitpid(proc.pid, 0)  # the foreign reaper
+        sent: List[Tuple[int, int]] = []
+        monkeypatch.setattr(os, "killpg", lambda pid, sig: sent.append((pid, sig)))
+        monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append((pid, sig)))
+        child.signal_group(signal.SIGTERM)
+        assert child.wait(5) == 0  # Popen's answer for a child it could not reap
+        child.signal_group(signal.SIGKILL)
+        assert sent == []
+    finally:
+        child.close()

@@ -28,6 +28,7 @@ import weakref
 from typing import Callable, Deque, Dict, List, Optional, Union
 
 from .._core.errors import CLIConnectionError, CLINotFoundError
+from .child import ChildProcess
 from .green import wait_readable
 
 __all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
@@ -82,9 +83,7 @@ class SubprocessTransport:
         self._stderr_thread: Optional[threading.Thread] = None
         self.stopped_by_us = False
         self.last_rung: Optional[str] = None
-        self._reap_lock = threading.Lock()
-        self._pidfd: Optional[int] = None
-        self._foreign_reaper = False
+        self._child: Optional[ChildProcess] = None
 
     # -- start -------------------------------------------------------------------------
 
@@ -117,8 +116,8 @@ class SubprocessTransport:
             ) from exc
         except OSError as exc:
             raise CLIConnectionError(f"Failed to start Claude Code CLI {self.argv[0]!r}: {exc}") from exc
+        self._child = ChildProcess(self._proc)
         _live.add(self)
-        self._open_pidfd()
         if _POSIX:
             assert self._proc.stdin is not None
             os.set_blocking(self._proc.stdin.fileno(), False)
@@ -134,7 +133,7 @@ class SubprocessTransport:
     @property
     def returncode(self) -> Optional[int]:
         """The exit code once the CLI has exited (it is then reaped), else None."""
-        return self._poll_settled() if self._proc else None
+        return self._child.poll() if self._child is not None else None
 
     # -- stdout (reader thread only) ---------------------------------------------------
 
@@ -213,98 +212,13 @@ class SubprocessTransport:
         return self._stdin_closed
 
     # -- stop --------------------------------------------------------------------------
-    #
-    # Signalling rule: the group is signalled only while its leader — our child — is known
-    # not to be reaped. An unreaped child (running or a zombie) pins its PID, and a PID in
-    # use as a process-group id cannot be handed out again, so ``killpg(pid)`` can only
-    # reach processes of the CLI's own group. Once the child is reaped that PID may belong
-    # to a stranger's group, so every reap goes through ``_settle``, which sends the group
-    # its last SIGKILL (tools the CLI left behind) *before* reaping, and no signal is ever
-    # sent after it. If someone else reaped the child (a host that ignores SIGCHLD, gevent's
-    # child watcher), nothing is signalled at all. Where Linux offers pidfds, a timed wait
-    # sleeps on the child's pidfd instead of polling.
+    # Waiting, signalling and reaping go through ``ChildProcess`` (``child.py``), which never
+    # signals a process group once its leader was reaped.
 
     def wait(self, timeout: Optional[float]) -> Optional[int]:
         """Wait up to ``timeout`` seconds (None: forever) for exit; the return code, or None
-        if still alive. Reaps the child (after clearing its group, see ``_settle``)."""
-        if self._proc is None:
-            return None
-        deadline = None if timeout is None else time.monotonic() + timeout
-        delay = 0.0005
-        while True:
-            code = self._poll_settled()
-            if code is not None:
-                return code
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                return None
-            if self._sleep_on_pidfd(remaining):
-                continue
-            delay = min(delay * 2, 0.05)
-            time.sleep(delay if remaining is None else min(delay, remaining))
-
-    def _sleep_on_pidfd(self, remaining: Optional[float]) -> bool:
-        """Block until the child exits or ``remaining`` passes; False without a pidfd."""
-        fd = self._pidfd
-        if fd is None or self._foreign_reaper:  # a reaped child's pidfd stays readable
-            return False
-        try:
-            select.select([fd], [], [], 1.0 if remaining is None else min(remaining, 1.0))
-        except (OSError, ValueError):  # closed by another thread's reap: just poll again
-            pass
-        return True
-
-    def _poll_settled(self) -> Optional[int]:
-        """The return code if the child has exited (then reaped, group cleared), else None."""
-        with self._reap_lock:
-            proc = self._proc
-            assert proc is not None
-            if proc.returncode is not None:
-                return proc.returncode
-            state = self._leader_state()
-            if state == "running":
-                return None
-            return self._settle(state)
-
-    def _leader_state(self) -> str:
-        """``"running"``, ``"exited"`` (a zombie we have not reaped) or ``"gone"`` (reaped by
-        someone else, or no way to look without reaping). Caller holds ``_reap_lock``."""
-        assert self._proc is not None
-        if not _CAN_PEEK:
-            return "gone" if self._proc.poll() is not None else "running"
-        try:
-            info = os.waitid(os.P_PID, self._proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except ChildProcessError:
-            return "gone"
-        return "running" if info is None else "exited"
-
-    def _settle(self, state: str) -> Optional[int]:
-        """Leader has exited: SIGKILL what is left of its group while the zombie still pins
-        the id, then reap. Caller holds ``_reap_lock``."""
-        assert self._proc is not None
-        if state == "exited" and _POSIX:
-            try:
-                os.killpg(self._proc.pid, signal.SIGKILL)  # tools the CLI left behind
-            except (ProcessLookupError, PermissionError):
-                pass
-        code = self._proc.poll()
-        if code is None and state == "exited":  # pragma: no cover - a zombie always reaps
-            code = self._proc.wait()
-        if code is None:  # reaped by another party whose Popen has not heard yet (gevent)
-            self._foreign_reaper = True
-        return code
-
-    def _open_pidfd(self) -> None:
-        if _HAS_PIDFD and self._proc is not None:
-            try:
-                self._pidfd = os.pidfd_open(self._proc.pid)  # type: ignore[attr-defined,unused-ignore]
-            except OSError:  # e.g. a kernel before 5.3, or a seccomp filter
-                self._pidfd = None
-
-    def _close_pidfd(self) -> None:
-        fd, self._pidfd = self._pidfd, None
-        if fd is not None:
-            os.close(fd)
+        if still alive. Reaps the child (after clearing its group, see ``child``)."""
+        return self._child.wait(timeout) if self._child is not None else None
 
     def stop(self, grace: float) -> str:
         """The close ladder: stdin EOF → wait → SIGTERM (group) → wait → SIGKILL → wait.
@@ -312,11 +226,11 @@ class SubprocessTransport:
         Each wait is at most ``grace`` seconds. Returns the rung that ended the process:
         ``"exited"`` (already gone), ``"eof"``, ``"sigterm"``, ``"sigkill"`` or ``"stuck"``.
         Idempotent; callable from any thread except the stderr thread. Never signals a
-        process that was already reaped (see the signalling rule above).
+        process that was already reaped (see ``child``).
         """
-        if self._proc is None:
+        if self._child is None:
             return "exited"
-        if self._poll_settled() is not None:
+        if self._child.poll() is not None:
             rung = "exited"
         else:
             self.close_stdin()
@@ -339,21 +253,8 @@ class SubprocessTransport:
         return "stuck"
 
     def _signal_group(self, sig: int) -> None:
-        """Signal the CLI's group — only while its leader is ours (running or unreaped)."""
-        with self._reap_lock:
-            assert self._proc is not None
-            if self._proc.returncode is not None:
-                return
-            if not _POSIX:  # pragma: no cover
-                self._proc.send_signal(sig)
-                return
-            if self._leader_state() == "gone":
-                self._proc.poll()
-                return
-            try:
-                os.killpg(self._proc.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                pass
+        assert self._child is not None
+        self._child.signal_group(sig)
 
     def _after_exit(self, grace: float) -> None:
         """Join the stderr thread and forget the transport (the group was cleared when the
@@ -368,8 +269,8 @@ class SubprocessTransport:
         if self._proc is None:
             return
         self.close_stdin()
-        with self._reap_lock:
-            self._close_pidfd()
+        if self._child is not None:
+            self._child.close()
         for pipe in (self._proc.stdout, self._proc.stderr):
             if pipe is not None:
                 try:
