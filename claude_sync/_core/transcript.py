@@ -1,0 +1,442 @@
+"""Reading the CLI's JSONL session transcripts, sans I/O: text in, entries and metadata out.
+
+The CLI writes one JSON object per line to ``<config>/projects/<project>/<session>.jsonl``:
+messages (``user``, ``assistant``, ``system``, ``attachment``, ``progress``, each with a
+``uuid`` and a ``parentUuid`` link) and metadata lines (``custom-title``, ``ai-title``,
+``tag``, ``last-prompt``, ``summary``, ``content-replacement``, …). What is derived here
+matches the official SDK:
+
+- *Listing* never parses a whole file: the first and last 64 KiB (``head``/``tail``) are
+  scanned for ``"key":"value"`` pairs. The title is the last ``customTitle`` (else
+  ``aiTitle``); the summary is the title, else the last ``lastPrompt``, else the last
+  ``summary``, else the first real user prompt. Sidechain files (a first line with
+  ``"isSidechain":true``) and files with nothing to show are not listed.
+- *Reading messages* parses every line, keeps the transcript types that carry a ``uuid``
+  (corrupt lines and other types are skipped and counted), finds the newest leaf of the
+  main chain and walks ``parentUuid`` back to the root; tool calls and results that a
+  parallel turn left on side branches are put back next to their turn.
+
+Lines of types this module does not know (a newer CLI) are skipped like metadata, never an
+error. Everything here is pure; the file access is in ``claude_sync._io.transcripts``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any, Dict, Iterable, List, Optional, Pattern, Set, Tuple
+
+from .session_types import SDKSessionInfo, SessionMessage
+
+__all__ = [
+    "HEAD_TAIL_BYTES",
+    "Lite",
+    "build_chain",
+    "entries_to_jsonl",
+    "first_prompt",
+    "iso_to_ms",
+    "lite_from_jsonl",
+    "parse_entries",
+    "require_uuid",
+    "sanitize_path",
+    "session_info",
+    "session_messages",
+    "subagent_messages",
+    "transcript_entries",
+    "valid_uuid",
+]
+
+HEAD_TAIL_BYTES = 65536
+"""How much of each end of a transcript listing reads (the official SDK's window)."""
+
+MAX_SANITIZED_LENGTH = 200
+TRANSCRIPT_TYPES = frozenset(("user", "assistant", "progress", "system", "attachment"))
+
+_UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+_NOT_ALNUM = re.compile(r"[^a-zA-Z0-9]")
+_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>")
+_NOT_A_PROMPT = re.compile(
+    r"^(?:<local-command-stdout>|<session-start-hook>|<tick>|<goal>|"
+    r"\[Request interrupted by user[^\]]*\]|"
+    r"\s*<ide_opened_file>[\s\S]*</ide_opened_file>\s*$|"
+    r"\s*<ide_selection>[\s\S]*</ide_selection>\s*$)"
+)
+_PROMPT_LIMIT = 200
+
+
+# ---------------------------------------------------------------------------- ids and paths
+
+
+def valid_uuid(value: object) -> bool:
+    return isinstance(value, str) and _UUID_RE.match(value) is not None
+
+
+def require_uuid(value: object, what: str = "session_id") -> str:
+    """``value`` if it is a UUID string; else ``ValueError`` naming ``what`` and the value."""
+    if not valid_uuid(value):
+        raise ValueError(f"{what} must be a UUID, got {value!r}")
+    return str(value)
+
+
+def _js_hash36(text: str) -> str:
+    """The CLI's 32-bit string hash (``h = h*31 + c`` in int32), absolute, in base 36."""
+    h = 0
+    for ch in text:
+        h = (h * 31 + ord(ch)) & 0xFFFFFFFF
+    if h >= 0x80000000:
+        h -= 0x100000000
+    h = abs(h)
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        h, rest = divmod(h, 36)
+        out = digits[rest] + out
+        if h == 0:
+            return out
+
+
+def sanitize_path(path: str) -> str:
+    """The project folder name the CLI uses for ``path``: every non-alphanumeric character
+    becomes ``-``; past 200 characters the name is cut and a hash of the full path appended."""
+    name = _NOT_ALNUM.sub("-", path)
+    if len(name) <= MAX_SANITIZED_LENGTH:
+        return name
+    return f"{name[:MAX_SANITIZED_LENGTH]}-{_js_hash36(path)}"
+
+
+# ---------------------------------------------------------------------------- field scans
+
+_FIELD_PATTERNS: Dict[str, Pattern[str]] = {}
+
+
+def _field_pattern(key: str) -> Pattern[str]:
+    pattern = _FIELD_PATTERNS.get(key)
+    if pattern is None:
+        pattern = re.compile('"' + re.escape(key) + r'": ?"((?:[^"\\]|\\.)*)"')
+        _FIELD_PATTERNS[key] = pattern
+    return pattern
+
+
+def _unescape(raw: str) -> str:
+    if "\\" not in raw:
+        return raw
+    try:
+        value = json.loads(f'"{raw}"')
+    except ValueError:
+        return raw
+    return value if isinstance(value, str) else raw
+
+
+def first_field(text: str, key: str) -> Optional[str]:
+    """The first complete ``"key":"value"`` string in ``text`` (no JSON parse; works on a
+    window cut mid-line), or None."""
+    match = _field_pattern(key).search(text)
+    return _unescape(match.group(1)) if match else None
+
+
+def last_field(text: str, key: str) -> Optional[str]:
+    """Like ``first_field`` but the last occurrence."""
+    if f'"{key}"' not in text:
+        return None
+    values = _field_pattern(key).findall(text)
+    return _unescape(values[-1]) if values else None
+
+
+# ---------------------------------------------------------------------------- first prompt
+
+
+def _user_texts(entry: Dict[str, Any]) -> List[str]:
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        return []
+    content = message.get("content")
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+
+
+def _has_tool_result(entry: Dict[str, Any]) -> bool:
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+
+def prompt_candidate(entry: Dict[str, Any]) -> Tuple[Optional[str], Optional[str]]:
+    """``(prompt, command)`` a user entry offers as the session's first prompt: a real prompt
+    (newlines flattened, cut to 200 characters), or the name of a slash command as fallback."""
+    if entry.get("type") != "user" or entry.get("isMeta") is True or entry.get("isCompactSummary") is True:
+        return None, None
+    if _has_tool_result(entry):
+        return None, None
+    command = None
+    for raw in _user_texts(entry):
+        text = raw.replace("\n", " ").strip()
+        if not text:
+            continue
+        named = _COMMAND_NAME.search(text)
+        if named:
+            command = command or named.group(1)
+            continue
+        if _NOT_A_PROMPT.match(text):
+            continue
+        if len(text) > _PROMPT_LIMIT:
+            text = text[:_PROMPT_LIMIT].rstrip() + "\u2026"
+        return text, command
+    return None, command
+
+
+def first_prompt(head: str) -> str:
+    """The first real user prompt in a transcript's head ('' if none; a slash command's name
+    if that is all there is)."""
+    command = ""
+    for line in head.split("\n"):
+        if '"user"' not in line or '"tool_result"' in line:
+            continue
+        if '"type":"user"' not in line and '"type": "user"' not in line:
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # the window's cut-off last line, or a corrupt one
+        if not isinstance(entry, dict):
+            continue
+        prompt, named = prompt_candidate(entry)
+        if prompt:
+            return prompt
+        command = command or (named or "")
+    return command
+
+
+# ---------------------------------------------------------------------------- listing
+
+
+class Lite:
+    """The cheap view of one transcript listing works from: both ends, size, mtime (ms)."""
+
+    __slots__ = ("head", "tail", "size", "mtime")
+
+    def __init__(self, head: str, tail: str, size: int, mtime: int) -> None:
+        self.head = head
+        self.tail = tail
+        self.size = size
+        self.mtime = mtime
+
+
+def iso_to_ms(value: object) -> Optional[int]:
+    """An ISO-8601 timestamp (``Z`` allowed) as epoch milliseconds, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def _tag(tail: str) -> Optional[str]:
+    for line in reversed(tail.split("\n")):
+        if line.startswith('{"type":"tag"'):
+            return last_field(line, "tag") or None
+    return None
+
+
+def session_info(session_id: str, lite: Lite, project_path: Optional[str] = None) -> Optional[SDKSessionInfo]:
+    """The listing row of one transcript, or None for a sidechain or a file with nothing to
+    show (no title, prompt or summary)."""
+    head, tail = lite.head, lite.tail
+    first_line = head.split("\n", 1)[0]
+    if '"isSidechain":true' in first_line or '"isSidechain": true' in first_line:
+        return None
+    title = (
+        last_field(tail, "customTitle") or last_field(head, "customTitle")
+        or last_field(tail, "aiTitle") or last_field(head, "aiTitle") or None
+    )  # fmt: skip
+    prompt = first_prompt(head) or None
+    summary = title or last_field(tail, "lastPrompt") or last_field(tail, "summary") or prompt
+    if not summary:
+        return None
+    return SDKSessionInfo(
+        session_id=session_id,
+        summary=summary,
+        last_modified=lite.mtime,
+        file_size=lite.size,
+        custom_title=title,
+        first_prompt=prompt,
+        git_branch=last_field(tail, "gitBranch") or first_field(head, "gitBranch") or None,
+        cwd=first_field(head, "cwd") or project_path or None,
+        tag=_tag(tail),
+        created_at=iso_to_ms(first_field(head, "timestamp")),
+    )
+
+
+def lite_from_jsonl(jsonl: str, mtime: int) -> Lite:
+    """The listing view of an in-memory transcript (a store's), byte for byte as from disk."""
+    data = jsonl.encode("utf-8")
+    head = data[:HEAD_TAIL_BYTES].decode("utf-8", "replace")
+    tail = data[-HEAD_TAIL_BYTES:].decode("utf-8", "replace") if len(data) > HEAD_TAIL_BYTES else head
+    return Lite(head, tail, len(data), mtime)
+
+
+def entries_to_jsonl(entries: Iterable[Any]) -> str:
+    """Entries as the JSONL the CLI would write: compact, ``type`` first (stores may reorder
+    keys, and the tag scan looks for lines starting ``{"type":"tag"``)."""
+    lines = []
+    for entry in entries:
+        if isinstance(entry, dict) and "type" in entry:
+            entry = {"type": entry["type"], **entry}
+        lines.append(json.dumps(entry, separators=(",", ":"), ensure_ascii=False))
+    return "\n".join(lines) + "\n"
+
+
+def last_timestamp_ms(entries: List[Any]) -> Optional[int]:
+    """The last entry's ``timestamp`` in epoch ms (a store session's mtime), or None."""
+    last = entries[-1] if entries else None
+    return iso_to_ms(last.get("timestamp")) if isinstance(last, dict) else None
+
+
+# ---------------------------------------------------------------------------- entries
+
+Entry = Dict[str, Any]
+
+
+def parse_entries(text: str) -> Tuple[List[Entry], int]:
+    """Every line of a transcript as a dict, and how many lines were corrupt (skipped)."""
+    entries: List[Entry] = []
+    corrupt = 0
+    for line in text.split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            corrupt += 1
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+        else:
+            corrupt += 1
+    return entries, corrupt
+
+
+def transcript_entries(entries: Iterable[Any]) -> List[Entry]:
+    """The message entries (known transcript types with a string ``uuid``)."""
+    return [e for e in entries if isinstance(e, dict) and e.get("type") in TRANSCRIPT_TYPES and isinstance(e.get("uuid"), str)]
+
+
+def _walk_to_root(leaf: Entry, by_uuid: Dict[str, Entry]) -> List[Entry]:
+    chain: List[Entry] = []
+    seen: Set[str] = set()
+    current: Optional[Entry] = leaf
+    while current is not None and current["uuid"] not in seen:
+        seen.add(current["uuid"])
+        chain.append(current)
+        parent = current.get("parentUuid")
+        current = by_uuid.get(parent) if isinstance(parent, str) else None
+    chain.reverse()
+    return chain
+
+
+def _nearest_message(entry: Entry, by_uuid: Dict[str, Entry]) -> Optional[Entry]:
+    seen: Set[str] = set()
+    current: Optional[Entry] = entry
+    while current is not None and current["uuid"] not in seen:
+        seen.add(current["uuid"])
+        if current.get("type") in ("user", "assistant"):
+            return current
+        parent = current.get("parentUuid")
+        current = by_uuid.get(parent) if isinstance(parent, str) else None
+    return None
+
+
+def build_chain(entries: List[Entry]) -> List[Entry]:
+    """The conversation, root to leaf: from the newest leaf of the main chain (not a
+    sidechain, team or meta entry, when there is one) back along ``parentUuid``; parallel
+    tool calls and results left on side branches are put back (see ``_restore_parallel``).
+    ``logicalParentUuid`` (compaction) is not followed: the compact summary stands in for
+    what came before it."""
+    if not entries:
+        return []
+    by_uuid = {e["uuid"]: e for e in entries}
+    position = {uid: i for i, uid in enumerate(by_uuid)}
+    parents = {e.get("parentUuid") for e in entries}
+    leaves = [leaf for leaf in (_nearest_message(e, by_uuid) for e in entries if e["uuid"] not in parents) if leaf]
+    if not leaves:
+        return []
+    main = [e for e in leaves if not e.get("isSidechain") and not e.get("teamName") and not e.get("isMeta")]
+    leaf = max(main or leaves, key=lambda e: position[e["uuid"]])
+    chain = _walk_to_root(leaf, by_uuid)
+    from .transcript_parallel import restore_parallel  # rarely needed: parallel tool turns
+
+    return restore_parallel(by_uuid, chain)
+
+
+def _visible(entry: Entry) -> bool:
+    return (
+        entry.get("type") in ("user", "assistant")
+        and not entry.get("isMeta") and not entry.get("isSidechain") and not entry.get("teamName")
+    )  # fmt: skip
+
+
+def _page(items: List[SessionMessage], limit: Optional[int], offset: int) -> List[SessionMessage]:
+    if limit is not None and limit > 0:
+        return items[offset : offset + limit]
+    return items[offset:] if offset > 0 else items
+
+
+def _message(entry: Entry, tool_use_id: Optional[str] = None, agent_id: Optional[str] = None) -> SessionMessage:
+    return SessionMessage(
+        type="user" if entry.get("type") == "user" else "assistant",
+        uuid=str(entry.get("uuid", "")),
+        session_id=str(entry.get("sessionId", "")),
+        message=entry.get("message"),
+        parent_tool_use_id=tool_use_id,
+        parent_agent_id=agent_id,
+    )
+
+
+def session_messages(entries: List[Entry], limit: Optional[int] = None, offset: int = 0) -> List[SessionMessage]:
+    """The visible user/assistant messages of a main transcript's chain, paged."""
+    chain = build_chain(transcript_entries(entries))
+    return _page([_message(e) for e in chain if _visible(e)], limit, offset)
+
+
+def subagent_messages(
+    entries: List[Entry],
+    limit: Optional[int] = None,
+    offset: int = 0,
+    metadata: Optional[Dict[str, Any]] = None,
+) -> List[SessionMessage]:
+    """A subagent transcript's messages: linear, from its last message back to the root.
+    ``metadata`` (the ``.meta.json`` sidecar) names the spawning tool use and agent."""
+    messages = [e for e in transcript_entries(entries)]
+    by_uuid = {e["uuid"]: e for e in messages}
+    leaf = next((e for e in reversed(messages) if e.get("type") in ("user", "assistant")), None)
+    if leaf is None:
+        return []
+    tool_use_id, agent_id = parent_ids(metadata)
+    chain = [e for e in _walk_to_root(leaf, by_uuid) if e.get("type") in ("user", "assistant")]
+    return _page([_message(e, tool_use_id, agent_id) for e in chain], limit, offset)
+
+
+def parent_ids(metadata: Optional[Dict[str, Any]]) -> Tuple[Optional[str], Optional[str]]:
+    """``(toolUseId, parentAgentId)`` of a subagent's metadata, each None when absent."""
+    if not metadata:
+        return None, None
+    tool_use_id = metadata.get("toolUseId")
+    agent_id = metadata.get("parentAgentId")
+    return (tool_use_id if isinstance(tool_use_id, str) else None, agent_id if isinstance(agent_id, str) else None)
+
+
+def split_agent_metadata(entries: List[Any]) -> Tuple[Optional[Dict[str, Any]], List[Any]]:
+    """A store's subagent stream → (its last ``agent_metadata`` entry, the transcript lines)."""
+    metadata: Optional[Dict[str, Any]] = None
+    rest: List[Any] = []
+    for entry in entries:
+        if isinstance(entry, dict) and entry.get("type") == "agent_metadata":
+            metadata = dict(entry)
+        else:
+            rest.append(entry)
+    return metadata, rest
