@@ -23,6 +23,7 @@ from claude_sync._core.command import (
 )
 from claude_sync._core.errors import CLINotFoundError
 from claude_sync._core.options import AgentDefinition, ClaudeAgentOptions
+from claude_sync._io.memory_store import InMemorySessionStore
 from claude_sync._version import __version__
 
 CLI = "/opt/claude/bin/claude"
@@ -541,6 +542,7 @@ NON_DEFAULT: Dict[str, Any] = {
     "enable_file_checkpointing": True,
     "task_budget": {"total": 100},
     "deny_all_permissions": True,
+    "session_store": InMemorySessionStore(),
 }
 
 
@@ -581,6 +583,8 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "close_timeout": 3.0,
         "raise_on_error_result": False,
         "hooks": {"PreToolUse": []},
+        "session_store_flush": "eager",
+        "load_timeout_ms": 5,
     }
     changed = dataclasses.replace(ClaudeAgentOptions(), **{name: values[name]})
     environ = {"PATH": "/bin"}

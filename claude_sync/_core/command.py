@@ -48,6 +48,7 @@ Where each option goes (checked against the real CLI 2.1.197)::
     enable_file_checkpointing  env CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=1
     cwd                        SpawnPlan.cwd (and env PWD)
     user                       SpawnPlan.user (the shell's ``Popen(user=…)``)
+    session_store              --session-mirror (the store bridge does the rest)
 
 Consumed by the shell, not here (``SHELL_CONSUMED_FIELDS``): ``cli_path`` (``find_cli``),
 ``stderr``, ``max_buffer_size``, ``callback_workers``, ``control_timeout``,
@@ -146,6 +147,8 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "close_timeout",
         "raise_on_error_result",  # query() raises ResultError after an error result
         "hooks",  # _callbacks builds initialize.hooks; the session merges it in
+        "session_store_flush",  # the store bridge's batching (session_store itself: --session-mirror)
+        "load_timeout_ms",  # bounds the store bridge's loads for a resume from the store
     }
 )
 """``ClaudeAgentOptions`` fields ``build_spawn_plan`` deliberately leaves to the I/O shell."""
@@ -397,6 +400,8 @@ def _session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
         argv.append("--fork-session")
     if options.resume_session_at is not None:
         argv.append(f"--resume-session-at={options.resume_session_at}")
+    if options.session_store is not None:
+        argv.append("--session-mirror")  # the CLI then echoes each transcript write on stdout
     return argv
 
 
