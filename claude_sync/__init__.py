@@ -21,6 +21,7 @@ from ._core.errors import (
     ProcessError,
     ReceiveTimeoutError,
     ResultError,
+    SessionStoreError,
     UsageError,
 )
 from ._core.messages import (
@@ -252,6 +253,7 @@ __all__ = [
     "ControlTimeoutError",
     "ReceiveTimeoutError",
     "UsageError",
+    "SessionStoreError",
     # sessions (transcript files) and session stores
     "list_sessions",
     "get_session_info",

@@ -229,3 +229,21 @@ def test_long_project_paths_use_the_cli_hash() -> None:
     name = sanitize_path(long_path)
     assert len(name) > 200 and name.startswith("-" + "a" * 199 + "-")
     assert sanitize_path("/home/u/my project.x") == "-home-u-my-project-x"
+
+
+def test_a_transcript_from_a_newer_cli_is_read_unknown_lines_skipped(config: Path, project: Path) -> None:
+    sid = str(uuid.uuid4())
+    future = [dict(e, version="99.0.0", newField={"x": 1}) for e in conversation(sid)]
+    future.insert(1, {"type": "hologram", "uuid": str(uuid.uuid4()), "parentUuid": future[0]["uuid"], "sessionId": sid})
+    future.append({"type": "api-request-blob", "hash": "h", "message": {"content": "x"}})
+    write(folder(config, project) / f"{sid}.jsonl", future)
+    assert [s.summary for s in list_sessions(str(project))] == ["question 0"]
+    assert [m.message["content"][0]["text"] for m in get_session_messages(sid)] == ["question 0", "answer 0", "question 1", "answer 1"]
+
+
+def test_corrupt_lines_are_logged(config: Path, project: Path, caplog: pytest.LogCaptureFixture) -> None:
+    sid = str(uuid.uuid4())
+    write(folder(config, project) / f"{sid}.jsonl", [*conversation(sid), "{truncated", "[1, 2]"])
+    with caplog.at_level("WARNING", logger="claude_sync.sessions"):
+        assert len(get_session_messages(sid)) == 4
+    assert "Skipped 2 corrupt line(s)" in caplog.text
