@@ -136,11 +136,19 @@ def first_field(text: str, key: str) -> Optional[str]:
 
 
 def last_field(text: str, key: str) -> Optional[str]:
-    """Like ``first_field`` but the last occurrence."""
-    if f'"{key}"' not in text:
-        return None
-    values = _field_pattern(key).findall(text)
-    return _unescape(values[-1]) if values else None
+    """Like ``first_field`` but the last occurrence (searched backwards: listing calls this
+    for several keys on every file, and keys like ``gitBranch`` occur on every line)."""
+    tight, spaced = f'"{key}":"', f'"{key}": "'
+    pattern = _field_pattern(key)
+    end = len(text)
+    while True:
+        at = max(text.rfind(tight, 0, end), text.rfind(spaced, 0, end))
+        if at < 0:
+            return None
+        match = pattern.match(text, at)
+        if match:
+            return _unescape(match.group(1))
+        end = at  # a value cut off by the window: the one before it counts
 
 
 # ---------------------------------------------------------------------------- first prompt
@@ -192,8 +200,16 @@ def first_prompt(head: str) -> str:
     """The first real user prompt in a transcript's head ('' if none; a slash command's name
     if that is all there is)."""
     command = ""
-    for line in head.split("\n"):
-        if '"user"' not in line or '"tool_result"' in line:
+    start = 0
+    while True:
+        at = head.find('"user"', start)
+        if at < 0:
+            return command
+        line_start = head.rfind("\n", 0, at) + 1
+        line_end = head.find("\n", at)
+        line = head[line_start : line_end if line_end >= 0 else len(head)]
+        start = line_end + 1 if line_end >= 0 else len(head)
+        if '"tool_result"' in line:
             continue
         if '"type":"user"' not in line and '"type": "user"' not in line:
             continue
@@ -207,7 +223,6 @@ def first_prompt(head: str) -> str:
         if prompt:
             return prompt
         command = command or (named or "")
-    return command
 
 
 # ---------------------------------------------------------------------------- listing
@@ -236,10 +251,13 @@ def iso_to_ms(value: object) -> Optional[int]:
 
 
 def _tag(tail: str) -> Optional[str]:
-    for line in reversed(tail.split("\n")):
-        if line.startswith('{"type":"tag"'):
-            return last_field(line, "tag") or None
-    return None
+    """The tag of the last ``{"type":"tag"…`` line (a bare ``"tag"`` scan would also match
+    tool inputs such as ``git tag``)."""
+    start = tail.rfind('\n{"type":"tag"') + 1
+    if start == 0 and not tail.startswith('{"type":"tag"'):
+        return None
+    end = tail.find("\n", start)
+    return last_field(tail[start : end if end >= 0 else len(tail)], "tag") or None
 
 
 def session_info(session_id: str, lite: Lite, project_path: Optional[str] = None) -> Optional[SDKSessionInfo]:
@@ -249,9 +267,10 @@ def session_info(session_id: str, lite: Lite, project_path: Optional[str] = None
     first_line = head.split("\n", 1)[0]
     if '"isSidechain":true' in first_line or '"isSidechain": true' in first_line:
         return None
+    both = tail is not head  # a small file: one window serves as both
     title = (
-        last_field(tail, "customTitle") or last_field(head, "customTitle")
-        or last_field(tail, "aiTitle") or last_field(head, "aiTitle") or None
+        last_field(tail, "customTitle") or (both and last_field(head, "customTitle"))
+        or last_field(tail, "aiTitle") or (both and last_field(head, "aiTitle")) or None
     )  # fmt: skip
     prompt = first_prompt(head) or None
     summary = title or last_field(tail, "lastPrompt") or last_field(tail, "summary") or prompt
