@@ -116,16 +116,13 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         rename_session_via_store,
         tag_session_via_store,
     )
+    from ._io.transcript_edits import delete_session, fork_session, rename_session, tag_session
     from ._io.transcripts import (
-        delete_session,
-        fork_session,
         get_session_info,
         get_session_messages,
         get_subagent_messages,
         list_sessions,
         list_subagents,
-        rename_session,
-        tag_session,
     )
 
 _LAZY = {
@@ -146,10 +143,10 @@ _LAZY = {
     "InMemorySessionStore": "._io.memory_store",
     "SQLiteSessionStore": "._io.sqlite_store",
     **dict.fromkeys(
-        ("list_sessions", "get_session_info", "get_session_messages", "list_subagents",
-         "get_subagent_messages", "rename_session", "tag_session", "delete_session", "fork_session"),
+        ("list_sessions", "get_session_info", "get_session_messages", "list_subagents", "get_subagent_messages"),
         "._io.transcripts",
     ),
+    **dict.fromkeys(("rename_session", "tag_session", "delete_session", "fork_session"), "._io.transcript_edits"),
     **dict.fromkeys(
         ("project_key_for_directory", "import_session_to_store", "list_sessions_from_store",
          "get_session_info_from_store", "get_session_messages_from_store", "list_subagents_from_store",

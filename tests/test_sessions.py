@@ -247,3 +247,14 @@ def test_corrupt_lines_are_logged(config: Path, project: Path, caplog: pytest.Lo
     with caplog.at_level("WARNING", logger="claude_sync.sessions"):
         assert len(get_session_messages(sid)) == 4
     assert "Skipped 2 corrupt line(s)" in caplog.text
+
+
+def test_a_line_being_written_is_left_out_quietly(config: Path, project: Path, caplog: pytest.LogCaptureFixture) -> None:
+    sid = str(uuid.uuid4())
+    path = folder(config, project) / f"{sid}.jsonl"
+    write(path, conversation(sid))
+    with open(path, "a") as handle:
+        handle.write('{"type":"assistant","uuid":"half-writ')
+    with caplog.at_level("WARNING", logger="claude_sync.sessions"):
+        assert len(get_session_messages(sid)) == 4
+    assert "corrupt" not in caplog.text

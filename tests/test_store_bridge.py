@@ -225,3 +225,33 @@ def test_store_options_the_store_cannot_serve(fake_cli: Any) -> None:
 
     with pytest.raises(ValueError, match="list_sessions"):
         list(query("x", options=cli.options(session_store=NoList(), continue_conversation=True)))
+
+
+def test_continue_conversation_resumes_the_newest_non_sidechain_session_of_the_store(fake_cli: Any) -> None:
+    old, new, side = (str(uuid.uuid4()) for _ in range(3))
+    store = InMemorySessionStore()
+    store.append(key(old), [line(old, 1)])
+    store.append(key(new), [line(new, 2)])
+    store.append(key(side), [dict(line(side, 3), isSidechain=True)])  # newest, but a subagent's
+    cli = fake_cli([{"op": "wait_eof"}])
+    with ClaudeSDKClient(cli.options(session_store=store, continue_conversation=True)):
+        pass
+    argv = next(e["data"] for e in cli.log() if e["kind"] == "argv")
+    assert f"--resume={new}" in argv and "--continue" not in argv
+
+
+def test_a_resumed_transcript_the_store_missed_is_kept_locally(tmp_path: Path) -> None:
+    from claude_sync._io.store_bridge import StoreBridge
+
+    temp = tmp_path / "claude_sync-resume-x"
+    (temp / "projects" / "pk").mkdir(parents=True)
+    (temp / "projects" / "pk" / "s.jsonl").write_text('{"type":"user"}\n')
+    real = tmp_path / "config" / "projects"
+    reports: List[Any] = []
+    bridge = StoreBridge(Failing(), str(temp / "projects"), eager=False, flush_timeout=5, on_error=lambda k, e: reports.append(e),
+                         temp_dir=temp, real_projects=real)  # fmt: skip
+    bridge.start(0)
+    bridge.enqueue(str(temp / "projects" / "pk" / "s.jsonl"), [{"type": "user"}])
+    assert bridge.flush(30) and len(reports) == 1  # finished: failed after its retries
+    bridge.close(5)
+    assert (real / "pk" / "s.jsonl").read_text() == '{"type":"user"}\n' and not temp.exists()

@@ -9,9 +9,9 @@ methods as plain (blocking) methods instead of coroutines.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Literal, Optional, Protocol, TypedDict
+from typing import Any, Dict, List, Literal, Optional, Protocol
 
-from typing_extensions import Required
+from typing_extensions import Required, TypedDict  # Required needs this TypedDict before 3.11
 
 __all__ = [
     "ForkSessionResult",

@@ -40,11 +40,10 @@ from .._core.transcript import (
     require_uuid,
     sanitize_path,
     session_info,
-    session_messages,
-    split_agent_metadata,
-    subagent_messages,
 )
-from .transcripts import agent_metadata, canonical, locate, newest_first, now_iso
+from .._core.transcript_messages import session_messages, split_agent_metadata, subagent_messages
+from .transcript_edits import now_iso
+from .transcripts import agent_metadata, canonical, locate, newest_first
 
 __all__ = [
     "delete_session_via_store",

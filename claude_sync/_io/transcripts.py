@@ -9,52 +9,39 @@ With a ``directory``, the project's git worktrees are searched too (``git worktr
 Safety: session ids must be UUIDs (``ValueError`` naming the value), and every path is
 built from the projects directory, a folder name that has no separator, and a UUID: nothing
 a caller passes can point outside the config dir. Corrupt lines are skipped and logged.
-Writes never leave a partial transcript: a fork is written to a temp file in the same folder
-and renamed into place; rename and tag append one short line with a single ``O_APPEND``
-write (atomic with respect to the CLI appending to the same file — rewriting the file
-instead would lose lines the CLI appends meanwhile).
+The functions that change transcripts are in ``transcript_edits``.
 """
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import os
-import shutil
 import subprocess
 import unicodedata
-import uuid
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .._core.fork import custom_title_entry, fork_entries, fork_source, source_title, tag_entry
-from .._core.session_types import ForkSessionResult, SDKSessionInfo, SessionMessage
+from .._core.session_types import SDKSessionInfo, SessionMessage
 from .._core.transcript import (
     HEAD_TAIL_BYTES,
     MAX_SANITIZED_LENGTH,
     Lite,
-    parse_entries,
     require_uuid,
     sanitize_path,
     session_info,
-    session_messages,
-    subagent_messages,
     valid_uuid,
 )
+from .._core.transcript_messages import parse_entries, session_messages, subagent_messages
 
 __all__ = [
-    "delete_session",
-    "fork_session",
     "get_session_info",
     "get_session_messages",
     "get_subagent_messages",
     "list_sessions",
     "list_subagents",
+    "locate",
     "projects_dir",
-    "rename_session",
-    "tag_session",
 ]
 
 logger = logging.getLogger("claude_sync.sessions")
@@ -121,7 +108,7 @@ def _all_project_dirs() -> List[Path]:
         return []
 
 
-def _candidate_dirs(directory: Optional[str]) -> Iterator[Tuple[Path, Optional[str]]]:
+def candidate_dirs(directory: Optional[str]) -> Iterator[Tuple[Path, Optional[str]]]:
     """Project folders to look in, with the project path each stands for: the directory's,
     then its worktrees' (lazily: git runs only if the first miss), or every folder."""
     if not directory:
@@ -142,7 +129,7 @@ def _candidate_dirs(directory: Optional[str]) -> Iterator[Tuple[Path, Optional[s
 def locate(session_id: str, directory: Optional[str]) -> Optional[Tuple[Path, Optional[str]]]:
     """The non-empty transcript of ``session_id`` and its project path, or None."""
     name = f"{require_uuid(session_id)}.jsonl"
-    for folder, project in _candidate_dirs(directory):
+    for folder, project in candidate_dirs(directory):
         candidate = folder / name
         try:
             if candidate.stat().st_size > 0:
@@ -152,7 +139,7 @@ def locate(session_id: str, directory: Optional[str]) -> Optional[Tuple[Path, Op
     return None
 
 
-def _not_found(session_id: str, directory: Optional[str]) -> FileNotFoundError:
+def not_found(session_id: str, directory: Optional[str]) -> FileNotFoundError:
     where = f" in the project directory for {directory}" if directory else f" under {projects_dir()}"
     return FileNotFoundError(f"session {session_id} not found{where}")
 
@@ -245,8 +232,12 @@ def get_session_info(session_id: str, directory: Optional[str] = None) -> Option
 
 
 def read_entries(path: Path) -> List[Dict[str, Any]]:
-    """Every JSON object line of a transcript; corrupt lines are skipped with a warning."""
+    """Every JSON object line of a transcript; corrupt lines are skipped with a warning. An
+    unterminated last line is one the CLI is writing right now: left out, without a warning."""
     text = path.read_bytes().decode("utf-8", "replace")
+    if text and not text.endswith("\n"):
+        text, _, partial = text.rpartition("\n")
+        logger.debug("Left out the unfinished last line of %s (%d characters)", path, len(partial))
     entries, corrupt = parse_entries(text)
     if corrupt:
         logger.warning("Skipped %d corrupt line(s) in %s", corrupt, path)
@@ -311,119 +302,3 @@ def get_subagent_messages(
         logger.warning("Could not read %s: %s", match, exc)
         return []
     return subagent_messages(entries, limit, offset, agent_metadata(match))
-
-
-# ---------------------------------------------------------------------------- writing
-
-
-def append_line(path: Path, entry: Dict[str, Any]) -> bool:
-    """Append one JSON line with a single ``O_APPEND`` write. False if the file is missing
-    or empty (not this folder's session); other OS errors propagate."""
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND)
-    except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-            return False
-        raise
-    try:
-        size = os.fstat(fd).st_size
-        if size == 0:
-            return False
-        line = json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n"
-        if os.pread(fd, 1, size - 1) != b"\n":
-            line = "\n" + line  # never glue our line onto a cut-off one
-        data = line.encode("utf-8")
-        if os.write(fd, data) != len(data):
-            raise OSError(errno.EIO, f"short write appending to {path}")
-        return True
-    finally:
-        os.close(fd)
-
-
-def _append_to_session(session_id: str, entry: Dict[str, Any], directory: Optional[str]) -> None:
-    name = f"{session_id}.jsonl"
-    for folder, _ in _candidate_dirs(directory):
-        if append_line(folder / name, entry):
-            return
-    raise _not_found(session_id, directory)
-
-
-def rename_session(session_id: str, title: str, directory: Optional[str] = None) -> None:
-    """Give a session a title (a ``custom-title`` line; the last one wins).
-
-    Raises ``ValueError`` (not a UUID, blank title), ``FileNotFoundError``."""
-    require_uuid(session_id)
-    _append_to_session(session_id, custom_title_entry(session_id, title), directory)
-
-
-def tag_session(session_id: str, tag: Optional[str], directory: Optional[str] = None) -> None:
-    """Tag a session (``None`` clears the tag). Raises ``ValueError``, ``FileNotFoundError``."""
-    require_uuid(session_id)
-    _append_to_session(session_id, tag_entry(session_id, tag), directory)
-
-
-def delete_session(session_id: str, directory: Optional[str] = None) -> None:
-    """Delete a session's transcript and its subagent folder. Raises ``ValueError``,
-    ``FileNotFoundError``."""
-    found = locate(session_id, directory)
-    if found is None:
-        raise _not_found(session_id, directory)
-    try:
-        found[0].unlink()
-    except FileNotFoundError:
-        raise _not_found(session_id, directory) from None
-    shutil.rmtree(found[0].with_suffix(""), ignore_errors=True)
-
-
-def write_new_file(path: Path, text: str) -> None:
-    """Create ``path`` with ``text`` via a temp file in the same folder and a rename, so no
-    reader ever sees it half written. Raises ``FileExistsError`` if ``path`` exists."""
-    if path.exists():
-        raise FileExistsError(f"{path} already exists")
-    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    finally:
-        if temp.exists():
-            temp.unlink()
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def fork_session(
-    session_id: str, directory: Optional[str] = None, up_to_message_id: Optional[str] = None, title: Optional[str] = None
-) -> ForkSessionResult:
-    """Copy a session (up to ``up_to_message_id``, inclusive) into a new one with fresh ids.
-
-    Raises ``ValueError`` (ids not UUIDs, nothing to fork, message not found),
-    ``FileNotFoundError``."""
-    require_uuid(session_id)
-    if up_to_message_id:
-        require_uuid(up_to_message_id, "up_to_message_id")
-    found = locate(session_id, directory)
-    if found is None:
-        raise _not_found(session_id, directory)
-    raw = found[0].read_bytes()
-    entries, corrupt = parse_entries(raw.decode("utf-8", "replace"))
-    if corrupt:
-        logger.warning("Skipped %d corrupt line(s) in %s", corrupt, found[0])
-    messages, replacements = fork_source(entries, session_id)
-
-    def derive() -> Optional[str]:
-        return source_title(raw[:HEAD_TAIL_BYTES].decode("utf-8", "replace"), raw[-HEAD_TAIL_BYTES:].decode("utf-8", "replace"))
-
-    fork_id, lines = fork_entries(
-        messages, replacements, session_id,
-        up_to_message_id=up_to_message_id, title=title, derive_title=derive,
-        new_id=lambda: str(uuid.uuid4()), now=now_iso(),
-    )  # fmt: skip
-    text = "".join(json.dumps(e, separators=(",", ":"), ensure_ascii=False) + "\n" for e in lines)
-    write_new_file(found[0].parent / f"{fork_id}.jsonl", text)
-    return ForkSessionResult(session_id=fork_id)
