@@ -33,8 +33,10 @@ import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._core.errors import ClaudeSDKError, UsageError
-from ._core.messages import AssistantMessageMerger, Message, ResultMessage
-from ._core.options import ClaudeAgentOptions, PermissionMode
+from ._core.merger import AssistantMessageMerger
+from ._core.messages import Message, ResultMessage
+from ._core.options import ClaudeAgentOptions
+from ._core.permission_types import PermissionMode
 from ._core.protocol import iter_user_frames, user_message_frame
 from ._io.session import Session
 

@@ -11,16 +11,14 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
+from claude_sync._core.argv import MAX_ARG_BYTES, FileArg
 from claude_sync._core.command import (
-    CLI_INSTALL_HINT,
     ENTRYPOINT,
-    MAX_ARG_BYTES,
     SHELL_CONSUMED_FIELDS,
-    FileArg,
     SpawnPlan,
     build_spawn_plan,
-    find_cli,
 )
+from claude_sync._core.discovery import CLI_INSTALL_HINT, find_cli
 from claude_sync._core.errors import CLINotFoundError
 from claude_sync._core.options import AgentDefinition, ClaudeAgentOptions
 from claude_sync._io.memory_store import InMemorySessionStore

@@ -25,14 +25,11 @@ from claude_sync._core.mcp import (
     McpToolCall,
     SdkMcpServer,
     SdkMcpServers,
-    SdkMcpTool,
-    ToolContext,
     create_sdk_mcp_server,
     mcp_control_response,
-    normalize_tool_result,
     run_tool_call,
-    tool,
 )
+from claude_sync._core.mcp_tools import SdkMcpTool, ToolContext, normalize_tool_result, tool
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -957,9 +954,10 @@ def test_pure_modules_import_nothing_forbidden_and_stay_light() -> None:
         sys.modules["claude_sync"] = pkg
         before = set(sys.modules)
         import claude_sync._core.mcp as m
+        import claude_sync._core.mcp_tools as mt
         on_import = set(sys.modules) - before
         assert "claude_sync._core.schema" not in on_import, "schema code loads at decoration time"
-        t = m.tool("t", "d", {{"a": int}})(lambda args, ctx: 1 / 0)
+        t = mt.tool("t", "d", {{"a": int}})(lambda args, ctx: 1 / 0)
         s = m.create_sdk_mcp_server("s", tools=[t])
         r = m.run_tool_call(s.handle({{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                                        "params": {{"name": "t", "arguments": {{"a": 1}}}}}}))

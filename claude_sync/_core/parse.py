@@ -24,33 +24,33 @@ from __future__ import annotations
 from dataclasses import MISSING, fields
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple, Type
 
+from .blocks import (
+    ImageBlock,
+    RedactedThinkingBlock,
+    ServerToolResultBlock,
+    ServerToolUseBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+)
 from .errors import MessageParseError
 from .messages import (
-    SYSTEM_CLASSES,
     AssistantMessage,
     AuthStatusMessage,
-    ImageBlock,
     Message,
     PromptSuggestionMessage,
     RateLimitEvent,
     RateLimitInfo,
-    RedactedThinkingBlock,
     ResultMessage,
-    ServerToolResultBlock,
-    ServerToolUseBlock,
     StreamEvent,
-    SystemMessage,
-    TaskUpdatedMessage,
-    TextBlock,
-    ThinkingBlock,
     ToolProgressMessage,
-    ToolResultBlock,
-    ToolUseBlock,
-    UnknownBlock,
     UnknownMessage,
     UserMessage,
-    construct,
 )
+from .record import construct
+from .system_messages import SYSTEM_CLASSES, SystemMessage, TaskUpdatedMessage
 
 __all__ = ["parse_message"]
 

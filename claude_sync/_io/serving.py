@@ -2,10 +2,10 @@
 
 Each handler runs on a ``claude_sync-callback-<n>`` pool thread (never the reader), gets the
 request and its cancellation signal (a ``threading.Event``), calls the pure adapters of
-``_callbacks`` / ``_mcp`` around the user's function, and returns the success payload. A
-raised exception becomes an error response (the session logs it); ``NoResponse`` sends
-nothing. What the CLI does with each outcome is the fail-open / fail-closed table in
-``_callbacks``' docstring.
+``_core.permissions`` / ``_core.hooks`` / ``_core.mcp`` around the user's function, and returns
+the success payload. A raised exception becomes an error response (the session logs it);
+``NoResponse`` sends nothing. What the CLI does with each outcome is the fail-closed /
+fail-open table in the docstrings of ``_core.permissions`` and ``_core.hooks``.
 """
 
 from __future__ import annotations
@@ -15,17 +15,9 @@ import threading
 import weakref
 from typing import Any, Dict, Optional, Tuple
 
-from .._core.callbacks import (
-    HookRegistry,
-    callback_failure_reason,
-    deny_all_permission_wire,
-    fail_closed_permission_wire,
-    hook_call_from_request,
-    hook_output_to_wire,
-    permission_call_from_request,
-    permission_result_to_wire,
-)
 from .._core.errors import ClaudeSDKError
+from .._core.hook_types import HookContext
+from .._core.hooks import HookRegistry, hook_call_from_request, hook_output_to_wire
 from .._core.mcp import (
     McpAction,
     McpCancelled,
@@ -35,7 +27,15 @@ from .._core.mcp import (
     mcp_control_response,
     run_tool_call,
 )
-from .._core.options import CanUseTool, ClaudeAgentOptions, HookContext
+from .._core.options import ClaudeAgentOptions
+from .._core.permission_types import CanUseTool
+from .._core.permissions import (
+    callback_failure_reason,
+    deny_all_permission_wire,
+    fail_closed_permission_wire,
+    permission_call_from_request,
+    permission_result_to_wire,
+)
 from .._core.protocol import ControlRequestReceived
 from .session import CliRequestHandler
 
