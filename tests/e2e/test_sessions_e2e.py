@@ -9,6 +9,9 @@ session that lives only in a store resumed by the CLI.
 from __future__ import annotations
 
 import json
+import threading
+import time
+import uuid
 from pathlib import Path
 from typing import Any, Callable, List
 
@@ -17,6 +20,7 @@ import pytest
 from claude_sync import (
     InMemorySessionStore,
     ResultMessage,
+    SessionStoreError,
     SQLiteSessionStore,
     SystemMessage,
     delete_session,
@@ -183,3 +187,37 @@ def test_the_cli_mirror_frames_cover_every_transcript_line(
     mirrored = [e for e in store.get_entries({**key, "subpath": subpath}) if e.get("type") != "agent_metadata"]
     on_disk = [json.loads(line) for line in agent_file.read_text().splitlines()]
     assert mirrored == [e for e in on_disk if not str(e.get("type")).startswith("api-request")]
+
+
+class BrokenStore(InMemorySessionStore):
+    """Appends always fail; loads hang until released (or fail when ``fail_loads``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+
+    def append(self, key: Any, entries: Any) -> None:
+        raise ConnectionError("store unreachable")
+
+    def load(self, key: Any) -> Any:
+        self.release.wait(60)
+        return super().load(key)
+
+
+def test_a_broken_store_loses_no_local_transcript_and_hangs_nothing(
+    e2e_options: Options, fake_api: FakeAnthropicAPI, e2e_workdir: Path, config_dir: Path
+) -> None:
+    store = BrokenStore()
+    try:
+        fake_api.add(text("still answered"))
+        messages = run(e2e_options(session_store=store), "hello")
+        errors = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "mirror_error"]
+        assert errors and "store unreachable" in errors[0].data["error"]
+        sid = messages[-1].session_id
+        assert texts_of(get_session_messages(sid, str(e2e_workdir))) == ["hello", "still answered"]
+        started = time.monotonic()
+        with pytest.raises(SessionStoreError, match="load_timeout_ms=500"):
+            run(e2e_options(session_store=store, resume=str(uuid.uuid4()), load_timeout_ms=500), "again")
+        assert time.monotonic() - started < 10
+    finally:
+        store.release.set()
