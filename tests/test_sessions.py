@@ -258,3 +258,23 @@ def test_a_line_being_written_is_left_out_quietly(config: Path, project: Path, c
     with caplog.at_level("WARNING", logger="claude_sync.sessions"):
         assert len(get_session_messages(sid)) == 4
     assert "corrupt" not in caplog.text
+
+
+def test_sessions_of_git_worktrees_are_listed_with_the_repository(config: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    repo, tree = tmp_path / "repo", tmp_path / "repo-wt"
+    repo.mkdir()
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True, timeout=30)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], cwd=repo, check=True, timeout=30)
+    subprocess.run([*git, "worktree", "add", "-q", str(tree)], cwd=repo, check=True, timeout=30)
+    in_repo, in_tree = str(uuid.uuid4()), str(uuid.uuid4())
+    write(folder(config, repo) / f"{in_repo}.jsonl", conversation(in_repo))
+    write(folder(config, tree) / f"{in_tree}.jsonl", conversation(in_tree))
+    assert {s.session_id for s in list_sessions(str(repo))} == {in_repo, in_tree}
+    assert {s.session_id for s in list_sessions(str(repo), include_worktrees=False)} == {in_repo}
+    assert len(get_session_messages(in_tree, str(repo))) == 4  # found through the worktree
+    rename_session(in_tree, "from the repo", str(repo))
+    info = get_session_info(in_tree, str(repo))
+    assert info is not None and info.custom_title == "from the repo" and info.cwd == "/somewhere"
