@@ -298,7 +298,7 @@ def entries_to_jsonl(entries: Iterable[Any]) -> str:
     for entry in entries:
         if isinstance(entry, dict) and "type" in entry:
             entry = {"type": entry["type"], **entry}
-        lines.append(json.dumps(entry, separators=(",", ":"), ensure_ascii=False))
+        lines.append(json.dumps(entry, separators=(",", ":")))  # ASCII, as the official store path
     return "\n".join(lines) + "\n"
 
 

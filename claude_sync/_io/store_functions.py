@@ -80,7 +80,6 @@ def _key(session_id: str, directory: Optional[str], subpath: Optional[str] = Non
 def _info_from_entries(session_id: str, entries: List[Any], mtime: int, project: str) -> Optional[SDKSessionInfo]:
     info = session_info(session_id, lite_from_jsonl(entries_to_jsonl(entries), mtime), project)
     if info is not None:
-        info.file_size = None
         info.last_modified = mtime
     return info
 
