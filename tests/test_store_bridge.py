@@ -45,6 +45,14 @@ def test_file_key() -> None:
     assert file_key("/c/projects/pk/s/notes.txt", "/c/projects") is None
 
 
+def test_file_key_sees_through_a_symlinked_config_dir(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / "projects" / "pk").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(real)
+    got = file_key(str(real / "projects" / "pk" / "s.jsonl"), str(tmp_path / "link" / "projects"))
+    assert got == {"project_key": "pk", "session_id": "s"}
+
+
 def test_mirrored_turn_is_in_the_store_when_its_result_arrives(fake_cli: Any, tmp_path: Path) -> None:
     sid = str(uuid.uuid4())
     cli = fake_cli([
@@ -214,6 +222,10 @@ def test_a_failing_load_is_a_session_store_error(fake_cli: Any) -> None:
 
 def test_store_options_the_store_cannot_serve(fake_cli: Any) -> None:
     cli = fake_cli([{"op": "wait_eof"}])
+    with pytest.raises(ValueError, match="session_store_flush"):
+        list(query("x", options=cli.options(session_store=InMemorySessionStore(), session_store_flush="sometimes")))
+    with pytest.raises(ValueError, match="load_timeout_ms"):
+        list(query("x", options=cli.options(session_store=InMemorySessionStore(), load_timeout_ms=-1)))
     with pytest.raises(ValueError, match="enable_file_checkpointing"):
         list(query("x", options=cli.options(session_store=InMemorySessionStore(), enable_file_checkpointing=True)))
 

@@ -49,9 +49,12 @@ ErrorSink = Callable[[Optional[SessionKey], str], None]
 
 def file_key(file_path: str, projects: str) -> Optional[SessionKey]:
     """The store key of a transcript file under ``projects`` (None if it is not one):
-    ``<pk>/<sid>.jsonl`` → main, ``<pk>/<sid>/subagents/…/agent-x.jsonl`` → a subpath."""
+    ``<pk>/<sid>.jsonl`` → main, ``<pk>/<sid>/subagents/…/agent-x.jsonl`` → a subpath.
+    Symlinks in either path are resolved when the plain paths do not match."""
     try:
         rel = Path(os.path.relpath(file_path, projects))
+        if rel.parts[:1] == ("..",):
+            rel = Path(os.path.relpath(os.path.realpath(file_path), os.path.realpath(projects)))
     except ValueError:
         return None
     parts = list(rel.parts)
@@ -102,6 +105,10 @@ class StoreBridge:
         """
         store = options.session_store
         assert store is not None
+        if options.session_store_flush not in ("batched", "eager"):
+            raise ValueError(f'session_store_flush must be "batched" or "eager", not {options.session_store_flush!r}')
+        if not isinstance(options.load_timeout_ms, (int, float)) or options.load_timeout_ms < 0:
+            raise ValueError(f"load_timeout_ms must be a number of milliseconds >= 0, not {options.load_timeout_ms!r}")
         if options.enable_file_checkpointing:
             raise ValueError("session_store cannot be combined with enable_file_checkpointing (checkpoints stay on local disk)")
         if options.continue_conversation and options.resume is None and not store_implements(store, "list_sessions"):
