@@ -66,7 +66,7 @@ from .mailbox import Mailbox
 from .pool import CallbackPool
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._core.command import SpawnPlan
+    from .._core.command import OptionsPlan, SpawnPlan
     from .process import SubprocessTransport
     from .store_bridge import StoreBridge
 
@@ -106,6 +106,7 @@ class Session:
         *,
         handlers: Optional[Dict[str, CliRequestHandler]] = None,
         initialize_fields: Optional[Dict[str, Any]] = None,
+        plan: Optional[OptionsPlan] = None,
         environ: Optional[Dict[str, str]] = None,
     ) -> None:
         self.options = options
@@ -114,6 +115,7 @@ class Session:
         self._reader_hooks = {k[len("@reader:"):]: handlers.pop(k) for k in list(handlers) if k.startswith("@reader:")}
         self._handlers = handlers
         self._extra_initialize = dict(initialize_fields or {})
+        self._options_plan = plan  # interpret_options(options), when the caller made it
         self._environ = environ
         self._transport: Optional[SubprocessTransport] = None
         self._store_bridge: Optional[StoreBridge] = None  # options.session_store's mirror/resume
@@ -172,12 +174,13 @@ class Session:
 
         cli = find_cli(self.options.cli_path)
         environ = self._environ if self._environ is not None else dict(os.environ)
-        options = self.options
+        options, plan = self.options, self._options_plan
         if options.session_store is not None:
             from .store_bridge import StoreBridge  # session stores: first connect with one only
 
             self._store_bridge, options = StoreBridge.prepare(options, environ, self._report_mirror_error)
-        return build_spawn_plan(options, cli, environ=environ)
+            plan = StoreBridge.replan(plan, self.options, options)
+        return build_spawn_plan(options, cli, environ=environ, interpreted=plan)
 
     def _start_process(self, plan: SpawnPlan) -> None:
         from .process import SubprocessTransport  # subprocess machinery: first connect only

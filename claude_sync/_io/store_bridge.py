@@ -29,12 +29,15 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from .._core.options import ClaudeAgentOptions
 from .._core.session_types import SessionKey, SessionStore, store_implements
 from .store_resume import materialize
 from .transcripts import config_dir
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._core.command import OptionsPlan
 
 __all__ = ["StoreBridge", "file_key"]
 
@@ -129,6 +132,21 @@ class StoreBridge:
             on_error=on_error, temp_dir=temp_dir, real_projects=real_projects,
         )  # fmt: skip
         return bridge, options
+
+    @staticmethod
+    def replan(plan: Optional[OptionsPlan], original: ClaudeAgentOptions, spawned: ClaudeAgentOptions) -> Optional[OptionsPlan]:
+        """The caller's ``interpret_options`` plan, updated for the options ``prepare`` returned.
+
+        A resume from the store changes only the session flags and ``CLAUDE_CONFIG_DIR``, so
+        only the argv and the environment overlay are worked out again: the callbacks the
+        request handlers were built from (hook ids, permission routing) stay the same objects.
+        """
+        if plan is None or spawned is original:
+            return plan
+        from .._core.command import interpret_options
+
+        fresh = interpret_options(spawned)
+        return replace(plan, cli_args=fresh.cli_args, env_overlay=fresh.env_overlay)
 
     def start(self, pid: Optional[int]) -> None:
         """Start the mirror thread (connecting thread, once the CLI runs)."""
