@@ -11,7 +11,7 @@ Line rules (``decode_line``):
   messages already queued are still delivered first). A corrupt object line means the stream
   can no longer be trusted — it may have been a control response somebody waits for.
 - ``control_request`` / ``control_response`` / ``control_cancel_request`` / ``keep_alive``
-  become control events; every other object is parsed into a message (unknown types stay
+  / ``transcript_mirror`` become control events; every other object is parsed into a message (unknown types stay
   visible as ``UnknownMessage``). A known type with a broken shape raises
   ``MessageParseError`` (also session-ending, for the same reason).
 

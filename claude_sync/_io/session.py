@@ -6,8 +6,10 @@ Threads (all named ``claude_sync-…``, all joined — bounded — by ``close``)
   unbounded ``Mailbox`` (a deque and a doorbell, see ``_mailbox``); responses to our control
   requests resolve ``Future``\\ s in the futures table; requests from the CLI go to the
   callback pool; cancels set signals. It never runs user code, never writes to stdin, and
-  blocks only on the pipe — or, deliberately, on flow control (below).
+  blocks only on the pipe — or, deliberately, on flow control (below), and with a
+  ``session_store`` on the store mirror before a result (at most ``control_timeout``).
 - ``claude_sync-stderr-<pid>`` (in the transport): drains stderr into a bounded tail.
+- ``claude_sync-mirror-<pid>`` (only with a ``session_store``): see ``store_bridge``.
 - ``claude_sync-callback-<n>``: the pool serving CLI requests (permissions, hooks, MCP).
 - the caller's threads: iterate messages, send control requests, close.
 
