@@ -41,7 +41,7 @@ def test_each_api_retry_is_logged_at_warning(fake_cli: Any, caplog: pytest.LogCa
 def test_query_idle_timeout_raises_and_reaps_the_cli(fake_cli: Any) -> None:
     cli = fake_cli([{"op": "wait_user"}, {"op": "text", "text": "thinking"}, {"op": "sleep", "seconds": 60}])
     seen: List[Any] = []
-    stream = query("hi", options=cli.options(), idle_timeout=0.5)
+    stream = query("hi", options=cli.options(), idle_timeout=2.0)
     with pytest.raises(ReceiveTimeoutError) as info:
         for message in stream:
             seen.append(message)
