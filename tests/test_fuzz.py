@@ -6,18 +6,21 @@ fake CLI (it answers our ``initialize`` with the id it read, writes the stream, 
 stream's status or SIGKILLs itself), with a permission callback, a hook and an in-process MCP
 tool configured so control requests reach real handlers. Every stream must end with messages
 and/or a **typed** claude_sync error, within bounded waits (``timeout=`` on every receive: a
-``ReceiveTimeoutError`` counts as a hang), leaving no claude_sync thread and no child process.
+``ReceiveTimeoutError`` counts as a hang), leaving no claude_sync thread, child process, fd or
+temp file.
 The figures are printed (``-s`` shows them) and asserted zero.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import stat
+import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import pytest
 
@@ -78,7 +81,8 @@ def _options(cli: Path, stream: FuzzStream, work: Path) -> ClaudeAgentOptions:
     return ClaudeAgentOptions(
         cli_path=str(cli), env=env, can_use_tool=_allow,
         hooks={"PreToolUse": [HookMatcher(hooks=[_hook])]},
-        mcp_servers={"calc": SdkMcpServer("calc", tools=[_add])},
+        mcp_servers={"calc": SdkMcpServer("calc", tools=[_add]),  # + a config file on argv
+                     "remote": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X-Key": "k"}}},
         max_buffer_size=100_000 if stream.index % 4 == 0 else None,
         close_timeout=0.25, initialize_timeout=BOUND, control_timeout=BOUND,
     )  # fmt: skip
@@ -106,6 +110,14 @@ RUNNERS = (_run_query, _run_query, _run_client, _run_query, _run_query, _run_cli
 with ``merge_assistant=True``)."""
 
 
+def _fds() -> Set[int]:
+    return {int(fd) for fd in os.listdir("/proc/self/fd")} if os.path.isdir("/proc/self/fd") else set()
+
+
+def _temp_files() -> Set[str]:
+    return set(os.listdir(tempfile.gettempdir()))
+
+
 def _our_threads() -> List[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith("claude_sync-")]
 
@@ -119,13 +131,19 @@ def _settled(predicate: Any, timeout: float = 2.0) -> bool:
     return True
 
 
-def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    private_tmp = tmp_path / "tmp"  # our temp files only: /tmp is shared with other programs
+    private_tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private_tmp))
     cli = tmp_path / "claude"
     cli.write_text(CLI_SCRIPT)
     cli.chmod(cli.stat().st_mode | stat.S_IEXEC)
     work = tmp_path / "streams"
     work.mkdir()
     threads_before, children_before = set(_our_threads()), set(_children())
+    fds_before, temp_before = _fds(), _temp_files()
     untyped: List[Tuple[int, List[str], str]] = []
     hangs: List[Tuple[int, List[str], str]] = []
     leaks: List[Tuple[int, str]] = []
@@ -153,6 +171,10 @@ def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(tmp_path: Path, ca
             leaks.append((stream.index, f"threads {sorted(set(_our_threads()) - threads_before)}"))
         if not _settled(lambda: set(_children()) <= children_before):
             leaks.append((stream.index, f"children {sorted(set(_children()) - children_before)}"))
+        if not _settled(lambda: _fds() <= fds_before):
+            leaks.append((stream.index, f"fds {sorted(_fds() - fds_before)}"))
+        if not _settled(lambda: _temp_files() <= temp_before):
+            leaks.append((stream.index, f"temp files {sorted(_temp_files() - temp_before)}"))
     elapsed = time.monotonic() - started
     print(f"\nfuzz seed={SEED}: {COUNT} streams in {elapsed:.1f}s; outcomes {dict(sorted(outcomes.items()))}; "
           f"untyped {len(untyped)}, hangs {len(hangs)}, leaks {len(leaks)}; "
