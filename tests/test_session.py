@@ -6,7 +6,7 @@ import threading
 from typing import Any, List
 
 import pytest
-from helpers import texts, wait_for
+from helpers import ScriptedCLI, texts, wait_until
 
 from claude_sync import (
     AssistantMessage,
@@ -26,9 +26,9 @@ from claude_sync._io import session as _session
 # ----------------------------------------------------------------------------- one-shot
 
 
-def test_one_shot_answer_and_stdin_lifecycle(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "turn", "text": "4"}, {"op": "wait_eof"}])
-    messages = list(query("What is 2 + 2?", options=cli.options()))
+def test_one_shot_answer_and_stdin_lifecycle() -> None:
+    cli = ScriptedCLI([{"op": "turn", "text": "4"}, {"op": "wait_eof"}])
+    messages = list(cli.query("What is 2 + 2?"))
     assert texts(messages) == ["4"]
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "4"
     frames = cli.stdin_frames()
@@ -39,47 +39,56 @@ def test_one_shot_answer_and_stdin_lifecycle(fake_cli: Any) -> None:
     assert kinds.index("eof") > kinds.index("got_user") if "got_user" in kinds else "eof" in kinds
 
 
-def test_stdin_stays_open_until_the_result_is_read(fake_cli: Any) -> None:
-    """The CLI sees EOF only after we read the result (never right after the prompt)."""
-    cli = fake_cli([
+def test_stdin_stays_open_until_the_result_is_read() -> None:
+    """The CLI sees EOF only after we read the result (never right after the prompt).
+
+    Deterministic: the CLI looks at its stdin only once the consumer holds the first message,
+    which is after ``query()`` has finished sending the prompt — so a ``query()`` that ends
+    input together with the prompt fails here every time, not only when a race goes one way.
+    """
+    cli = ScriptedCLI([
         {"op": "wait_user"},
-        {"op": "sleep", "seconds": 0.3},
-        {"op": "emit", "obj": {"type": "system", "subtype": "status", "status": "probe"}},
-        {"op": "sleep", "seconds": 0.3},
         {"op": "text", "text": "late"},
+        {"op": "wait_gate", "name": "consumer_has_text"},
+        {"op": "check_input_open"},
         {"op": "result"},
         {"op": "wait_eof"},
     ])
-    messages = list(query("hi", options=cli.options()))
+    messages = []
+    for message in cli.query("hi"):
+        messages.append(message)
+        if isinstance(message, AssistantMessage):
+            cli.release("consumer_has_text")
     assert texts(messages) == ["late"]
     log = cli.log()
+    assert [e["data"] for e in log if e["kind"] == "input_open"] == [True]
     assert [e["kind"] for e in log][-1] == "eof"
 
 
-def test_streamed_prompt_two_turns_two_results(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "echo_turns"}])
+def test_streamed_prompt_two_turns_two_results() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}])
     prompts = [
         {"type": "user", "message": {"role": "user", "content": "one"}},
         {"type": "user", "message": {"role": "user", "content": "two"}},
     ]
-    messages = list(query(prompts, options=cli.options()))
+    messages = list(cli.query(prompts))
     assert texts(messages) == ["echo: one", "echo: two"]
     assert sum(isinstance(m, ResultMessage) for m in messages) == 2
 
 
-def test_prompt_iterable_that_raises_surfaces_its_error(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "echo_turns"}])
+def test_prompt_iterable_that_raises_surfaces_its_error() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}])
 
     def prompts() -> Any:
         yield {"type": "user", "message": {"role": "user", "content": "one"}}
         raise LookupError("prompt source broke")
 
     with pytest.raises(LookupError, match="prompt source broke"):
-        list(query(prompts(), options=cli.options()))
+        list(cli.query(prompts()))
 
 
-def test_error_result_is_yielded_then_raised(fake_cli: Any) -> None:
-    cli = fake_cli([
+def test_error_result_is_yielded_then_raised() -> None:
+    cli = ScriptedCLI([
         {"op": "wait_user"},
         {"op": "result", "subtype": "success", "is_error": True, "api_error_status": 401,
          "result": "Failed to authenticate. API Error: 401"},
@@ -88,26 +97,26 @@ def test_error_result_is_yielded_then_raised(fake_cli: Any) -> None:
     ])
     seen: List[Any] = []
     with pytest.raises(ResultError) as info:
-        for message in query("hi", options=cli.options()):
+        for message in cli.query("hi"):
             seen.append(message)
     assert isinstance(seen[-1], ResultMessage) and seen[-1].is_error
     assert info.value.api_error_status == 401 and info.value.subtype == "success"
     assert info.value.exit_code == 1
 
 
-def test_error_result_as_data_when_asked(fake_cli: Any) -> None:
-    cli = fake_cli([
+def test_error_result_as_data_when_asked() -> None:
+    cli = ScriptedCLI([
         {"op": "wait_user"},
         {"op": "result", "subtype": "error_max_turns", "is_error": True, "errors": ["Reached maximum number of turns (1)"]},
         {"op": "wait_eof"},
         {"op": "exit", "code": 1},
     ])
-    messages = list(query("hi", options=cli.options(raise_on_error_result=False)))
+    messages = list(cli.query("hi", raise_on_error_result=False))
     assert messages[-1].subtype == "error_max_turns"
 
 
-def test_crash_mid_stream_raises_process_error_with_stderr_tail(fake_cli: Any) -> None:
-    cli = fake_cli([
+def test_crash_mid_stream_raises_process_error_with_stderr_tail() -> None:
+    cli = ScriptedCLI([
         {"op": "wait_user"},
         {"op": "text", "text": "partial"},
         {"op": "stderr", "text": "FATAL: segfault in the fake"},
@@ -115,7 +124,7 @@ def test_crash_mid_stream_raises_process_error_with_stderr_tail(fake_cli: Any) -
     ])
     seen: List[Any] = []
     with pytest.raises(ProcessError) as info:
-        for message in query("hi", options=cli.options()):
+        for message in cli.query("hi"):
             seen.append(message)
     assert texts(seen) == ["partial"]  # what came before the crash is delivered first
     assert info.value.exit_code == 3
@@ -123,10 +132,10 @@ def test_crash_mid_stream_raises_process_error_with_stderr_tail(fake_cli: Any) -
     assert "segfault in the fake" in str(info.value)
 
 
-def test_exit_zero_without_result_is_an_error(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "text", "text": "cut"}, {"op": "exit", "code": 0}])
+def test_exit_zero_without_result_is_an_error() -> None:
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "text", "text": "cut"}, {"op": "exit", "code": 0}])
     with pytest.raises(ProcessError, match="before sending the result"):
-        list(query("hi", options=cli.options()))
+        list(cli.query("hi"))
 
 
 def test_missing_binary_is_cli_not_found(tmp_path: Any) -> None:
@@ -136,10 +145,10 @@ def test_missing_binary_is_cli_not_found(tmp_path: Any) -> None:
         list(query("hi", options=ClaudeAgentOptions(cli_path=str(tmp_path / "nonexistent" / "claude"))))
 
 
-def test_cli_dying_during_initialize_names_its_stderr(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "stderr", "text": "bad flag --frobnicate"}, {"op": "exit", "code": 2}], auto={"no_initialize": True})
+def test_cli_dying_during_initialize_names_its_stderr() -> None:
+    cli = ScriptedCLI([{"op": "stderr", "text": "bad flag --frobnicate"}, {"op": "exit", "code": 2}], auto={"no_initialize": True})
     with pytest.raises(Exception) as info:
-        list(query("hi", options=cli.options()))
+        list(cli.query("hi"))
     text = repr(info.value) + repr(info.value.__cause__)
     assert "bad flag --frobnicate" in text and "2" in text
 
@@ -183,40 +192,40 @@ def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
     assert "bad flag --frobnicate" in str(info.value)
 
 
-def test_initialize_timeout(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}], auto={"no_initialize": True})
+def test_initialize_timeout() -> None:
+    cli = ScriptedCLI([{"op": "wait_eof"}], auto={"no_initialize": True})
     with pytest.raises(ControlTimeoutError) as info:
-        list(query("hi", options=cli.options(initialize_timeout=0.5)))
+        list(cli.query("hi", initialize_timeout=0.5))
     assert info.value.subtype == "initialize" and isinstance(info.value, TimeoutError)
 
 
 # ----------------------------------------------------------------------------- lines
 
 
-def test_twenty_mib_line_with_default_settings(fake_cli: Any) -> None:
+def test_twenty_mib_line_with_default_settings() -> None:
     size = 20 * 1024 * 1024
-    cli = fake_cli([{"op": "wait_user"}, {"op": "big", "bytes": size}, {"op": "result"}, {"op": "wait_eof"}])
-    messages = list(query("big", options=cli.options()))
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "big", "bytes": size}, {"op": "result"}, {"op": "wait_eof"}])
+    messages = list(cli.query("big"))
     assert [len(t) for t in texts(messages)] == [size]
 
 
-def test_over_cap_line_is_skipped_reported_and_the_next_delivered(fake_cli: Any) -> None:
-    cli = fake_cli([
+def test_over_cap_line_is_skipped_reported_and_the_next_delivered() -> None:
+    cli = ScriptedCLI([
         {"op": "wait_user"},
         {"op": "big", "bytes": 50_000},
         {"op": "text", "text": "after"},
         {"op": "result"},
         {"op": "wait_eof"},
     ])
-    messages = list(query("hi", options=cli.options(max_buffer_size=10_000)))
+    messages = list(cli.query("hi", max_buffer_size=10_000))
     skipped = [m for m in messages if isinstance(m, OversizedLineSkipped)]
     assert len(skipped) == 1 and skipped[0].size > 50_000 and skipped[0].limit == 10_000
     assert skipped[0].prefix.startswith('{"type": "assistant"')
     assert texts(messages) == ["after"]
 
 
-def test_noise_lines_are_skipped(fake_cli: Any, caplog: Any) -> None:
-    cli = fake_cli([
+def test_noise_lines_are_skipped(caplog: Any) -> None:
+    cli = ScriptedCLI([
         {"op": "wait_user"},
         {"op": "raw", "text": "Debugger attached."},
         {"op": "raw", "text": "   "},
@@ -224,13 +233,13 @@ def test_noise_lines_are_skipped(fake_cli: Any, caplog: Any) -> None:
         {"op": "result"},
         {"op": "wait_eof"},
     ])
-    messages = list(query("hi", options=cli.options()))
+    messages = list(cli.query("hi"))
     assert texts(messages) == ["real"]
     assert "Debugger attached." in caplog.text
 
 
-def test_malformed_json_line_ends_the_session_with_a_typed_error(fake_cli: Any) -> None:
-    cli = fake_cli([
+def test_malformed_json_line_ends_the_session_with_a_typed_error() -> None:
+    cli = ScriptedCLI([
         {"op": "wait_user"},
         {"op": "text", "text": "before"},
         {"op": "raw", "text": '{"type": "assistant", "message": {oops'},
@@ -239,7 +248,7 @@ def test_malformed_json_line_ends_the_session_with_a_typed_error(fake_cli: Any) 
     ])
     seen: List[Any] = []
     with pytest.raises(CLIJSONDecodeError) as info:
-        for message in query("hi", options=cli.options()):
+        for message in cli.query("hi"):
             seen.append(message)
     assert texts(seen) == ["before"]
     assert '{"type": "assistant", "message": {oops' in info.value.line
@@ -259,26 +268,26 @@ def test_early_break_reaps_the_process(fake_cli: Any) -> None:
     assert session.transport.returncode is not None
 
 
-def test_break_without_close_is_cleaned_up_by_generator_finalisation(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "flood", "count": 100}, {"op": "sleep", "seconds": 60}])
+def test_break_without_close_is_cleaned_up_by_generator_finalisation() -> None:
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "flood", "count": 100}, {"op": "sleep", "seconds": 60}])
     pids = []
-    for message in query("hi", options=cli.options()):
+    for message in cli.query("hi"):
         pids.append(message)
         break
     # the no_leaks fixture asserts the child and the threads are gone
 
 
-def test_keyboard_interrupt_in_loop_body_reaps(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "flood", "count": 10}, {"op": "sleep", "seconds": 60}])
+def test_keyboard_interrupt_in_loop_body_reaps() -> None:
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "flood", "count": 10}, {"op": "sleep", "seconds": 60}])
     with pytest.raises(KeyboardInterrupt):
-        for _ in query("hi", options=cli.options()):
+        for _ in cli.query("hi"):
             raise KeyboardInterrupt
 
 
-def test_with_block_closes_on_exception(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "text", "text": "x"}, {"op": "sleep", "seconds": 60}])
+def test_with_block_closes_on_exception() -> None:
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "text", "text": "x"}, {"op": "sleep", "seconds": 60}])
     with pytest.raises(RuntimeError):
-        with query("hi", options=cli.options()) as stream:
+        with cli.query("hi") as stream:
             for _ in stream:
                 raise RuntimeError("user bug")
     assert stream.session is not None and stream.session.closed
@@ -297,16 +306,16 @@ def test_each_shutdown_rung(fake_cli: Any, steps: Any, expected_rung: str) -> No
     client = ClaudeSDKClient(cli.options(close_timeout=0.5))
     client.connect()
     client.query("hi")
-    wait_for(lambda: any(e["kind"] == "got_user" for e in cli.log()))
+    wait_until(lambda: any(e["kind"] == "got_user" for e in cli.log()))
     if expected_rung == "sigkill":
-        wait_for(lambda: any(e["kind"] == "ignoring_sigterm" for e in cli.log()))
+        wait_until(lambda: any(e["kind"] == "ignoring_sigterm" for e in cli.log()))
     client.close()
     assert client.session is not None and client.session.close_rung == expected_rung
 
 
-def test_close_is_idempotent_and_callable_from_many_threads(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}])
-    client = ClaudeSDKClient(cli.options())
+def test_close_is_idempotent_and_callable_from_many_threads() -> None:
+    cli = ScriptedCLI([{"op": "wait_eof"}])
+    client = cli.client()
     client.connect()
     threads = [threading.Thread(target=client.close) for _ in range(5)]
     for t in threads:
@@ -320,15 +329,15 @@ def test_close_is_idempotent_and_callable_from_many_threads(fake_cli: Any) -> No
 # ----------------------------------------------------------------------------- flow control
 
 
-def test_flood_without_draining_stays_bounded_then_delivers_everything(fake_cli: Any) -> None:
+def test_flood_without_draining_stays_bounded_then_delivers_everything() -> None:
     count = 100_000
-    cli = fake_cli([{"op": "wait_user"}, {"op": "flood", "count": count}, {"op": "result"}, {"op": "wait_eof"}])
-    client = ClaudeSDKClient(cli.options())
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "flood", "count": count}, {"op": "result"}, {"op": "wait_eof"}])
+    client = cli.client()
     client.connect()
     session = client.session
     assert session is not None
     client.query("flood me")
-    wait_for(lambda: session._paused)
+    wait_until(lambda: session._paused)
     backlog = len(session._mailbox.items)
     # bounded by the high-water mark plus at most one read chunk's worth of lines
     assert backlog <= _session.HIGH_WATER_MESSAGES + 5000, backlog
@@ -338,19 +347,19 @@ def test_flood_without_draining_stays_bounded_then_delivers_everything(fake_cli:
     client.close()
 
 
-def test_control_call_while_nobody_drains_does_not_deadlock(fake_cli: Any) -> None:
-    cli = fake_cli([
+def test_control_call_while_nobody_drains_does_not_deadlock() -> None:
+    cli = ScriptedCLI([
         {"op": "wait_user"},
         {"op": "flood", "count": 30_000},
         {"op": "wait_request", "subtype": "set_model"},
         {"op": "result"},
         {"op": "wait_eof"},
     ])
-    with ClaudeSDKClient(cli.options()) as client:
+    with cli.client() as client:
         session = client.session
         assert session is not None
         client.query("flood")
-        wait_for(lambda: session._paused)
+        wait_until(lambda: session._paused)
         client.set_model("claude-test", timeout=20)  # answered only after the whole flood
         messages = list(client.receive_response())
         assert sum(isinstance(m, AssistantMessage) for m in messages) == 30_000
