@@ -155,8 +155,8 @@ def test_ctrl_c_while_merging_puts_the_held_blocks_back() -> None:
             # both lines read and taken by the consumer, which is back to waiting for the next
             wait_until(
                 lambda: session.frames_seen >= seen_before + 2
-                and not session._mailbox.items
-                and session._mailbox._sleeping
+                and not session._reader.mailbox.items
+                and session._reader.mailbox._sleeping
             )
             _thread.interrupt_main()
 
@@ -168,7 +168,7 @@ def test_ctrl_c_while_merging_puts_the_held_blocks_back() -> None:
                 first.append(message)
         _join_through_interrupts(interrupter)
         assert first == []  # A was still incomplete: nothing merged was yielded yet
-        assert texts(list(session._mailbox.items)) == ["a1", "a2"]  # back at the head, in order
+        assert texts(list(session._reader.mailbox.items)) == ["a1", "a2"]  # back at the head, in order
         cli.release("go")
         rest = list(client.receive_response(merge_assistant=True))
     assert [texts([m]) for m in rest if not isinstance(m, ResultMessage)] == [["a1", "a2", "a3"], ["b1"]]

@@ -21,7 +21,7 @@ from claude_sync import (
     ResultMessage,
     query,
 )
-from claude_sync._io import session as _session
+from claude_sync._io import reader as _reader
 
 # ----------------------------------------------------------------------------- one-shot
 
@@ -337,10 +337,10 @@ def test_flood_without_draining_stays_bounded_then_delivers_everything() -> None
     session = client.session
     assert session is not None
     client.query("flood me")
-    wait_until(lambda: session._paused)
-    backlog = len(session._mailbox.items)
+    wait_until(lambda: session._reader.paused)
+    backlog = len(session._reader.mailbox.items)
     # bounded by the high-water mark plus at most one read chunk's worth of lines
-    assert backlog <= _session.HIGH_WATER_MESSAGES + 5000, backlog
+    assert backlog <= _reader.HIGH_WATER_MESSAGES + 5000, backlog
     assert backlog < count
     received = sum(1 for m in client.receive_response() if isinstance(m, AssistantMessage))
     assert received == count
@@ -359,7 +359,7 @@ def test_control_call_while_nobody_drains_does_not_deadlock() -> None:
         session = client.session
         assert session is not None
         client.query("flood")
-        wait_until(lambda: session._paused)
+        wait_until(lambda: session._reader.paused)
         client.set_model("claude-test", timeout=20)  # answered only after the whole flood
         messages = list(client.receive_response())
         assert sum(isinstance(m, AssistantMessage) for m in messages) == 30_000

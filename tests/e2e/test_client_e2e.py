@@ -573,7 +573,7 @@ def test_second_ctrl_c_before_the_aborted_result_closes_the_session(
             first.join()
             assert reader_held.is_set() and spy.control_subtypes() == ["interrupt"]
             assert not session.closed  # the first Ctrl-C only interrupted
-            assert session.ledger.turn_running  # and the aborted result is not in yet
+            assert session.turn_running  # and the aborted result is not in yet
 
             def release_once_closing() -> None:
                 wait_until(lambda: main_thread_is_in(Session.close.__code__), 30)
