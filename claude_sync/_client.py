@@ -44,7 +44,7 @@ from ._core.errors import ClaudeSDKError, UsageError
 from ._core.messages import AssistantMessageMerger, Message, ResultMessage
 from ._core.options import ClaudeAgentOptions, PermissionMode
 from ._core.protocol import StreamItem, iter_user_frames, user_message_frame
-from ._core.stream_merge import next_merged
+from ._core.stream_merge import extends_head, next_merged
 from ._io.session import Session
 from ._io.transport import Transport
 
@@ -241,6 +241,8 @@ class ClaudeSDKClient:
         try:
             for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
                 held.append(item)
+                if extends_head(held, complete):
+                    continue
                 ready = next_merged(held, complete=complete)
                 while ready is not None:
                     complete = ready.head_complete

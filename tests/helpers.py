@@ -106,7 +106,9 @@ class ScriptedCLI:
     of a ``MemoryTransport``, on two ``claude_sync-peer-…`` threads started by ``connect``.
 
     Differences from the process: ``sleep`` and ``wait_eof`` end early when the session ends
-    input or closes (an idle CLI exits at EOF); ``wait_gate {name}`` waits for
+    input or closes (an idle CLI exits at EOF), ``hang`` ignores EOF until the session kills
+    the peer; ``numbered`` takes ``per_message`` (lines per ``message_id``);
+    ``wait_gate {name}`` waits for
     ``release(name)``; ``check_input_open`` logs ``input_open`` (is stdin still open?);
     no signals, no argv. ``log()``/``stdin_frames()`` read what it saw, as ``FakeCLI`` does.
     """
@@ -144,6 +146,10 @@ class ScriptedCLI:
 
     def stdin_frames(self) -> List[Dict[str, Any]]:
         return [entry["data"] for entry in self.log() if entry["kind"] == "stdin"]
+
+    def answers(self, request_id: str) -> List[Dict[str, Any]]:
+        """Every ``control_response`` body we sent for the CLI's request ``request_id``."""
+        return [e["data"] for e in self.log() if e["kind"] == "response" and e["data"]["request_id"] == request_id]
 
     def release(self, name: str) -> None:
         self._gate(name).set()
@@ -201,6 +207,8 @@ class ScriptedCLI:
                 return
         if kind == "control_response":
             self._record("response", frame["response"])
+            with self._cond:
+                self._cond.notify_all()
             return
         with self._cond:
             self._inbox.append(frame)
@@ -275,8 +283,12 @@ class ScriptedCLI:
             self._send(line * (step["count"] % 256))
         elif op == "numbered":  # assistant lines "0", "1", … so a reader can check order and loss
             count, batch = step["count"], step.get("batch", 64)
+            per = step.get("per_message", count)
             for start in range(0, count, batch):
-                lines = (json.dumps(assistant_line(str(i))) + "\n" for i in range(start, min(count, start + batch)))
+                lines = (
+                    json.dumps(assistant_line(str(i), f"msg_{i // per}")) + "\n"
+                    for i in range(start, min(count, start + batch))
+                )
                 self._send("".join(lines))
         elif op == "wait_user":
             self._record("got_user", self._next_frame("user"))
@@ -300,8 +312,20 @@ class ScriptedCLI:
                 self._success(frame["request_id"], step.get("respond"))
         elif op == "request":
             self._send({"type": "control_request", "request_id": step["id"], "request": step["request"]})
+        elif op == "wait_response":  # bounded: the test then finds no "response" entry
+            deadline = time.monotonic() + step.get("timeout", 30)
+            with self._cond:
+                while not any(e["kind"] == "response" and e["data"]["request_id"] == step["id"] for e in self._log):
+                    if self.transport.killed or time.monotonic() > deadline:
+                        break
+                    self._cond.wait(0.05)
         elif op == "stderr":
             self.peer.stderr(step["text"])
+        elif op == "hang":  # ignores EOF: ends only when the session kills it
+            while not self.transport.killed:
+                with self._cond:
+                    self._cond.wait(0.05)
+            raise _Stop
         elif op in ("sleep", "wait_eof"):
             self._pause(step.get("seconds", 60))
         elif op == "exit":

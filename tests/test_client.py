@@ -4,7 +4,9 @@ timeouts (Ctrl-C: ``test_ctrl_c.py``)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import warnings
 from typing import Any, Dict, List
 
 import pytest
@@ -282,3 +284,82 @@ def test_sync_api_inside_a_running_event_loop() -> None:
             return texts(list(client.receive_response()))
 
     assert asyncio.run(main()) == ["echo: from a loop"]
+
+
+# ----------------------------------------------------------------------------- nothing held, nothing lost
+
+
+def test_a_receive_timeout_while_merging_keeps_the_held_block_lines() -> None:
+    """Text and tool_use lines of one message are held while a long tool runs; a receive
+    timeout fires; the next merged receive still gets the whole message."""
+    cli = ScriptedCLI([
+        {"op": "wait_user"},
+        {"op": "text", "text": "a1", "id": "msg_a"},
+        {"op": "text", "text": "a2", "id": "msg_a"},
+        {"op": "wait_gate", "name": "tool_done"},
+        {"op": "text", "text": "a3", "id": "msg_a"},
+        {"op": "result"},
+        {"op": "wait_eof"},
+    ])
+    with cli.client() as client:
+        client.query("go")
+        with pytest.raises(ReceiveTimeoutError):
+            list(client.receive_response(merge_assistant=True, idle_timeout=0.3))
+        cli.release("tool_done")
+        rest = list(client.receive_response(merge_assistant=True, timeout=10))
+    assert [texts([m]) for m in rest if isinstance(m, AssistantMessage)] == [["a1", "a2", "a3"]]
+    assert isinstance(rest[-1], ResultMessage)
+
+
+def test_leaving_a_merged_loop_early_gives_the_held_lines_back() -> None:
+    cli = ScriptedCLI([
+        {"op": "wait_user"},
+        {"op": "text", "text": "a", "id": "msg_a"},
+        {"op": "text", "text": "b1", "id": "msg_b"},
+        {"op": "wait_gate", "name": "more"},
+        {"op": "text", "text": "b2", "id": "msg_b"},
+        {"op": "result"},
+        {"op": "wait_eof"},
+    ])
+    with cli.client() as client:
+        client.query("go")
+        for message in client.receive_response(merge_assistant=True):
+            assert texts([message]) == ["a"]
+            break  # b1 is held by then: it goes back to the queue
+        cli.release("more")
+        rest = list(client.receive_response(merge_assistant=True, timeout=10))
+    assert [texts([m]) for m in rest if isinstance(m, AssistantMessage)] == [["b1", "b2"]]
+
+
+def test_an_iterator_never_started_does_not_hold_the_consumer_slot() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}])
+    with cli.client() as client:
+        client.query("one")
+        forgotten = client.receive_response()  # created, never iterated
+        assert texts(list(client.receive_response())) == ["echo: one"]
+        client.query("two")
+        assert texts(list(client.receive_response())) == ["echo: two"]
+        del forgotten
+
+
+def test_a_dropped_connected_client_is_reaped_with_a_resource_warning() -> None:
+    cli = ScriptedCLI([{"op": "wait_eof"}])
+    client = cli.client()
+    client.connect()
+    session = client.session
+    assert session is not None and not session.closed
+    with pytest.warns(ResourceWarning, match="never closed"):
+        del client
+        gc.collect()
+    assert session.closed and session.transport is not None and session.transport.exit_code() is not None
+
+
+def test_a_closed_client_dropped_gives_no_warning() -> None:
+    cli = ScriptedCLI([{"op": "wait_eof"}])
+    client = cli.client()
+    client.connect()
+    client.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        del client
+        gc.collect()

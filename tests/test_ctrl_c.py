@@ -14,10 +14,13 @@ from typing import Any, Callable, List
 import pytest
 from helpers import ScriptedCLI, control_frames, interruptible_turn, texts, wait_until
 
-from claude_sync import ClaudeSDKClient, ResultMessage, UsageError
+from claude_sync import AssistantMessage, ClaudeSDKClient, ResultMessage, UsageError
+from claude_sync._core import messages as messages_module
+from claude_sync._core import stream_merge
+from claude_sync._io.session import SessionState
 
 
-def _interrupt_storm(fire: Callable[[], None], count: int) -> Callable[[Callable[[], Any]], int]:
+def _interrupt_storm(fire: Callable[[], None], count: int, seed: int = 1234) -> Callable[[Callable[[], Any]], int]:
     """Run ``body`` while another thread interrupts the main thread ``count`` times at random
     moments; every interrupt is caught and ``body`` is called again. Returns the number of
     interrupts caught. The interrupter waits for each one to be caught before the next, and
@@ -30,7 +33,7 @@ def _interrupt_storm(fire: Callable[[], None], count: int) -> Callable[[Callable
         fired: List[int] = []
 
         def interrupter() -> None:
-            rng = random.Random(1234)
+            rng = random.Random(seed)
             go.wait(10)
             for _ in range(count):
                 time.sleep(rng.uniform(0, 0.003))
@@ -207,3 +210,96 @@ def test_second_ctrl_c_before_the_result_closes() -> None:
         assert client.session is not None and client.session.closed
         with pytest.raises(UsageError):
             client.query("dead")
+
+
+# ----------------------------------------------------------------------------- Ctrl-C while closing
+
+
+def test_ctrl_c_during_close_does_not_abort_the_shutdown() -> None:
+    """The CLI ignores EOF, so close() waits in its stop rung; Ctrl-C lands right there.
+    The close still finishes (the CLI killed, every thread joined) and then re-raises."""
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "hang"}])
+    client = cli.client(close_timeout=1.0)
+    client.connect()
+    client.query("stuck")
+    wait_until(lambda: any(e["kind"] == "got_user" for e in cli.log()))
+
+    def press_ctrl_c_once_close_waits() -> None:
+        wait_until(lambda: cli.peer.input_ended)  # close sent EOF: it now waits for an exit
+        _send_sigint()
+
+    interrupter = threading.Thread(target=press_ctrl_c_once_close_waits, name="claude_sync-test-interrupter")
+    interrupter.start()
+    with pytest.raises(KeyboardInterrupt):
+        client.close()
+    _join_through_interrupts(interrupter)
+    session = client.session
+    assert session is not None and session.state is SessionState.CLOSED
+    assert session.transport is not None and session.transport.exit_code() is not None
+    client.close()  # nothing left to do
+
+
+def _numbers(messages: List[Any]) -> List[str]:
+    return texts([m for m in messages if isinstance(m, AssistantMessage)])
+
+
+def test_ctrl_c_storm_with_merge_assistant_and_close() -> None:
+    """Seeded and bounded: per trial, turns whose block lines merge into messages of 7 blocks
+    are received with ``merge_assistant=True`` while Ctrl-C lands at a random moment (nothing
+    lost or doubled, every result arrives); then ``close()`` runs under a storm of Ctrl-Cs
+    and must end CLOSED with the CLI gone, resumed by the next ``close()`` when cut short."""
+    trials, turns, count, per = 4, 3, 2000, 7
+    for trial in range(trials):
+        steps: List[Any] = []
+        for _ in range(turns):
+            steps += [{"op": "wait_user"}, {"op": "numbered", "count": count, "per_message": per}, {"op": "result"}]
+        cli = ScriptedCLI(steps + [{"op": "wait_eof"}], auto={"echo_controls": True})
+        client = cli.client()
+        client.connect()
+        for turn in range(turns):
+            client.query(f"turn {turn}")
+            received: List[Any] = []
+
+            def drain(received: List[Any] = received, client: ClaudeSDKClient = client) -> None:
+                for message in client.receive_response(merge_assistant=True, timeout=30):
+                    received.append(message)
+
+            assert _interrupt_storm(_send_sigint, 1, seed=100 * trial + turn)(drain) <= 1
+            assert _numbers(received) == [str(i) for i in range(count)], (trial, turn)
+            assert all(len(m.content) <= per for m in received if isinstance(m, AssistantMessage))
+            assert sum(isinstance(m, ResultMessage) for m in received) == 1
+        _interrupt_storm(_send_sigint, 6, seed=100 * trial + 99)(client.close)
+        session = client.session
+        assert session is not None and session.state is SessionState.CLOSED
+        assert session.transport is not None and session.transport.exit_code() is not None
+
+
+def test_ctrl_c_while_the_held_message_is_merged_at_the_result_loses_nothing(monkeypatch: Any) -> None:
+    """Ctrl-C lands while the result ends the held message and it is being merged (the
+    window that grows with the message's size): the lines and the result stay available."""
+    cli = ScriptedCLI([
+        {"op": "wait_user"},
+        {"op": "text", "text": "a1", "id": "msg_a"},
+        {"op": "text", "text": "a2", "id": "msg_a"},
+        {"op": "result"},
+        {"op": "wait_eof"},
+    ])
+    real_merge = messages_module.merge_assistant_lines
+    interrupted: List[int] = []
+
+    def merge_interrupted_once(lines: Any) -> Any:
+        if not interrupted:
+            interrupted.append(len(lines))
+            raise KeyboardInterrupt
+        return real_merge(lines)
+
+    monkeypatch.setattr(messages_module, "merge_assistant_lines", merge_interrupted_once)
+    monkeypatch.setattr(stream_merge, "merge_assistant_lines", merge_interrupted_once)
+    with cli.client() as client:
+        client.query("go")
+        with pytest.raises(KeyboardInterrupt):
+            list(client.receive_response(merge_assistant=True))
+        assert interrupted == [2]
+        rest = list(client.receive_response(merge_assistant=True, timeout=10))
+    assert [texts([m]) for m in rest if isinstance(m, AssistantMessage)] == [["a1", "a2"]]
+    assert isinstance(rest[-1], ResultMessage)

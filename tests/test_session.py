@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
+import json
 import threading
-from typing import Any, List
+from typing import Any, Dict, List
 
 import pytest
-from helpers import ScriptedCLI, texts, wait_until
+from helpers import ScriptedCLI, result_line, texts, wait_until
 
 from claude_sync import (
     AssistantMessage,
@@ -15,11 +17,16 @@ from claude_sync import (
     CLIJSONDecodeError,
     CLINotFoundError,
     ControlTimeoutError,
+    HookMatcher,
+    MessageParseError,
     OversizedLineSkipped,
+    PermissionResultAllow,
     ProcessError,
     ResultError,
     ResultMessage,
+    create_sdk_mcp_server,
     query,
+    tool,
 )
 from claude_sync._io import reader as _reader
 
@@ -363,3 +370,133 @@ def test_control_call_while_nobody_drains_does_not_deadlock() -> None:
         client.set_model("claude-test", timeout=20)  # answered only after the whole flood
         messages = list(client.receive_response())
         assert sum(isinstance(m, AssistantMessage) for m in messages) == 30_000
+
+
+# ----------------------------------------------------------------------------- one answer per CLI request
+
+
+def _permission_request(request_id: str, tool_input: Dict[str, Any]) -> Dict[str, Any]:
+    return {"op": "request", "id": request_id, "request": {
+        "subtype": "can_use_tool", "tool_name": "Bash", "input": tool_input, "tool_use_id": "toolu_1"}}  # fmt: skip
+
+
+def _serve_one(request: Dict[str, Any], **options: Any) -> List[Dict[str, Any]]:
+    """Run a turn in which the CLI sends ``request``; return our answers to it."""
+    request_id = request["id"]
+    cli = ScriptedCLI([
+        {"op": "wait_user"}, request, {"op": "wait_response", "id": request_id, "timeout": 10},
+        {"op": "result"}, {"op": "wait_eof"},
+    ])  # fmt: skip
+    with cli.client(**options) as client:
+        client.query("go")
+        list(client.receive_response(timeout=30))
+    return cli.answers(request_id)
+
+
+def test_a_lone_surrogate_echoed_by_a_plain_allow_is_sent_escaped() -> None:
+    def allow(name: str, tool_input: Dict[str, Any], context: Any) -> PermissionResultAllow:
+        return PermissionResultAllow()
+
+    [answer] = _serve_one(_permission_request("p1", {"command": "echo \ud800"}), can_use_tool=allow)
+    assert answer["subtype"] == "success"
+    assert answer["response"]["behavior"] == "allow"
+    assert answer["response"]["updatedInput"] == {"command": "echo \ud800"}
+
+
+@pytest.mark.parametrize(
+    "bad", [float("nan"), float("inf"), {1, 2}, datetime.datetime(2026, 1, 1)], ids=["nan", "inf", "set", "datetime"]
+)
+def test_a_permission_answer_json_cannot_carry_is_a_deny(bad: Any, caplog: Any) -> None:
+    def allow(name: str, tool_input: Dict[str, Any], context: Any) -> PermissionResultAllow:
+        return PermissionResultAllow(updated_input={"command": "ls", "extra": bad})
+
+    [answer] = _serve_one(_permission_request("p1", {"command": "ls"}), can_use_tool=allow)
+    assert answer["subtype"] == "success" and answer["response"]["behavior"] == "deny"
+    assert "cannot be encoded as JSON" in answer["response"]["message"]
+    assert "cannot be encoded as JSON" in caplog.text
+
+
+@pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt()], ids=["SystemExit", "KeyboardInterrupt"])
+def test_system_exit_or_ctrl_c_inside_can_use_tool_is_a_deny(raised: BaseException) -> None:
+    def explode(name: str, tool_input: Dict[str, Any], context: Any) -> Any:
+        raise raised
+
+    [answer] = _serve_one(_permission_request("p1", {"command": "ls"}), can_use_tool=explode)
+    assert answer["subtype"] == "success" and answer["response"]["behavior"] == "deny"
+    assert type(raised).__name__ in answer["response"]["message"]
+
+
+def _hook_request(request_id: str) -> Dict[str, Any]:
+    return {"op": "request", "id": request_id, "request": {
+        "subtype": "hook_callback", "callback_id": "hook_0", "tool_use_id": "toolu_1",
+        "input": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}}}  # fmt: skip
+
+
+@pytest.mark.parametrize("outcome", ["set", "nan", "KeyboardInterrupt", "SystemExit"])
+def test_a_hook_answer_json_cannot_carry_or_a_hook_raising_base_exceptions_is_an_error(outcome: str) -> None:
+    def hook(hook_input: Dict[str, Any], tool_use_id: Any, context: Any) -> Dict[str, Any]:
+        if outcome == "KeyboardInterrupt":
+            raise KeyboardInterrupt
+        if outcome == "SystemExit":
+            raise SystemExit(2)
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "odd": {1} if outcome == "set" else float("nan")}}
+
+    hooks = {"PreToolUse": [HookMatcher(matcher=None, hooks=[hook])]}
+    [answer] = _serve_one(_hook_request("h1"), hooks=hooks)
+    assert answer["subtype"] == "error"
+
+
+def test_an_mcp_tool_result_json_cannot_carry_is_an_error() -> None:
+    @tool("when", "Now", {})
+    def when(args: Dict[str, Any]) -> Dict[str, Any]:
+        return {"content": [{"type": "text", "text": "now"}], "structuredContent": {"at": float("nan")}}
+
+    server = create_sdk_mcp_server("clock", tools=[when])
+    message = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "when", "arguments": {}}}
+    request = {"op": "request", "id": "m1", "request": {"subtype": "mcp_message", "server_name": "clock", "message": message}}
+    [answer] = _serve_one(request, mcp_servers={"clock": server})
+    assert answer["subtype"] == "error" and "cannot be encoded as JSON" in answer["error"]
+
+
+# ----------------------------------------------------------------------------- bad lines at the end of the stream
+
+
+def test_a_cli_dying_mid_line_is_a_process_error_chained_to_the_decode_error() -> None:
+    cli = ScriptedCLI([
+        {"op": "wait_user"}, {"op": "text", "text": "before"},
+        {"op": "raw", "text": '{"type": "assistant", "message": {"id": "cut', "newline": False},
+        {"op": "stderr", "text": "Killed"}, {"op": "exit", "code": 137},
+    ])  # fmt: skip
+    seen: List[Any] = []
+    with pytest.raises(ProcessError) as info:
+        for message in cli.query("hi"):
+            seen.append(message)
+    assert texts(seen) == ["before"]
+    assert info.value.exit_code == 137 and "Killed" in (info.value.stderr or "")
+    assert isinstance(info.value.__cause__, CLIJSONDecodeError)
+
+
+def test_a_result_line_without_newline_at_eof_is_counted() -> None:
+    cli = ScriptedCLI([
+        {"op": "wait_user"}, {"op": "text", "text": "4"},
+        {"op": "raw", "text": json.dumps(result_line(result="4")), "newline": False},
+        {"op": "exit", "code": 0},
+    ])  # fmt: skip
+    messages = list(cli.query("2 + 2?"))  # no ProcessError("exited before sending the result")
+    assert texts(messages) == ["4"] and isinstance(messages[-1], ResultMessage)
+
+
+@pytest.mark.parametrize(
+    "line, error",
+    [
+        ('{"type": ["assistant"], "message": {}}', MessageParseError),
+        ('{"type": {"nested": true}}', MessageParseError),
+        ('{"type": "assistant", "deep": ' + "[" * 5000 + "]" * 5000 + "}", CLIJSONDecodeError),
+    ],
+    ids=["type-list", "type-object", "nested-5000-deep"],
+)
+def test_odd_lines_are_typed_bad_input_not_a_reader_bug(line: str, error: type, caplog: Any) -> None:
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "raw", "text": line}, {"op": "wait_eof"}])
+    with pytest.raises(error):
+        list(cli.query("hi"))
+    assert "internal error" not in caplog.text and "reader thread failed" not in caplog.text

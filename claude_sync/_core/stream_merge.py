@@ -20,7 +20,7 @@ from typing import Any, List, NamedTuple, Optional
 
 from .messages import _PROGRESS_TYPES, AssistantMessage, StreamEvent, merge_assistant_lines
 
-__all__ = ["Ready", "next_merged"]
+__all__ = ["Ready", "extends_head", "next_merged"]
 
 
 class Ready(NamedTuple):
@@ -66,3 +66,19 @@ def next_merged(held: List[Any], *, at_end: bool = False, complete: bool = False
 
 def _is_stop_of(event: StreamEvent, line: AssistantMessage) -> bool:
     return event.event.get("type") == "message_stop" and event.parent_tool_use_id == line.parent_tool_use_id
+
+
+def extends_head(held: List[Any], complete: bool) -> bool:
+    """True when the item just appended to ``held`` only adds a block line to the message
+    held at its head, so nothing can be delivered yet (spares ``next_merged`` its scan on
+    every line of a long message). Valid because, between deliveries, ``held`` holds only
+    the block lines of one message. Pure."""
+    if complete or len(held) < 2:
+        return False
+    head, last = held[0], held[-1]
+    return (
+        last.__class__ is AssistantMessage
+        and head.__class__ is AssistantMessage
+        and head.message_id is not None
+        and last.message_id == head.message_id
+    )

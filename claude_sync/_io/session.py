@@ -435,7 +435,9 @@ class Session:
                 return
             if not self.closed:
                 self._move("close")
-            run = self._closer is None
+            closer = self._closer
+            # The closing thread itself, back after a Ctrl-C cut its close short, resumes it.
+            run = closer is None or closer is threading.current_thread() or not closer.is_alive()
             if run:
                 self._closer = threading.current_thread()
         if not run:
@@ -449,7 +451,7 @@ class Session:
                 self._closer = None
         with self._lock:
             self._move("closed")
-        self._close_done.set()
+            self._close_done.set()
         if deferred is not None:
             raise deferred
 
