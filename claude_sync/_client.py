@@ -41,8 +41,10 @@ import weakref
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._core.errors import ClaudeSDKError, UsageError
-from ._core.messages import AssistantMessageMerger, Message, ResultMessage
-from ._core.options import ClaudeAgentOptions, PermissionMode
+from ._core.merger import AssistantMessageMerger
+from ._core.messages import Message, ResultMessage
+from ._core.options import ClaudeAgentOptions
+from ._core.permission_types import PermissionMode
 from ._core.protocol import StreamItem, iter_user_frames, user_message_frame
 from ._core.stream_merge import extends_head, next_merged
 from ._io.session import Session
@@ -56,17 +58,19 @@ _INTERRUPT_ON_CTRL_C_TIMEOUT = 2.0
 
 
 def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = None) -> Session:
-    """A not-yet-connected session with the callback handlers the options ask for, over
+    """A not-yet-connected session for ``options``, interpreted once (``interpret_options``):
+    the session spawns from that plan and the request handlers serve from it; over
     ``transport`` (None: the CLI as a child process).
 
-    Raises ``ValueError`` for contradictory options (e.g. ``can_use_tool`` together with
-    ``permission_prompt_tool_name``).
+    Raises ``ValueError`` / ``TypeError`` for invalid options (e.g. ``can_use_tool`` together
+    with ``permission_prompt_tool_name``), before anything starts.
     """
+    from ._core.command import interpret_options  # first use only, not at import
     from ._io.serving import RequestServer, build_handlers  # callback machinery loads on first use
 
-    handlers, initialize_fields = build_handlers(options)
-    server = RequestServer(handlers, options.callback_workers)
-    return Session(options, server=server, initialize_fields=initialize_fields, transport=transport)
+    plan = interpret_options(options)
+    server = RequestServer(build_handlers(plan), options.callback_workers)
+    return Session(options, plan=plan, server=server, transport=transport)
 
 
 class ClaudeSDKClient:

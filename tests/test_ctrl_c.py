@@ -15,7 +15,7 @@ import pytest
 from helpers import ScriptedCLI, control_frames, interruptible_turn, texts, wait_until
 
 from claude_sync import AssistantMessage, ClaudeSDKClient, ResultMessage, UsageError
-from claude_sync._core import messages as messages_module
+from claude_sync._core import merger as merger_module
 from claude_sync._core import stream_merge
 from claude_sync._io.session import SessionState
 
@@ -284,7 +284,7 @@ def test_ctrl_c_while_the_held_message_is_merged_at_the_result_loses_nothing(mon
         {"op": "result"},
         {"op": "wait_eof"},
     ])
-    real_merge = messages_module.merge_assistant_lines
+    real_merge = merger_module.merge_assistant_lines
     interrupted: List[int] = []
 
     def merge_interrupted_once(lines: Any) -> Any:
@@ -293,7 +293,7 @@ def test_ctrl_c_while_the_held_message_is_merged_at_the_result_loses_nothing(mon
             raise KeyboardInterrupt
         return real_merge(lines)
 
-    monkeypatch.setattr(messages_module, "merge_assistant_lines", merge_interrupted_once)
+    monkeypatch.setattr(merger_module, "merge_assistant_lines", merge_interrupted_once)
     monkeypatch.setattr(stream_merge, "merge_assistant_lines", merge_interrupted_once)
     with cli.client() as client:
         client.query("go")

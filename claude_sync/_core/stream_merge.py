@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import Any, List, NamedTuple, Optional
 
-from .messages import _PROGRESS_TYPES, AssistantMessage, StreamEvent, merge_assistant_lines
+from .merger import _PROGRESS_TYPES, merge_assistant_lines
+from .messages import AssistantMessage, StreamEvent
 
 __all__ = ["Ready", "extends_head", "next_merged"]
 

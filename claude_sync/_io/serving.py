@@ -9,10 +9,11 @@ Two parts:
   when the handler failed in any way (``SystemExit``/``KeyboardInterrupt`` included) or its
   answer cannot be encoded as JSON, the handler's refusal (a deny for permissions:
   fail-closed) or an error response, with the reason logged.
-- the handlers ``build_handlers`` makes from the options: each calls the pure adapters of
-  ``_core.callbacks`` / ``_core.mcp`` around the user's function and returns the success
-  payload. ``NoResponse`` sends nothing. What the CLI does with each outcome is the
-  fail-open / fail-closed table in ``_core.callbacks``' docstring.
+- the handlers ``build_handlers`` makes from the options plan: each calls the pure adapters
+  of ``_core.permissions`` / ``_core.hooks`` / ``_core.mcp`` around the user's function and
+  returns the success payload. ``NoResponse`` sends nothing. What the CLI does with each
+  outcome is the fail-closed / fail-open table in the docstrings of ``_core.permissions``
+  and ``_core.hooks``.
 """
 
 from __future__ import annotations
@@ -23,18 +24,11 @@ import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .._core.callbacks import (
-    HookRegistry,
-    callback_failure_reason,
-    deny_all_permission_wire,
-    fail_closed_permission_wire,
-    hook_call_from_request,
-    hook_output_to_wire,
-    permission_call_from_request,
-    permission_result_to_wire,
-)
+from .._core.command import OptionsPlan
 from .._core.errors import ClaudeSDKError
 from .._core.framing import encode_frame
+from .._core.hook_types import HookContext
+from .._core.hooks import HookRegistry, hook_call_from_request, hook_output_to_wire
 from .._core.mcp import (
     McpAction,
     McpCancelled,
@@ -44,7 +38,14 @@ from .._core.mcp import (
     mcp_control_response,
     run_tool_call,
 )
-from .._core.options import CanUseTool, ClaudeAgentOptions, HookContext
+from .._core.permissions import (
+    PermissionRouting,
+    callback_failure_reason,
+    deny_all_permission_wire,
+    fail_closed_permission_wire,
+    permission_call_from_request,
+    permission_result_to_wire,
+)
 from .._core.protocol import ControlRequestReceived, control_error_frame, control_success_frame
 from .pool import CallbackPool
 
@@ -226,28 +227,21 @@ def _wire_text(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def build_handlers(options: ClaudeAgentOptions) -> Tuple[Dict[str, Handler], Dict[str, Any]]:
-    """The request handlers and the extra ``initialize`` fields ``options`` call for.
+def build_handlers(plan: OptionsPlan) -> Dict[str, Handler]:
+    """The request handlers that serve what ``plan`` carries: its permission routing, its
+    hook registry and its SDK MCP servers (exactly the ones announced to the CLI).
 
-    Raises ``ValueError``/``TypeError`` for invalid callback options (contradictions, bad hook
-    matchers), before any process starts.
+    Raises nothing: the options were checked when the plan was made.
     """
-    if options.can_use_tool is not None and options.permission_prompt_tool_name is not None:
-        raise ValueError("can_use_tool and permission_prompt_tool_name are mutually exclusive")
-    if options.can_use_tool is not None and options.deny_all_permissions:
-        raise ValueError("can_use_tool and deny_all_permissions are mutually exclusive")
     handlers: Dict[str, Handler] = {
-        "can_use_tool": Handler(
-            _permission_handler(options.can_use_tool, options.deny_all_permissions), refuse=_deny_on_failure
-        ),
+        "can_use_tool": Handler(_permission_handler(plan.permissions), refuse=_deny_on_failure),
     }
-    initialize: Dict[str, Any] = {}
-    registry = HookRegistry.from_options(options.hooks)
-    if len(registry):
-        handlers["hook_callback"] = Handler(_hook_handler(registry))
-        initialize["hooks"] = registry.initialize_hooks_field()
-    _add_mcp_handlers(options, handlers)
-    return handlers, initialize
+    if len(plan.hooks):
+        handlers["hook_callback"] = Handler(_hook_handler(plan.hooks))
+    if plan.sdk_mcp_servers:
+        bridge = _McpBridge(SdkMcpServers(plan.sdk_mcp_servers))
+        handlers["mcp_message"] = Handler(bridge.serve, route=bridge.route_on_reader)
+    return handlers
 
 
 def _deny_on_failure(event: ControlRequestReceived, reason: str) -> Dict[str, Any]:
@@ -255,7 +249,9 @@ def _deny_on_failure(event: ControlRequestReceived, reason: str) -> Dict[str, An
     return fail_closed_permission_wire(reason, event.request.get("tool_use_id"))
 
 
-def _permission_handler(callback: Optional[CanUseTool], deny_all: bool) -> ServeFn:
+def _permission_handler(routing: PermissionRouting) -> ServeFn:
+    callback, deny_all = routing.callback, routing.deny_all
+
     def serve_permission(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
         request = event.request
         tool_use_id = request.get("tool_use_id")
@@ -299,15 +295,6 @@ def _hook_handler(registry: HookRegistry) -> ServeFn:
             raise failure from exc
 
     return serve_hook
-
-
-def _add_mcp_handlers(options: ClaudeAgentOptions, handlers: Dict[str, Handler]) -> None:
-    """Serve ``mcp_message`` for the in-process servers in ``options.mcp_servers``."""
-    servers = SdkMcpServers.from_options(options.mcp_servers)
-    if not servers.names:
-        return
-    bridge = _McpBridge(servers)
-    handlers["mcp_message"] = Handler(bridge.serve, route=bridge.route_on_reader)
 
 
 class _McpBridge:

@@ -59,7 +59,7 @@ from .reader import END, WAIT_SLICE, Reader
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._core.command import SpawnPlan
+    from .._core.command import OptionsPlan, SpawnPlan
     from .serving import RequestServer
 
 __all__ = ["Session", "SessionState", "END"]
@@ -102,12 +102,14 @@ class Session:
         *,
         server: Optional[RequestServer] = None,
         initialize_fields: Optional[Dict[str, Any]] = None,
+        plan: Optional[OptionsPlan] = None,
         environ: Optional[Dict[str, str]] = None,
         transport: Optional[Transport] = None,
     ) -> None:
         self.options = options
         self._server = server
         self._extra_initialize = dict(initialize_fields or {})
+        self._options_plan = plan  # interpret_options(options), when the caller made it
         self._environ = environ
         self._custom_transport = transport
         self._transport: Optional[Transport] = None
@@ -186,11 +188,10 @@ class Session:
         from .._core.command import build_spawn_plan, find_cli  # first connect only, not at import
 
         environ = self._environ if self._environ is not None else dict(os.environ)
-        if self._custom_transport is not None:
-            # Only the protocol part of the plan is used (and the options still validated);
-            # the CLI path is a placeholder, so no CLI needs to be installed.
-            return build_spawn_plan(self.options, "claude", environ=environ)
-        return build_spawn_plan(self.options, find_cli(self.options.cli_path), environ=environ)
+        # With a custom transport only the protocol part of the plan is used (the options are
+        # still validated); the CLI path is a placeholder, so no CLI needs to be installed.
+        cli = "claude" if self._custom_transport is not None else find_cli(self.options.cli_path)
+        return build_spawn_plan(self.options, cli, environ=environ, interpreted=self._options_plan)
 
     def _start_transport(self, plan: SpawnPlan) -> None:
         if self._server is None:
