@@ -35,6 +35,7 @@ from claude_sync import (
     UsageError,
     UserMessage,
 )
+from claude_sync._io.reader import Reader
 from claude_sync._io.session import Session
 
 from .fake_api import FakeAnthropicAPI, Reply, content_text, text, tool_use
@@ -136,7 +137,7 @@ def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
     return True
 
 
-WAITING_FOR_MESSAGES = Session.messages.__code__
+WAITING_FOR_MESSAGES = Reader.items.__code__
 """The code object of the library's receive loop: the main thread is blocked in it while
 ``receive_response()`` waits for the CLI."""
 
@@ -556,7 +557,7 @@ def test_second_ctrl_c_before_the_aborted_result_closes_the_session(
         spy = FrameSpy(session)
         reader_held = threading.Event()
         release_reader = threading.Event()
-        original_resolve = session._resolve
+        original_resolve = session.resolve
 
         def resolve_then_hold(response: Any) -> None:  # runs on the reader thread
             original_resolve(response)
@@ -564,7 +565,7 @@ def test_second_ctrl_c_before_the_aborted_result_closes_the_session(
                 reader_held.set()
                 release_reader.wait(60)
 
-        session._resolve = resolve_then_hold  # type: ignore[method-assign]
+        session.resolve = resolve_then_hold  # type: ignore[method-assign]
         try:
             client.query("talk slowly")
             first = CtrlC(_streaming_and_waiting(fake_api, 3 * SLOW_DELAY))
