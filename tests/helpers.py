@@ -30,14 +30,18 @@ def results(messages: List[Any]) -> List[ResultMessage]:
     return [m for m in messages if isinstance(m, ResultMessage)]
 
 
-def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> None:
-    """Poll ``predicate`` (2 ms steps) until it is true; ``AssertionError`` naming ``what``
-    when ``timeout`` seconds pass first. The one polling helper of the test suite."""
+def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition", *, fail: bool = True) -> bool:
+    """Poll ``predicate`` (2 ms steps) until it is true: True. When ``timeout`` seconds pass
+    first: ``AssertionError`` naming ``what``, or False with ``fail=False``. The one polling
+    helper of the test suite (unit, e2e and the leak check)."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"{what} not reached within {timeout}s")
+            if fail:
+                raise AssertionError(f"{what} not reached within {timeout}s")
+            return bool(predicate())
         time.sleep(0.002)
+    return True
 
 
 def control_frames(cli: Any, subtype: str) -> List[Dict[str, Any]]:

@@ -21,7 +21,7 @@ from types import CodeType
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import pytest
-from helpers import results, texts
+from helpers import results, texts, wait_until
 
 from claude_sync import (
     AssistantMessage,
@@ -128,15 +128,6 @@ def main_thread_is_in(code: CodeType) -> bool:
     return False
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.002)
-    return True
-
-
 WAITING_FOR_MESSAGES = Reader.items.__code__
 """The code object of the library's receive loop: the main thread is blocked in it while
 ``receive_response()`` waits for the CLI."""
@@ -156,7 +147,7 @@ class CtrlC:
 
     def _run(self) -> None:
         try:
-            if not wait_until(self._ready, 60):
+            if not wait_until(self._ready, 60, fail=False):
                 return
             self.fired = True
             _thread.interrupt_main()
@@ -577,7 +568,7 @@ def test_second_ctrl_c_before_the_aborted_result_closes_the_session(
             assert session.turn_running  # and the aborted result is not in yet
 
             def release_once_closing() -> None:
-                wait_until(lambda: main_thread_is_in(Session.close.__code__), 30)
+                wait_until(lambda: main_thread_is_in(Session.close.__code__), 30, fail=False)
                 release_reader.set()
 
             second = CtrlC(
