@@ -24,11 +24,13 @@ from claude_sync import (
     ProcessError,
     ResultError,
     ResultMessage,
+    UsageError,
     create_sdk_mcp_server,
     query,
     tool,
 )
 from claude_sync._io import reader as _reader
+from claude_sync._io import session as _session_module
 
 # ----------------------------------------------------------------------------- one-shot
 
@@ -500,3 +502,43 @@ def test_odd_lines_are_typed_bad_input_not_a_reader_bug(line: str, error: type, 
     with pytest.raises(error):
         list(cli.query("hi"))
     assert "internal error" not in caplog.text and "reader thread failed" not in caplog.text
+
+
+# ----------------------------------------------------------------------------- the state machine
+
+
+def test_the_session_walks_its_states_and_refuses_what_the_table_refuses(monkeypatch: Any) -> None:
+    from claude_sync._io.session import SessionState
+
+    cli = ScriptedCLI([{"op": "wait_eof"}])
+    client = cli.client()
+    seen: List[SessionState] = []
+    original_request = _session_module.Session.request
+
+    def spy_request(self: Any, subtype: str, *args: Any, **kwargs: Any) -> Any:
+        seen.append(self.state)  # the initialize request is sent while CONNECTING
+        return original_request(self, subtype, *args, **kwargs)
+
+    monkeypatch.setattr(_session_module.Session, "request", spy_request)
+    client.connect()
+    monkeypatch.undo()
+    session = client.session
+    assert session is not None
+    assert seen == [SessionState.CONNECTING] and session.state is SessionState.OPEN
+    with pytest.raises(UsageError, match="already connected"):
+        session.connect()
+    session.close()
+    assert session.state is SessionState.CLOSED
+    with pytest.raises(UsageError, match="closed"):
+        session.request("mcp_status")
+    with pytest.raises(UsageError, match="closed"):
+        session.write_frame({"type": "user"})
+    session.close()  # CLOSED: nothing to do
+    fresh = _session_module.Session(cli.options())
+    assert fresh.state is SessionState.NEW
+    with pytest.raises(UsageError, match="not connected"):
+        fresh.request("mcp_status")
+    fresh.close()
+    assert fresh.state is SessionState.CLOSED
+    with pytest.raises(UsageError, match="already connected"):
+        fresh.connect()

@@ -30,6 +30,10 @@ CLOSED            UsageError (b)      UsageError (c)        nothing to do
 one"; (c) "the session is closed". A successful ``initialize`` moves CONNECTING → OPEN.
 The reader ending (EOF, crash) changes no state: it records a sticky terminal error (None
 for a clean end), fails every pending future and queues the end-of-stream sentinel once.
+
+Why over 400 lines: connect, the futures table, turn bookkeeping and the close ladder are
+one object's life cycle guarded by one lock and one state; the parts that run on their own
+threads are already apart (``reader.py``, ``serving.py``).
 """
 
 from __future__ import annotations
