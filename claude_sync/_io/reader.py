@@ -3,8 +3,10 @@
 ``Reader.run`` is the body of the ``claude_sync-reader-<pid>`` thread: it frames the
 transport's chunks into lines, decodes each (``decode_line``: a typed event), and routes it —
 messages to the ``Mailbox`` (a deque and a doorbell, see ``mailbox.py``), control responses
-to the session's futures, CLI requests and cancels to the ``RequestServer``. It never runs
-user code and never writes.
+to the session's futures, CLI requests and cancels to the ``RequestServer``, transcript
+mirror frames to the session store's bridge. It never runs user code and never writes; it
+blocks only on the transport, on flow control, and — with a ``session_store`` — on the
+store mirror before a result (at most ``control_timeout``).
 
 Flow control without deadlock. The queue is unbounded, so the reader can always deliver
 what somebody waits for. Memory is bounded differently: when the consumer's backlog passes
@@ -42,6 +44,7 @@ from .._core.protocol import (
     NoiseLineSkipped,
     OversizedLineSkipped,
     StreamItem,
+    TranscriptMirrorReceived,
     decode_line,
     exit_error,
 )
@@ -209,6 +212,10 @@ class Reader:
             self._server.cancel(event.request_id)
         elif cls is NoiseLineSkipped:
             logger.warning("Skipped a non-JSON stdout line from the CLI: %r", event.text[:200])
+        elif cls is TranscriptMirrorReceived:
+            bridge = self._session.store_bridge
+            if bridge is not None:
+                bridge.enqueue(event.file_path, event.entries)
 
     # ------------------------------------------------------------------ flow control
 

@@ -9,6 +9,7 @@ named ``claude_sync-…``, all joined — bounded — by ``close``):
   (``serving.py``), cancels too. It never runs user code, never writes, and blocks only on
   the transport — or, deliberately, on flow control (``reader.py``).
 - ``claude_sync-stderr-<pid>`` (in the subprocess transport): drains stderr into a tail.
+- ``claude_sync-mirror-<pid>`` (only with a ``session_store``): see ``store_bridge``.
 - ``claude_sync-callback-<n>``: the request server's pool (permissions, hooks, MCP).
 - the caller's threads: iterate messages, send control requests, close.
 
@@ -46,7 +47,7 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .._core.errors import (
     ClaudeSDKError,
@@ -65,6 +66,7 @@ from .transport import Transport
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.command import OptionsPlan, SpawnPlan
     from .serving import RequestServer
+    from .store_bridge import StoreBridge
 
 __all__ = ["Session", "SessionState", "END"]
 
@@ -117,6 +119,7 @@ class Session:
         self._environ = environ
         self._custom_transport = transport
         self._transport: Optional[Transport] = None
+        self._store_bridge: Optional[StoreBridge] = None  # options.session_store's mirror/resume
         self._temp_files: List[str] = []
         self._lock = threading.Lock()
         self._state = SessionState.NEW
@@ -195,7 +198,13 @@ class Session:
         # With a custom transport only the protocol part of the plan is used (the options are
         # still validated); the CLI path is a placeholder, so no CLI needs to be installed.
         cli = "claude" if self._custom_transport is not None else find_cli(self.options.cli_path)
-        return build_spawn_plan(self.options, cli, environ=environ, interpreted=self._options_plan)
+        options, plan = self.options, self._options_plan
+        if options.session_store is not None:
+            from .store_bridge import StoreBridge  # session stores: first connect with one only
+
+            self._store_bridge, options = StoreBridge.prepare(options, environ, self._report_mirror_error)
+            plan = StoreBridge.replan(plan, self.options, options)
+        return build_spawn_plan(options, cli, environ=environ, interpreted=plan)
 
     def _start_transport(self, plan: SpawnPlan) -> None:
         if self._server is None:
@@ -217,6 +226,8 @@ class Session:
             )
         self._transport = transport
         transport.connect()
+        if self._store_bridge is not None:
+            self._store_bridge.start(transport.pid)
         self._reader.start(transport, self._server, transport.pid if transport.pid is not None else self._id_prefix)
 
     def _materialize(self, arg: Any) -> str:
@@ -310,7 +321,10 @@ class Session:
             return self._ledger.should_close
 
     def result_received(self, result: ResultMessage) -> None:
-        """Reader thread: count a turn's result."""
+        """Reader thread: count a turn's result (with a session store: once the store has the
+        turn, waiting at most its flush timeout)."""
+        if self._store_bridge is not None:
+            self._store_bridge.flush(self._store_bridge.flush_timeout)
         with self._lock:
             self._ledger.result_received()
             self.last_result = result
@@ -410,6 +424,20 @@ class Session:
     def frames_seen(self) -> int:
         return self._reader.frames_seen
 
+    # ------------------------------------------------------------------ session store
+
+    @property
+    def store_bridge(self) -> Optional[StoreBridge]:
+        return self._store_bridge
+
+    def _report_mirror_error(self, key: Optional[Mapping[str, Any]], error: str) -> None:
+        """Mirror thread (or reader): a ``SystemMessage`` ``mirror_error`` for the consumer."""
+        from .._core.parse import parse_message
+
+        session_id = key.get("session_id", "") if key else ""
+        frame = {"type": "system", "subtype": "mirror_error", "error": error, "key": key, "session_id": session_id}
+        self._reader.mailbox.put(parse_message(frame))
+
     # ------------------------------------------------------------------ callbacks
 
     def signal_all_inflight(self) -> None:
@@ -467,6 +495,7 @@ class Session:
             self._stop_transport,
             self._join_reader,
             self._close_server,
+            self._close_store_bridge,
             self._close_transport,
             self._end_stream,
             self._remove_temp_files,
@@ -514,6 +543,10 @@ class Session:
     def _close_server(self) -> None:
         if self._server is not None:
             self._server.close(self.options.close_timeout)
+
+    def _close_store_bridge(self) -> None:
+        if self._store_bridge is not None:
+            self._store_bridge.close(self.options.close_timeout)  # after the reader: every mirror frame is in
 
     def _close_transport(self) -> None:
         if self._transport is not None:
