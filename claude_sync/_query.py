@@ -25,10 +25,11 @@ import time
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
 from ._core.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError
-from ._core.messages import Message, ResultMessage
+from ._core.messages import ResultMessage
 from ._core.options import ClaudeAgentOptions
-from ._core.protocol import iter_user_frames, result_error, user_message_frame
+from ._core.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
 from ._io.session import Session
+from ._io.transport import Transport
 
 __all__ = ["query", "QueryStream"]
 
@@ -41,17 +42,11 @@ def query(
     prompt: Prompt,
     *,
     options: Optional[ClaudeAgentOptions] = None,
+    transport: Optional[Transport] = None,
     timeout: Optional[float] = None,
     idle_timeout: Optional[float] = None,
 ) -> QueryStream:
     """Run the CLI on ``prompt`` and iterate over what it says.
-
-    ``timeout`` bounds the whole run (seconds from the first ``next()``; start-up counts
-    against it, though the handshake itself is bounded by ``options.initialize_timeout``),
-    ``idle_timeout`` the silence between two frames from the CLI; either raises
-    ``ReceiveTimeoutError`` from the iteration and reaps the CLI, so a request handler can
-    bound a run without a watchdog thread. Both default to None (no bound); a value that is
-    not a finite number > 0 raises ``TypeError``/``ValueError`` at once.
 
     ``prompt`` is a str, or an iterable of user-message dicts (or strs) that is consumed on a
     ``claude_sync-prompt`` thread as the CLI takes them. Nothing starts until the first
@@ -59,8 +54,19 @@ def query(
     ``ProcessError`` …), and ``ResultError`` once the run-ending ``ResultMessage`` with
     ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
     data). Raises ``TypeError`` at once for a prompt of the wrong type.
+
+    ``transport``: a ``Transport`` to use instead of spawning the CLI; the options that become
+    CLI flags are then not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` for a
+    non-``Transport``.
+
+    ``timeout`` bounds the whole run (seconds from the first ``next()``; start-up counts
+    against it, though the handshake itself is bounded by ``options.initialize_timeout``),
+    ``idle_timeout`` the silence between two frames from the CLI; either raises
+    ``ReceiveTimeoutError`` from the iteration and reaps the CLI, so a request handler can
+    bound a run without a watchdog thread. Both default to None (no bound); a value that is
+    not a finite number > 0 raises ``TypeError``/``ValueError`` at once.
     """
-    return QueryStream(prompt, options or ClaudeAgentOptions(), timeout=timeout, idle_timeout=idle_timeout)
+    return QueryStream(prompt, options or ClaudeAgentOptions(), transport, timeout=timeout, idle_timeout=idle_timeout)
 
 
 class QueryStream:
@@ -75,26 +81,29 @@ class QueryStream:
         self,
         prompt: Prompt,
         options: ClaudeAgentOptions,
+        transport: Optional[Transport] = None,
         *,
         timeout: Optional[float] = None,
         idle_timeout: Optional[float] = None,
     ) -> None:
+        if transport is not None and not isinstance(transport, Transport):
+            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
         if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
             raise TypeError(
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
             )
         _check_timeouts(timeout, idle_timeout)
-        self._run = _Run(prompt, options)
+        self._run = _Run(prompt, options, transport)
         self._run.timeout = timeout
         self._run.idle_timeout = idle_timeout
-        self._gen: Optional[Generator[Message, None, None]] = None
+        self._gen: Optional[Generator[StreamItem, None, None]] = None
 
-    def __iter__(self) -> Iterator[Message]:
+    def __iter__(self) -> Iterator[StreamItem]:
         if self._gen is None:
             self._gen = self._run.messages()
         return self._gen
 
-    def __next__(self) -> Message:
+    def __next__(self) -> StreamItem:
         return next(iter(self))
 
     def close(self) -> None:
@@ -125,21 +134,22 @@ class QueryStream:
 class _Run:
     """The state of one run, shared by the stream and its generator."""
 
-    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions) -> None:
+    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions, transport: Optional[Transport]) -> None:
         self.prompt = prompt
         self.options = options
+        self.transport = transport
         self.session: Optional[Session] = None
         self.writer: Optional[threading.Thread] = None
         self.prompt_error: Optional[BaseException] = None
         self.timeout: Optional[float] = None
         self.idle_timeout: Optional[float] = None
 
-    def messages(self) -> Generator[Message, None, None]:
+    def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
         from ._client import build_session  # callback wiring lives with the client
 
         started = time.monotonic()
-        session = self.session = build_session(self.options)
+        session = self.session = build_session(self.options, self.transport)
         try:
             session.connect()
             self._send_prompt(session)
@@ -147,7 +157,7 @@ class _Run:
         finally:
             self._shutdown(session)
 
-    def _relay(self, session: Session, started: float) -> Iterator[Message]:
+    def _relay(self, session: Session, started: float) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
         remaining = None
         if self.timeout is not None:
@@ -205,14 +215,11 @@ class _Run:
         self._input_done(session)
 
     def _input_done(self, session: Session) -> None:
-        with session._lock:
-            session.ledger.input_exhausted()
+        session.input_exhausted()
         self._close_stdin_if_done(session)
 
     def _close_stdin_if_done(self, session: Session) -> None:
-        with session._lock:
-            done = session.ledger.should_close
-        if done:
+        if session.run_finished:
             session.close_stdin()
 
     def _shutdown(self, session: Session) -> None:
@@ -239,4 +246,4 @@ def _result_error_with_exit(result: ResultMessage, session: Session) -> ResultEr
     transport = session.transport
     if transport is None:
         return result_error(result)
-    return result_error(result, exit_code=transport.returncode, stderr=transport.stderr_tail() or None)
+    return result_error(result, exit_code=transport.exit_code(), stderr=transport.stderr_tail() or None)

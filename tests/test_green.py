@@ -14,7 +14,7 @@ import pytest
 from claude_sync._io.mailbox import Mailbox
 from claude_sync._io.pool import CallbackPool
 from claude_sync._io.process import SubprocessTransport
-from tests.helpers import wait_for
+from tests.helpers import wait_until
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="non-blocking pipes are POSIX here")
 
@@ -23,11 +23,11 @@ def test_try_again_on_a_non_blocking_stdout_is_not_end_of_file() -> None:
     # gevent's subprocess makes the pipes non-blocking: a read before the CLI wrote anything
     # fails with EAGAIN, which must mean "wait", not "the CLI closed its stdout".
     transport = SubprocessTransport(["/bin/sh", "-c", "read line; echo late"])
-    transport.start()
+    transport.connect()
     try:
         assert transport._proc is not None and transport._proc.stdout is not None
         os.set_blocking(transport._proc.stdout.fileno(), False)
-        transport.write(b"go\n", timeout=5)
+        transport.write_bytes(b"go\n", timeout=5)
         out = b""
         while not out.endswith(b"\n"):
             chunk = transport.read_chunk()
@@ -37,7 +37,7 @@ def test_try_again_on_a_non_blocking_stdout_is_not_end_of_file() -> None:
         assert transport.read_chunk() == b""  # and the real EOF still is one
     finally:
         transport.stop(grace=1.0)
-        transport.close_pipes()
+        transport.close()
 
 
 class _RecordingQueue(queue.SimpleQueue):  # type: ignore[type-arg]
@@ -59,7 +59,7 @@ def test_queues_come_from_the_queue_module_when_it_is_patched(monkeypatch: Any) 
         assert len(_RecordingQueue.made) == 2
         done: List[int] = []
         pool.submit(done.append, 1)
-        wait_for(lambda: done == [1])
+        wait_until(lambda: done == [1])
         mailbox.put("x")
         assert mailbox.wait(1.0) and list(mailbox.items) == ["x"]
         assert mailbox.wait(0.01) is True

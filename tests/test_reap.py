@@ -15,7 +15,7 @@ import pytest
 
 from claude_sync._io.child import ChildProcess
 from claude_sync._io.process import SubprocessTransport
-from tests.helpers import wait_for
+from tests.helpers import wait_until
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
 
@@ -68,7 +68,7 @@ def test_stop_after_reap_never_signals_the_recycled_pid_group(monkeypatch: Any) 
         monkeypatch.setattr(os, "kill", kill)
         assert transport.stop(grace=0.2) == "exited"
         assert transport.returncode == 0
-        transport.close_pipes()
+        transport.close()
         monkeypatch.undo()
         assert stranger.pid not in signalled, "close() signalled the group that now owns the reused PID"
         with pytest.raises(subprocess.TimeoutExpired):
@@ -80,21 +80,21 @@ def test_stop_after_reap_never_signals_the_recycled_pid_group(monkeypatch: Any) 
 
 def test_no_signal_at_all_once_the_cli_exited_and_was_reaped(monkeypatch: Any) -> None:
     transport = SubprocessTransport(["/bin/sh", "-c", "exit 3"])
-    transport.start()
+    transport.connect()
     assert transport.wait(10) == 3
     sent: List[Tuple[int, int]] = []
     monkeypatch.setattr(os, "killpg", lambda pid, sig: sent.append((pid, sig)))
     monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append((pid, sig)))
     assert transport.stop(grace=0.5) == "exited"
     assert transport.returncode == 3
-    transport.close_pipes()
+    transport.close()
     assert sent == []
 
 
 def test_tools_left_behind_are_killed_before_the_leader_is_reaped() -> None:
     # The CLI starts a background tool in its own group and exits at once.
     transport = SubprocessTransport(["/bin/sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"])
-    transport.start()
+    transport.connect()
     out = b""
     while not out.endswith(b"\n"):
         chunk = transport.read_chunk()
@@ -103,20 +103,20 @@ def test_tools_left_behind_are_killed_before_the_leader_is_reaped() -> None:
     straggler = int(out)
     assert transport.wait(10) == 0
     try:
-        wait_for(lambda: not _alive(straggler), 10)
+        wait_until(lambda: not _alive(straggler), 10, "the straggler killed")
     finally:
         transport.stop(grace=0.5)
-        transport.close_pipes()
+        transport.close()
 
 
 def test_stop_escalates_on_a_cli_that_ignores_eof_and_reaps_it() -> None:
     transport = SubprocessTransport(
         [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"]
     )
-    transport.start()
+    transport.connect()
     assert transport.stop(grace=0.3) in ("sigterm", "sigkill")
     assert transport.returncode == -signal.SIGKILL or transport.returncode == -signal.SIGTERM
-    transport.close_pipes()
+    transport.close()
 
 
 def _alive(pid: int) -> bool:
