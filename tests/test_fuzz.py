@@ -161,7 +161,7 @@ def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(
             outcome = "hang"
         except ClaudeSDKError as exc:
             outcome = type(exc).__name__
-            if "internal error" in str(exc):  # typed, but the reader's catch-all (issue 10 item 11)
+            if "internal error" in str(exc):  # the reader's catch-all: bad input must be typed (item 11)
                 internal.append(stream.index)
         except Exception as exc:  # noqa: BLE001 - the finding this test exists for
             untyped.append((stream.index, stream.mutations, repr(exc)[:300]))
@@ -182,5 +182,6 @@ def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(
     assert untyped == []
     assert hangs == []
     assert leaks == []
+    assert internal == []
     assert sum(outcomes.values()) == COUNT
     assert outcomes.get("ok", 0) > 0 and len(outcomes) > 2, outcomes  # the fuzz reaches both paths
