@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 import pytest
+from conftest import _children
+from fuzz_streams import FuzzStream, streams
 
 from claude_sync import (
     ClaudeAgentOptions,
@@ -35,8 +37,6 @@ from claude_sync import (
     query,
     tool,
 )
-from tests.conftest import _children
-from tests.fuzz_streams import FuzzStream, streams
 
 SEED = 20261122
 COUNT = 300

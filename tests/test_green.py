@@ -10,11 +10,11 @@ import queue
 from typing import Any, List
 
 import pytest
+from helpers import wait_until
 
 from claude_sync._io.mailbox import Mailbox
 from claude_sync._io.pool import CallbackPool
 from claude_sync._io.process import SubprocessTransport
-from tests.helpers import wait_until
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="non-blocking pipes are POSIX here")
 

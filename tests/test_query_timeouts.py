@@ -7,9 +7,9 @@ import logging
 from typing import Any, List
 
 import pytest
+from helpers import texts
 
 from claude_sync import ReceiveTimeoutError, query
-from tests.helpers import texts
 
 RETRY = {
     "type": "system",

@@ -12,10 +12,10 @@ import sys
 from typing import Any, List, Optional, Tuple
 
 import pytest
+from helpers import wait_until
 
 from claude_sync._io.child import ChildProcess
 from claude_sync._io.process import SubprocessTransport
-from tests.helpers import wait_until
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
 
