@@ -12,6 +12,23 @@ from typing import Any, Dict
 
 _LAZY: Dict[str, str] = {
     # name -> module (relative to this package) that defines it; one entry per public name
+    # the real CLI, offline: a fake Anthropic Messages API on 127.0.0.1 and its environment
+    "FakeAnthropicAPI": ".fake_api",
+    "ApiRequest": ".fake_api",
+    "Reply": ".fake_api",
+    "ErrorReply": ".fake_api",
+    "text": ".fake_api",
+    "tool_use": ".fake_api",
+    "thinking": ".fake_api",
+    "reply": ".fake_api",
+    "error": ".fake_api",
+    "large_text": ".fake_api",
+    "find_offline_cli": ".offline",
+    "hermetic_env": ".offline",
+    "offline_options": ".offline",
+    "scrubbed_environ": ".offline",
+    "INSTALL_COMMAND": ".offline",
+    "PINNED_CLI_VERSION": ".offline",
 }
 
 __all__ = sorted(_LAZY)
