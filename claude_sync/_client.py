@@ -37,6 +37,7 @@ from ._core.messages import AssistantMessageMerger, Message, ResultMessage
 from ._core.options import ClaudeAgentOptions, PermissionMode
 from ._core.protocol import iter_user_frames, user_message_frame
 from ._io.session import Session
+from ._io.transport import Transport
 
 __all__ = ["ClaudeSDKClient", "build_session"]
 
@@ -45,8 +46,9 @@ logger = logging.getLogger("claude_sync.client")
 _INTERRUPT_ON_CTRL_C_TIMEOUT = 2.0
 
 
-def build_session(options: ClaudeAgentOptions) -> Session:
-    """A not-yet-connected session with the callback handlers the options ask for.
+def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = None) -> Session:
+    """A not-yet-connected session with the callback handlers the options ask for, over
+    ``transport`` (None: the CLI as a child process).
 
     Raises ``ValueError`` for contradictory options (e.g. ``can_use_tool`` together with
     ``permission_prompt_tool_name``).
@@ -54,14 +56,23 @@ def build_session(options: ClaudeAgentOptions) -> Session:
     from ._io.serving import build_handlers  # callback machinery loads on first use
 
     handlers, initialize_fields = build_handlers(options)
-    return Session(options, handlers=handlers, initialize_fields=initialize_fields)
+    return Session(options, handlers=handlers, initialize_fields=initialize_fields, transport=transport)
 
 
 class ClaudeSDKClient:
-    """A multi-turn conversation with one CLI process. See the module doc for the contract."""
+    """A multi-turn conversation with one CLI process. See the module doc for the contract.
 
-    def __init__(self, options: Optional[ClaudeAgentOptions] = None) -> None:
+    ``transport``: a ``Transport`` to use instead of spawning the CLI (one client, one
+    transport). As in the official SDK, the options that become CLI flags (model, cwd,
+    tools …) are then not applied; the ones sent through the protocol are (hooks, agents,
+    permission callbacks, SDK MCP servers). Raises ``TypeError`` for a non-``Transport``.
+    """
+
+    def __init__(self, options: Optional[ClaudeAgentOptions] = None, transport: Optional[Transport] = None) -> None:
+        if transport is not None and not isinstance(transport, Transport):
+            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
         self.options = options or ClaudeAgentOptions()
+        self._transport = transport
         self._session: Optional[Session] = None
         self._consumer = threading.Lock()
         self._state = threading.Lock()
@@ -82,7 +93,7 @@ class ClaudeSDKClient:
                 raise UsageError("this client is closed; create a new one")
             if self._session is not None:
                 raise UsageError("this client is already connected")
-            self._session = build_session(self.options)
+            self._session = build_session(self.options, self._transport)
         self._session.connect()
         if prompt is not None:
             self.query(prompt)

@@ -28,6 +28,7 @@ from ._core.messages import Message, ResultMessage
 from ._core.options import ClaudeAgentOptions
 from ._core.protocol import iter_user_frames, result_error, user_message_frame
 from ._io.session import Session
+from ._io.transport import Transport
 
 __all__ = ["query", "QueryStream"]
 
@@ -36,7 +37,9 @@ logger = logging.getLogger("claude_sync.query")
 Prompt = Union[str, Iterable[Dict[str, Any]]]
 
 
-def query(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None) -> QueryStream:
+def query(
+    prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None, transport: Optional[Transport] = None
+) -> QueryStream:
     """Run the CLI on ``prompt`` and iterate over what it says.
 
     ``prompt`` is a str, or an iterable of user-message dicts (or strs) that is consumed on a
@@ -45,8 +48,12 @@ def query(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None) -> Qu
     ``ProcessError`` …), and ``ResultError`` once the run-ending ``ResultMessage`` with
     ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
     data). Raises ``TypeError`` at once for a prompt of the wrong type.
+
+    ``transport``: a ``Transport`` to use instead of spawning the CLI; the options that become
+    CLI flags are then not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` for a
+    non-``Transport``.
     """
-    return QueryStream(prompt, options or ClaudeAgentOptions())
+    return QueryStream(prompt, options or ClaudeAgentOptions(), transport)
 
 
 class QueryStream:
@@ -57,12 +64,14 @@ class QueryStream:
     raises finalises it at once (no reference cycle waiting for the garbage collector).
     """
 
-    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions) -> None:
+    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions, transport: Optional[Transport] = None) -> None:
+        if transport is not None and not isinstance(transport, Transport):
+            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
         if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
             raise TypeError(
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
             )
-        self._run = _Run(prompt, options)
+        self._run = _Run(prompt, options, transport)
         self._gen: Optional[Generator[Message, None, None]] = None
 
     def __iter__(self) -> Iterator[Message]:
@@ -101,9 +110,10 @@ class QueryStream:
 class _Run:
     """The state of one run, shared by the stream and its generator."""
 
-    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions) -> None:
+    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions, transport: Optional[Transport]) -> None:
         self.prompt = prompt
         self.options = options
+        self.transport = transport
         self.session: Optional[Session] = None
         self.writer: Optional[threading.Thread] = None
         self.prompt_error: Optional[BaseException] = None
@@ -112,7 +122,7 @@ class _Run:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
         from ._client import build_session  # callback wiring lives with the client
 
-        session = self.session = build_session(self.options)
+        session = self.session = build_session(self.options, self.transport)
         try:
             session.connect()
             self._send_prompt(session)
@@ -187,4 +197,4 @@ def _result_error_with_exit(result: ResultMessage, session: Session) -> ResultEr
     transport = session.transport
     if transport is None:
         return result_error(result)
-    return result_error(result, exit_code=transport.returncode, stderr=transport.stderr_tail() or None)
+    return result_error(result, exit_code=transport.exit_code(), stderr=transport.stderr_tail() or None)

@@ -151,7 +151,7 @@ def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
     error must still say why the CLI ended, not just "broken pipe"."""
     from claude_sync._io.process import SubprocessTransport
 
-    start, read_chunk, write = SubprocessTransport.start, SubprocessTransport.read_chunk, SubprocessTransport.write
+    start, read_chunk, write = SubprocessTransport.connect, SubprocessTransport.read_chunk, SubprocessTransport.write_bytes
     write_failed = threading.Event()
 
     def start_and_let_it_die(self: SubprocessTransport) -> None:
@@ -171,8 +171,8 @@ def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
             assert write_failed.wait(10)  # the reader learns of the exit only now
         return chunk
 
-    monkeypatch.setattr(SubprocessTransport, "start", start_and_let_it_die)
-    monkeypatch.setattr(SubprocessTransport, "write", failing_write)
+    monkeypatch.setattr(SubprocessTransport, "connect", start_and_let_it_die)
+    monkeypatch.setattr(SubprocessTransport, "write_bytes", failing_write)
     monkeypatch.setattr(SubprocessTransport, "read_chunk", eof_after_the_write_failed)
     cli = fake_cli([{"op": "stderr", "text": "bad flag --frobnicate"}, {"op": "exit", "code": 2}], auto={"no_initialize": True})
     with pytest.raises(CLIConnectionError) as info:

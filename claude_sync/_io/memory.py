@@ -175,6 +175,15 @@ class MemoryTransport(Transport):
         if self._exit_code is None:
             self._exit(-9)
 
+    def stop(self, grace: float) -> Optional[str]:
+        """End input and give the peer ``grace`` seconds to exit: ``"eof"`` if it did, else
+        ``close()`` kills it (exit -9) and the answer is ``"killed"``."""
+        self.end_input()
+        if self.wait(grace) is not None:
+            return "eof"
+        self.close()
+        return "killed"
+
     def is_ready(self) -> bool:
         return self._connected.is_set() and not self._stdin.eof and self._exit_code is None
 

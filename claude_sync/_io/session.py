@@ -63,10 +63,10 @@ from .._core.protocol import (
 )
 from .mailbox import Mailbox
 from .pool import CallbackPool
+from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.command import SpawnPlan
-    from .process import SubprocessTransport
 
 __all__ = ["Session", "END"]
 
@@ -105,6 +105,7 @@ class Session:
         handlers: Optional[Dict[str, CliRequestHandler]] = None,
         initialize_fields: Optional[Dict[str, Any]] = None,
         environ: Optional[Dict[str, str]] = None,
+        transport: Optional[Transport] = None,
     ) -> None:
         self.options = options
         handlers = dict(handlers or {})
@@ -113,7 +114,8 @@ class Session:
         self._handlers = handlers
         self._extra_initialize = dict(initialize_fields or {})
         self._environ = environ
-        self._transport: Optional[SubprocessTransport] = None
+        self._custom_transport = transport
+        self._transport: Optional[Transport] = None
         self._temp_files: List[str] = []
         self._mailbox = Mailbox()
         self._framer = LineFramer(options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE)
@@ -141,7 +143,12 @@ class Session:
     # ------------------------------------------------------------------ connect
 
     def connect(self) -> Dict[str, Any]:
-        """Spawn the CLI, start the reader, run the ``initialize`` handshake.
+        """Spawn the CLI (or connect the custom transport), start the reader, run the
+        ``initialize`` handshake.
+
+        With a custom transport the options' command-line part (model, cwd, tools …) is not
+        applied — no process is spawned here — but everything sent through the protocol is
+        (hooks, agents, SDK MCP servers, permission callbacks), as in the official SDK.
 
         Returns the initialize response. Raises ``CLINotFoundError``, ``CLIConnectionError``,
         ``ProcessError`` (the CLI died during start-up, with its stderr tail),
@@ -154,7 +161,7 @@ class Session:
             self._connected = True
         try:
             plan = self._plan()
-            self._start_process(plan)
+            self._start_transport(plan)
             payload = dict(plan.initialize_fields)
             payload.update(self._extra_initialize)
             response = self.request("initialize", payload, timeout=self.options.initialize_timeout)
@@ -167,21 +174,30 @@ class Session:
     def _plan(self) -> SpawnPlan:
         from .._core.command import build_spawn_plan, find_cli  # first connect only, not at import
 
-        cli = find_cli(self.options.cli_path)
         environ = self._environ if self._environ is not None else dict(os.environ)
-        return build_spawn_plan(self.options, cli, environ=environ)
+        if self._custom_transport is not None:
+            # Only the protocol part of the plan is used (and the options still validated);
+            # the CLI path is a placeholder, so no CLI needs to be installed.
+            return build_spawn_plan(self.options, "claude", environ=environ)
+        return build_spawn_plan(self.options, find_cli(self.options.cli_path), environ=environ)
 
-    def _start_process(self, plan: SpawnPlan) -> None:
-        from .process import SubprocessTransport  # subprocess machinery: first connect only
+    def _start_transport(self, plan: SpawnPlan) -> None:
+        transport = self._custom_transport
+        if transport is None:
+            from .process import SubprocessTransport  # subprocess machinery: first connect only
 
-        argv = [self._materialize(arg) for arg in plan.argv]
-        self._transport = SubprocessTransport(
-            argv, env=plan.env, cwd=plan.cwd, user=plan.user, stderr_callback=self.options.stderr
-        )
-        self._transport.start()
-        self._reader = threading.Thread(
-            target=self._read_loop, name=f"claude_sync-reader-{self._transport.pid}", daemon=True
-        )
+            transport = SubprocessTransport(
+                [self._materialize(arg) for arg in plan.argv],
+                env=plan.env,
+                cwd=plan.cwd,
+                user=plan.user,
+                stderr_callback=self.options.stderr,
+                close_timeout=self.options.close_timeout,
+            )
+        self._transport = transport
+        transport.connect()
+        label = transport.pid if transport.pid is not None else self._id_prefix
+        self._reader = threading.Thread(target=self._read_loop, name=f"claude_sync-reader-{label}", daemon=True)
         self._reader.start()
 
     def _materialize(self, arg: Any) -> str:
@@ -203,7 +219,7 @@ class Session:
         return self._transport.pid if self._transport else None
 
     @property
-    def transport(self) -> Optional[SubprocessTransport]:
+    def transport(self) -> Optional[Transport]:
         return self._transport
 
     # ------------------------------------------------------------------ writing
@@ -216,7 +232,7 @@ class Session:
             raise UsageError("the session is not connected")
         data = encode_frame(frame)
         try:
-            transport.write(data, self.options.control_timeout if timeout is None else timeout)
+            transport.write_bytes(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
             if self._closing:
                 raise UsageError("the session is closed") from exc
@@ -246,7 +262,7 @@ class Session:
     def close_stdin(self) -> None:
         """Send EOF to the CLI (idempotent, any thread)."""
         if self._transport is not None:
-            self._transport.close_stdin()
+            self._transport.end_input()
 
     # ------------------------------------------------------------------ control requests
 
@@ -357,7 +373,7 @@ class Session:
         assert self._transport is not None
         error: Optional[BaseException] = None
         try:
-            self._pump(self._transport.read_chunk)
+            self._pump(self._transport.read_chunks())
         except ClaudeSDKError as exc:
             error = exc
         except BaseException as exc:  # noqa: BLE001 - a reader bug must still wake everyone
@@ -366,7 +382,7 @@ class Session:
             error.__cause__ = exc
         self._finish(error)
 
-    def _pump(self, read: Callable[[], bytes]) -> None:
+    def _pump(self, chunks: Iterator[bytes]) -> None:
         feed = self._framer.feed
         items = self._mailbox.items
         put = items.append
@@ -374,10 +390,7 @@ class Session:
         route = self._route_control
         control_types = CONTROL_EVENT_TYPES
         result_type = ResultMessage
-        while True:
-            chunk = read()
-            if not chunk:
-                break
+        for chunk in chunks:
             lines = feed(chunk)
             if self._framer.oversized:
                 self._report_oversized()
@@ -542,7 +555,8 @@ class Session:
         if error is None and not self._closing:
             grace = self.options.close_timeout
             returncode = transport.wait(grace)
-            transport.join_stderr(grace)
+            if returncode is None and transport.pid is None:
+                returncode = 0  # no process, no status: a clean EOF, judged by what was expected
             with self._lock:
                 expecting = self.ledger.turn_running
                 last = self.last_result
@@ -551,7 +565,7 @@ class Session:
                 stderr_tail=transport.stderr_tail(),
                 last_result=last,
                 expecting_result=expecting,
-                killed_by_us=self._closing or transport.stopped_by_us,
+                killed_by_us=self._closing or bool(getattr(transport, "stopped_by_us", False)),
             )
         elif error is not None and not self._closing:
             error = _with_stderr(error, transport)
@@ -605,7 +619,7 @@ class Session:
                 logger.error("claude_sync reader thread did not end within %.1fs", grace)
         self._pool.shutdown(grace)
         if transport is not None:
-            transport.close_pipes()
+            transport.close()
         self._fail_pending(UsageError("the session was closed"))
         self._mailbox.put(END)
         for path in self._temp_files:
@@ -615,15 +629,15 @@ class Session:
                 pass
         self._temp_files.clear()
 
-    def _interrupt_running_turn(self, transport: SubprocessTransport) -> None:
+    def _interrupt_running_turn(self, transport: Transport) -> None:
         """A turn still running would keep going after EOF; ask it to stop first."""
         with self._lock:
             running = self.ledger.turn_running
-        if not running or transport.stdin_closed or transport.returncode is not None:
+        if not running or not transport.is_ready():
             return
         frame = control_request_frame(self.new_request_id(), "interrupt")
         try:
-            transport.write(encode_frame(frame), timeout=min(0.5, self.options.close_timeout))
+            transport.write_bytes(encode_frame(frame), min(0.5, self.options.close_timeout))
         except ClaudeSDKError:
             pass
 
@@ -667,9 +681,9 @@ def _oversized_message(record: OversizedLine) -> OversizedLineSkipped:
     return OversizedLineSkipped(size=record.size, limit=record.limit, prefix=record.prefix.decode("utf-8", "replace"))
 
 
-def _with_stderr(error: BaseException, transport: SubprocessTransport) -> BaseException:
+def _with_stderr(error: BaseException, transport: Transport) -> BaseException:
     """Attach the stderr tail to a reader error (as a note in the message, type unchanged)."""
-    transport.join_stderr(0.5)
+    transport.wait(0.5)
     tail = transport.stderr_tail()
     if tail and isinstance(error, ClaudeSDKError) and not hasattr(error, "stderr"):
         error.args = (f"{error.args[0]}\nstderr tail:\n{tail}",) + error.args[1:]
