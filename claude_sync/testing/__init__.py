@@ -29,6 +29,13 @@ _LAZY: Dict[str, str] = {
     "scrubbed_environ": ".offline",
     "INSTALL_COMMAND": ".offline",
     "PINNED_CLI_VERSION": ".offline",
+    # the scripted CLI: in-process (transport()) or as a subprocess (install() -> cli_path)
+    "ScriptedCLI": ".scripted",
+    "ScriptedTransport": ".scripted",
+    "SCRIPT_FORMAT": ".scripted",
+    "RunReport": "._engine",
+    "ScriptFailure": "._engine",
+    "SCRIPT_FAILED_EXIT": "._engine",
 }
 
 __all__ = sorted(_LAZY)
