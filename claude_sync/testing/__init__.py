@@ -36,6 +36,11 @@ _LAZY: Dict[str, str] = {
     "RunReport": "._engine",
     "ScriptFailure": "._engine",
     "SCRIPT_FAILED_EXIT": "._engine",
+    # assertion helpers for the messages a run yields
+    "texts": ".assertions",
+    "tool_uses": ".assertions",
+    "result_of": ".assertions",
+    "assert_result": ".assertions",
 }
 
 __all__ = sorted(_LAZY)

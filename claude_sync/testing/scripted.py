@@ -41,10 +41,13 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from .._io.memory import MemoryTransport
 from ._engine import ClientGone, RunReport, ScriptRunner, Wire
+
+if TYPE_CHECKING:
+    from .. import ClaudeAgentOptions
 
 __all__ = ["SCRIPT_FORMAT", "ScriptedCLI", "ScriptedTransport", "check_script_format"]
 
@@ -90,7 +93,11 @@ class ScriptedCLI:
         auto_init: bool = True,
         auto_initialize: bool = True,
         cwd: Optional[str] = None,
+        directory: Union[str, Path, None] = None,
     ) -> None:
+        """``directory``: where ``install()``/``options()`` write when not told (the pytest
+        fixture passes the test's ``tmp_path``). The other arguments go into the script's
+        settings: ``timeout`` bounds every step that waits for the client."""
         if not timeout > 0:
             raise ValueError(f"timeout must be positive, not {timeout!r}")
         self.settings: JsonDict = {
@@ -101,6 +108,7 @@ class ScriptedCLI:
             self.settings["tools"] = list(tools)
         if cwd is not None:
             self.settings["cwd"] = cwd
+        self.directory = None if directory is None else Path(directory)
         self.steps: List[JsonDict] = []
         self._runs: List[Callable[[], RunReport]] = []
         self._report_dirs: List[Path] = []
@@ -269,10 +277,14 @@ class ScriptedCLI:
         self._runs.append(lambda: transport.report)
         return transport
 
-    def install(self, directory: Union[str, Path]) -> str:
-        """Write the script and an executable into ``directory``; its path, for
-        ``ClaudeAgentOptions(cli_path=…)``. Every spawn of it is one run."""
-        folder = Path(directory) / f"scripted-cli-{uuid.uuid4().hex[:8]}"
+    def install(self, directory: Union[str, Path, None] = None) -> str:
+        """Write the script and an executable into ``directory`` (default: the one given to
+        the constructor); its path, for ``ClaudeAgentOptions(cli_path=…)``. Every spawn of
+        it is one run. Raises ``ValueError`` without a directory."""
+        where = directory if directory is not None else self.directory
+        if where is None:
+            raise ValueError("install() needs a directory (or ScriptedCLI(directory=...))")
+        folder = Path(where) / f"scripted-cli-{uuid.uuid4().hex[:8]}"
         reports = folder / "runs"
         reports.mkdir(parents=True)
         script_path = folder / "script.json"
@@ -288,6 +300,15 @@ class ScriptedCLI:
         executable.chmod(executable.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         self._report_dirs.append(reports)
         return str(executable)
+
+    def options(self, **fields: Any) -> ClaudeAgentOptions:
+        """``ClaudeAgentOptions(cli_path=self.install(), **fields)``: the script as a real
+        subprocess, with short close/control timeouts unless ``fields`` say otherwise."""
+        from .. import ClaudeAgentOptions
+
+        fields.setdefault("close_timeout", 5.0)
+        fields.setdefault("control_timeout", 10.0)
+        return ClaudeAgentOptions(cli_path=self.install(), **fields)
 
     @property
     def runs(self) -> List[RunReport]:
