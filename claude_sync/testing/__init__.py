@@ -36,6 +36,12 @@ _LAZY: Dict[str, str] = {
     "RunReport": "._engine",
     "ScriptFailure": "._engine",
     "SCRIPT_FAILED_EXIT": "._engine",
+    # record a real session, replay it offline
+    "RecordingTransport": ".record",
+    "recording_transport": ".record",
+    "redact": ".record",
+    "load_recording": ".replay",
+    "RecordingFormatError": ".replay",
     # assertion helpers for the messages a run yields
     "texts": ".assertions",
     "tool_uses": ".assertions",

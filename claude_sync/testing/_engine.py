@@ -378,6 +378,10 @@ def describe_step(step: JsonDict) -> str:
         detail = repr(step["content"])[:60]
     if op == "text":
         detail = repr(step.get("text", ""))[:60]
+    if op in ("expect_frame", "emit"):
+        frame = step.get("frame") if op == "expect_frame" else step.get("line")
+        number = f"#{step['index']} " if "index" in step else ""
+        detail = number + describe_frame(frame)[:80]
     if op in ("stall", "crash", "exit"):
         detail = f"{step.get('seconds', '')}s" if op == "stall" else f"code {step.get('code')}"
     return f"{op} {detail}" if detail else op

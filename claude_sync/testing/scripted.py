@@ -130,6 +130,19 @@ class ScriptedCLI:
         cli.steps = [dict(step) for step in script["steps"]]
         return cli
 
+    @classmethod
+    def from_recording(cls, path: Union[str, Path], *, timeout: float = 10.0, allow_newer_cli: bool = False,
+                       directory: Union[str, Path, None] = None) -> ScriptedCLI:
+        """A script replaying a recording (see ``claude_sync.testing.replay``): the CLI's lines
+        as recorded, and a check that the client sends equivalent frames. Raises
+        ``RecordingFormatError`` for a file it cannot replay."""
+        from .replay import load_recording, recording_script
+
+        script = recording_script(load_recording(path, allow_newer_cli=allow_newer_cli), timeout=timeout)
+        cli = cls.from_script(script)
+        cli.directory = None if directory is None else Path(directory)
+        return cli
+
     def step(self, op: str, **fields: Any) -> ScriptedCLI:
         """Append a raw step (the methods below are shortcuts for these)."""
         fields = {k: v for k, v in fields.items() if v is not None}
