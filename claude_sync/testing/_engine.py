@@ -17,6 +17,7 @@ Every wait is bounded by the step's ``timeout`` (the script's, by default).
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 import uuid
@@ -27,6 +28,9 @@ from . import _shapes as shapes
 from ._match import describe_frame, frame_mismatch, subset_mismatch
 
 __all__ = ["ClientGone", "RunReport", "ScriptFailure", "ScriptRunner", "Wire", "SCRIPT_FAILED_EXIT"]
+
+ECHO = "<echo the request>"
+"""An ``auto_answers`` value: answer with ``{"echo": <the request>}``."""
 
 SCRIPT_FAILED_EXIT = 97
 """The exit status of a scripted CLI whose script was not followed."""
@@ -80,6 +84,7 @@ class RunReport:
         self.answers: List[JsonDict] = []
         self.initialize: Optional[JsonDict] = None
         self.argv: List[str] = []
+        self.argv_files: Dict[str, str] = {}
 
     def to_json(self) -> JsonDict:
         return dict(vars(self))
@@ -110,6 +115,8 @@ class ScriptRunner:
         self._texts: List[str] = []
         self._last_result_error = False
         self._mcp_ready: Dict[str, int] = {}
+        self.held: Dict[str, JsonDict] = {}  # subtype -> a control_request held unanswered
+        self.pending_asks: Dict[str, JsonDict] = {}  # request id -> the step that sent it
         self._index = 0
         self.lock = threading.Lock()
 
@@ -219,14 +226,37 @@ class ScriptRunner:
             return frame
 
     def _auto_answer(self, frame: JsonDict) -> bool:
-        if frame.get("type") != "control_request" or not self.settings.get("auto_initialize", True):
+        """Answer ``initialize`` (unless turned off) and the ``auto_answers`` subtypes on the
+        spot, whatever step is running; True when ``frame`` was one of them."""
+        if frame.get("type") != "control_request":
             return False
         request = frame.get("request") or {}
-        if request.get("subtype") != "initialize":
+        subtype = request.get("subtype")
+        request_id = str(frame.get("request_id"))
+        auto: JsonDict = self.settings.get("auto_answers") or {}
+        if subtype == "initialize" and self.settings.get("auto_initialize", True) and subtype not in auto:
+            self.report.initialize = dict(request)
+            self.send(self.initialize_answer(request_id))
+            return True
+        if subtype not in auto:
             return False
-        self.report.initialize = dict(request)
-        self.send(shapes.initialize_response(str(frame.get("request_id"))))
+        if subtype == "initialize":
+            self.report.initialize = dict(request)
+        answer = auto[subtype]
+        if answer == ECHO:
+            answer = {"echo": request}
+        self.send(shapes.control_success(request_id, answer))
         return True
+
+    def initialize_answer(self, request_id: str, response: Optional[JsonDict] = None) -> JsonDict:
+        """The answer to ``initialize``: ``response``, else the script's
+        ``initialize_response``, else a copy of the real CLI's; ``pid`` added if absent."""
+        payload = response if response is not None else self.settings.get("initialize_response")
+        if payload is None:
+            return shapes.initialize_response(request_id)
+        payload = dict(payload)
+        payload.setdefault("pid", os.getpid())
+        return shapes.control_success(request_id, payload)
 
     def next_frame(self, step: JsonDict, what: str, accept: Callable[[JsonDict], bool]) -> JsonDict:
         """The next frame (kept ones first), which must satisfy ``accept``.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 import uuid
 from typing import Any, Callable, Dict, List, Optional
 
@@ -172,7 +173,15 @@ def play_expect_control(runner: ScriptRunner, step: JsonDict) -> None:
         if problem is not None:
             raise runner.fail(f"the {subtype!r} request differs: {problem} (request: {request})")
     runner.report.answers.append({"step": runner.report.steps_done, "kind": f"control:{subtype}", "answer": request})
+    if subtype == "initialize":
+        runner.report.initialize = request
+    if step.get("hold"):
+        runner.held[subtype] = frame
+        return
     request_id = str(frame.get("request_id"))
+    if subtype == "initialize" and step.get("error") is None:
+        runner.send(runner.initialize_answer(request_id, step.get("response")))
+        return
     if step.get("error") is not None:
         runner.send(shapes.control_error(request_id, str(step["error"])))
         return
@@ -195,14 +204,18 @@ def play_expect_frame(runner: ScriptRunner, step: JsonDict) -> None:
 
 
 def _ask(runner: ScriptRunner, step: JsonDict, request: JsonDict, what: str, kind: str) -> JsonDict:
-    """Send a control_request, wait for the answer, check it against ``expect`` /
-    ``expect_error``; the success payload (``{}`` for an expected error)."""
-    request_id = new_request_id()
+    """Send a control_request, wait for the answer, check it against ``expect_error``; the
+    success payload (``{}`` for an expected error)."""
+    request_id = str(step.get("request_id") or new_request_id())
     runner.send(shapes.control_request(request_id, request))
     response = runner.await_response(step, request_id, what)
+    return _judge(runner, step, response, what, kind)
+
+
+def _judge(runner: ScriptRunner, step: JsonDict, response: JsonDict, what: str, kind: str) -> JsonDict:
     answer = response.get("response") if response.get("subtype") == "success" else None
     runner.report.answers.append({"step": runner.report.steps_done, "kind": kind, "answer": answer,
-                                  "error": response.get("error")})
+                                  "error": response.get("error"), "request_id": response.get("request_id")})
     expect_error = step.get("expect_error")
     if response.get("subtype") != "success":
         if expect_error is None:
@@ -210,7 +223,7 @@ def _ask(runner: ScriptRunner, step: JsonDict, request: JsonDict, what: str, kin
         if isinstance(expect_error, str) and expect_error not in str(response.get("error")):
             raise runner.fail(f"expected an error containing {expect_error!r} for {what}; got {response.get('error')!r}")
         return {}
-    if expect_error is not None:
+    if expect_error is not None and expect_error is not False:
         raise runner.fail(f"expected an error answer to {what}; got success {answer!r}")
     return dict(answer or {})
 
@@ -298,7 +311,46 @@ def play_ask_mcp(runner: ScriptRunner, step: JsonDict) -> None:
 def play_ask_control(runner: ScriptRunner, step: JsonDict) -> None:
     request = dict(step["request"])
     what = f"control_request {request.get('subtype')!r}"
-    _check(runner, step, _ask(runner, step, request, what, f"control:{request.get('subtype')}"), what)
+    if step.get("wait", True):
+        _check(runner, step, _ask(runner, step, request, what, f"control:{request.get('subtype')}"), what)
+        return
+    request_id = str(step.get("request_id") or new_request_id())
+    runner.pending_asks[request_id] = step
+    runner.send(shapes.control_request(request_id, request))
+
+
+def play_expect_answer(runner: ScriptRunner, step: JsonDict) -> None:
+    """The answer to a request sent earlier with ``wait=False``."""
+    request_id = str(step["request_id"])
+    sent = runner.pending_asks.pop(request_id, None)
+    if sent is None:
+        raise runner.fail(f"no request {request_id!r} was sent with wait=False before this step")
+    what = f"control_request {sent['request'].get('subtype')!r} {request_id!r}"
+    response = runner.await_response(step, request_id, what)
+    _check(runner, step, _judge(runner, step, response, what, f"control:{sent['request'].get('subtype')}"), what)
+
+
+def play_wait_for_file(runner: ScriptRunner, step: JsonDict) -> None:
+    """A gate the test opens by creating a file (works in-process and as a subprocess)."""
+    path, timeout = str(step["path"]), runner.timeout(step)
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            raise runner.fail(f"the file {path} did not appear within {timeout:g}s")
+        if runner.wire.stall(0.005):
+            raise runner.fail("the client closed the CLI while it waited for the file")
+
+
+def play_answer_held(runner: ScriptRunner, step: JsonDict) -> None:
+    subtype = str(step["subtype"])
+    frame = runner.held.pop(subtype, None)
+    if frame is None:
+        raise runner.fail(f"no {subtype!r} request is held (hold it with expect_control(..., hold=True) first)")
+    request_id = str(frame.get("request_id"))
+    if subtype == "initialize":
+        runner.send(runner.initialize_answer(request_id, step.get("response")))
+    else:
+        runner.send(shapes.control_success(request_id, step.get("response")))
 
 
 STEP_HANDLERS: Dict[str, Handler] = {
@@ -308,4 +360,5 @@ STEP_HANDLERS: Dict[str, Handler] = {
     "crash": play_crash, "expect_user": play_expect_user, "expect_control": play_expect_control,
     "expect_frame": play_expect_frame, "ask_permission": play_ask_permission, "ask_hook": play_ask_hook,
     "ask_mcp": play_ask_mcp, "ask_control": play_ask_control, "exit": play_crash,
+    "expect_answer": play_expect_answer, "wait_for_file": play_wait_for_file, "answer_held": play_answer_held,
 }

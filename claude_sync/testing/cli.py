@@ -18,7 +18,7 @@ import select
 import signal
 import sys
 import time
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from ._engine import RunReport, ScriptRunner, Wire
 
@@ -81,6 +81,20 @@ def _write_report(path: str, report: RunReport) -> None:
     os.replace(temporary, path)
 
 
+def _file_arguments(argv: List[str]) -> Dict[str, str]:
+    """The text of every argv value that names a small file (``--mcp-config``, ``--settings``
+    temp files), read now: the client deletes them when it closes."""
+    found: Dict[str, str] = {}
+    for value in argv:
+        try:
+            if os.path.isfile(value) and os.path.getsize(value) <= 1 << 20:
+                with open(value, encoding="utf-8") as handle:
+                    found[value] = handle.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+    return found
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the script; the exit code (the script's, ``SCRIPT_FAILED_EXIT``, or 143)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -95,6 +109,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     report_path = os.path.join(args[3], f"run-{os.getpid()}.json")
     report = RunReport(len(script["steps"]))
     report.argv = args[4:]
+    report.argv_files = _file_arguments(report.argv)
     runner = ScriptRunner(script, StdioWire(), report, on_change=lambda r: _write_report(report_path, r))
 
     def on_sigterm(signum: int, frame: Any) -> None:

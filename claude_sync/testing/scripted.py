@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from .._io.memory import MemoryTransport
-from ._engine import ClientGone, RunReport, ScriptRunner, Wire
+from ._engine import ECHO, ClientGone, RunReport, ScriptRunner, Wire
 
 if TYPE_CHECKING:
     from .. import ClaudeAgentOptions
@@ -83,6 +83,9 @@ class _Either:
 class ScriptedCLI:
     """A scripted stand-in for the ``claude`` CLI. Every step method returns ``self``."""
 
+    ECHO = ECHO
+    """An ``auto_answers`` value: answer with ``{"echo": <the request>}``."""
+
     def __init__(
         self,
         *,
@@ -94,10 +97,17 @@ class ScriptedCLI:
         auto_initialize: bool = True,
         cwd: Optional[str] = None,
         directory: Union[str, Path, None] = None,
+        auto_answers: Optional[Dict[str, Any]] = None,
+        initialize_response: Optional[JsonDict] = None,
     ) -> None:
         """``directory``: where ``install()``/``options()`` write when not told (the pytest
         fixture passes the test's ``tmp_path``). The other arguments go into the script's
-        settings: ``timeout`` bounds every step that waits for the client."""
+        settings: ``timeout`` bounds every step that waits for the client;
+        ``auto_answers`` maps control request subtypes to the success payload they get
+        whenever they arrive (``None``: no payload, ``ScriptedCLI.ECHO``: ``{"echo":
+        request}``), outside the steps; ``initialize_response`` replaces the default answer to
+        ``initialize`` (``pid`` is added); ``auto_initialize=False`` leaves ``initialize`` to
+        the steps, ``auto_init=False`` drops the ``system/init`` line."""
         if not timeout > 0:
             raise ValueError(f"timeout must be positive, not {timeout!r}")
         self.settings: JsonDict = {
@@ -108,9 +118,14 @@ class ScriptedCLI:
             self.settings["tools"] = list(tools)
         if cwd is not None:
             self.settings["cwd"] = cwd
+        if auto_answers is not None:
+            self.settings["auto_answers"] = dict(auto_answers)
+        if initialize_response is not None:
+            self.settings["initialize_response"] = dict(initialize_response)
+        json.dumps(self.settings)  # settings are data too
         self.directory = None if directory is None else Path(directory)
         self.steps: List[JsonDict] = []
-        self._runs: List[Callable[[], RunReport]] = []
+        self._transports: List[ScriptedTransport] = []
         self._report_dirs: List[Path] = []
         self._last_tool: Optional[JsonDict] = None
 
@@ -223,10 +238,20 @@ class ScriptedCLI:
         return self.step("expect_user", content=content, timeout=timeout)
 
     def expect_control(self, subtype: str, *, request: Optional[JsonDict] = None, response: Optional[JsonDict] = None,
-                       error: Optional[str] = None, timeout: Optional[float] = None) -> ScriptedCLI:
+                       error: Optional[str] = None, hold: bool = False, timeout: Optional[float] = None) -> ScriptedCLI:
         """The next frame must be a control_request ``subtype`` (whose request contains
-        ``request``); answer it with success (``response``) or ``error``."""
-        return self.step("expect_control", subtype=subtype, request=request, response=response, error=error, timeout=timeout)
+        ``request``); answer it with success (``response``) or ``error`` — or, with
+        ``hold=True``, keep it unanswered until ``answer_held(subtype)``."""
+        return self.step("expect_control", subtype=subtype, request=request, response=response, error=error,
+                         hold=hold or None, timeout=timeout)
+
+    def answer_held(self, subtype: str, response: Optional[JsonDict] = None) -> ScriptedCLI:
+        """Answer the request held by ``expect_control(subtype, hold=True)`` with success."""
+        return self.step("answer_held", subtype=subtype, response=response)
+
+    def wait_for_file(self, path: Union[str, Path], *, timeout: Optional[float] = None) -> ScriptedCLI:
+        """Wait until ``path`` exists: a gate the test opens (in-process or subprocess)."""
+        return self.step("wait_for_file", path=str(path), timeout=timeout)
 
     def expect_interrupt(self, *, timeout: Optional[float] = None) -> ScriptedCLI:
         return self.expect_control("interrupt", timeout=timeout)
@@ -239,13 +264,14 @@ class ScriptedCLI:
     def ask_permission(self, tool_name: Optional[str] = None, input: Optional[JsonDict] = None, *,  # noqa: A002
                        tool_use_id: Optional[str] = None, suggestions: Optional[List[JsonDict]] = None,
                        expect: Optional[JsonDict] = None, expect_error: Union[str, bool, None] = None,
-                       timeout: Optional[float] = None, **extra: Any) -> ScriptedCLI:
+                       timeout: Optional[float] = None, request_id: Optional[str] = None, **extra: Any) -> ScriptedCLI:
         """Send ``can_use_tool`` (tool, input and id default to the last ``tool_use``) and
         check the answer contains ``expect`` (e.g. ``{"behavior": "deny"}``)."""
         return self.step("ask_permission", tool_name=tool_name or self._tool_field("name"),
                          input=input if input is not None else self._tool_field("input"),
                          tool_use_id=tool_use_id or (self._last_tool or {}).get("id"), suggestions=suggestions,
-                         expect=expect, expect_error=expect_error, timeout=timeout, extra=extra or None)
+                         expect=expect, expect_error=expect_error, timeout=timeout, extra=extra or None,
+                         request_id=request_id)
 
     def ask_hook(self, event: str, input: Optional[JsonDict] = None, *, tool_name: Optional[str] = None,  # noqa: A002
                  tool_input: Optional[JsonDict] = None, tool_use_id: Optional[str] = None,
@@ -272,10 +298,22 @@ class ScriptedCLI:
                    "requested_schema": requested_schema or {"type": "object", "properties": {}}}
         return self.ask_control(request, expect=expect, expect_error=expect_error, timeout=timeout)
 
-    def ask_control(self, request: JsonDict, *, expect: Optional[JsonDict] = None,
-                    expect_error: Union[str, bool, None] = None, timeout: Optional[float] = None) -> ScriptedCLI:
-        """Send any control request (``request`` holds its ``subtype``) and check the answer."""
-        return self.step("ask_control", request=dict(request), expect=expect, expect_error=expect_error, timeout=timeout)
+    def ask_control(self, request: JsonDict, *, request_id: Optional[str] = None, wait: bool = True,
+                    expect: Optional[JsonDict] = None, expect_error: Union[str, bool, None] = None,
+                    timeout: Optional[float] = None) -> ScriptedCLI:
+        """Send any control request (``request`` holds its ``subtype``) and check the answer
+        (``expect``: contained in the success payload; ``expect_error``: an error answer, with
+        this text in it if a str). With ``wait=False`` the script goes on at once and a later
+        ``expect_answer(request_id)`` collects and checks the answer."""
+        if not wait and request_id is None:
+            raise ValueError("ask_control(wait=False) needs a request_id for the later expect_answer")
+        return self.step("ask_control", request=dict(request), request_id=request_id, wait=None if wait else False,
+                         expect=expect, expect_error=expect_error, timeout=timeout)
+
+    def expect_answer(self, request_id: str, *, expect: Optional[JsonDict] = None,
+                      expect_error: Union[str, bool, None] = None, timeout: Optional[float] = None) -> ScriptedCLI:
+        """Wait for the answer to ``ask_control(..., request_id=..., wait=False)`` and check it."""
+        return self.step("expect_answer", request_id=request_id, expect=expect, expect_error=expect_error, timeout=timeout)
 
     def _tool_field(self, name: str) -> Any:
         if self._last_tool is None:
@@ -287,7 +325,7 @@ class ScriptedCLI:
     def transport(self) -> ScriptedTransport:
         """A fresh in-process transport playing this script (one CLI run per transport)."""
         transport = ScriptedTransport(self.script)
-        self._runs.append(lambda: transport.report)
+        self._transports.append(transport)
         return transport
 
     def install(self, directory: Union[str, Path, None] = None) -> str:
@@ -325,8 +363,9 @@ class ScriptedCLI:
 
     @property
     def runs(self) -> List[RunReport]:
-        """The reports of every run so far (in-process ones, then subprocess ones by start)."""
-        reports = [get() for get in self._runs]
+        """The reports of every run so far (in-process ones, then subprocess ones by start);
+        a transport never connected is no run."""
+        reports = [t.report for t in self._transports if t.started]
         for folder in self._report_dirs:
             files = sorted(folder.glob("run-*.json"), key=lambda p: p.stat().st_mtime_ns)
             reports.extend(RunReport.from_json(json.loads(p.read_text(encoding="utf-8"))) for p in files)
@@ -420,6 +459,10 @@ class ScriptedTransport(MemoryTransport):
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(join_timeout)
+
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
 
     @property
     def pid(self) -> Optional[int]:
