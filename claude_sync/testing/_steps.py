@@ -327,7 +327,7 @@ def play_expect_answer(runner: ScriptRunner, step: JsonDict) -> None:
         raise runner.fail(f"no request {request_id!r} was sent with wait=False before this step")
     what = f"control_request {sent['request'].get('subtype')!r} {request_id!r}"
     response = runner.await_response(step, request_id, what)
-    checks = {key: sent[key] for key in ("expect", "expect_error") if key in sent}  # said when sent,
+    checks: JsonDict = {key: sent[key] for key in ("expect", "expect_error") if key in sent}  # said when sent,
     checks.update({key: step[key] for key in ("expect", "expect_error") if key in step})  # or now
     _check(runner, checks, _judge(runner, checks, response, what, f"control:{sent['request'].get('subtype')}"), what)
 
