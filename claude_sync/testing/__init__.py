@@ -31,7 +31,7 @@ _LAZY: Dict[str, str] = {
     "PINNED_CLI_VERSION": ".offline",
     # the scripted CLI: in-process (transport()) or as a subprocess (install() -> cli_path)
     "ScriptedCLI": ".scripted",
-    "ScriptedTransport": ".scripted",
+    "ScriptedTransport": "._memory",
     "SCRIPT_FORMAT": ".scripted",
     "RunReport": "._engine",
     "ScriptFailure": "._engine",

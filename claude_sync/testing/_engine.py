@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Callable, Dict, List, Optional
 
 from . import _shapes as shapes
-from ._match import describe_frame, frame_mismatch, subset_mismatch
+from ._match import describe_frame, describe_step, frame_mismatch
 
 __all__ = ["ClientGone", "RunReport", "ScriptFailure", "ScriptRunner", "Wire", "SCRIPT_FAILED_EXIT"]
 
@@ -400,21 +400,4 @@ def new_request_id() -> str:
     return str(uuid.uuid4())
 
 
-def describe_step(step: JsonDict) -> str:
-    """A step as a test author wrote it: ``ask_permission Bash``, ``expect_user 'hi'`` …"""
-    op = str(step.get("op"))
-    detail = step.get("tool_name") or step.get("event") or step.get("subtype") or step.get("tool")
-    if op == "expect_user" and step.get("content") is not None:
-        detail = repr(step["content"])[:60]
-    if op == "text":
-        detail = repr(step.get("text", ""))[:60]
-    if op in ("expect_frame", "emit"):
-        frame = step.get("frame") if op == "expect_frame" else step.get("line")
-        number = f"#{step['index']} " if "index" in step else ""
-        detail = number + describe_frame(frame)[:80]
-    if op in ("stall", "crash", "exit"):
-        detail = f"{step.get('seconds', '')}s" if op == "stall" else f"code {step.get('code')}"
-    return f"{op} {detail}" if detail else op
-
-
-__all__ += ["describe_step", "new_request_id", "subset_mismatch"]
+__all__ += ["new_request_id"]

@@ -15,7 +15,7 @@ import difflib
 import json
 from typing import Any, Dict, List, Mapping, Optional
 
-__all__ = ["describe_frame", "frame_mismatch", "normalise_frame", "subset_mismatch"]
+__all__ = ["describe_frame", "describe_step", "frame_mismatch", "normalise_frame", "subset_mismatch"]
 
 VOLATILE_KEYS = frozenset({"uuid", "timestamp", "duration_ms", "duration_api_ms", "pid", "session_id"})
 """Keys whose values differ between runs of the same conversation; compared as ``<*>``."""
@@ -89,3 +89,20 @@ def _short(value: Any, limit: int = 120) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     text = repr(text) if isinstance(value, str) else text
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def describe_step(step: Dict[str, Any]) -> str:
+    """A step as a test author wrote it: ``ask_permission Bash``, ``expect_user 'hi'`` …"""
+    op = str(step.get("op"))
+    detail = step.get("tool_name") or step.get("event") or step.get("subtype") or step.get("tool")
+    if op == "expect_user" and step.get("content") is not None:
+        detail = repr(step["content"])[:60]
+    if op == "text":
+        detail = repr(step.get("text", ""))[:60]
+    if op in ("expect_frame", "emit"):
+        frame = step.get("frame") if op == "expect_frame" else step.get("line")
+        number = f"#{step['index']} " if "index" in step else ""
+        detail = number + describe_frame(frame)[:80]
+    if op in ("stall", "crash", "exit"):
+        detail = f"{step.get('seconds', '')}s" if op == "stall" else f"code {step.get('code')}"
+    return f"{op} {detail}" if detail else op
