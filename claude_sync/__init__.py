@@ -10,6 +10,18 @@ This module only re-exports; the code lives in the private modules.
 from typing import TYPE_CHECKING
 
 from ._client import ClaudeSDKClient, merge_assistant_messages
+from ._core.blocks import (
+    ContentBlock,
+    ImageBlock,
+    RedactedThinkingBlock,
+    ServerToolResultBlock,
+    ServerToolUseBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+)
 from ._core.errors import (
     ClaudeSDKError,
     CLIConnectionError,
@@ -23,55 +35,26 @@ from ._core.errors import (
     ResultError,
     UsageError,
 )
+from ._core.hook_types import KNOWN_HOOK_EVENTS, HookCallback, HookContext, HookMatcher
+from ._core.merger import AssistantMessageMerger
 from ._core.messages import (
-    APIRetryMessage,
     AssistantMessage,
-    AssistantMessageMerger,
     AuthStatusMessage,
-    CompactBoundaryMessage,
-    ContentBlock,
-    HookEventMessage,
-    HookProgressMessage,
-    HookResponseMessage,
-    HookStartedMessage,
-    ImageBlock,
-    InformationalMessage,
     Message,
     PromptSuggestionMessage,
     RateLimitEvent,
     RateLimitInfo,
-    RedactedThinkingBlock,
     ResultMessage,
-    ServerToolResultBlock,
-    ServerToolUseBlock,
-    StatusMessage,
     StreamEvent,
-    SystemInitMessage,
-    SystemMessage,
-    TaskNotificationMessage,
-    TaskProgressMessage,
-    TaskStartedMessage,
-    TaskUpdatedMessage,
-    TextBlock,
-    ThinkingBlock,
-    ThinkingTokensMessage,
     ToolProgressMessage,
-    ToolResultBlock,
-    ToolUseBlock,
-    UnknownBlock,
     UnknownMessage,
     UserMessage,
     message_from_dict,
 )
-from ._core.options import (
-    KNOWN_HOOK_EVENTS,
-    AgentDefinition,
+from ._core.options import AgentDefinition, ClaudeAgentOptions
+from ._core.permission_types import (
     CancellationSignal,
     CanUseTool,
-    ClaudeAgentOptions,
-    HookCallback,
-    HookContext,
-    HookMatcher,
     PermissionMode,
     PermissionResult,
     PermissionResultAllow,
@@ -81,20 +64,38 @@ from ._core.options import (
     ToolPermissionContext,
 )
 from ._core.protocol import OversizedLineSkipped
+from ._core.system_messages import (
+    APIRetryMessage,
+    CompactBoundaryMessage,
+    HookEventMessage,
+    HookProgressMessage,
+    HookResponseMessage,
+    HookStartedMessage,
+    InformationalMessage,
+    StatusMessage,
+    SystemInitMessage,
+    SystemMessage,
+    TaskNotificationMessage,
+    TaskProgressMessage,
+    TaskStartedMessage,
+    TaskUpdatedMessage,
+    ThinkingTokensMessage,
+)
 from ._io.transport import Transport
 from ._query import QueryStream, query
 from ._version import __version__
 
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
-    from ._core.mcp import SdkMcpServer, SdkMcpTool, ToolContext, create_sdk_mcp_server, tool
+    from ._core.mcp import SdkMcpServer, create_sdk_mcp_server
+    from ._core.mcp_tools import SdkMcpTool, ToolContext, tool
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.
-    "tool": "._core.mcp",
+    "tool": "._core.mcp_tools",
     "create_sdk_mcp_server": "._core.mcp",
     "SdkMcpServer": "._core.mcp",
-    "SdkMcpTool": "._core.mcp",
-    "ToolContext": "._core.mcp",
+    "SdkMcpTool": "._core.mcp_tools",
+    "ToolContext": "._core.mcp_tools",
 }
 
 

@@ -10,6 +10,8 @@
     ├── CLIJSONDecodeError             a ``{…}`` stdout line was not valid JSON (``line``)
     ├── MessageParseError              valid JSON of a known type with a broken shape (``data``)
     ├── ControlRequestError            the CLI answered our control request with an error
+    ├── CallbackRequestError           a permission / hook request we cannot serve; ``ValueError``
+    │   └── UnknownHookCallbackError   a hook callback id we never registered; ``LookupError``
     ├── ControlTimeoutError            no answer in time; also a builtin ``TimeoutError``
     ├── ReceiveTimeoutError            no message in time while receiving; also ``TimeoutError``
     └── UsageError                     the API was used wrongly; also a ``RuntimeError``
@@ -32,6 +34,8 @@ __all__ = [
     "CLIJSONDecodeError",
     "MessageParseError",
     "ControlRequestError",
+    "CallbackRequestError",
+    "UnknownHookCallbackError",
     "ControlTimeoutError",
     "ReceiveTimeoutError",
     "UsageError",
@@ -173,6 +177,31 @@ class ControlRequestError(ClaudeSDKError):
 
     def _init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "subtype": self.subtype, "request_id": self.request_id}
+
+
+class CallbackRequestError(ClaudeSDKError, ValueError):
+    """A ``can_use_tool`` / ``hook_callback`` request we cannot serve (broken shape).
+
+    The shell answers it with an error control response; ``subtype`` names the request kind.
+    """
+
+    def __init__(self, message: str, subtype: Optional[str] = None):
+        super().__init__(message)
+        self.subtype = subtype
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": str(self), "subtype": self.subtype}
+
+
+class UnknownHookCallbackError(CallbackRequestError, LookupError):
+    """The CLI named a hook callback id we never registered (``callback_id``)."""
+
+    def __init__(self, message: str, callback_id: Any = None, subtype: Optional[str] = None):
+        super().__init__(message, subtype=subtype if subtype is not None else "hook_callback")
+        self.callback_id = callback_id
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": str(self), "callback_id": self.callback_id, "subtype": self.subtype}
 
 
 class ControlTimeoutError(ClaudeSDKError, TimeoutError):

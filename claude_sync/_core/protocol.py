@@ -25,9 +25,9 @@ from dataclasses import field
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 from .errors import ClaudeSDKError, CLIJSONDecodeError, ProcessError, ResultError
-from .messages import ResultMessage, construct
+from .messages import ResultMessage
 from .parse import parse_message
-from .record import FrozenRecord, frozen_record
+from .record import FrozenRecord, construct, frozen_record
 
 __all__ = [
     "ControlCancelReceived",

@@ -66,7 +66,7 @@ from .pool import CallbackPool
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._core.command import SpawnPlan
+    from .._core.command import OptionsPlan, SpawnPlan
 
 __all__ = ["Session", "END"]
 
@@ -104,6 +104,7 @@ class Session:
         *,
         handlers: Optional[Dict[str, CliRequestHandler]] = None,
         initialize_fields: Optional[Dict[str, Any]] = None,
+        plan: Optional[OptionsPlan] = None,
         environ: Optional[Dict[str, str]] = None,
         transport: Optional[Transport] = None,
     ) -> None:
@@ -113,6 +114,7 @@ class Session:
         self._reader_hooks = {k[len("@reader:"):]: handlers.pop(k) for k in list(handlers) if k.startswith("@reader:")}
         self._handlers = handlers
         self._extra_initialize = dict(initialize_fields or {})
+        self._options_plan = plan  # interpret_options(options), when the caller made it
         self._environ = environ
         self._custom_transport = transport
         self._transport: Optional[Transport] = None
@@ -178,8 +180,9 @@ class Session:
         if self._custom_transport is not None:
             # Only the protocol part of the plan is used (and the options still validated);
             # the CLI path is a placeholder, so no CLI needs to be installed.
-            return build_spawn_plan(self.options, "claude", environ=environ)
-        return build_spawn_plan(self.options, find_cli(self.options.cli_path), environ=environ)
+            return build_spawn_plan(self.options, "claude", environ=environ, interpreted=self._options_plan)
+        cli = find_cli(self.options.cli_path)
+        return build_spawn_plan(self.options, cli, environ=environ, interpreted=self._options_plan)
 
     def _start_transport(self, plan: SpawnPlan) -> None:
         transport = self._custom_transport
