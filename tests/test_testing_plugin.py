@@ -65,9 +65,34 @@ def test_the_plugin_fails_a_passing_test_whose_script_was_not_followed(
     result.stdout.fnmatch_lines(["*step 4 of 4 (expect_user 'never sent')*"])
 
 
-def test_import_claude_sync_does_not_import_pytest() -> None:
+@pytest.mark.parametrize("ci, outcome", [("", "skipped=1"), ("true", "errors=1")])
+def test_claude_offline_without_a_cli_is_skipped_or_failed_on_ci_naming_the_install(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ci: str, outcome: str
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("CLAUDE_SYNC_TEST_CLI", str(pytester.path / "no-such-claude"))
+    monkeypatch.setenv("CI", ci)
+    pytester.makepyfile("def test_user(claude_offline):\n    raise AssertionError('must not run')\n")
+    result = pytester.runpytest_subprocess("-p", "claude_sync.testing.pytest_plugin", "-p", "no:cacheprovider", "-rsf")
+    result.assert_outcomes(**{outcome.split("=")[0]: 1})
+    result.stdout.fnmatch_lines(["*claude_offline needs the real claude CLI*install it: npm install*"])
+
+
+def test_import_claude_sync_imports_neither_pytest_nor_the_kit() -> None:
     import subprocess
 
-    code = "import sys, claude_sync, claude_sync.testing; print('pytest' in sys.modules)"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    assert done.stdout.strip() == "False"
+    code = (
+        "import sys, claude_sync; kit = 'claude_sync.testing' in sys.modules; "
+        "import claude_sync.testing; print(kit, 'pytest' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True, cwd=str(ROOT))
+    assert done.stdout.strip() == "False False"
+
+
+def test_every_public_name_of_the_kit_resolves() -> None:
+    import claude_sync.testing as kit
+
+    for name in kit.__all__:
+        assert getattr(kit, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        kit.nope  # noqa: B018
