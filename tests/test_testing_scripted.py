@@ -316,3 +316,23 @@ def test_results_without_is_error_keep_the_turns_text() -> None:
         second = [m for m in client.receive_response() if isinstance(m, ResultMessage)]
     assert first[0].result == "ab" and second[0].result == "c"
     cli.verify()
+
+
+def test_answers_to_asks_sent_without_waiting_never_count_as_unexpected(mode: str, tmp_path: Path) -> None:
+    cli = (
+        ScriptedCLI()
+        .expect_user()
+        .ask_control({"subtype": "hook_callback", "callback_id": "nope", "input": {}}, request_id="late", wait=False)
+        .text("meanwhile")
+        .result()
+        .expect_user("again")  # the answer to "late" arrives while this waits: set aside
+        .expect_answer("late", expect_error="hook_callback")
+        .ask_control({"subtype": "hook_callback", "callback_id": "never", "input": {}}, request_id="uncollected", wait=False)
+        .result()
+    )
+    with ClaudeSDKClient(**connect(cli, mode, tmp_path)) as client:
+        client.query("one")
+        assert texts(list(client.receive_response())) == ["meanwhile"]
+        client.query("again")
+        list(client.receive_response())
+    cli.verify()  # the uncollected answer after the last step is no failure either

@@ -117,6 +117,7 @@ class ScriptRunner:
         self._mcp_ready: Dict[str, int] = {}
         self.held: Dict[str, JsonDict] = {}  # subtype -> a control_request held unanswered
         self.pending_asks: Dict[str, JsonDict] = {}  # request id -> the step that sent it
+        self._aside: Dict[str, JsonDict] = {}  # answers to pending asks that came early
         self._index = 0
         self.lock = threading.Lock()
 
@@ -223,6 +224,10 @@ class ScriptRunner:
                 raise self.fail(f"the client wrote a line that is not a JSON object: {line[:200]!r}")
             if self._auto_answer(frame):
                 continue
+            answered = _response_id(frame)
+            if answered is not None and answered in self.pending_asks:
+                self._aside[answered] = frame  # for the expect_answer step that collects it
+                continue
             return frame
 
     def _auto_answer(self, frame: JsonDict) -> bool:
@@ -311,6 +316,9 @@ class ScriptRunner:
         frames are kept for later steps. Raises ``ScriptFailure`` after the step's timeout."""
         timeout = self.timeout(step)
         deadline = time.monotonic() + timeout
+        early = self._aside.pop(request_id, None)
+        if early is not None:
+            return dict(early.get("response") or {})
         for frame in list(self._backlog):
             if _response_id(frame) == request_id:
                 self._backlog.remove(frame)
