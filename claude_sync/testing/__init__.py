@@ -1,5 +1,16 @@
 """``claude_sync.testing``: test your own code without an account or a network.
 
+* ``ScriptedCLI``: say step by step what the CLI says, asks and expects; run your code against
+  it in-process (``transport()``) or as a real subprocess (``install()`` -> ``cli_path``);
+  ``verify()`` says which step was not followed. ``ScriptedCLI.answer("4")`` is a whole run.
+* Record and replay: ``recording_transport`` / ``RecordingTransport`` write a real session to
+  JSONL (secrets redacted); ``ScriptedCLI.from_recording`` replays it and checks your frames.
+* The real CLI, offline: ``FakeAnthropicAPI`` with ``text``/``tool_use``/``thinking``/``error``
+  replies, ``offline_options``, ``hermetic_env``, ``scrubbed_environ``, ``find_offline_cli``.
+* Assertions: ``texts``, ``tool_uses``, ``result_of``, ``assert_result``.
+* The pytest plugin (``claude_sync.testing.pytest_plugin``, registered through ``pytest11``):
+  fixtures ``claude_cli`` and ``claude_offline``.
+
 Nothing here is imported by ``import claude_sync``, and nothing here imports pytest unless
 you use the pytest plugin. Each public name loads its module on first use (PEP 562), so
 ``from claude_sync.testing import X`` costs only what ``X`` needs.

@@ -1,5 +1,5 @@
 """The scripted CLI as a real process: ``python -m claude_sync.testing.cli --script FILE
---report-dir DIR [CLI flags …]``.
+[--report-dir DIR] [CLI flags …]`` (a script is ``ScriptedCLI.script`` saved as JSON).
 
 ``ScriptedCLI.install(directory)`` writes the script and a small executable that runs this
 module, and gives you its path for ``ClaudeAgentOptions(cli_path=…)``: the client then spawns
@@ -98,27 +98,36 @@ def _file_arguments(argv: List[str]) -> Dict[str, str]:
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the script; the exit code (the script's, ``SCRIPT_FAILED_EXIT``, or 143)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) < 4 or args[0] != "--script" or args[2] != "--report-dir":
-        sys.stderr.write("usage: python -m claude_sync.testing.cli --script FILE --report-dir DIR [CLI flags]\n")
+    if len(args) < 2 or args[0] != "--script":
+        sys.stderr.write("usage: python -m claude_sync.testing.cli --script FILE [--report-dir DIR] [CLI flags]\n")
         return 2
-    with open(args[1], encoding="utf-8") as handle:
+    script_path, args = args[1], args[2:]
+    report_dir: Optional[str] = None
+    if len(args) >= 2 and args[0] == "--report-dir":
+        report_dir, args = args[1], args[2:]
+    with open(script_path, encoding="utf-8") as handle:
         script: Any = json.load(handle)
     from .scripted import check_script_format
 
     check_script_format(script)
-    report_path = os.path.join(args[3], f"run-{os.getpid()}.json")
     report = RunReport(len(script["steps"]))
-    report.argv = args[4:]
+    report.argv = args
     report.argv_files = _file_arguments(report.argv)
-    runner = ScriptRunner(script, StdioWire(), report, on_change=lambda r: _write_report(report_path, r))
+    report_path = None if report_dir is None else os.path.join(report_dir, f"run-{os.getpid()}.json")
+
+    def save(report: RunReport) -> None:
+        if report_path is not None:
+            _write_report(report_path, report)
+
+    runner = ScriptRunner(script, StdioWire(), report, on_change=save)
 
     def on_sigterm(signum: int, frame: Any) -> None:
         runner.on_terminated()
-        _write_report(report_path, report)
+        save(report)
         os._exit(143)
 
     signal.signal(signal.SIGTERM, on_sigterm)
-    _write_report(report_path, report)
+    save(report)
     code = runner.run()
     sys.stdout.flush()
     sys.stderr.flush()
