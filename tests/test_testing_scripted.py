@@ -18,6 +18,7 @@ from claude_sync import (
     AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
+    ClaudeSDKError,
     HookMatcher,
     OversizedLineSkipped,
     PermissionResultAllow,
@@ -336,3 +337,17 @@ def test_answers_to_asks_sent_without_waiting_never_count_as_unexpected(mode: st
         client.query("again")
         list(client.receive_response())
     cli.verify()  # the uncollected answer after the last step is no failure either
+
+
+def test_a_malformed_step_ends_the_run_instead_of_hanging_the_client(mode: str, tmp_path: Path) -> None:
+    cli = ScriptedCLI().expect_user().step("text").result()  # "text" without its text
+    with pytest.raises(ProcessError) as raised:
+        run(cli, mode, tmp_path)
+    assert raised.value.exit_code == SCRIPT_FAILED_EXIT
+    with pytest.raises(AssertionError, match=r"step 2 of 3 \(text ''\): the scripted CLI could not play this step: KeyError\('text'\)"):
+        cli.verify()
+    broken = ScriptedCLI().step("teleport")
+    with pytest.raises(ClaudeSDKError):
+        list(query("hi", **connect(broken, mode, tmp_path)))
+    with pytest.raises(AssertionError, match=r"step 1 of 1 \(teleport\): unknown step op 'teleport' \(a newer script format\?\)"):
+        broken.verify()

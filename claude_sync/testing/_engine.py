@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -108,7 +107,6 @@ class ScriptRunner:
         self.report = report or RunReport(len(self.steps))
         self._on_change = on_change or (lambda report: None)
         self._backlog: List[JsonDict] = []
-        self._responses: Dict[str, JsonDict] = {}
         self._ids: Dict[str, str] = {}  # recorded request id -> the client's (replays)
         self._input_ended = False
         self._users_seen = 0
@@ -119,13 +117,14 @@ class ScriptRunner:
         self.pending_asks: Dict[str, JsonDict] = {}  # request id -> the step that sent it
         self._aside: Dict[str, JsonDict] = {}  # answers to pending asks that came early
         self._index = 0
-        self.lock = threading.Lock()
 
     # ------------------------------------------------------------------ running
 
     def run(self) -> int:
-        """Play every step, then wait for the client to end its input; the exit code."""
-        code = 0
+        """Play every step, then wait for the client to end its input; the exit code.
+
+        Never raises: a script that cannot be played (a malformed step) ends the run like a
+        failed step, so the client sees the CLI exit instead of waiting on it."""
         try:
             for index, step in enumerate(self.steps):
                 self._index = index
@@ -140,8 +139,7 @@ class ScriptRunner:
                 self.report.steps_done = self._index + 1
                 self._on_change(self.report)
             self._drain_until_eof()
-            code = 1 if self._last_result_error else 0
-            return self._end(code, "eof")
+            return self._end(1 if self._last_result_error else 0, "eof")
         except ScriptFailure as failure:
             self.report.failure = str(failure)
             self._say(f"claude_sync.testing: {failure}")
@@ -152,6 +150,13 @@ class ScriptRunner:
                     "the client closed the CLI before this step was played"
                 )
             return self._end(-9, "closed by the client")
+        except Exception as exc:  # noqa: BLE001 - a bad script must end the run, not hang it
+            self.report.failure = self._where(f"the scripted CLI could not play this step: {exc!r}")
+            self._say(f"claude_sync.testing: {self.report.failure}")
+            try:
+                return self._end(SCRIPT_FAILED_EXIT, "failed")
+            except ClientGone:
+                return SCRIPT_FAILED_EXIT
 
     def _end(self, code: int, how: str) -> int:
         self.report.exit_code = code
