@@ -351,3 +351,20 @@ def test_a_malformed_step_ends_the_run_instead_of_hanging_the_client(mode: str, 
         list(query("hi", **connect(broken, mode, tmp_path)))
     with pytest.raises(AssertionError, match=r"step 1 of 1 \(teleport\): unknown step op 'teleport' \(a newer script format\?\)"):
         broken.verify()
+
+
+def test_an_interrupted_turn_ends_like_the_real_clis(mode: str, tmp_path: Path) -> None:
+    cli = (ScriptedCLI().expect_user().text("thinking out loud").expect_interrupt().interrupted()
+           .expect_user("next").text("fine").result())
+    with ClaudeSDKClient(**connect(cli, mode, tmp_path)) as client:
+        client.query("long task")
+        first = []
+        for message in client.receive_response():
+            first.append(message)
+            if texts([message]) == ["thinking out loud"]:
+                client.interrupt()
+        [result] = results(first)
+        assert result.is_error and result.subtype == "error_during_execution"
+        client.query("next")
+        assert texts(list(client.receive_response())) == ["fine"]
+    cli.verify()

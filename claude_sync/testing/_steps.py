@@ -84,6 +84,23 @@ def play_api_error(runner: ScriptRunner, step: JsonDict) -> None:
                                    api_error_status=status, stop_reason="stop_sequence"))
 
 
+def play_interrupted(runner: ScriptRunner, step: JsonDict) -> None:
+    """How the real CLI ends a turn it was interrupted in: a ``[Request interrupted by
+    user…]`` user line, then ``error_during_execution`` (``aborted_streaming`` or, during a
+    tool, ``aborted_tools``)."""
+    tools = step.get("during") == "tools"
+    text = "[Request interrupted by user for tool use]" if tools else "[Request interrupted by user]"
+    runner.send(shapes.user_line([{"type": "text", "text": text}], session_id=runner.session_id))
+    runner.take_texts()
+    runner.note_result(True)
+    runner.send(shapes.result_line(
+        session_id=runner.session_id, model=runner.model, result=None, subtype="error_during_execution",
+        is_error=True, errors=["[ede_diagnostic] result_type=user last_content_type=n/a"],
+        usage={"input_tokens": 0, "output_tokens": 0}, stop_reason=None,
+        terminal_reason="aborted_tools" if tools else "aborted_streaming",
+    ))
+
+
 def play_system(runner: ScriptRunner, step: JsonDict) -> None:
     line = {"type": "system", "subtype": step["subtype"], **dict(step.get("data") or {})}
     line.setdefault("session_id", runner.session_id)
@@ -357,7 +374,7 @@ def play_answer_held(runner: ScriptRunner, step: JsonDict) -> None:
 
 STEP_HANDLERS: Dict[str, Handler] = {
     "text": play_text, "thinking": play_thinking, "tool_use": play_tool_use, "tool_result": play_tool_result,
-    "result": play_result, "api_error": play_api_error, "system": play_system, "emit": play_emit,
+    "result": play_result, "api_error": play_api_error, "interrupted": play_interrupted, "system": play_system, "emit": play_emit,
     "raw": play_raw, "oversized": play_oversized, "stderr": play_stderr, "stall": play_stall,
     "crash": play_crash, "expect_user": play_expect_user, "expect_control": play_expect_control,
     "expect_frame": play_expect_frame, "ask_permission": play_ask_permission, "ask_hook": play_ask_hook,

@@ -203,6 +203,14 @@ class ScriptedCLI:
         ``error`` and a ``success`` result with ``is_error`` and ``api_error_status``."""
         return self.step("api_error", status=status, message=message)
 
+    def interrupted(self, *, during: str = "streaming") -> ScriptedCLI:
+        """End the turn the way the real CLI does after an interrupt: the ``[Request
+        interrupted by user]`` line and an ``error_during_execution`` result (``during``:
+        ``"streaming"`` or ``"tools"``). Usually right after ``expect_interrupt()``."""
+        if during not in ("streaming", "tools"):
+            raise ValueError(f"during must be 'streaming' or 'tools', not {during!r}")
+        return self.step("interrupted", during=during)
+
     def system(self, subtype: str, **data: Any) -> ScriptedCLI:
         return self.step("system", subtype=subtype, data=data)
 
