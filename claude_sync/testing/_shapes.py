@@ -1,9 +1,9 @@
 """The lines a scripted CLI writes, shaped like what the real CLI 2.1.197 puts on the wire.
 
 Pure functions from a few values to JSON-ready dicts (see ``docs/protocol/REAL_CLI_2.1.197.md``:
-one ``assistant`` line
-per content block with ``stop_reason: null``, ``system/init`` after the first user message,
-``result`` with cost and usage, control requests with the fields the real CLI sends).
+one ``assistant`` line per content block with ``stop_reason: null``, ``system/init`` after the
+first user message, ``result`` with cost and usage, control requests with the fields the real
+CLI sends).
 Nothing here does I/O.
 """
 
