@@ -58,6 +58,8 @@ _LAZY: Dict[str, str] = {
     "tool_uses": ".assertions",
     "result_of": ".assertions",
     "assert_result": ".assertions",
+    # store conformance (the sessions module)
+    "run_session_store_conformance": ".conformance",
 }
 
 __all__ = sorted(_LAZY)
