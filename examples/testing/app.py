@@ -23,7 +23,6 @@ from claude_sync import (
     query,
     tool,
 )
-from claude_sync.testing import texts
 
 READ_ONLY_TOOLS = {"Read", "Glob", "Grep", "LS", "mcp__text__word_count"}
 
@@ -73,6 +72,6 @@ def create_app(cli_path: Optional[str] = None) -> Flask:
         except ResultError as exc:
             return jsonify(error=f"Claude failed: {exc}"), 502
         result = [m for m in messages if isinstance(m, ResultMessage)][-1]
-        return jsonify(answer="".join(texts(messages)), cost_usd=result.total_cost_usd)
+        return jsonify(answer=result.result, cost_usd=result.total_cost_usd)
 
     return app
