@@ -281,7 +281,7 @@ def test_a_stall_makes_the_clients_own_timeout_fire(mode: str, tmp_path: Path) -
 
     cli = ScriptedCLI().expect_control("set_permission_mode").stall(30)
     with ClaudeSDKClient(**connect(cli, mode, tmp_path, control_timeout=0.3, close_timeout=0.5)) as client:
-        client.set_permission_mode("acceptEdits")  # answered: the script expected it
+        client.set_permission_mode("acceptEdits", timeout=10)  # answered: the script expected it
         with pytest.raises(ControlTimeoutError):
             client.set_model("x")  # the scripted CLI stalls: no answer
     cli.verify()  # a stall ended by the client closing the CLI counts as played
