@@ -24,9 +24,9 @@ import threading
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
 from ._core.errors import ClaudeSDKError, ResultError
-from ._core.messages import Message, ResultMessage
+from ._core.messages import ResultMessage
 from ._core.options import ClaudeAgentOptions
-from ._core.protocol import iter_user_frames, result_error, user_message_frame
+from ._core.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
 from ._io.session import Session
 from ._io.transport import Transport
 
@@ -72,14 +72,14 @@ class QueryStream:
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
             )
         self._run = _Run(prompt, options, transport)
-        self._gen: Optional[Generator[Message, None, None]] = None
+        self._gen: Optional[Generator[StreamItem, None, None]] = None
 
-    def __iter__(self) -> Iterator[Message]:
+    def __iter__(self) -> Iterator[StreamItem]:
         if self._gen is None:
             self._gen = self._run.messages()
         return self._gen
 
-    def __next__(self) -> Message:
+    def __next__(self) -> StreamItem:
         return next(iter(self))
 
     def close(self) -> None:
@@ -118,7 +118,7 @@ class _Run:
         self.writer: Optional[threading.Thread] = None
         self.prompt_error: Optional[BaseException] = None
 
-    def messages(self) -> Generator[Message, None, None]:
+    def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
         from ._client import build_session  # callback wiring lives with the client
 
@@ -130,7 +130,7 @@ class _Run:
         finally:
             self._shutdown(session)
 
-    def _relay(self, session: Session) -> Iterator[Message]:
+    def _relay(self, session: Session) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
         for item in session.messages():
             if item.__class__ is ResultMessage:
@@ -174,14 +174,11 @@ class _Run:
         self._input_done(session)
 
     def _input_done(self, session: Session) -> None:
-        with session._lock:
-            session.ledger.input_exhausted()
+        session.input_exhausted()
         self._close_stdin_if_done(session)
 
     def _close_stdin_if_done(self, session: Session) -> None:
-        with session._lock:
-            done = session.ledger.should_close
-        if done:
+        if session.run_finished:
             session.close_stdin()
 
     def _shutdown(self, session: Session) -> None:

@@ -79,7 +79,10 @@ class MemoryPeer:
         """Write one line: a dict is JSON-encoded, str/bytes are sent as they are (add the
         newline yourself to send a partial line)."""
         if isinstance(message, dict):
-            data = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+            try:
+                data = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+            except UnicodeEncodeError:  # lone surrogates: sent as JSON escapes, as the CLI does
+                data = json.dumps(message).encode("ascii") + b"\n"
         elif isinstance(message, str):
             data = message.encode("utf-8")
         else:
