@@ -3,7 +3,8 @@ what Claude says, under a read-only permission policy, a hook that keeps ``.env`
 of reach, and one in-process MCP tool. Its tests (``tests/``) use only ``claude_sync.testing``:
 no account, no network, no ``claude`` binary.
 
-    flask --app app run          # with a logged-in claude CLI on PATH
+    flask --app app run                 # serve it, with a logged-in claude CLI on PATH
+    python -m pytest examples/testing   # test it: pip install claude-sync flask pytest
 """
 
 from __future__ import annotations
