@@ -38,8 +38,10 @@ from claude_sync import (
     tool,
 )
 
-SEED = 20261122
-COUNT = 300
+SEED = int(os.environ.get("CLAUDE_SYNC_FUZZ_SEED", "20261122"))
+COUNT = int(os.environ.get("CLAUDE_SYNC_FUZZ_COUNT", "300"))
+"""CI runs the fixed seed and count; a longer hunt sets both in the environment, e.g.
+``CLAUDE_SYNC_FUZZ_SEED=7 CLAUDE_SYNC_FUZZ_COUNT=3000 python -m pytest -s tests/test_fuzz.py``."""
 BOUND = 15.0
 """Seconds any one receive may take before the stream counts as a hang."""
 
