@@ -30,6 +30,7 @@ from claude_sync import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
     ClaudeSDKError,
+    ControlTimeoutError,
     HookMatcher,
     PermissionResultAllow,
     ReceiveTimeoutError,
@@ -155,10 +156,11 @@ def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(
     caplog.set_level(logging.CRITICAL, logger="claude_sync")  # thousands of expected warnings
     for stream in streams(SEED, COUNT):
         run = RUNNERS[stream.index % len(RUNNERS)]
+        began = time.monotonic()
         try:
             run(_options(cli, stream, work))
             outcome = "ok"
-        except ReceiveTimeoutError as exc:
+        except (ReceiveTimeoutError, ControlTimeoutError) as exc:  # the fake always ends: a hang
             hangs.append((stream.index, stream.mutations, repr(exc)))
             outcome = "hang"
         except ClaudeSDKError as exc:
@@ -169,6 +171,8 @@ def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(
             untyped.append((stream.index, stream.mutations, repr(exc)[:300]))
             outcome = "untyped"
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        if outcome != "hang" and time.monotonic() - began > BOUND:  # e.g. a close that dragged on
+            hangs.append((stream.index, stream.mutations, f"took {time.monotonic() - began:.1f}s"))
         if not _settled(lambda: set(_our_threads()) <= threads_before):
             leaks.append((stream.index, f"threads {sorted(set(_our_threads()) - threads_before)}"))
         if not _settled(lambda: set(_children()) <= children_before):
