@@ -100,15 +100,15 @@ def _retype(rng: random.Random, obj: Any, depth: int = 0) -> Any:
         copy[key] = _retype(rng, obj[key], depth + 1) if rng.random() < 0.6 else _odd_value(rng)
         return copy
     if isinstance(obj, list) and obj and depth < 6:
-        copy = list(obj)
-        at = rng.randrange(len(copy))
-        copy[at] = _retype(rng, copy[at], depth + 1) if rng.random() < 0.6 else _odd_value(rng)
-        return copy
+        items = list(obj)
+        at = rng.randrange(len(items))
+        items[at] = _retype(rng, items[at], depth + 1) if rng.random() < 0.6 else _odd_value(rng)
+        return items
     return _odd_value(rng)
 
 
 def _deep(depth: int, leaf: Any) -> Any:
-    value = leaf
+    value: Any = leaf
     for level in range(depth):
         value = [value] if level % 2 else {"d": value}
     return value
