@@ -49,7 +49,7 @@ def test_query_idle_timeout_raises_and_reaps_the_cli(fake_cli: Any) -> None:
     assert texts(seen) == ["thinking"]
     session = stream.session
     assert session is not None and session.closed
-    assert session.transport is not None and session.transport.returncode is not None
+    assert session.transport is not None and session.transport.exit_code() is not None
 
 
 def test_query_total_timeout_bounds_a_chatty_run(fake_cli: Any) -> None:
@@ -62,7 +62,7 @@ def test_query_total_timeout_bounds_a_chatty_run(fake_cli: Any) -> None:
             pass
     assert info.value.kind == "total"
     session = stream.session
-    assert session is not None and session.transport is not None and session.transport.returncode is not None
+    assert session is not None and session.transport is not None and session.transport.exit_code() is not None
 
 
 @pytest.mark.parametrize(

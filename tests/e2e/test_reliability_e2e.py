@@ -46,7 +46,7 @@ def test_unreachable_api_is_logged_and_query_timeout_bounds_the_run(
     assert warnings[0].startswith("Claude API call failed (no HTTP response, error unknown); the CLI retries in ")
     assert warnings[0].endswith("(attempt 1 of 10)")
     session = stream.session
-    assert session is not None and session.transport is not None and session.transport.returncode is not None
+    assert session is not None and session.transport is not None and session.transport.exit_code() is not None
 
 
 def test_overloaded_api_retries_are_logged_with_their_status(
