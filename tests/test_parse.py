@@ -34,6 +34,7 @@ from claude_sync._core.messages import (
     ResultMessage,
     StreamEvent,
     ToolProgressMessage,
+    ConversationResetMessage,
     UnknownMessage,
     UserMessage,
     message_from_dict,
@@ -871,9 +872,18 @@ CASES: List[Tuple[str, Dict[str, Any], type, Dict[str, Any]]] = [
     ),
     (
         "unknown_type",
-        {"type": "conversation_reset", "new_conversation_id": "conv-2", "session_id": SID},
+        {"type": "tool_use_summary", "summary": "ran 2 tools", "session_id": SID},
         UnknownMessage,
-        {"type": "conversation_reset"},
+        {"type": "tool_use_summary"},
+    ),
+    (
+        "conversation_reset",  # CLI 2.1.330 after /clear (uuid == new_conversation_id there)
+        {
+            "type": "conversation_reset", "new_conversation_id": "conv-2", "uuid": "conv-2",
+            "session_id": SID, "trigger": "clear", "timestamp": "2026-01-01T00:00:00Z",
+        },
+        ConversationResetMessage,
+        {"new_conversation_id": "conv-2", "uuid": "conv-2", "session_id": SID, "trigger": "clear"},
     ),
 ]
 

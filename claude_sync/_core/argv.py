@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+import re
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from .errors import CLIConnectionError
 from .options import AgentDefinition, ClaudeAgentOptions
 from .record import FrozenRecord, frozen_record
 
@@ -52,7 +54,12 @@ def _str_list(option: str, value: Any) -> List[Any]:
     return list(value)
 
 def _system_prompt_args(system_prompt: Any, init: JsonDict) -> List[ArgvItem]:
-    """Fill ``init`` for a string/preset/None prompt; return the argv for a file prompt."""
+    """Fill ``init`` for a string/custom/preset/None prompt; return the argv for a file prompt.
+
+    ``snapshot`` (preset or custom) → ``initialize.systemPromptSnapshot`` when it is a bool.
+    Raises ``TypeError`` for a prompt that is neither str nor dict (or a custom prompt that is
+    not a str), ``ValueError`` for an unknown ``type``.
+    """
     if system_prompt is None:
         init["systemPrompt"] = [""]
         return []
@@ -64,19 +71,33 @@ def _system_prompt_args(system_prompt: Any, init: JsonDict) -> List[ArgvItem]:
             f"system_prompt must be a str or a dict, not {type(system_prompt).__name__}"
         )
     kind = system_prompt.get("type")
+    if kind in ("preset", "custom") and isinstance(system_prompt.get("snapshot"), bool):
+        init["systemPromptSnapshot"] = system_prompt["snapshot"]
     if kind == "file":
         return _flag("system-prompt-file", os.fspath(system_prompt["path"]))
+    if kind == "custom":
+        prompt = system_prompt.get("prompt")
+        if not isinstance(prompt, str):
+            raise TypeError(f"a custom system_prompt needs a str 'prompt', got {prompt!r}")
+        init["systemPrompt"] = [prompt]
+        return []
     if kind == "preset":
         if system_prompt.get("append") is not None:
             init["appendSystemPrompt"] = system_prompt["append"]
-        if system_prompt.get("exclude_dynamic_sections") is not None:
-            init["excludeDynamicSections"] = bool(system_prompt["exclude_dynamic_sections"])
+        if isinstance(system_prompt.get("exclude_dynamic_sections"), bool):
+            init["excludeDynamicSections"] = system_prompt["exclude_dynamic_sections"]
         return []
-    raise ValueError(f"unknown system_prompt type {kind!r} (expected 'preset' or 'file')")
+    raise ValueError(
+        f"unknown system_prompt type {kind!r} (expected 'preset', 'custom' or 'file')"
+    )
 
 
 def _skills_defaults(options: ClaudeAgentOptions) -> Tuple[List[str], Optional[List[str]]]:
-    """``allowed_tools`` and ``setting_sources`` with what ``skills`` implies added."""
+    """``allowed_tools`` and ``setting_sources`` with what ``skills`` implies added.
+
+    Raises ``TypeError`` when ``skills`` is neither a list nor ``"all"`` (a bare name would be
+    taken apart into characters), ``ValueError`` for a name no ``Skill(name)`` rule can carry.
+    """
     allowed = _str_list("allowed_tools", options.allowed_tools)
     sources = None
     if options.setting_sources is not None:
@@ -89,18 +110,83 @@ def _skills_defaults(options: ClaudeAgentOptions) -> Tuple[List[str], Optional[L
     elif isinstance(skills, (list, tuple)):
         wanted = [f"Skill({_checked_skill_name(name)})" for name in skills]
     else:
-        raise ValueError(f'skills must be a list of names or "all", not {skills!r}')
+        hint = f" Did you mean [{skills!r}]?" if isinstance(skills, str) else ""
+        raise TypeError(f'skills must be a list of skill names or "all", got {skills!r}.{hint}')
     allowed += [rule for rule in wanted if rule not in allowed]
     return allowed, (["user", "project"] if sources is None else sources)
 
 
+_SKILL_NAME_FORBIDDEN = re.compile(r"[(),\x00-\x1f\x7f-\x9f\ufeff]|[\ud800-\udfff]")
+"""Characters the CLI's ``--allowedTools`` splitter or rule parser would mangle."""
+
+
 def _checked_skill_name(name: Any) -> str:
-    """Raises ``ValueError`` for names that cannot ride in a ``Skill(name)`` rule."""
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"a skill name must be a non-empty string, not {name!r}")
-    if any(ch in name for ch in ",()") or any(ch.isspace() for ch in name):
-        raise ValueError(f"skill name {name!r} contains a comma, parenthesis or whitespace")
+    """The name, if a ``Skill(name)`` rule can carry it and could ever match a skill.
+
+    Spaces inside a name are fine (the CLI splits rules outside parentheses only). Raises
+    ``TypeError`` for a non-str, ``ValueError`` for an empty name, surrounding whitespace,
+    parentheses, commas or control characters, ``*`` / wildcard suffixes, a leading ``/``
+    (the slash-command form, not the skill's name) and doubled or trailing backslashes.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"skill names must be str, got {type(name).__name__}: {name!r}")
+    problem = _skill_name_problem(name)
+    if problem:
+        raise ValueError(f"invalid skill name {name!r}: {problem}")
     return name
+
+
+def _skill_name_problem(name: str) -> str:
+    if not name.strip():
+        return "it is empty"
+    if name != name.strip():
+        return "leading or trailing whitespace never matches (the Skill tool trims names)"
+    if _SKILL_NAME_FORBIDDEN.search(name):
+        return "parentheses, commas and control characters cannot ride in a Skill(name) rule"
+    if name == "*":
+        return 'use skills="all" to enable every skill'
+    if name.endswith((":*", " *")):
+        return "wildcard suffixes are not allowed; list each skill by name"
+    if name.startswith("/"):
+        return "give the skill's name, not its /slash-command form"
+    if "\\\\" in name or name.endswith("\\"):
+        return "doubled or trailing backslashes name a different skill after rule parsing"
+    return ""
+
+
+def can_use_tool_shadowing(options: ClaudeAgentOptions, allowed_tools: Sequence[str]) -> Optional[str]:
+    """Why ``can_use_tool`` will not be asked about some calls (None: it always will).
+
+    ``allowed_tools`` is the effective list (what ``skills`` implies included).
+    """
+    if options.can_use_tool is None:
+        return None
+    if options.permission_mode == "bypassPermissions":
+        return (
+            "can_use_tool will not be called: permission_mode 'bypassPermissions' approves "
+            "every tool call (except explicit deny rules) first; use a PreToolUse hook to "
+            "gate every call"
+        )
+    shadowed = list(dict.fromkeys(t for t in map(_whole_tool, allowed_tools) if t is not None))
+    if not shadowed:
+        return None
+    return (
+        f"can_use_tool will not be called for: {', '.join(shadowed)}: an allowed_tools entry "
+        "naming a whole tool approves it first. Narrow the entry, or use a PreToolUse hook "
+        "(allow rules in settings files can shadow the callback too)"
+    )
+
+
+def _whole_tool(rule: str) -> Optional[str]:
+    """The tool a rule allows outright (``"Read"``, ``"Read()"``, ``"Read(*)"``), else None."""
+    if not rule.strip():
+        return None
+    open_at = rule.find("(")
+    if open_at == -1:
+        return rule
+    if open_at == 0 or not rule.endswith(")"):
+        return None
+    return rule[:open_at] if rule[open_at + 1 : -1] in ("", "*") else None
 
 
 def _tools_args(options: ClaudeAgentOptions, allowed_tools: List[str]) -> List[ArgvItem]:
@@ -122,33 +208,37 @@ def _permission_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     argv: List[ArgvItem] = []
     if options.can_use_tool is not None or options.deny_all_permissions:
         argv += ["--permission-prompt-tool", "stdio"]
-    elif options.permission_prompt_tool_name is not None:
+    elif options.permission_prompt_tool_name:
         argv += _flag("permission-prompt-tool", options.permission_prompt_tool_name)
-    if options.permission_mode is not None:
+    if options.permission_mode:
         argv += _flag("permission-mode", options.permission_mode)
     return argv
 
 
 def _session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     """Session selection. IDs use ``--flag=value``: ``--resume`` takes an optional value, so a
-    separate dash-leading token would be parsed as another flag."""
+    separate dash-leading token would be parsed as another flag. Empty IDs are left out, as
+    the official SDK does, except ``resume_drops_turn``: an empty one is sent so the CLI
+    rejects it rather than the guard the caller asked for silently vanishing."""
     argv: List[ArgvItem] = []
     if options.continue_conversation:
         argv.append("--continue")
-    if options.resume is not None:
+    if options.resume:
         argv.append(f"--resume={options.resume}")
-    if options.session_id is not None:
+    if options.session_id:
         argv.append(f"--session-id={options.session_id}")
     if options.fork_session:
         argv.append("--fork-session")
-    if options.resume_session_at is not None:
+    if options.resume_session_at:
         argv.append(f"--resume-session-at={options.resume_session_at}")
+    if options.resume_drops_turn is not None:
+        argv.append(f"--resume-drops-turn={options.resume_drops_turn}")
     return argv
 
 
 def _limits_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     argv: List[ArgvItem] = []
-    if options.max_turns is not None:
+    if options.max_turns:  # 0 means "no limit" in the official SDK: left out
         argv += _flag("max-turns", str(options.max_turns))
     if options.max_budget_usd is not None:
         argv += _flag("max-budget-usd", str(options.max_budget_usd))
@@ -159,15 +249,15 @@ def _limits_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
 
 def _model_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     argv: List[ArgvItem] = []
-    if options.model is not None:
+    if options.model:
         argv += _flag("model", options.model)
-    if options.fallback_model is not None:
+    if options.fallback_model:
         argv += _flag("fallback-model", options.fallback_model)
     betas = _str_list("betas", options.betas)
     if betas:
         argv += _flag("betas", ",".join(betas))
     argv += _thinking_args(options.thinking, options.max_thinking_tokens)
-    if options.effort is not None:
+    if options.effort:
         argv += _flag("effort", options.effort)
     return argv
 
@@ -197,22 +287,39 @@ def _thinking_args(
     return argv
 
 
-def _settings_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
-    """``--settings``: inline JSON (with ``sandbox`` merged in) as a file, a path as given."""
+def _settings_args(
+    options: ClaudeAgentOptions, read_text: Callable[[str], str]
+) -> List[ArgvItem]:
+    """``--settings``: inline JSON (with ``sandbox`` merged in) as a file, a path as given.
+
+    With ``sandbox`` and a settings *path*, the file is read (``read_text``, relative to
+    ``cwd``, BOM tolerated) and merged like inline JSON. Raises ``CLIConnectionError`` when
+    that file cannot be read or parsed (starting without it would drop its rules),
+    ``ValueError`` for invalid inline JSON.
+    """
     settings, sandbox = options.settings, options.sandbox
     if settings is None and sandbox is None:
         return []
     if settings is not None and not _looks_like_json_object(settings):
-        if sandbox is not None:
-            raise ValueError(
-                "sandbox cannot be combined with a settings file path (claude_sync does not read "
-                "files while planning): put the sandbox into that file, or pass settings as JSON"
-            )
-        return _flag("settings", os.fspath(settings))
+        if sandbox is None:
+            return _flag("settings", os.fspath(settings))
+        settings = _read_settings_file(options, read_text)
     merged: JsonDict = {} if settings is None else _parse_settings_json(settings)
     if sandbox is not None:
         merged["sandbox"] = sandbox
     return ["--settings", FileArg(json.dumps(merged), ".json")]
+
+
+def _read_settings_file(options: ClaudeAgentOptions, read_text: Callable[[str], str]) -> str:
+    path = os.path.join(os.fspath(options.cwd or ""), os.fspath(str(options.settings).strip()))
+    try:
+        text = read_text(path).lstrip("\ufeff")
+        json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise CLIConnectionError(
+            f"cannot merge sandbox into the settings file {path!r}: {exc}"
+        ) from exc
+    return text
 
 
 def _looks_like_json_object(text: str) -> bool:

@@ -67,9 +67,10 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
 
 from .._version import __version__
 from .argv import (
@@ -93,9 +94,12 @@ from .argv import (
     _skills_fields,
     _system_prompt_args,
     _tools_args,
+    can_use_tool_shadowing,
 )
 from .discovery import find_cli  # re-exported: the shell imports it with build_spawn_plan
+from .hooks import HookRegistry, check_fail_closed_answer
 from .options import ClaudeAgentOptions
+from .permission_types import CanUseToolShadowedWarning
 from .record import FrozenRecord, frozen_record
 
 __all__ = [
@@ -122,6 +126,13 @@ up in the User-Agent as ``agent-sdk/<version>``).
 
 SDK_VERSION_ENV = "CLAUDE_AGENT_SDK_VERSION"
 FILE_CHECKPOINTING_ENV = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"
+CLIENT_APP_ENV = "CLAUDE_AGENT_SDK_CLIENT_APP"
+DERIVED_CLIENT_APP_ENV = "CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP"
+"""Set by an outer SDK session for its own app; never inherited by ours."""
+READS_SESSION_STATE_ENV = "CLAUDE_CODE_SDK_READS_SESSION_STATE"
+STREAM_CLOSE_TIMEOUT_ENV = "CLAUDE_CODE_STREAM_CLOSE_TIMEOUT"
+"""Milliseconds; the official SDK's initialize-timeout knob (it never shortens the timeout)."""
+TRACE_CONTEXT_ENV = ("TRACEPARENT", "TRACESTATE")
 STRIPPED_ENV = ("CLAUDECODE",)
 """Inherited variables never passed on: ``CLAUDECODE=1`` (set inside a Claude Code session)
 would make the child believe it runs nested in one."""
@@ -152,6 +163,8 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "close_timeout",
         "raise_on_error_result",  # query() raises ResultError after an error result
         "hooks",  # hooks.HookRegistry builds initialize.hooks; the session merges it in
+        "verbatim_prompts",  # the session stamps every user frame client_composed
+        "debug_stderr",  # the transport's stderr drain writes there when no callback is set
     }
 )
 """``ClaudeAgentOptions`` fields ``build_spawn_plan`` deliberately leaves to the I/O shell."""
@@ -174,6 +187,15 @@ class SpawnPlan(FrozenRecord):
     user: Optional[Union[str, int]] = None
     initialize_fields: JsonDict = field(default_factory=dict)
     sdk_mcp_servers: Dict[str, Any] = field(default_factory=dict)
+    initialize_timeout: float = 60.0
+    hooks_fail_closed: bool = False
+    """Some hook matcher has ``on_failure="block"`` (see ``check_initialize_answer``)."""
+
+    def check_initialize_answer(self, response: Mapping[str, Any]) -> None:
+        """Raises ``CLIConnectionError`` when a fail-closed hook would not be (see
+        ``HookRegistry.check_initialize_answer``)."""
+        if self.hooks_fail_closed:
+            check_fail_closed_answer(response)
 
     def argv_strings(self) -> List[str]:
         """The argv with every ``FileArg`` shown as ``<file:suffix>`` (for logs and tests)."""
@@ -183,15 +205,26 @@ class SpawnPlan(FrozenRecord):
 # --------------------------------------------------------------------------- the plan
 
 
+def _read_utf8(path: str) -> str:
+    with open(path, encoding="utf-8-sig") as handle:
+        return handle.read()
+
+
+
 def build_spawn_plan(
     options: ClaudeAgentOptions,
     cli_path: Union[str, os.PathLike[str]],
     *,
     environ: Optional[Mapping[str, str]] = None,
+    trace_carrier: Optional[Mapping[str, str]] = None,
+    read_text: Callable[[str], str] = _read_utf8,
 ) -> SpawnPlan:
     """Translate ``options`` into a ``SpawnPlan`` for the CLI at ``cli_path``.
 
-    ``environ`` is the environment to inherit (default: ``os.environ``).
+    ``environ`` is the environment to inherit (default: ``os.environ``). ``trace_carrier`` is
+    the caller's OpenTelemetry W3C context (``traceparent``/``tracestate``), if any.
+    ``read_text`` reads a settings file, only when ``sandbox`` must be merged into one
+    (``CLIConnectionError`` if it cannot be read).
 
     Raises ``ValueError`` for contradictory or unsupported options (``can_use_tool`` together
     with ``permission_prompt_tool_name`` or ``deny_all_permissions``, an unknown
@@ -202,6 +235,9 @@ def build_spawn_plan(
     """
     _check_permission_options(options)
     allowed_tools, setting_sources = _skills_defaults(options)
+    shadowing = can_use_tool_shadowing(options, allowed_tools)
+    if shadowing is not None:
+        warnings.warn(shadowing, CanUseToolShadowedWarning, stacklevel=3)
     init: JsonDict = {}
     argv: List[ArgvItem] = [
         os.fspath(cli_path),
@@ -215,7 +251,7 @@ def build_spawn_plan(
     argv += _session_args(options)
     argv += _limits_args(options)
     argv += _model_args(options)
-    argv += _settings_args(options)
+    argv += _settings_args(options, read_text)
     mcp_argv, sdk_servers = _mcp_args(options)
     argv += mcp_argv
     argv += _output_args(options)
@@ -232,35 +268,80 @@ def build_spawn_plan(
         init["forwardSubagentText"] = True
 
     cwd = None if options.cwd is None else os.fspath(options.cwd)
+    inherited = os.environ if environ is None else environ
     return SpawnPlan(
         argv=argv,
-        env=build_env(options, os.environ if environ is None else environ, cwd),
+        env=build_env(options, inherited, cwd, trace_carrier),
         cwd=cwd,
         user=options.user,
         initialize_fields=init,
         sdk_mcp_servers=sdk_servers,
+        initialize_timeout=initialize_timeout(options, inherited),
+        hooks_fail_closed=HookRegistry.from_options(options.hooks).blocks_on_failure,
     )
 
 
-def build_env(
-    options: ClaudeAgentOptions, environ: Mapping[str, str], cwd: Optional[str] = None
-) -> Dict[str, str]:
-    """The child's environment: ``environ`` minus ``STRIPPED_ENV``, plus ours, then ``options.env``.
+def initialize_timeout(options: ClaudeAgentOptions, environ: Mapping[str, str]) -> float:
+    """``options.initialize_timeout``, raised (never lowered) by ``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT``
+    (milliseconds), as the official SDK honours it. A malformed value raises ``ValueError``."""
+    raw = environ.get(STREAM_CLOSE_TIMEOUT_ENV)
+    if raw is None:
+        return options.initialize_timeout
+    try:
+        from_env = int(raw) / 1000.0
+    except ValueError:
+        raise ValueError(f"{STREAM_CLOSE_TIMEOUT_ENV} must be milliseconds, got {raw!r}") from None
+    return max(options.initialize_timeout, from_env)
 
-    Raises ``TypeError`` when an ``options.env`` key or value is not a ``str``.
+
+def build_env(
+    options: ClaudeAgentOptions,
+    environ: Mapping[str, str],
+    cwd: Optional[str] = None,
+    trace_carrier: Optional[Mapping[str, str]] = None,
+) -> Dict[str, str]:
+    """The child's environment, layered as the official SDK layers it.
+
+    ``environ`` minus ``STRIPPED_ENV`` and the derived app label; ``CLAUDE_CODE_ENTRYPOINT``;
+    then ``options.env``; then what the caller may not override: ``CLAUDE_AGENT_SDK_VERSION``,
+    ``client_app``, the trace context (unless ``options.env`` names it),
+    ``CLAUDE_CODE_SDK_READS_SESSION_STATE=1`` (unless set in any case), file checkpointing
+    and ``PWD``. Raises ``TypeError`` when an ``options.env`` key or value is not a ``str``.
     """
     env = {k: v for k, v in environ.items() if k not in STRIPPED_ENV}
     env["CLAUDE_CODE_ENTRYPOINT"] = ENTRYPOINT
-    env[SDK_VERSION_ENV] = __version__
-    if options.enable_file_checkpointing:
-        env[FILE_CHECKPOINTING_ENV] = "1"
-    if cwd is not None:
-        env["PWD"] = cwd
     for key, value in options.env.items():
         if not isinstance(key, str) or not isinstance(value, str):
             raise TypeError(f"options.env must map str to str, got {key!r}: {value!r}")
         env[key] = value
+    env[SDK_VERSION_ENV] = __version__
+    env.pop(DERIVED_CLIENT_APP_ENV, None)
+    if options.client_app is not None:
+        env[CLIENT_APP_ENV] = options.client_app
+    _apply_trace_context(env, options.env, trace_carrier)
+    if not any(key.upper() == READS_SESSION_STATE_ENV for key in env):
+        env[READS_SESSION_STATE_ENV] = "1"
+    if options.enable_file_checkpointing:
+        env[FILE_CHECKPOINTING_ENV] = "true"
+    if cwd is not None:
+        env["PWD"] = cwd
     return env
+
+
+def _apply_trace_context(
+    env: Dict[str, str], explicit: Mapping[str, str], carrier: Optional[Mapping[str, str]]
+) -> None:
+    """Put the caller's W3C trace context on the child (upper-cased keys), replacing stale
+    inherited values; ``options.env`` wins. A carrier without ``traceparent`` changes nothing."""
+    if not carrier or "traceparent" not in carrier:
+        return
+    for key in TRACE_CONTEXT_ENV:
+        if key not in explicit:
+            env.pop(key, None)
+    for key, value in carrier.items():
+        if key.upper() not in explicit:
+            env[key.upper()] = str(value)
+
 
 def _check_permission_options(options: ClaudeAgentOptions) -> None:
     if options.can_use_tool is not None and options.permission_prompt_tool_name is not None:

@@ -104,54 +104,73 @@ class ProcessError(ClaudeSDKError):
 class ResultError(ProcessError):
     """The run ended with an error ``ResultMessage`` (``is_error`` true).
 
-    Raised after that ``ResultMessage`` was yielded, so the data was seen first.
-    API failures arrive as ``subtype == "success"`` with ``api_error_status`` set;
-    aborted or limited runs as ``error_during_execution`` / ``error_max_turns`` / … with
-    ``errors``. ``data`` is the result's whole wire dict.
+    Raised after that ``ResultMessage`` was yielded, so the data was seen first. Built like
+    the official one, ``ResultError(message, data=None, exit_code=None)`` (plus our
+    ``stderr``): every other attribute is derived from ``data``, the result's wire dict —
+    ``subtype``, ``errors`` (blank / non-string entries dropped), ``result``,
+    ``api_error_status``, ``terminal_reason`` (``"api_error"``, ``"max_turns"`` …) and
+    ``session_id``. API failures arrive as ``subtype == "success"`` with
+    ``api_error_status`` set; aborted or limited runs as ``error_during_execution`` /
+    ``error_max_turns`` / … with ``errors``.
     """
 
     def __init__(
         self,
         message: str,
-        subtype: Optional[str] = None,
-        errors: Optional[List[str]] = None,
-        result: Optional[str] = None,
-        api_error_status: Optional[int] = None,
         data: Optional[Dict[str, Any]] = None,
         exit_code: Optional[int] = None,
         stderr: Optional[str] = None,
     ):
         super().__init__(message, exit_code=exit_code, stderr=stderr)
-        self.subtype = subtype
-        self.errors = list(errors or [])
-        self.result = result
-        self.api_error_status = api_error_status
-        self.data = data if data is not None else {}
+        self.data: Dict[str, Any] = data if isinstance(data, dict) else {}
+        self.subtype: Optional[str] = _str_or_none(self.data.get("subtype"))
+        self.errors: List[str] = _result_errors(self.data.get("errors"))
+        self.result: Optional[str] = _str_or_none(self.data.get("result"))
+        status = self.data.get("api_error_status")
+        self.api_error_status: Optional[int] = (
+            status if isinstance(status, int) and not isinstance(status, bool) else None
+        )
+        self.terminal_reason: Optional[str] = _str_or_none(self.data.get("terminal_reason"))
+        self.session_id: Optional[str] = _str_or_none(self.data.get("session_id"))
 
     def _init_kwargs(self) -> Dict[str, Any]:
         kwargs = super()._init_kwargs()
-        kwargs.update(
-            subtype=self.subtype,
-            errors=self.errors,
-            result=self.result,
-            api_error_status=self.api_error_status,
-            data=self.data,
-        )
+        kwargs["data"] = self.data
         return kwargs
+
+
+def _str_or_none(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) else None
+
+
+def _result_errors(raw: Any) -> List[str]:
+    """A result's ``errors`` as clean strings (a bare string is one error)."""
+    items = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    return [item.strip() for item in items if isinstance(item, str) and item.strip()]
 
 
 class CLIJSONDecodeError(ClaudeSDKError):
     """A stdout line that looked like a JSON object (``{…}``) failed to parse.
 
-    ``line`` holds (a prefix of, at most 2000 characters) the offending line.
+    Built like the official one, ``CLIJSONDecodeError(line, original_error)``: ``line`` holds
+    (a prefix of, at most 2000 characters) the offending line, ``original_error`` the
+    parser's exception (None when the line parsed but was not an object). ``message``
+    replaces the default text.
     """
 
-    def __init__(self, message: str, line: str = ""):
-        super().__init__(message)
+    def __init__(
+        self,
+        line: str,
+        original_error: Optional[BaseException] = None,
+        *,
+        message: Optional[str] = None,
+    ):
+        super().__init__(message if message is not None else f"Failed to decode JSON: {line[:100]}...")
         self.line = line
+        self.original_error = original_error
 
     def _init_kwargs(self) -> Dict[str, Any]:
-        return {"message": str(self), "line": self.line}
+        return {"line": self.line, "original_error": self.original_error, "message": str(self)}
 
 
 class MessageParseError(ClaudeSDKError):

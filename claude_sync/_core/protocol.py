@@ -137,11 +137,11 @@ def _load_object_slowly(line: bytes) -> Dict[str, Any]:
         obj = json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
         raise CLIJSONDecodeError(
-            f"Failed to decode a JSON line from the CLI ({len(line)} bytes): {exc}", line=excerpt
+            excerpt, exc, message=f"Failed to decode a JSON line from the CLI ({len(line)} bytes): {exc}"
         ) from exc
     if not isinstance(obj, dict):
         raise CLIJSONDecodeError(
-            f"Expected a JSON object line from the CLI, got {type(obj).__name__}", line=excerpt
+            excerpt, message=f"Expected a JSON object line from the CLI, got {type(obj).__name__}"
         )
     return obj
 
@@ -324,10 +324,6 @@ def result_error(
     status = f" (API status {result.api_error_status})" if result.api_error_status else ""
     return ResultError(
         f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}",
-        subtype=result.subtype,
-        errors=list(result.errors or []),
-        result=result.result,
-        api_error_status=result.api_error_status,
         data=dict(result.raw),
         exit_code=exit_code,
         stderr=stderr,

@@ -29,6 +29,7 @@ __all__ = [
     "HookResponseMessage",
     "InformationalMessage",
     "ThinkingTokensMessage",
+    "MirrorErrorMessage",
     "SYSTEM_CLASSES",
 ]
 
@@ -225,6 +226,15 @@ class ThinkingTokensMessage(SystemMessage):
     uuid: Optional[str] = None
 
 
+@frozen_record
+class MirrorErrorMessage(SystemMessage):
+    """``system/mirror_error``: copying the transcript to the ``session_store`` failed for
+    ``key`` (a ``SessionKey`` dict); the session itself goes on. Made by the SDK, not the CLI."""
+
+    key: Optional[Dict[str, Any]] = None
+    error: str = ""
+
+
 SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
     "init": SystemInitMessage,
     "status": StatusMessage,
@@ -239,6 +249,7 @@ SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
     "hook_response": HookResponseMessage,
     "informational": InformationalMessage,
     "thinking_tokens": ThinkingTokensMessage,
+    "mirror_error": MirrorErrorMessage,
 }
 """System ``subtype`` → subclass; other subtypes are plain ``SystemMessage``."""
 

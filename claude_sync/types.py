@@ -1,0 +1,239 @@
+"""Every public name of the official ``claude_agent_sdk.types``, for ``from claude_sync.types import …``.
+
+The classes are the ones ``claude_sync`` exports (``claude_sync.types.ResultMessage is
+claude_sync.ResultMessage``); the TypedDicts and Literals are type hints for what the CLI
+sends and accepts. Besides the official names this module has the typed inputs of all 33
+hook events the CLI knows (``PreModelSwitchHookInput``, ``DirectoryAddedHookInput`` …, see
+``KNOWN_HOOK_EVENTS``), ``SetupHookSpecificOutput`` and ``MirrorErrorMessage``.
+
+Not imported by ``import claude_sync`` (its TypedDicts need ``typing_extensions``); importing
+it costs a few milliseconds once. The session-store types and ``ToolAnnotations`` are
+resolved from ``claude_sync`` on first access (they live with their features).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._core.blocks import (
+    ContentBlock,
+    ServerToolResultBlock,
+    ServerToolUseBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from ._core.config_types import (
+    ContextUsageCategory,
+    ContextUsageResponse,
+    McpClaudeAIProxyServerConfig,
+    McpSdkServerConfigStatus,
+    McpServer,
+    McpServerConnectionStatus,
+    McpServerInfo,
+    McpServerStatus,
+    McpServerStatusConfig,
+    McpStatusResponse,
+    McpToolAnnotations,
+    McpToolInfo,
+    SandboxIgnoreViolations,
+    SandboxNetworkConfig,
+    SandboxSettings,
+    SdkBeta,
+    SdkPluginConfig,
+    ThinkingConfig,
+    ThinkingConfigAdaptive,
+    ThinkingConfigDisabled,
+    ThinkingConfigEnabled,
+    ThinkingDisplay,
+)
+from ._core.hook_inputs import (
+    BackgroundTaskSummary,
+    BaseHookInput,
+    ConfigChangeHookInput,
+    CwdChangedHookInput,
+    DirectoryAddedHookInput,
+    ElicitationHookInput,
+    ElicitationResultHookInput,
+    FileChangedHookInput,
+    HookEffort,
+    HookInput,
+    HookMcpServer,
+    InstructionsLoadedHookInput,
+    MessageDisplayHookInput,
+    NotificationHookInput,
+    PermissionDeniedHookInput,
+    PermissionRequestHookInput,
+    PostCompactHookInput,
+    PostModelSwitchHookInput,
+    PostToolBatchHookInput,
+    PostToolBatchToolCall,
+    PostToolUseFailureHookInput,
+    PostToolUseHookInput,
+    PreCompactHookInput,
+    PreModelSwitchHookInput,
+    PreToolUseHookInput,
+    SessionCronSummary,
+    SessionEndHookInput,
+    SessionStartHookInput,
+    SetupHookInput,
+    StopFailureHookInput,
+    StopHookInput,
+    SubagentStartHookInput,
+    SubagentStopHookInput,
+    TaskCompletedHookInput,
+    TaskCreatedHookInput,
+    TeammateIdleHookInput,
+    UserPromptExpansionHookInput,
+    UserPromptSubmitHookInput,
+    WorktreeCreateHookInput,
+    WorktreeRemoveHookInput,
+)
+from ._core.hook_outputs import (
+    AsyncHookJSONOutput,
+    CwdChangedHookSpecificOutput,
+    ElicitationHookSpecificOutput,
+    ElicitationResultHookSpecificOutput,
+    FileChangedHookSpecificOutput,
+    HookJSONOutput,
+    HookSpecificOutput,
+    MessageDisplayHookSpecificOutput,
+    NotificationHookSpecificOutput,
+    PermissionDeniedHookSpecificOutput,
+    PermissionRequestHookSpecificOutput,
+    PostModelSwitchHookSpecificOutput,
+    PostToolBatchHookSpecificOutput,
+    PostToolUseFailureHookSpecificOutput,
+    PostToolUseHookSpecificOutput,
+    PreModelSwitchHookSpecificOutput,
+    PreToolUseHookSpecificOutput,
+    SessionStartHookSpecificOutput,
+    SetupHookSpecificOutput,
+    StopHookSpecificOutput,
+    SubagentStartHookSpecificOutput,
+    SubagentStopHookSpecificOutput,
+    SyncHookJSONOutput,
+    UserPromptExpansionHookSpecificOutput,
+    UserPromptSubmitHookSpecificOutput,
+    WorktreeCreateHookSpecificOutput,
+)
+from ._core.hook_types import KNOWN_HOOK_EVENTS, HookCallback, HookContext, HookEvent, HookMatcher
+from ._core.messages import (
+    AssistantMessage,
+    ConversationResetMessage,
+    DeferredToolUse,
+    Message,
+    RateLimitEvent,
+    RateLimitInfo,
+    ResultMessage,
+    StreamEvent,
+    UserMessage,
+)
+from ._core.options import (
+    AgentDefinition,
+    ClaudeAgentOptions,
+    EffortLevel,
+    McpHttpServerConfig,
+    McpSdkServerConfig,
+    McpServerConfig,
+    McpSSEServerConfig,
+    McpStdioServerConfig,
+    SettingSource,
+    SystemPromptCustom,
+    SystemPromptFile,
+    SystemPromptPreset,
+    TaskBudget,
+    ToolsPreset,
+)
+from ._core.permission_types import (
+    CanUseTool,
+    CanUseToolShadowedWarning,
+    PermissionBehavior,
+    PermissionMode,
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    PermissionRuleValue,
+    PermissionUpdate,
+    PermissionUpdateDestination,
+    ToolPermissionContext,
+)
+from ._core.system_messages import (
+    HookEventMessage,
+    MirrorErrorMessage,
+    SystemMessage,
+    TaskNotificationMessage,
+    TaskProgressMessage,
+    TaskStartedMessage,
+    TaskUpdatedMessage,
+)
+from ._core.wire_types import (
+    TERMINAL_TASK_STATUSES,
+    AssistantMessageError,
+    ControlErrorResponse,
+    ControlResponse,
+    FastModeDisabledReason,
+    FastModeState,
+    MessageOrigin,
+    MessageOriginKind,
+    ModelUsage,
+    RateLimitStatus,
+    RateLimitType,
+    SDKControlInitializeRequest,
+    SDKControlInterruptRequest,
+    SDKControlMcpMessageRequest,
+    SDKControlMcpReconnectRequest,
+    SDKControlMcpToggleRequest,
+    SDKControlPermissionRequest,
+    SDKControlRequest,
+    SDKControlResponse,
+    SDKControlRewindFilesRequest,
+    SDKControlSetPermissionModeRequest,
+    SDKControlStopTaskRequest,
+    SDKHookCallbackRequest,
+    ServerToolName,
+    SystemInitData,
+    SystemInitMcpServer,
+    SystemInitPlugin,
+    SystemInitPluginError,
+    TaskNotificationOriginSubkind,
+    TaskNotificationStatus,
+    TaskUpdatedStatus,
+    TaskUsage,
+)
+
+FROM_PACKAGE = frozenset(
+    {
+        "ToolAnnotations",
+        "SDKSessionInfo",
+        "SessionMessage",
+        "ForkSessionResult",
+        "SessionKey",
+        "SessionListSubkeysKey",
+        "SessionStore",
+        "SessionStoreEntry",
+        "SessionStoreFlushMode",
+        "SessionStoreListEntry",
+        "SessionSummaryEntry",
+    }
+)
+"""Official ``types`` names defined with their feature (MCP tools, session stores) and
+resolved from ``claude_sync`` on first access."""
+
+
+def __getattr__(name: str) -> Any:
+    """Resolve ``FROM_PACKAGE`` names from ``claude_sync`` (PEP 562); others: AttributeError."""
+    if name in FROM_PACKAGE:
+        import claude_sync
+
+        value = getattr(claude_sync, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'claude_sync.types' has no attribute {name!r}")
+
+__all__ = sorted(
+    name
+    for name in list(globals())
+    if not name.startswith("_") and name not in ("Any", "annotations", "FROM_PACKAGE")
+)
