@@ -98,8 +98,6 @@ from ._query import QueryStream, query
 from ._version import __version__
 
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
-    from ._core.mcp import SdkMcpServer, create_sdk_mcp_server
-    from ._core.mcp_tools import SdkMcpTool, ToolContext, tool
     from ._core.config_types import (
         ContextUsageCategory,
         ContextUsageResponse,
@@ -161,7 +159,10 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         UserPromptSubmitHookSpecificOutput,
         WorktreeCreateHookSpecificOutput,
     )
+    from ._core.mcp import SdkMcpServer, create_sdk_mcp_server
+    from ._core.mcp_tools import SdkMcpTool, ToolContext, tool
     from ._core.wire_types import (
+        TERMINAL_TASK_STATUSES,
         FastModeDisabledReason,
         FastModeState,
         MessageOrigin,
@@ -174,7 +175,6 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         SystemInitMcpServer,
         SystemInitPlugin,
         SystemInitPluginError,
-        TERMINAL_TASK_STATUSES,
         TaskNotificationOriginSubkind,
         TaskNotificationStatus,
         TaskUpdatedStatus,

@@ -203,6 +203,62 @@ from ._core.wire_types import (
     TaskUsage,
 )
 
+__all__ = [
+    "AgentDefinition", "AssistantMessage", "AssistantMessageError", "AsyncHookJSONOutput",
+    "BackgroundTaskSummary", "BaseHookInput", "CanUseTool", "CanUseToolShadowedWarning",
+    "ClaudeAgentOptions", "ConfigChangeHookInput", "ContentBlock", "ContextUsageCategory",
+    "ContextUsageResponse", "ControlErrorResponse", "ControlResponse",
+    "ConversationResetMessage", "CwdChangedHookInput", "CwdChangedHookSpecificOutput",
+    "DeferredToolUse", "DirectoryAddedHookInput", "EffortLevel", "ElicitationHookInput",
+    "ElicitationHookSpecificOutput", "ElicitationResultHookInput",
+    "ElicitationResultHookSpecificOutput", "FastModeDisabledReason", "FastModeState",
+    "FileChangedHookInput", "FileChangedHookSpecificOutput", "HookCallback", "HookContext",
+    "HookEffort", "HookEvent", "HookEventMessage", "HookInput", "HookJSONOutput", "HookMatcher",
+    "HookMcpServer", "HookSpecificOutput", "InstructionsLoadedHookInput", "KNOWN_HOOK_EVENTS",
+    "McpClaudeAIProxyServerConfig", "McpHttpServerConfig", "McpSSEServerConfig",
+    "McpSdkServerConfig", "McpSdkServerConfigStatus", "McpServer", "McpServerConfig",
+    "McpServerConnectionStatus", "McpServerInfo", "McpServerStatus", "McpServerStatusConfig",
+    "McpStatusResponse", "McpStdioServerConfig", "McpToolAnnotations", "McpToolInfo", "Message",
+    "MessageDisplayHookInput", "MessageDisplayHookSpecificOutput", "MessageOrigin",
+    "MessageOriginKind", "MirrorErrorMessage", "ModelUsage", "NotificationHookInput",
+    "NotificationHookSpecificOutput", "PermissionBehavior", "PermissionDeniedHookInput",
+    "PermissionDeniedHookSpecificOutput", "PermissionMode", "PermissionRequestHookInput",
+    "PermissionRequestHookSpecificOutput", "PermissionResult", "PermissionResultAllow",
+    "PermissionResultDeny", "PermissionRuleValue", "PermissionUpdate",
+    "PermissionUpdateDestination", "PostCompactHookInput", "PostModelSwitchHookInput",
+    "PostModelSwitchHookSpecificOutput", "PostToolBatchHookInput",
+    "PostToolBatchHookSpecificOutput", "PostToolBatchToolCall", "PostToolUseFailureHookInput",
+    "PostToolUseFailureHookSpecificOutput", "PostToolUseHookInput",
+    "PostToolUseHookSpecificOutput", "PreCompactHookInput", "PreModelSwitchHookInput",
+    "PreModelSwitchHookSpecificOutput", "PreToolUseHookInput", "PreToolUseHookSpecificOutput",
+    "RateLimitEvent", "RateLimitInfo", "RateLimitStatus", "RateLimitType", "ResultMessage",
+    "SDKControlInitializeRequest", "SDKControlInterruptRequest", "SDKControlMcpMessageRequest",
+    "SDKControlMcpReconnectRequest", "SDKControlMcpToggleRequest",
+    "SDKControlPermissionRequest", "SDKControlRequest", "SDKControlResponse",
+    "SDKControlRewindFilesRequest", "SDKControlSetPermissionModeRequest",
+    "SDKControlStopTaskRequest", "SDKHookCallbackRequest", "SandboxIgnoreViolations",
+    "SandboxNetworkConfig", "SandboxSettings", "SdkBeta", "SdkPluginConfig", "ServerToolName",
+    "ServerToolResultBlock", "ServerToolUseBlock", "SessionCronSummary", "SessionEndHookInput",
+    "SessionStartHookInput", "SessionStartHookSpecificOutput", "SettingSource",
+    "SetupHookInput", "SetupHookSpecificOutput", "StopFailureHookInput", "StopHookInput",
+    "StopHookSpecificOutput", "StreamEvent", "SubagentStartHookInput",
+    "SubagentStartHookSpecificOutput", "SubagentStopHookInput",
+    "SubagentStopHookSpecificOutput", "SyncHookJSONOutput", "SystemInitData",
+    "SystemInitMcpServer", "SystemInitPlugin", "SystemInitPluginError", "SystemMessage",
+    "SystemPromptCustom", "SystemPromptFile", "SystemPromptPreset", "TERMINAL_TASK_STATUSES",
+    "TaskBudget", "TaskCompletedHookInput", "TaskCreatedHookInput", "TaskNotificationMessage",
+    "TaskNotificationOriginSubkind", "TaskNotificationStatus", "TaskProgressMessage",
+    "TaskStartedMessage", "TaskUpdatedMessage", "TaskUpdatedStatus", "TaskUsage",
+    "TeammateIdleHookInput", "TextBlock", "ThinkingBlock", "ThinkingConfig",
+    "ThinkingConfigAdaptive", "ThinkingConfigDisabled", "ThinkingConfigEnabled",
+    "ThinkingDisplay", "ToolPermissionContext", "ToolResultBlock", "ToolUseBlock",
+    "ToolsPreset", "UserMessage", "UserPromptExpansionHookInput",
+    "UserPromptExpansionHookSpecificOutput", "UserPromptSubmitHookInput",
+    "UserPromptSubmitHookSpecificOutput", "WorktreeCreateHookInput",
+    "WorktreeCreateHookSpecificOutput", "WorktreeRemoveHookInput",
+]  # fmt: skip
+"""Everything imported above (the names of ``FROM_PACKAGE`` resolve on first access)."""
+
 FROM_PACKAGE = frozenset(
     {
         "ToolAnnotations",
@@ -231,9 +287,3 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'claude_sync.types' has no attribute {name!r}")
-
-__all__ = sorted(
-    name
-    for name in list(globals())
-    if not name.startswith("_") and name not in ("Any", "annotations", "FROM_PACKAGE")
-)

@@ -13,6 +13,7 @@ from helpers import texts, wait_for
 from claude_sync import (
     AssistantMessage,
     ClaudeSDKClient,
+    CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
     ReceiveTimeoutError,
@@ -148,6 +149,8 @@ def test_misuse_paths(fake_cli: Any) -> None:
     client = ClaudeSDKClient(cli.options())
     with pytest.raises(UsageError, match="connect"):
         client.query("too early")
+    with pytest.raises(CLIConnectionError, match="Not connected"):  # as the official client
+        client.get_mcp_status()
     client.connect()
     with pytest.raises(UsageError, match="already connected"):
         client.connect()
@@ -157,12 +160,28 @@ def test_misuse_paths(fake_cli: Any) -> None:
         lambda: client.get_mcp_status(),
         lambda: client.interrupt(),
         lambda: client.receive_response(),
-        lambda: client.connect(),
     ):
-        with pytest.raises(UsageError):
+        with pytest.raises(UsageError) as info:
             call()
+        assert isinstance(info.value, CLIConnectionError)
     client.close()  # idempotent
     assert isinstance(UsageError("x"), RuntimeError)
+
+
+def test_connect_after_disconnect_starts_a_new_process(fake_cli: Any) -> None:
+    cli = fake_cli([{"op": "echo_turns"}], auto=ECHO)
+    client = ClaudeSDKClient(cli.options())
+    client.connect()
+    first_pid = client.session.pid if client.session else None
+    client.disconnect()
+    client.connect()
+    try:
+        assert client.session is not None and client.session.pid != first_pid
+        client.query("again")
+        texts = [m for m in client.receive_response(timeout=30) if isinstance(m, ResultMessage)]
+        assert len(texts) == 1
+    finally:
+        client.disconnect()
 
 
 def test_second_concurrent_consumer_is_rejected(fake_cli: Any) -> None:

@@ -669,13 +669,23 @@ FIND_CASES = [
         "/home/u/.claude/local/claude",
     ),
     (
-        "install paths before wheel",
+        "wheel before install paths (official order)",
         None,
         dict(
             files=["/home/u/.claude/local/claude", "/site/claude_agent_sdk/_bundled/claude"],
             wheel_dir="/site/claude_agent_sdk",
         ),
-        "/home/u/.claude/local/claude",
+        "/site/claude_agent_sdk/_bundled/claude",
+    ),
+    (
+        "wheel before PATH (official order)",
+        None,
+        dict(
+            files=["/site/claude_agent_sdk/_bundled/claude"],
+            wheel_dir="/site/claude_agent_sdk",
+            on_path={"claude": "/bin/claude"},
+        ),
+        "/site/claude_agent_sdk/_bundled/claude",
     ),
     (
         "bundled in wheel",

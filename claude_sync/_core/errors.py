@@ -15,6 +15,8 @@
     ├── ControlTimeoutError            no answer in time; also a builtin ``TimeoutError``
     ├── ReceiveTimeoutError            no message in time while receiving; also ``TimeoutError``
     └── UsageError                     the API was used wrongly; also a ``RuntimeError``
+        └── NotConnectedError          a call before connect() / after disconnect(); also a
+                                       ``CLIConnectionError``
 
 Names mirror the official ``claude-agent-sdk`` where the meaning is the same, so ported
 ``except`` clauses keep working. Every class pickles round-trip with all its attributes
@@ -39,6 +41,7 @@ __all__ = [
     "ControlTimeoutError",
     "ReceiveTimeoutError",
     "UsageError",
+    "NotConnectedError",
 ]
 
 
@@ -265,3 +268,11 @@ class ReceiveTimeoutError(ClaudeSDKError, TimeoutError):
 
 class UsageError(ClaudeSDKError, RuntimeError):
     """The API was used in a way it does not support (after close, two consumers, …)."""
+
+
+class NotConnectedError(CLIConnectionError, UsageError):
+    """A client method was called before ``connect()`` or after ``disconnect()``.
+
+    A ``CLIConnectionError`` as in the official SDK, and a ``UsageError`` (the API was used
+    out of order), so either ``except`` clause catches it.
+    """

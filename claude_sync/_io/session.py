@@ -157,7 +157,8 @@ class Session:
             self._start_process(plan)
             payload = dict(plan.initialize_fields)
             payload.update(self._extra_initialize)
-            response = self.request("initialize", payload, timeout=self.options.initialize_timeout)
+            response = self.request("initialize", payload, timeout=plan.initialize_timeout)
+            plan.check_initialize_answer(response)
         except BaseException:
             self.close()
             raise
@@ -166,17 +167,21 @@ class Session:
 
     def _plan(self) -> SpawnPlan:
         from .._core.command import build_spawn_plan, find_cli  # first connect only, not at import
+        from .tracing import trace_carrier
 
         cli = find_cli(self.options.cli_path)
         environ = self._environ if self._environ is not None else dict(os.environ)
-        return build_spawn_plan(self.options, cli, environ=environ)
+        return build_spawn_plan(self.options, cli, environ=environ, trace_carrier=trace_carrier())
 
     def _start_process(self, plan: SpawnPlan) -> None:
-        from .process import SubprocessTransport  # subprocess machinery: first connect only
+        from .process import (  # subprocess machinery: first connect only
+            SubprocessTransport,
+            stderr_sink,
+        )
 
         argv = [self._materialize(arg) for arg in plan.argv]
         self._transport = SubprocessTransport(
-            argv, env=plan.env, cwd=plan.cwd, user=plan.user, stderr_callback=self.options.stderr
+            argv, env=plan.env, cwd=plan.cwd, user=plan.user, stderr_callback=stderr_sink(self.options)
         )
         self._transport.start()
         self._reader = threading.Thread(
@@ -233,7 +238,10 @@ class Session:
             reader.join(timeout)
 
     def send_user_message(self, frame: Dict[str, Any], timeout: Optional[float] = None) -> None:
-        """Write a user frame and count it in the turn ledger (any thread)."""
+        """Write a user frame and count it in the turn ledger (any thread). With
+        ``verbatim_prompts`` the frame is marked ``client_composed`` (delivered as written)."""
+        if self.options.verbatim_prompts:
+            frame = {**frame, "client_composed": True}
         with self._lock:
             self.ledger.sent_user_message()
         try:
