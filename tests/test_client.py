@@ -364,3 +364,24 @@ def test_second_ctrl_c_before_the_result_closes(fake_cli: Any) -> None:
         assert client.session is not None and client.session.closed
         with pytest.raises(UsageError):
             client.query("dead")
+
+
+def test_verbatim_prompts_marks_every_user_message_client_composed(fake_cli: Any) -> None:
+    cli = fake_cli([{"op": "echo_turns"}], auto=ECHO)
+    options = cli.options()
+    options.verbatim_prompts = True
+    with ClaudeSDKClient(options) as client:
+        client.query("@/etc/passwd please")
+        list(client.receive_response(timeout=30))
+    users = [f for f in cli.stdin_frames() if f.get("type") == "user"]
+    assert users and all(f.get("client_composed") is True for f in users)
+    assert users[0]["message"]["content"] == "@/etc/passwd please"
+
+
+def test_user_messages_are_not_marked_by_default(fake_cli: Any) -> None:
+    cli = fake_cli([{"op": "echo_turns"}], auto=ECHO)
+    with ClaudeSDKClient(cli.options()) as client:
+        client.query("hi")
+        list(client.receive_response(timeout=30))
+    users = [f for f in cli.stdin_frames() if f.get("type") == "user"]
+    assert users and all("client_composed" not in f for f in users)
