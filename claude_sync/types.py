@@ -162,6 +162,7 @@ from ._core.permission_types import (
 from ._core.system_messages import (
     HookEventMessage,
     MirrorErrorMessage,
+    SessionStateChangedMessage,
     SystemMessage,
     TaskNotificationMessage,
     TaskProgressMessage,
@@ -238,7 +239,7 @@ __all__ = [
     "SDKControlRewindFilesRequest", "SDKControlSetPermissionModeRequest",
     "SDKControlStopTaskRequest", "SDKHookCallbackRequest", "SandboxIgnoreViolations",
     "SandboxNetworkConfig", "SandboxSettings", "SdkBeta", "SdkPluginConfig", "ServerToolName",
-    "ServerToolResultBlock", "ServerToolUseBlock", "SessionCronSummary", "SessionEndHookInput",
+    "ServerToolResultBlock", "ServerToolUseBlock", "SessionCronSummary", "SessionEndHookInput", "SessionStateChangedMessage",
     "SessionStartHookInput", "SessionStartHookSpecificOutput", "SettingSource",
     "SetupHookInput", "SetupHookSpecificOutput", "StopFailureHookInput", "StopHookInput",
     "StopHookSpecificOutput", "StreamEvent", "SubagentStartHookInput",

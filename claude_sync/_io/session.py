@@ -46,6 +46,7 @@ from .._core.errors import (
 )
 from .._core.framing import LineFramer, OversizedLine, encode_frame
 from .._core.messages import ResultMessage
+from .._core.system_messages import SessionStateChangedMessage
 from .._core.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._core.protocol import (
     CONTROL_EVENT_TYPES,
@@ -132,6 +133,8 @@ class Session:
         self.last_result: Optional[ResultMessage] = None
         self.terminal_error: Optional[BaseException] = None
         self.server_info: Optional[Dict[str, Any]] = None
+        self.session_state: Optional[str] = None
+        """The CLI's latest ``session_state_changed`` state (CLI 2.1.330+; None before)."""
         self._connected = False
         self._closing = False
         self._close_done = threading.Event()
@@ -382,6 +385,7 @@ class Session:
         route = self._route_control
         control_types = CONTROL_EVENT_TYPES
         result_type = ResultMessage
+        host_state = SessionStateChangedMessage
         while True:
             chunk = read()
             if not chunk:
@@ -397,6 +401,9 @@ class Session:
                     continue
                 if item.__class__ is result_type:
                     self._on_result(item)
+                elif item.__class__ is host_state and item.sdk_host_only is True:
+                    self.session_state = item.state  # asked for by us, never delivered
+                    continue
                 put(item)
                 puts += 1
             self.frames_seen += len(lines)
