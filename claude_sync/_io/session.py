@@ -46,7 +46,6 @@ from .._core.errors import (
 )
 from .._core.framing import LineFramer, OversizedLine, encode_frame
 from .._core.messages import ResultMessage
-from .._core.system_messages import SessionStateChangedMessage
 from .._core.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._core.protocol import (
     CONTROL_EVENT_TYPES,
@@ -62,6 +61,7 @@ from .._core.protocol import (
     decode_line,
     exit_error,
 )
+from .._core.system_messages import SessionStateChangedMessage
 from .mailbox import Mailbox
 from .pool import CallbackPool
 
