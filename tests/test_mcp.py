@@ -588,21 +588,6 @@ def test_registry_unknown_server_is_a_jsonrpc_error(message: Any, expected: Any)
     assert reply_of(SdkMcpServers({"calc": calc()}).route("ghost", message)) == expected
 
 
-def test_registry_from_options_picks_sdk_servers() -> None:
-    server = calc()
-    servers = SdkMcpServers.from_options(
-        {
-            "calc": server,
-            "files": {"type": "stdio", "command": "mcp-files"},
-            "remote": {"type": "sdk", "name": "remote"},  # a dict, not a server object
-        }
-    )
-    assert servers.names == ["calc"] and servers.get("calc") is server
-    assert len(SdkMcpServers.from_options("/path/to/mcp.json")) == 0
-    assert len(SdkMcpServers.from_options(None)) == 0
-    assert len(SdkMcpServers()) == 0
-
-
 # ----------------------------------------------------------------------------- tool calls
 
 
@@ -945,7 +930,8 @@ def test_normalize_tool_result_accepts_any_mapping() -> None:
 
 
 def test_pure_modules_import_nothing_forbidden_and_stay_light() -> None:
-    """Import and use _mcp/_schema without the package __init__ (which loads the shell)."""
+    """Import and use _core.mcp / _core.mcp_tools without the package __init__ (which loads the
+    shell); schema code loads only when a tool is decorated."""
     package_dir = os.path.join(REPO, "claude_sync")
     script = textwrap.dedent(
         f"""

@@ -145,10 +145,8 @@ def test_initialize_fields_left_out_as_official(kwargs: Dict[str, Any], absent: 
 
 
 def test_hook_on_failure_goes_to_the_matcher() -> None:
-    from claude_sync._io.serving import build_handlers
-
     hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[lambda i, t, c: {}], timeout=5, on_failure="block")]}
-    _, init = build_handlers(ClaudeAgentOptions(hooks=hooks))
+    init = plan(hooks=hooks).initialize_fields
     assert init["hooks"] == {"PreToolUse": [{"hookCallbackIds": ["hook_0"], "matcher": "Bash", "timeout": 5, "onFailure": "block"}]}
     assert plan(hooks=hooks).hooks_fail_closed
     assert not plan(hooks={"Stop": [HookMatcher(hooks=[lambda i, t, c: {}], on_failure="continue")]}).hooks_fail_closed

@@ -204,14 +204,13 @@ def _tools_args(options: ClaudeAgentOptions, allowed_tools: List[str]) -> List[A
     return argv
 
 
-def _permission_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+def _permission_args(prompt_tool: Optional[str], permission_mode: Optional[str]) -> List[ArgvItem]:
+    """``prompt_tool`` is ``PermissionRouting.prompt_tool`` (the options' one reading)."""
     argv: List[ArgvItem] = []
-    if options.can_use_tool is not None or options.deny_all_permissions:
-        argv += ["--permission-prompt-tool", "stdio"]
-    elif options.permission_prompt_tool_name:
-        argv += _flag("permission-prompt-tool", options.permission_prompt_tool_name)
-    if options.permission_mode:
-        argv += _flag("permission-mode", options.permission_mode)
+    if prompt_tool:  # an empty name or mode is left out, as the official SDK does
+        argv += _flag("permission-prompt-tool", prompt_tool)
+    if permission_mode:
+        argv += _flag("permission-mode", permission_mode)
     return argv
 
 

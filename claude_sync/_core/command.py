@@ -1,9 +1,11 @@
-"""``ClaudeAgentOptions`` → how to spawn the CLI (pure, no I/O).
+"""``ClaudeAgentOptions`` → what they mean, worked out once, and how to spawn the CLI (pure).
 
-``build_spawn_plan`` turns options into a ``SpawnPlan``: the argv, the environment, the
-working directory, the OS user, and the fields of our ``initialize`` control request. It reads
-no file, starts nothing and looks at no clock; the caller passes the inherited environment
-in. The argv pieces are built in ``argv``; finding the binary is ``discovery.find_cli``.
+``interpret_options`` turns options into an ``OptionsPlan``: the argv after the binary, the
+environment overlay, the working directory, the OS user, the whole body of our
+``initialize`` control request, and what the shell serves (the SDK MCP servers, the hook
+registry, the permission routing). ``OptionsPlan.spawn_plan(cli_path, environ=…)`` (or
+``build_spawn_plan``) adds the binary and the inherited environment: a ``SpawnPlan``. It
+reads no file, starts nothing and looks at no clock. The argv pieces are built in ``argv``; finding the binary is ``discovery.find_cli``.
 
 Where each option goes (checked against the real CLI 2.1.197)::
 
@@ -20,8 +22,10 @@ Where each option goes (checked against the real CLI 2.1.197)::
                                --setting-sources=user,project unless setting_sources is set
     skills "all"               "Skill" in --allowedTools, the same setting-sources default
     forward_subagent_text      initialize.forwardSubagentText = true
+    hooks                      initialize.hooks = {event: [{hookCallbackIds, matcher, timeout}]}
     mcp_servers dict           --mcp-config FILE {"mcpServers": {...}} for external servers;
-                               in-process servers (``type == "sdk"``) go to
+                               in-process servers (``type == "sdk"``, the one rule of
+                               ``partition_mcp_servers``) go to
                                initialize.sdkMcpServers only (see SDK_MCP_VIA_INITIALIZE)
     mcp_servers str / Path     --mcp-config VALUE   (a file path or a JSON string, as given)
     settings / sandbox         --settings FILE (JSON, sandbox merged in) or --settings PATH
@@ -51,10 +55,10 @@ Where each option goes (checked against the real CLI 2.1.197)::
 
 Consumed by the shell, not here (``SHELL_CONSUMED_FIELDS``): ``cli_path``
 (``discovery.find_cli``), ``stderr``, ``max_buffer_size``, ``callback_workers``,
-``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``, and
-``hooks`` (the ``hooks`` module builds ``initialize.hooks`` and the session merges it into
-``initialize_fields``). ``can_use_tool`` and ``deny_all_permissions`` are both: the flag is
-set here, the answers come from the shell.
+``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``.
+``can_use_tool``, ``deny_all_permissions`` and ``hooks`` are both: the flag / ``initialize``
+field is set here, the answers come from the shell, which serves what the ``OptionsPlan``
+carries (``permissions``, ``hooks``, ``sdk_mcp_servers``).
 
 Big values never go raw on argv: Linux refuses any single argv string over 128 KiB
 (``MAX_ARG_STRLEN``) with ``E2BIG``. Prompts, agents and schemas ride in the ``initialize``
@@ -100,18 +104,22 @@ from .discovery import find_cli  # re-exported: the shell imports it with build_
 from .hooks import HookRegistry, check_fail_closed_answer
 from .options import ClaudeAgentOptions
 from .permission_types import CanUseToolShadowedWarning
+from .permissions import PermissionRouting
 from .record import FrozenRecord, frozen_record
 
 __all__ = [
     "ENTRYPOINT",
     "FileArg",
     "MAX_ARG_BYTES",
+    "OptionsPlan",
     "SDK_MCP_VIA_INITIALIZE",
     "SHELL_CONSUMED_FIELDS",
     "SpawnPlan",
     "build_env",
     "build_spawn_plan",
     "find_cli",
+    "interpret_options",
+    "partition_mcp_servers",
 ]
 
 ENTRYPOINT = "sdk-py"
@@ -162,12 +170,65 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "initialize_timeout",
         "close_timeout",
         "raise_on_error_result",  # query() raises ResultError after an error result
-        "hooks",  # hooks.HookRegistry builds initialize.hooks; the session merges it in
         "verbatim_prompts",  # the session stamps every user frame client_composed
         "debug_stderr",  # the transport's stderr drain writes there when no callback is set
     }
 )
-"""``ClaudeAgentOptions`` fields ``build_spawn_plan`` deliberately leaves to the I/O shell."""
+"""``ClaudeAgentOptions`` fields ``interpret_options`` deliberately leaves to the I/O shell."""
+
+
+@frozen_record
+class OptionsPlan(FrozenRecord):
+    """Everything a ``ClaudeAgentOptions`` means, worked out once (``interpret_options``).
+
+    The session spawns from it (``spawn_plan``) and the request handlers serve from it, so no
+    option is interpreted twice:
+
+    * ``cli_args``: the argv after the binary path; ``env_overlay``: what goes on top of the
+      inherited environment (ours, then ``options.env``); ``cwd`` and ``user`` for ``Popen``.
+    * ``initialize_fields``: the whole body of our ``initialize`` request (``subtype`` not
+      included): ``hooks``, ``sdkMcpServers``, ``agents``, the system prompt …
+    * ``sdk_mcp_servers``: each in-process server by its key in ``mcp_servers`` (what the
+      CLI's ``mcp_message.server_name`` says); exactly these are announced and served.
+    * ``hooks``: the callback ids of ``initialize.hooks`` and the callbacks behind them.
+    * ``permissions``: who answers the CLI's permission prompts.
+    """
+
+    cli_args: List[ArgvItem]
+    env_overlay: Dict[str, str]
+    cwd: Optional[str]
+    user: Optional[Union[str, int]]
+    initialize_fields: JsonDict
+    sdk_mcp_servers: Dict[str, Any]
+    hooks: HookRegistry
+    permissions: PermissionRouting
+    explicit_env: FrozenSet[str] = frozenset()
+    """The keys of ``options.env`` (they win over the trace context)."""
+    initialize_timeout: float = 60.0
+    """``options.initialize_timeout`` (``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT`` may raise it)."""
+
+    def spawn_plan(
+        self,
+        cli_path: Union[str, os.PathLike[str]],
+        *,
+        environ: Optional[Mapping[str, str]] = None,
+        trace_carrier: Optional[Mapping[str, str]] = None,
+    ) -> SpawnPlan:
+        """The ``SpawnPlan`` for the CLI at ``cli_path``, inheriting ``environ`` (default:
+        ``os.environ``; see ``build_env`` for the layering). ``trace_carrier`` is the caller's
+        OpenTelemetry W3C context, if any. Raises ``ValueError`` for a malformed
+        ``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT``; the options were checked when this plan was made."""
+        inherited = os.environ if environ is None else environ
+        return SpawnPlan(
+            argv=[os.fspath(cli_path), *self.cli_args],
+            env=finish_env(self.env_overlay, inherited, self.explicit_env, trace_carrier),
+            cwd=self.cwd,
+            user=self.user,
+            initialize_fields=self.initialize_fields,
+            sdk_mcp_servers=self.sdk_mcp_servers,
+            initialize_timeout=initialize_timeout(self.initialize_timeout, inherited),
+            hooks_fail_closed=self.hooks.blocks_on_failure,
+        )
 
 
 @frozen_record
@@ -175,10 +236,10 @@ class SpawnPlan(FrozenRecord):
     """Everything needed to start one CLI process and open its session.
 
     ``argv[0]`` is the CLI path. ``env`` is the child's whole environment. ``cwd`` and
-    ``user`` go to ``Popen``. ``initialize_fields`` are merged into our ``initialize``
-    control request (``subtype`` not included); the session adds ``hooks``.
-    ``sdk_mcp_servers`` maps each in-process server's name (the key in ``mcp_servers``,
-    which is what the CLI's ``mcp_message.server_name`` says) to the server object.
+    ``user`` go to ``Popen``. ``initialize_fields`` are our ``initialize`` control request
+    (``subtype`` not included). ``sdk_mcp_servers`` maps each in-process server's name (the
+    key in ``mcp_servers``, which is what the CLI's ``mcp_message.server_name`` says) to the
+    server object. Made by ``OptionsPlan.spawn_plan``.
     """
 
     argv: List[ArgvItem]
@@ -193,7 +254,7 @@ class SpawnPlan(FrozenRecord):
 
     def check_initialize_answer(self, response: Mapping[str, Any]) -> None:
         """Raises ``CLIConnectionError`` when a fail-closed hook would not be (see
-        ``HookRegistry.check_initialize_answer``)."""
+        ``hooks.check_fail_closed_answer``)."""
         if self.hooks_fail_closed:
             check_fail_closed_answer(response)
 
@@ -210,44 +271,39 @@ def _read_utf8(path: str) -> str:
         return handle.read()
 
 
+def interpret_options(
+    options: ClaudeAgentOptions, read_text: Callable[[str], str] = _read_utf8
+) -> OptionsPlan:
+    """Work out everything ``options`` mean, once: see ``OptionsPlan``.
 
-def build_spawn_plan(
-    options: ClaudeAgentOptions,
-    cli_path: Union[str, os.PathLike[str]],
-    *,
-    environ: Optional[Mapping[str, str]] = None,
-    trace_carrier: Optional[Mapping[str, str]] = None,
-    read_text: Callable[[str], str] = _read_utf8,
-) -> SpawnPlan:
-    """Translate ``options`` into a ``SpawnPlan`` for the CLI at ``cli_path``.
-
-    ``environ`` is the environment to inherit (default: ``os.environ``). ``trace_carrier`` is
-    the caller's OpenTelemetry W3C context (``traceparent``/``tracestate``), if any.
     ``read_text`` reads a settings file, only when ``sandbox`` must be merged into one
-    (``CLIConnectionError`` if it cannot be read).
+    (``CLIConnectionError`` if it cannot be read or parsed). Warns
+    ``CanUseToolShadowedWarning`` when ``can_use_tool`` will not be asked about some calls.
 
-    Raises ``ValueError`` for contradictory or unsupported options (``can_use_tool`` together
-    with ``permission_prompt_tool_name`` or ``deny_all_permissions``, an unknown
-    ``system_prompt``/``thinking``/``output_format``/plugin type, ``sandbox`` with a settings
-    *file*, invalid JSON settings, a bad skill name, a dict MCP entry of type ``"sdk"``, an
-    argv value over ``MAX_ARG_BYTES``) and ``TypeError`` for values of the wrong type
-    (an agent that is not an ``AgentDefinition``/dict, a non-string ``env`` value).
+    Raises ``ValueError`` for contradictory or unsupported options (two of ``can_use_tool``,
+    ``permission_prompt_tool_name``, ``deny_all_permissions``; an unknown
+    ``system_prompt``/``thinking``/``output_format``/plugin type, invalid JSON settings, a bad skill name, a dict MCP entry of type ``"sdk"``, an
+    argv value over ``MAX_ARG_BYTES``, a hook timeout that is not > 0) and ``TypeError`` for
+    values of the wrong type (an agent that is not an ``AgentDefinition``/dict, a non-string
+    ``env`` value, an MCP server of type ``"sdk"`` without ``handle``, a bad hook matcher).
     """
-    _check_permission_options(options)
+    permissions = PermissionRouting.from_options(
+        options.can_use_tool, options.permission_prompt_tool_name, options.deny_all_permissions
+    )
+    hooks = HookRegistry.from_options(options.hooks)
     allowed_tools, setting_sources = _skills_defaults(options)
     shadowing = can_use_tool_shadowing(options, allowed_tools)
     if shadowing is not None:
         warnings.warn(shadowing, CanUseToolShadowedWarning, stacklevel=3)
     init: JsonDict = {}
     argv: List[ArgvItem] = [
-        os.fspath(cli_path),
         "--output-format", "stream-json",
         "--verbose",
         "--input-format", "stream-json",
     ]  # fmt: skip
     argv += _system_prompt_args(options.system_prompt, init)
     argv += _tools_args(options, allowed_tools)
-    argv += _permission_args(options)
+    argv += _permission_args(permissions.prompt_tool, options.permission_mode)
     argv += _session_args(options)
     argv += _limits_args(options)
     argv += _model_args(options)
@@ -266,32 +322,56 @@ def build_spawn_plan(
         init["sdkMcpServers"] = list(sdk_servers)
     if options.forward_subagent_text:
         init["forwardSubagentText"] = True
+    if len(hooks):
+        init["hooks"] = hooks.initialize_hooks_field()
 
     cwd = None if options.cwd is None else os.fspath(options.cwd)
-    inherited = os.environ if environ is None else environ
-    return SpawnPlan(
-        argv=argv,
-        env=build_env(options, inherited, cwd, trace_carrier),
+    return OptionsPlan(
+        cli_args=argv,
+        env_overlay=env_overlay(options, cwd),
         cwd=cwd,
         user=options.user,
         initialize_fields=init,
         sdk_mcp_servers=sdk_servers,
-        initialize_timeout=initialize_timeout(options, inherited),
-        hooks_fail_closed=HookRegistry.from_options(options.hooks).blocks_on_failure,
+        hooks=hooks,
+        permissions=permissions,
+        explicit_env=frozenset(options.env),
+        initialize_timeout=options.initialize_timeout,
     )
 
 
-def initialize_timeout(options: ClaudeAgentOptions, environ: Mapping[str, str]) -> float:
-    """``options.initialize_timeout``, raised (never lowered) by ``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT``
-    (milliseconds), as the official SDK honours it. A malformed value raises ``ValueError``."""
+def initialize_timeout(configured: float, environ: Mapping[str, str]) -> float:
+    """``configured`` (``options.initialize_timeout``), raised (never lowered) by
+    ``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT`` (milliseconds) as the official SDK honours it.
+    Raises ``ValueError`` for a value that is not a whole number of milliseconds."""
     raw = environ.get(STREAM_CLOSE_TIMEOUT_ENV)
     if raw is None:
-        return options.initialize_timeout
+        return configured
     try:
         from_env = int(raw) / 1000.0
     except ValueError:
         raise ValueError(f"{STREAM_CLOSE_TIMEOUT_ENV} must be milliseconds, got {raw!r}") from None
-    return max(options.initialize_timeout, from_env)
+    return max(configured, from_env)
+
+
+def build_spawn_plan(
+    options: ClaudeAgentOptions,
+    cli_path: Union[str, os.PathLike[str]],
+    *,
+    environ: Optional[Mapping[str, str]] = None,
+    interpreted: Optional[OptionsPlan] = None,
+    trace_carrier: Optional[Mapping[str, str]] = None,
+    read_text: Callable[[str], str] = _read_utf8,
+) -> SpawnPlan:
+    """Translate ``options`` into a ``SpawnPlan`` for the CLI at ``cli_path``.
+
+    ``environ`` is the environment to inherit (default: ``os.environ``). ``interpreted`` is
+    ``interpret_options(options)`` when the caller already has it (then nothing is worked out
+    again). ``trace_carrier``: see ``OptionsPlan.spawn_plan``; ``read_text``: see
+    ``interpret_options``. Raises what those raise.
+    """
+    plan = interpret_options(options, read_text) if interpreted is None else interpreted
+    return plan.spawn_plan(cli_path, environ=environ, trace_carrier=trace_carrier)
 
 
 def build_env(
@@ -304,23 +384,24 @@ def build_env(
 
     ``environ`` minus ``STRIPPED_ENV`` and the derived app label; ``CLAUDE_CODE_ENTRYPOINT``;
     then ``options.env``; then what the caller may not override: ``CLAUDE_AGENT_SDK_VERSION``,
-    ``client_app``, the trace context (unless ``options.env`` names it),
-    ``CLAUDE_CODE_SDK_READS_SESSION_STATE=1`` (unless set in any case), file checkpointing
-    and ``PWD``. Raises ``TypeError`` when an ``options.env`` key or value is not a ``str``.
+    ``client_app``, file checkpointing and ``PWD``; then the trace context (unless
+    ``options.env`` names it) and ``CLAUDE_CODE_SDK_READS_SESSION_STATE=1`` (unless set, in
+    any letter case). Raises ``TypeError`` when an ``options.env`` key or value is not a ``str``.
     """
-    env = {k: v for k, v in environ.items() if k not in STRIPPED_ENV}
-    env["CLAUDE_CODE_ENTRYPOINT"] = ENTRYPOINT
+    explicit = frozenset(options.env)
+    return finish_env(env_overlay(options, cwd), environ, explicit, trace_carrier)
+
+
+def env_overlay(options: ClaudeAgentOptions, cwd: Optional[str]) -> Dict[str, str]:
+    """What goes on top of the inherited environment, in order (see ``build_env``)."""
+    env = {"CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT}
     for key, value in options.env.items():
         if not isinstance(key, str) or not isinstance(value, str):
             raise TypeError(f"options.env must map str to str, got {key!r}: {value!r}")
         env[key] = value
     env[SDK_VERSION_ENV] = __version__
-    env.pop(DERIVED_CLIENT_APP_ENV, None)
     if options.client_app is not None:
         env[CLIENT_APP_ENV] = options.client_app
-    _apply_trace_context(env, options.env, trace_carrier)
-    if not any(key.upper() == READS_SESSION_STATE_ENV for key in env):
-        env[READS_SESSION_STATE_ENV] = "1"
     if options.enable_file_checkpointing:
         env[FILE_CHECKPOINTING_ENV] = "true"
     if cwd is not None:
@@ -328,8 +409,25 @@ def build_env(
     return env
 
 
+def finish_env(
+    overlay: Mapping[str, str],
+    environ: Mapping[str, str],
+    explicit: FrozenSet[str],
+    trace_carrier: Optional[Mapping[str, str]],
+) -> Dict[str, str]:
+    """``environ`` (minus ``STRIPPED_ENV`` and the derived app label) + ``overlay``, then the
+    trace context and the session-state request (see ``build_env``)."""
+    env = {k: v for k, v in environ.items() if k not in STRIPPED_ENV}
+    env.update(overlay)
+    env.pop(DERIVED_CLIENT_APP_ENV, None)
+    _apply_trace_context(env, explicit, trace_carrier)
+    if not any(key.upper() == READS_SESSION_STATE_ENV for key in env):
+        env[READS_SESSION_STATE_ENV] = "1"
+    return env
+
+
 def _apply_trace_context(
-    env: Dict[str, str], explicit: Mapping[str, str], carrier: Optional[Mapping[str, str]]
+    env: Dict[str, str], explicit: FrozenSet[str], carrier: Optional[Mapping[str, str]]
 ) -> None:
     """Put the caller's W3C trace context on the child (upper-cased keys), replacing stale
     inherited values; ``options.env`` wins. A carrier without ``traceparent`` changes nothing."""
@@ -343,53 +441,53 @@ def _apply_trace_context(
             env[key.upper()] = str(value)
 
 
-def _check_permission_options(options: ClaudeAgentOptions) -> None:
-    if options.can_use_tool is not None and options.permission_prompt_tool_name is not None:
-        raise ValueError(
-            "can_use_tool and permission_prompt_tool_name are mutually exclusive: "
-            "can_use_tool already routes permission prompts to this process"
-        )
-    if options.deny_all_permissions and options.can_use_tool is not None:
-        raise ValueError("deny_all_permissions and can_use_tool are mutually exclusive")
-    if options.deny_all_permissions and options.permission_prompt_tool_name is not None:
-        raise ValueError(
-            "deny_all_permissions and permission_prompt_tool_name are mutually exclusive: "
-            "deny_all_permissions needs the prompts routed to this process"
-        )
-
 def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, Any]]:
     """``--mcp-config`` and the in-process servers (name → object)."""
     servers = options.mcp_servers
     if isinstance(servers, (str, Path)):
         text = os.fspath(servers)
         return (_flag("mcp-config", text) if text else []), {}
-    external: JsonDict = {}
-    sdk: Dict[str, Any] = {}
-    for name, config in servers.items():
-        if _is_sdk_server(config):
-            sdk[str(name)] = config
-        else:
-            external[str(name)] = config
+    external, sdk = partition_mcp_servers(servers)
     entries = dict(external)
     if not SDK_MCP_VIA_INITIALIZE:
         entries.update({name: {"type": "sdk", "name": name} for name in sdk})
     argv: List[ArgvItem] = []
     if entries:
         argv = ["--mcp-config", FileArg(json.dumps({"mcpServers": entries}), ".json")]
-    return argv, sdk
+    return argv, dict(sdk)
 
 
-def _is_sdk_server(config: Any) -> bool:
-    """In-process server objects are told apart by ``type == "sdk"`` (duck-typed).
+def partition_mcp_servers(
+    mcp_servers: Mapping[Any, Any],
+) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """``ClaudeAgentOptions.mcp_servers`` (a dict) → ``(external, in_process)``, keyed by ``str(key)``.
 
-    Raises ``ValueError`` for a *dict* of type ``"sdk"``: nothing in this process could
-    answer the CLI's MCP traffic for it.
+    The one rule for what counts as an in-process (SDK) server: a value whose ``type`` is
+    ``"sdk"``. Such a value must be able to answer the CLI's traffic, i.e. have a callable
+    ``handle`` (a server made with ``create_sdk_mcp_server()``); everything announced to the
+    CLI then has a handler behind it. Every other value is an external server config.
+
+    Raises ``ValueError`` for a *dict* of type ``"sdk"`` and ``TypeError`` for an object of
+    type ``"sdk"`` without ``handle``: nothing in this process could answer for them.
     """
-    if isinstance(config, Mapping):
-        if config.get("type") == "sdk":
-            raise ValueError(
-                "an mcp_servers entry of type 'sdk' must be a server made with "
-                "create_sdk_mcp_server(), not a dict"
-            )
-        return False
-    return getattr(config, "type", None) == "sdk"
+    external: Dict[str, Any] = {}
+    in_process: Dict[str, Any] = {}
+    for key, config in mcp_servers.items():
+        if isinstance(config, Mapping):
+            if config.get("type") == "sdk":
+                raise ValueError(
+                    "an mcp_servers entry of type 'sdk' must be a server made with "
+                    "create_sdk_mcp_server(), not a dict"
+                )
+            external[str(key)] = config
+        elif getattr(config, "type", None) == "sdk":
+            if not callable(getattr(config, "handle", None)):
+                raise TypeError(
+                    f"mcp_servers[{key!r}] has type 'sdk' but no handle() method, so nothing "
+                    f"could answer the CLI for it: use create_sdk_mcp_server(), "
+                    f"got {type(config).__name__}"
+                )
+            in_process[str(key)] = config
+        else:
+            external[str(key)] = config
+    return external, in_process

@@ -70,12 +70,10 @@ LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0]
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 _TOOL_USE_ID_META = "claudecode/toolUseId"
 
 __all__ = [
-    "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "LATEST_PROTOCOL_VERSION",
@@ -169,7 +167,8 @@ def _is_valid_id(value: Any) -> bool:
 class SdkMcpServer:
     """An in-process MCP server holding tools; pass it in ``ClaudeAgentOptions.mcp_servers``.
 
-    ``type`` is ``"sdk"``: that is how the command builder tells it from external servers.
+    ``type`` is ``"sdk"`` and it has ``handle``: that is how ``command.partition_mcp_servers``
+    tells it from external servers.
     Stateless: ``handle`` may be called from any thread, in any order, any number of times.
     """
 
@@ -334,26 +333,9 @@ class SdkMcpServers:
     def __init__(self, servers: Optional[Mapping[str, SdkMcpServer]] = None) -> None:
         self._servers: Dict[str, SdkMcpServer] = dict(servers or {})
 
-    @classmethod
-    def from_options(cls, mcp_servers: Any) -> SdkMcpServers:
-        """The ``type == "sdk"`` entries of ``ClaudeAgentOptions.mcp_servers``.
-
-        A path or JSON string (external servers only) gives an empty registry.
-        """
-        if not isinstance(mcp_servers, Mapping):
-            return cls()
-        return cls(
-            {
-                str(key): value
-                for key, value in mcp_servers.items()
-                if getattr(value, "type", None) == "sdk"
-                and callable(getattr(value, "handle", None))
-            }
-        )
-
     @property
     def names(self) -> List[str]:
-        """For ``initialize.sdkMcpServers``."""
+        """The server names, in ``mcp_servers`` order."""
         return list(self._servers)
 
     def __len__(self) -> int:

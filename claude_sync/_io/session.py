@@ -66,7 +66,7 @@ from .mailbox import Mailbox
 from .pool import CallbackPool
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._core.command import SpawnPlan
+    from .._core.command import OptionsPlan, SpawnPlan
     from .process import SubprocessTransport
 
 __all__ = ["Session", "END"]
@@ -105,6 +105,7 @@ class Session:
         *,
         handlers: Optional[Dict[str, CliRequestHandler]] = None,
         initialize_fields: Optional[Dict[str, Any]] = None,
+        plan: Optional[OptionsPlan] = None,
         environ: Optional[Dict[str, str]] = None,
     ) -> None:
         self.options = options
@@ -113,6 +114,7 @@ class Session:
         self._reader_hooks = {k[len("@reader:"):]: handlers.pop(k) for k in list(handlers) if k.startswith("@reader:")}
         self._handlers = handlers
         self._extra_initialize = dict(initialize_fields or {})
+        self._options_plan = plan  # interpret_options(options), when the caller made it
         self._environ = environ
         self._transport: Optional[SubprocessTransport] = None
         self._temp_files: List[str] = []
@@ -174,7 +176,9 @@ class Session:
 
         cli = find_cli(self.options.cli_path)
         environ = self._environ if self._environ is not None else dict(os.environ)
-        return build_spawn_plan(self.options, cli, environ=environ, trace_carrier=trace_carrier())
+        return build_spawn_plan(
+            self.options, cli, environ=environ, interpreted=self._options_plan, trace_carrier=trace_carrier()
+        )
 
     def _start_process(self, plan: SpawnPlan) -> None:
         from .process import (  # subprocess machinery: first connect only
