@@ -7,8 +7,7 @@ hook events the CLI knows (``PreModelSwitchHookInput``, ``DirectoryAddedHookInpu
 ``KNOWN_HOOK_EVENTS``), ``SetupHookSpecificOutput`` and ``MirrorErrorMessage``.
 
 Not imported by ``import claude_sync`` (its TypedDicts need ``typing_extensions``); importing
-it costs a few milliseconds once. The session-store types and ``ToolAnnotations`` are
-resolved from ``claude_sync`` on first access (they live with their features).
+it costs a few milliseconds once. ``ToolAnnotations`` is resolved from ``claude_sync`` on first access (it lives with the MCP tools).
 """
 
 from __future__ import annotations
@@ -159,6 +158,18 @@ from ._core.permission_types import (
     PermissionUpdateDestination,
     ToolPermissionContext,
 )
+from ._core.session_types import (
+    ForkSessionResult,
+    SDKSessionInfo,
+    SessionKey,
+    SessionListSubkeysKey,
+    SessionMessage,
+    SessionStore,
+    SessionStoreEntry,
+    SessionStoreFlushMode,
+    SessionStoreListEntry,
+    SessionSummaryEntry,
+)
 from ._core.system_messages import (
     HookEventMessage,
     MirrorErrorMessage,
@@ -213,13 +224,14 @@ __all__ = [
     "DeferredToolUse", "DirectoryAddedHookInput", "EffortLevel", "ElicitationHookInput",
     "ElicitationHookSpecificOutput", "ElicitationResultHookInput",
     "ElicitationResultHookSpecificOutput", "FastModeDisabledReason", "FastModeState",
-    "FileChangedHookInput", "FileChangedHookSpecificOutput", "HookCallback", "HookContext",
-    "HookEffort", "HookEvent", "HookEventMessage", "HookInput", "HookJSONOutput", "HookMatcher",
-    "HookMcpServer", "HookSpecificOutput", "InstructionsLoadedHookInput", "KNOWN_HOOK_EVENTS",
-    "McpClaudeAIProxyServerConfig", "McpHttpServerConfig", "McpSSEServerConfig",
-    "McpSdkServerConfig", "McpSdkServerConfigStatus", "McpServer", "McpServerConfig",
-    "McpServerConnectionStatus", "McpServerInfo", "McpServerStatus", "McpServerStatusConfig",
-    "McpStatusResponse", "McpStdioServerConfig", "McpToolAnnotations", "McpToolInfo", "Message",
+    "FileChangedHookInput", "FileChangedHookSpecificOutput", "ForkSessionResult",
+    "HookCallback", "HookContext", "HookEffort", "HookEvent", "HookEventMessage", "HookInput",
+    "HookJSONOutput", "HookMatcher", "HookMcpServer", "HookSpecificOutput",
+    "InstructionsLoadedHookInput", "KNOWN_HOOK_EVENTS", "McpClaudeAIProxyServerConfig",
+    "McpHttpServerConfig", "McpSSEServerConfig", "McpSdkServerConfig",
+    "McpSdkServerConfigStatus", "McpServer", "McpServerConfig", "McpServerConnectionStatus",
+    "McpServerInfo", "McpServerStatus", "McpServerStatusConfig", "McpStatusResponse",
+    "McpStdioServerConfig", "McpToolAnnotations", "McpToolInfo", "Message",
     "MessageDisplayHookInput", "MessageDisplayHookSpecificOutput", "MessageOrigin",
     "MessageOriginKind", "MirrorErrorMessage", "ModelUsage", "NotificationHookInput",
     "NotificationHookSpecificOutput", "PermissionBehavior", "PermissionDeniedHookInput",
@@ -237,11 +249,14 @@ __all__ = [
     "SDKControlMcpReconnectRequest", "SDKControlMcpToggleRequest",
     "SDKControlPermissionRequest", "SDKControlRequest", "SDKControlResponse",
     "SDKControlRewindFilesRequest", "SDKControlSetPermissionModeRequest",
-    "SDKControlStopTaskRequest", "SDKHookCallbackRequest", "SandboxIgnoreViolations",
-    "SandboxNetworkConfig", "SandboxSettings", "SdkBeta", "SdkPluginConfig", "ServerToolName",
-    "ServerToolResultBlock", "ServerToolUseBlock", "SessionCronSummary", "SessionEndHookInput", "SessionStateChangedMessage",
-    "SessionStartHookInput", "SessionStartHookSpecificOutput", "SettingSource",
-    "SetupHookInput", "SetupHookSpecificOutput", "StopFailureHookInput", "StopHookInput",
+    "SDKControlStopTaskRequest", "SDKHookCallbackRequest", "SDKSessionInfo",
+    "SandboxIgnoreViolations", "SandboxNetworkConfig", "SandboxSettings", "SdkBeta",
+    "SdkPluginConfig", "ServerToolName", "ServerToolResultBlock", "ServerToolUseBlock",
+    "SessionCronSummary", "SessionEndHookInput", "SessionKey", "SessionListSubkeysKey",
+    "SessionMessage", "SessionStartHookInput", "SessionStartHookSpecificOutput",
+    "SessionStateChangedMessage", "SessionStore", "SessionStoreEntry", "SessionStoreFlushMode",
+    "SessionStoreListEntry", "SessionSummaryEntry", "SettingSource", "SetupHookInput",
+    "SetupHookSpecificOutput", "StopFailureHookInput", "StopHookInput",
     "StopHookSpecificOutput", "StreamEvent", "SubagentStartHookInput",
     "SubagentStartHookSpecificOutput", "SubagentStopHookInput",
     "SubagentStopHookSpecificOutput", "SyncHookJSONOutput", "SystemInitData",
@@ -260,23 +275,9 @@ __all__ = [
 ]  # fmt: skip
 """Everything imported above (the names of ``FROM_PACKAGE`` resolve on first access)."""
 
-FROM_PACKAGE = frozenset(
-    {
-        "ToolAnnotations",
-        "SDKSessionInfo",
-        "SessionMessage",
-        "ForkSessionResult",
-        "SessionKey",
-        "SessionListSubkeysKey",
-        "SessionStore",
-        "SessionStoreEntry",
-        "SessionStoreFlushMode",
-        "SessionStoreListEntry",
-        "SessionSummaryEntry",
-    }
-)
-"""Official ``types`` names defined with their feature (MCP tools, session stores) and
-resolved from ``claude_sync`` on first access."""
+FROM_PACKAGE = frozenset({"ToolAnnotations"})
+"""Official ``types`` names defined with their feature (the MCP tools) and resolved from
+``claude_sync`` on first access."""
 
 
 def __getattr__(name: str) -> Any:

@@ -23,6 +23,7 @@ from claude_sync._core.discovery import CLI_INSTALL_HINT, find_cli
 from claude_sync._core.errors import CLINotFoundError
 from claude_sync._core.hook_types import HookMatcher
 from claude_sync._core.options import AgentDefinition, ClaudeAgentOptions
+from claude_sync._io.memory_store import InMemorySessionStore
 from claude_sync._version import __version__
 
 CLI = "/opt/claude/bin/claude"
@@ -548,6 +549,7 @@ NON_DEFAULT: Dict[str, Any] = {
     "resume_drops_turn": "u2",
     "client_app": "my-app/1.0",
     "hooks": {"PreToolUse": [HookMatcher(hooks=[lambda *a: None])]},
+    "session_store": InMemorySessionStore(),
 }
 
 
@@ -589,6 +591,8 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "raise_on_error_result": False,
         "verbatim_prompts": True,
         "debug_stderr": sys.stderr,
+        "session_store_flush": "eager",
+        "load_timeout_ms": 5,
     }
     changed = dataclasses.replace(ClaudeAgentOptions(), **{name: values[name]})
     environ = {"PATH": "/bin"}

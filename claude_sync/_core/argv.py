@@ -232,6 +232,8 @@ def _session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
         argv.append(f"--resume-session-at={options.resume_session_at}")
     if options.resume_drops_turn is not None:
         argv.append(f"--resume-drops-turn={options.resume_drops_turn}")
+    if options.session_store is not None:
+        argv.append("--session-mirror")  # the CLI then echoes each transcript write on stdout
     return argv
 
 

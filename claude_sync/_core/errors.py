@@ -42,6 +42,7 @@ __all__ = [
     "ReceiveTimeoutError",
     "UsageError",
     "NotConnectedError",
+    "SessionStoreError",
 ]
 
 
@@ -276,3 +277,9 @@ class NotConnectedError(CLIConnectionError, UsageError):
     A ``CLIConnectionError`` as in the official SDK, and a ``UsageError`` (the API was used
     out of order), so either ``except`` clause catches it.
     """
+
+
+class SessionStoreError(ClaudeSDKError, RuntimeError):
+    """A ``SessionStore`` call failed or timed out where the session cannot go on without it
+    (loading a session to resume from the store). Mirroring failures never raise: they are
+    reported as a ``SystemMessage`` with ``subtype="mirror_error"``."""

@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .config_types import SandboxSettings, SdkPluginConfig, ThinkingConfig
     from .mcp import SdkMcpServer
+    from .session_types import SessionStore, SessionStoreFlushMode
 
 SettingSource = Literal["user", "project", "local"]
 EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
@@ -200,6 +201,9 @@ class ClaudeAgentOptions(Record):
     verbatim_prompts: bool = False
     resume_drops_turn: Optional[str] = None
     client_app: Optional[str] = None
+    session_store: Optional[SessionStore] = None  # mirror transcripts to it; resume from it
+    session_store_flush: SessionStoreFlushMode = "batched"
+    load_timeout_ms: int = 60_000  # bounds each store call of a resume from the store
     # ours
     callback_workers: int = 4
     control_timeout: float = 60.0
