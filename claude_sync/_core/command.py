@@ -5,7 +5,8 @@ environment overlay, the working directory, the OS user, the whole body of our
 ``initialize`` control request, and what the shell serves (the SDK MCP servers, the hook
 registry, the permission routing). ``OptionsPlan.spawn_plan(cli_path, environ=…)`` (or
 ``build_spawn_plan``) adds the binary and the inherited environment: a ``SpawnPlan``. It
-reads no file, starts nothing and looks at no clock. The argv pieces are built in ``argv``; finding the binary is ``discovery.find_cli``.
+starts nothing and looks at no clock; it reads a file only to merge ``sandbox`` into a
+settings *path*. The argv pieces are built in ``argv``; finding the binary is ``discovery.find_cli``.
 
 Where each option goes (checked against the real CLI 2.1.197)::
 
@@ -13,8 +14,10 @@ Where each option goes (checked against the real CLI 2.1.197)::
     -------------------------  ---------------------------------------------------------------
     system_prompt None         initialize.systemPrompt = [""]   (empty prompt, as the SDKs do)
     system_prompt str          initialize.systemPrompt = [str]
+    system_prompt custom       initialize.systemPrompt = [prompt]
     system_prompt preset       initialize.appendSystemPrompt (``append``),
                                initialize.excludeDynamicSections (``exclude_dynamic_sections``)
+    snapshot (preset/custom)   initialize.systemPromptSnapshot (when a bool)
     system_prompt file         --system-prompt-file PATH   (hidden flag; the CLI reads the file)
     agents                     initialize.agents = {name: AgentDefinition.to_wire()}
     output_format json_schema  initialize.jsonSchema = schema
@@ -22,13 +25,15 @@ Where each option goes (checked against the real CLI 2.1.197)::
                                --setting-sources=user,project unless setting_sources is set
     skills "all"               "Skill" in --allowedTools, the same setting-sources default
     forward_subagent_text      initialize.forwardSubagentText = true
-    hooks                      initialize.hooks = {event: [{hookCallbackIds, matcher, timeout}]}
+    hooks                      initialize.hooks = {event: [{hookCallbackIds, matcher, timeout,
+                               onFailure}]}
     mcp_servers dict           --mcp-config FILE {"mcpServers": {...}} for external servers;
                                in-process servers (``type == "sdk"``, the one rule of
                                ``partition_mcp_servers``) go to
                                initialize.sdkMcpServers only (see SDK_MCP_VIA_INITIALIZE)
     mcp_servers str / Path     --mcp-config VALUE   (a file path or a JSON string, as given)
-    settings / sandbox         --settings FILE (JSON, sandbox merged in) or --settings PATH
+    settings / sandbox         --settings FILE (JSON, sandbox merged in, a settings path read
+                               and merged too) or --settings PATH
     tools                      --tools a,b | --tools "" | --tools default (preset)
     allowed_tools              --allowedTools a,b        disallowed_tools  --disallowedTools a,b
     permission_mode            --permission-mode M       model             --model M
@@ -37,7 +42,8 @@ Where each option goes (checked against the real CLI 2.1.197)::
     deny_all_permissions       --permission-prompt-tool stdio (the shell denies every request)
     continue_conversation      --continue                resume            --resume=ID
     session_id                 --session-id=ID           fork_session      --fork-session
-    resume_session_at          --resume-session-at=ID    max_turns         --max-turns N
+    resume_session_at          --resume-session-at=ID    max_turns         --max-turns N (if > 0)
+    resume_drops_turn          --resume-drops-turn=ID (sent even when empty)
     max_budget_usd             --max-budget-usd X        fallback_model    --fallback-model M
     betas                      --betas a,b               add_dirs          --add-dir D (each)
     include_partial_messages   --include-partial-messages
@@ -48,15 +54,20 @@ Where each option goes (checked against the real CLI 2.1.197)::
     max_thinking_tokens        --max-thinking-tokens N   (ignored when ``thinking`` is set)
     task_budget                --task-budget TOTAL
     extra_args                 --flag VALUE, or --flag for None (last, so they can override)
-    env                        overlaid last on the child's environment
-    enable_file_checkpointing  env CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=1
+    env                        overlaid on the child's environment (see ``environment``)
+    client_app                 env CLAUDE_AGENT_SDK_CLIENT_APP
+    enable_file_checkpointing  env CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true
     cwd                        SpawnPlan.cwd (and env PWD)
     user                       SpawnPlan.user (the shell's ``Popen(user=…)``)
     session_store              --session-mirror (the store bridge does the rest)
 
+Empty ``resume``/``session_id``/``model``/``permission_mode``… are left out, as the official
+SDK leaves them out.
+
 Consumed by the shell, not here (``SHELL_CONSUMED_FIELDS``): ``cli_path``
 (``discovery.find_cli``), ``stderr``, ``max_buffer_size``, ``callback_workers``,
-``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``.
+``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``,
+``verbatim_prompts``, ``debug_stderr``.
 ``can_use_tool``, ``deny_all_permissions`` and ``hooks`` are both: the flag / ``initialize``
 field is set here, the answers come from the shell, which serves what the ``OptionsPlan``
 carries (``permissions``, ``hooks``, ``sdk_mcp_servers``).
@@ -77,7 +88,6 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
 
-from .._version import __version__
 from .argv import (
     MAX_ARG_BYTES,
     ArgvItem,
@@ -95,18 +105,24 @@ from .argv import (
     _permission_args,
     _session_args,
     _settings_args,
-    _skills_defaults,
     _skills_fields,
     _system_prompt_args,
     _tools_args,
-    can_use_tool_shadowing,
 )
 from .discovery import find_cli  # re-exported: the shell imports it with build_spawn_plan
+from .environment import (  # re-exported: the environment is part of the plan
+    ENTRYPOINT,
+    build_env,
+    env_overlay,
+    finish_env,
+    initialize_timeout,
+)
 from .hooks import HookRegistry, check_fail_closed_answer
 from .options import ClaudeAgentOptions
 from .permission_types import CanUseToolShadowedWarning
 from .permissions import PermissionRouting
 from .record import FrozenRecord, frozen_record
+from .tool_rules import can_use_tool_shadowing, skills_defaults
 
 __all__ = [
     "ENTRYPOINT",
@@ -122,29 +138,6 @@ __all__ = [
     "interpret_options",
     "partition_mcp_servers",
 ]
-
-ENTRYPOINT = "sdk-py"
-"""``CLAUDE_CODE_ENTRYPOINT`` for the child.
-
-2.1.197 only recognises ``sdk-ts``, ``sdk-py`` and ``sdk-cli`` as SDK entrypoints (source):
-any other value is treated as a non-SDK caller — the initialize answer then lists the extra
-built-in ``claude-code-guide`` agent, and the sessions show up in the interactive ``/resume``
-picker. claude_sync identifies itself through ``CLAUDE_AGENT_SDK_VERSION`` instead (it shows
-up in the User-Agent as ``agent-sdk/<version>``).
-"""
-
-SDK_VERSION_ENV = "CLAUDE_AGENT_SDK_VERSION"
-FILE_CHECKPOINTING_ENV = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"
-CLIENT_APP_ENV = "CLAUDE_AGENT_SDK_CLIENT_APP"
-DERIVED_CLIENT_APP_ENV = "CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP"
-"""Set by an outer SDK session for its own app; never inherited by ours."""
-READS_SESSION_STATE_ENV = "CLAUDE_CODE_SDK_READS_SESSION_STATE"
-STREAM_CLOSE_TIMEOUT_ENV = "CLAUDE_CODE_STREAM_CLOSE_TIMEOUT"
-"""Milliseconds; the official SDK's initialize-timeout knob (it never shortens the timeout)."""
-TRACE_CONTEXT_ENV = ("TRACEPARENT", "TRACESTATE")
-STRIPPED_ENV = ("CLAUDECODE",)
-"""Inherited variables never passed on: ``CLAUDECODE=1`` (set inside a Claude Code session)
-would make the child believe it runs nested in one."""
 
 SDK_MCP_VIA_INITIALIZE = True
 """In-process MCP servers are announced in ``initialize.sdkMcpServers`` and *not* written into
@@ -294,7 +287,7 @@ def interpret_options(
         options.can_use_tool, options.permission_prompt_tool_name, options.deny_all_permissions
     )
     hooks = HookRegistry.from_options(options.hooks)
-    allowed_tools, setting_sources = _skills_defaults(options)
+    allowed_tools, setting_sources = skills_defaults(options)
     shadowing = can_use_tool_shadowing(options, allowed_tools)
     if shadowing is not None:
         warnings.warn(shadowing, CanUseToolShadowedWarning, stacklevel=3)
@@ -343,20 +336,6 @@ def interpret_options(
     )
 
 
-def initialize_timeout(configured: float, environ: Mapping[str, str]) -> float:
-    """``configured`` (``options.initialize_timeout``), raised (never lowered) by
-    ``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT`` (milliseconds) as the official SDK honours it.
-    Raises ``ValueError`` for a value that is not a whole number of milliseconds."""
-    raw = environ.get(STREAM_CLOSE_TIMEOUT_ENV)
-    if raw is None:
-        return configured
-    try:
-        from_env = int(raw) / 1000.0
-    except ValueError:
-        raise ValueError(f"{STREAM_CLOSE_TIMEOUT_ENV} must be milliseconds, got {raw!r}") from None
-    return max(configured, from_env)
-
-
 def build_spawn_plan(
     options: ClaudeAgentOptions,
     cli_path: Union[str, os.PathLike[str]],
@@ -375,73 +354,6 @@ def build_spawn_plan(
     """
     plan = interpret_options(options, read_text) if interpreted is None else interpreted
     return plan.spawn_plan(cli_path, environ=environ, trace_carrier=trace_carrier)
-
-
-def build_env(
-    options: ClaudeAgentOptions,
-    environ: Mapping[str, str],
-    cwd: Optional[str] = None,
-    trace_carrier: Optional[Mapping[str, str]] = None,
-) -> Dict[str, str]:
-    """The child's environment, layered as the official SDK layers it.
-
-    ``environ`` minus ``STRIPPED_ENV`` and the derived app label; ``CLAUDE_CODE_ENTRYPOINT``;
-    then ``options.env``; then what the caller may not override: ``CLAUDE_AGENT_SDK_VERSION``,
-    ``client_app``, file checkpointing and ``PWD``; then the trace context (unless
-    ``options.env`` names it) and ``CLAUDE_CODE_SDK_READS_SESSION_STATE=1`` (unless set, in
-    any letter case). Raises ``TypeError`` when an ``options.env`` key or value is not a ``str``.
-    """
-    explicit = frozenset(options.env)
-    return finish_env(env_overlay(options, cwd), environ, explicit, trace_carrier)
-
-
-def env_overlay(options: ClaudeAgentOptions, cwd: Optional[str]) -> Dict[str, str]:
-    """What goes on top of the inherited environment, in order (see ``build_env``)."""
-    env = {"CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT}
-    for key, value in options.env.items():
-        if not isinstance(key, str) or not isinstance(value, str):
-            raise TypeError(f"options.env must map str to str, got {key!r}: {value!r}")
-        env[key] = value
-    env[SDK_VERSION_ENV] = __version__
-    if options.client_app is not None:
-        env[CLIENT_APP_ENV] = options.client_app
-    if options.enable_file_checkpointing:
-        env[FILE_CHECKPOINTING_ENV] = "true"
-    if cwd is not None:
-        env["PWD"] = cwd
-    return env
-
-
-def finish_env(
-    overlay: Mapping[str, str],
-    environ: Mapping[str, str],
-    explicit: FrozenSet[str],
-    trace_carrier: Optional[Mapping[str, str]],
-) -> Dict[str, str]:
-    """``environ`` (minus ``STRIPPED_ENV`` and the derived app label) + ``overlay``, then the
-    trace context and the session-state request (see ``build_env``)."""
-    env = {k: v for k, v in environ.items() if k not in STRIPPED_ENV}
-    env.update(overlay)
-    env.pop(DERIVED_CLIENT_APP_ENV, None)
-    _apply_trace_context(env, explicit, trace_carrier)
-    if not any(key.upper() == READS_SESSION_STATE_ENV for key in env):
-        env[READS_SESSION_STATE_ENV] = "1"
-    return env
-
-
-def _apply_trace_context(
-    env: Dict[str, str], explicit: FrozenSet[str], carrier: Optional[Mapping[str, str]]
-) -> None:
-    """Put the caller's W3C trace context on the child (upper-cased keys), replacing stale
-    inherited values; ``options.env`` wins. A carrier without ``traceparent`` changes nothing."""
-    if not carrier or "traceparent" not in carrier:
-        return
-    for key in TRACE_CONTEXT_ENV:
-        if key not in explicit:
-            env.pop(key, None)
-    for key, value in carrier.items():
-        if key.upper() not in explicit:
-            env[key.upper()] = str(value)
 
 
 def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, Any]]:
