@@ -16,6 +16,7 @@ import pytest
 from claude_sync import (
     ClaudeSDKClient,
     CLIConnectionError,
+    ConversationResetMessage,
     HookMatcher,
     PermissionResultAllow,
     PermissionRuleValue,
@@ -150,3 +151,29 @@ def test_session_state_frames_asked_for_the_sdk_are_not_shown(
     host_only = [m for m in messages if isinstance(m, SystemMessage) and m.data.get("sdk_host_only") is True]
     assert host_only == []
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "hello"
+
+
+def test_clear_yields_a_typed_conversation_reset_on_newer_clis(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str
+) -> None:
+    """``/clear`` mid-session: CLI 2.1.330 sends ``conversation_reset`` (typed
+    ``ConversationResetMessage``, ``trigger="clear"``, the outgoing ``session_id``) without
+    calling the API; 2.1.197 sends none (and passes ``/clear`` on as a turn of its own).
+    Either way later messages carry a new session id."""
+    fake_api.add(text("one"), text("two"), text("three"))
+    with ClaudeSDKClient(e2e_options(env=NO_RETRY)) as client:
+        client.query("hi")
+        first = list(client.receive_response(timeout=60))
+        client.query("/clear")
+        cleared = list(client.receive_response(timeout=60))
+        client.query("again")
+        after = list(client.receive_response(timeout=60))
+    old_session = first[-1].session_id
+    resets = [m for m in cleared if isinstance(m, ConversationResetMessage)]
+    if cli_version(real_cli_path) >= (2, 1, 330):
+        (reset,) = resets
+        assert reset.trigger == "clear" and reset.session_id == old_session
+        assert reset.new_conversation_id and reset.raw["type"] == "conversation_reset"
+    else:
+        assert resets == []
+    assert isinstance(after[-1], ResultMessage) and after[-1].session_id != old_session
