@@ -65,7 +65,7 @@ ARGV_ROWS: List[Any] = [
     ("session_id empty", dict(session_id=""), None, ["--session-id="]),
     ("max_turns", dict(max_turns=3), ["--max-turns", "3"], []),
     ("max_turns zero", dict(max_turns=0), None, ["--max-turns"]),
-    ("max_budget_usd", dict(max_budget_usd=0.0), ["--max-budget-usd", "0.0"], []),
+    ("max_budget_usd", dict(max_budget_usd=0.25), ["--max-budget-usd", "0.25"], []),
     ("model", dict(model="claude-x"), ["--model", "claude-x"], []),
     ("model empty", dict(model=""), None, ["--model"]),
     ("fallback_model", dict(fallback_model="haiku"), ["--fallback-model", "haiku"], []),

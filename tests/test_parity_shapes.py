@@ -146,6 +146,16 @@ def test_hook_outputs_cover_every_event_with_specific_output() -> None:
     assert set(typing.get_args(types.HookJSONOutput)) == {types.AsyncHookJSONOutput, types.SyncHookJSONOutput}
 
 
+def test_not_required_keys_are_not_required() -> None:
+    import claude_sync.types as types
+
+    assert types.BaseHookInput.__required_keys__ == {"session_id", "transcript_path", "cwd"}
+    assert "effort" in types.BaseHookInput.__optional_keys__
+    assert types.SyncHookJSONOutput.__required_keys__ == frozenset()
+    assert types.MessageOrigin.__required_keys__ == {"kind"}
+    assert types.McpServerStatus.__required_keys__ == {"name", "status"}
+
+
 def test_model_switch_hook_input_matches_the_cli_schema() -> None:
     import claude_sync.types as types
 

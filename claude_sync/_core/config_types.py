@@ -8,7 +8,6 @@ is). Type hints only: options accept any dict of this shape, answers are the CLI
 Not imported by ``import claude_sync``; see ``claude_sync.types``. Pure module.
 """
 
-from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, Union
 

@@ -10,7 +10,6 @@ Not imported by ``import claude_sync`` (``typing_extensions`` is not free); reac
 ``claude_sync.types`` or the lazy names of ``claude_sync``. Pure module.
 """
 
-from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, Union
 

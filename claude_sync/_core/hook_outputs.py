@@ -8,7 +8,6 @@ keywords); the hook adapter (``hooks``) renames them. A callback may also return
 Type hints only, not imported by ``import claude_sync``. Pure module.
 """
 
-from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Union
 

@@ -8,7 +8,6 @@ Names follow the official SDK. Type hints only (plus the ``TERMINAL_TASK_STATUSE
 constant). Not imported by ``import claude_sync``; see ``claude_sync.types``. Pure module.
 """
 
-from __future__ import annotations
 
 from typing import Any, Dict, FrozenSet, List, Literal, Optional, Union
 

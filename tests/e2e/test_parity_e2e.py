@@ -177,3 +177,48 @@ def test_clear_yields_a_typed_conversation_reset_on_newer_clis(
     else:
         assert resets == []
     assert isinstance(after[-1], ResultMessage) and after[-1].session_id != old_session
+
+
+def test_real_hook_inputs_have_the_typed_required_keys(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path
+) -> None:
+    """What the CLI sends a hook carries every required key of our TypedDict for the event."""
+    import typing
+
+    import claude_sync.types as types
+
+    seen: List[Dict[str, Any]] = []
+
+    def record(hook_input: Dict[str, Any], tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
+        seen.append(dict(hook_input))
+        return {}
+
+    fake_api.add(tool_use("Bash", {"command": "true"}), text("done"))
+    events = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
+    hooks = {event: [HookMatcher(hooks=[record], timeout=10)] for event in events}
+    allow = lambda n, i, c: PermissionResultAllow()  # noqa: E731
+    run_turn(e2e_options(env=NO_RETRY, permission_mode="default", can_use_tool=allow, hooks=hooks))
+    by_event = {typing.get_args(typing.get_type_hints(m)["hook_event_name"])[0]: m for m in typing.get_args(types.HookInput)}
+    assert {h["hook_event_name"] for h in seen} == set(events)
+    for hook_input in seen:
+        typed = by_event[hook_input["hook_event_name"]]
+        assert typed.__required_keys__ <= set(hook_input), (typed.__name__, sorted(typed.__required_keys__ - set(hook_input)))
+
+
+def test_cli_stderr_goes_to_debug_stderr_without_a_callback(
+    e2e_options: Any, fake_api: FakeAnthropicAPI
+) -> None:
+    """No ``stderr`` callback: the CLI's stderr lines are written to ``debug_stderr`` (default
+    ``sys.stderr``, i.e. the terminal, as with the official SDK). A raising hook makes the CLI
+    log "Error in hook callback hook_0" there."""
+    import io
+
+    def broken(hook_input: Dict[str, Any], tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
+        raise ValueError("broken hook")
+
+    sink = io.StringIO()
+    fake_api.add(tool_use("Bash", {"command": "true"}), text("done"))
+    allow = lambda n, i, c: PermissionResultAllow()  # noqa: E731
+    hooks = {"PreToolUse": [HookMatcher(hooks=[broken], timeout=10)]}
+    run_turn(e2e_options(env=NO_RETRY, permission_mode="default", can_use_tool=allow, hooks=hooks, debug_stderr=sink))
+    assert "hook_0" in sink.getvalue()
