@@ -237,3 +237,13 @@ def test_trace_carrier_uses_an_already_loaded_opentelemetry(monkeypatch: Any) ->
     monkeypatch.setitem(sys.modules, "opentelemetry", package)
     monkeypatch.setitem(sys.modules, "opentelemetry.propagate", propagate)
     assert trace_carrier() == {"traceparent": "00-1-2-01"}
+
+
+@pytest.mark.parametrize(
+    "version, ignored",
+    [("2.1.197", True), ("2.1.248", False), ("2.1.330 (Claude Code)", False), (None, True), ("", True)],
+)
+def test_verbatim_prompts_need_cli_2_1_248(version: Any, ignored: bool) -> None:
+    from claude_sync._core.environment import verbatim_prompts_ignored
+
+    assert (verbatim_prompts_ignored(version) is not None) == ignored

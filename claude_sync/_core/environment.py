@@ -8,7 +8,8 @@ session-state request). ``build_env`` does both at once.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Mapping, Optional
+import re
+from typing import Any, Dict, FrozenSet, Mapping, Optional
 
 from .._version import __version__
 from .options import ClaudeAgentOptions
@@ -16,7 +17,8 @@ from .options import ClaudeAgentOptions
 __all__ = [
     "CLIENT_APP_ENV", "DERIVED_CLIENT_APP_ENV", "ENTRYPOINT", "FILE_CHECKPOINTING_ENV",
     "READS_SESSION_STATE_ENV", "SDK_VERSION_ENV", "STREAM_CLOSE_TIMEOUT_ENV", "STRIPPED_ENV",
-    "TRACE_CONTEXT_ENV", "build_env", "env_overlay", "finish_env", "initialize_timeout",
+    "TRACE_CONTEXT_ENV", "VERBATIM_PROMPTS_MIN_VERSION", "build_env", "env_overlay",
+    "finish_env", "initialize_timeout", "verbatim_prompts_ignored",
 ]  # fmt: skip
 
 ENTRYPOINT = "sdk-py"
@@ -122,3 +124,20 @@ def initialize_timeout(configured: float, environ: Mapping[str, str]) -> float:
     except ValueError:
         raise ValueError(f"{STREAM_CLOSE_TIMEOUT_ENV} must be milliseconds, got {raw!r}") from None
     return max(configured, from_env)
+
+
+VERBATIM_PROMPTS_MIN_VERSION = (2, 1, 248)
+"""The first CLI that honours ``client_composed`` (``verbatim_prompts``)."""
+
+
+def verbatim_prompts_ignored(version: Any) -> Optional[str]:
+    """A warning when a CLI of ``version`` (e.g. ``get_binary_version``'s answer) would ignore
+    ``verbatim_prompts`` (older, or no readable version), else None."""
+    match = re.match(r"(\d{1,9})\.(\d{1,9})\.(\d{1,9})", str(version))
+    if match and tuple(int(part) for part in match.groups()) >= VERBATIM_PROMPTS_MIN_VERSION:
+        return None
+    minimum = ".".join(map(str, VERBATIM_PROMPTS_MIN_VERSION))
+    return (
+        f"verbatim_prompts is set, but Claude Code {version or '(unknown version)'} ignores it: "
+        f"@path mentions are still expanded and slash commands run (needs {minimum} or later)"
+    )

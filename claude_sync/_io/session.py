@@ -190,7 +190,24 @@ class Session:
             self.close()
             raise
         self.server_info = response
+        if self.options.verbatim_prompts:
+            self._warn_if_verbatim_prompts_ignored()
         return response
+
+    def _warn_if_verbatim_prompts_ignored(self) -> None:
+        """Caller's thread, after connect: ask the CLI its version (one control request, only
+        with ``verbatim_prompts``) and log a warning if it would ignore ``client_composed``,
+        as the official SDK does. Never raises: an unanswered question only skips the check."""
+        from .._core.environment import verbatim_prompts_ignored
+
+        try:
+            version = self.request("get_binary_version", {}).get("version")
+        except ClaudeSDKError as exc:
+            logger.debug("could not ask the CLI its version: %s", exc)
+            return
+        problem = verbatim_prompts_ignored(version)
+        if problem is not None:
+            logger.warning(problem)
 
     def _plan(self) -> SpawnPlan:
         from .._core.command import build_spawn_plan, find_cli  # first connect only, not at import

@@ -125,13 +125,16 @@ def test_a_raising_fail_closed_hook_blocks_the_tool(
 
 
 def test_verbatim_prompts_are_delivered_as_written(
-    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str, caplog: Any
 ) -> None:
     """``verbatim_prompts``: no ``@path`` expansion (CLI >= 2.1.248 honours
-    ``client_composed``; older ones expand anyway)."""
+    ``client_composed``; older ones expand anyway, and connecting logs a warning saying so)."""
     (e2e_workdir / "secret.txt").write_text("TOP-SECRET-CONTENT")
     fake_api.add(text("fine"))
-    run_turn(e2e_options(env=NO_RETRY, verbatim_prompts=True), prompt="look at @secret.txt")
+    with caplog.at_level("WARNING", logger="claude_sync.session"):
+        run_turn(e2e_options(env=NO_RETRY, verbatim_prompts=True), prompt="look at @secret.txt")
+    warned = any("verbatim_prompts" in r.getMessage() for r in caplog.records)
+    assert warned == (cli_version(real_cli_path) < (2, 1, 248))
     (request,) = fake_api.turn_requests()
     sent = json.dumps(request.messages)
     assert "look at @secret.txt" in sent
