@@ -289,3 +289,12 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'claude_sync.types' has no attribute {name!r}")
+
+
+def _resolvable(name: str) -> bool:
+    import claude_sync
+
+    return name in claude_sync.__all__
+
+
+__all__ += [name for name in sorted(FROM_PACKAGE) if _resolvable(name)]

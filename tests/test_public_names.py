@@ -132,3 +132,9 @@ def test_types_all_lists_every_public_name_of_the_module() -> None:
 
     public = {n for n in vars(types) if not n.startswith("_")} - {"Any", "annotations", "FROM_PACKAGE"}
     assert public == set(types.__all__) - types.FROM_PACKAGE
+
+
+def test_star_import_of_types_works() -> None:
+    namespace: Dict[str, Any] = {}
+    exec("from claude_sync.types import *", namespace)  # noqa: S102 - the import form users write
+    assert "PreToolUseHookInput" in namespace and "ClaudeAgentOptions" in namespace
