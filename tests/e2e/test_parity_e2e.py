@@ -225,3 +225,38 @@ def test_cli_stderr_goes_to_debug_stderr_without_a_callback(
     hooks = {"PreToolUse": [HookMatcher(hooks=[broken], timeout=10)]}
     run_turn(e2e_options(env=NO_RETRY, permission_mode="default", can_use_tool=allow, hooks=hooks, debug_stderr=sink))
     assert "hook_0" in sink.getvalue()
+
+
+def test_directory_added_hook_gets_its_typed_input(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str
+) -> None:
+    """``register_repo_root`` (a control request) fires the ``DirectoryAdded`` hook on CLI
+    2.1.330 with ``directory`` and ``source="register_repo_root"``; 2.1.197 answers the
+    request but has no such event (nothing is asserted there)."""
+    import threading
+    import typing
+
+    import claude_sync.types as types
+
+    seen: List[Dict[str, Any]] = []
+    fired = threading.Event()
+
+    def record(hook_input: Dict[str, Any], tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
+        seen.append(dict(hook_input))
+        fired.set()
+        return {}
+
+    package = e2e_workdir / "pkg"
+    package.mkdir()
+    options = e2e_options(hooks={"DirectoryAdded": [HookMatcher(hooks=[record], timeout=10)]})
+    with ClaudeSDKClient(options) as client:
+        answer = client.send_control_request("register_repo_root", {"directory": str(package)})
+        assert answer.get("directory") == str(package)
+        if cli_version(real_cli_path) >= (2, 1, 330):
+            assert fired.wait(30), "no DirectoryAdded hook call"
+    if cli_version(real_cli_path) >= (2, 1, 330):
+        (hook_input,) = seen
+        assert hook_input["hook_event_name"] == "DirectoryAdded"
+        assert (hook_input["directory"], hook_input["source"]) == (str(package), "register_repo_root")
+        assert types.DirectoryAddedHookInput.__required_keys__ <= set(hook_input)
+        assert typing.get_type_hints(types.DirectoryAddedHookInput)["source"] is not None
