@@ -234,7 +234,6 @@ def test_directory_added_hook_gets_its_typed_input(
     2.1.330 with ``directory`` and ``source="register_repo_root"``; 2.1.197 answers the
     request but has no such event (nothing is asserted there)."""
     import threading
-    import typing
 
     import claude_sync.types as types
 
@@ -259,4 +258,3 @@ def test_directory_added_hook_gets_its_typed_input(
         assert hook_input["hook_event_name"] == "DirectoryAdded"
         assert (hook_input["directory"], hook_input["source"]) == (str(package), "register_repo_root")
         assert types.DirectoryAddedHookInput.__required_keys__ <= set(hook_input)
-        assert typing.get_type_hints(types.DirectoryAddedHookInput)["source"] is not None
