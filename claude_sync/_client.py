@@ -246,15 +246,15 @@ class ClaudeSDKClient:
         head of the session's queue for the next ``receive_*`` (see ``_core.stream_merge``)."""
         self._take_consumer_slot()
         held: List[Any] = []
-        complete = False
+        closed = 0
         try:
             for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
                 held.append(item)
-                if extends_head(held, complete):
+                if extends_head(held, closed):
                     continue
-                ready = next_merged(held, complete=complete)
+                ready = next_merged(held, closed=closed)
                 while ready is not None:
-                    complete = ready.head_complete
+                    closed = ready.closed
                     message = ready.message
                     del held[ready.start : ready.start + ready.length]
                     if message.__class__ is ResultMessage:
@@ -262,14 +262,14 @@ class ClaudeSDKClient:
                     yield message
                     if until_result and message.__class__ is ResultMessage:
                         return
-                    ready = next_merged(held, complete=complete)
-            ready = next_merged(held, at_end=True, complete=complete)
+                    ready = next_merged(held, closed=closed)
+            ready = next_merged(held, at_end=True, closed=closed)
             while ready is not None:
-                complete = ready.head_complete
+                closed = ready.closed
                 message = ready.message
                 del held[ready.start : ready.start + ready.length]
                 yield message
-                ready = next_merged(held, at_end=True, complete=complete)
+                ready = next_merged(held, at_end=True, closed=closed)
         except KeyboardInterrupt:
             session.requeue_front(held)
             held = []

@@ -287,7 +287,8 @@ class SubprocessTransport(Transport):
         The session calls ``stop`` first and this only after its reader thread is joined, so
         no thread is reading a pipe when it is closed (its fd number could be reused).
         """
-        self.stop(self.close_timeout)
+        if self.last_rung is None:  # not stopped yet (stop again would signal a reaped group)
+            self.stop(self.close_timeout)
         self._close_pipes()
 
     def _close_pipes(self) -> None:
