@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from .._core.options import ClaudeAgentOptions
 from .._core.session_types import SessionKey, SessionStore, store_implements
 from .store_resume import materialize
+from .tempfiles import remove_private_dir
 from .transcripts import config_dir
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -256,7 +257,7 @@ class StoreBridge:
         if self.temp_dir is not None:
             if self.failures:
                 self._keep_transcripts()
-            shutil.rmtree(self.temp_dir, ignore_errors=True)
+            remove_private_dir(str(self.temp_dir))
 
     def _keep_transcripts(self) -> None:
         """The store missed part of a session that ran in the temporary dir: copy its

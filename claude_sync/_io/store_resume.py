@@ -15,8 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
-import tempfile
 import threading
 from functools import partial
 from pathlib import Path
@@ -28,6 +26,7 @@ from .._core.session_types import SessionKey, SessionStore, store_implements
 from .._core.transcript import valid_uuid
 from .._core.transcript_messages import split_agent_metadata
 from .store_functions import project_key_for_directory
+from .tempfiles import make_private_dir, remove_private_dir
 
 __all__ = ["materialize"]
 
@@ -73,7 +72,7 @@ def materialize(store: SessionStore, options: ClaudeAgentOptions, env: Mapping[s
     if found is None:
         return None
     session_id, entries = found
-    temp_dir = Path(tempfile.mkdtemp(prefix="claude_sync-resume-"))
+    temp_dir = Path(make_private_dir("claude_sync-resume-"))  # removed at exit if close never runs
     try:
         project = temp_dir / "projects" / pk
         project.mkdir(parents=True)
@@ -82,7 +81,7 @@ def materialize(store: SessionStore, options: ClaudeAgentOptions, env: Mapping[s
         if store_implements(store, "list_subkeys"):
             _materialize_subagents(store, project, pk, session_id, timeout)
     except BaseException:
-        shutil.rmtree(temp_dir, ignore_errors=True)
+        remove_private_dir(str(temp_dir))
         raise
     return temp_dir, session_id
 

@@ -140,11 +140,10 @@ class RecordingTransport(Transport):
         if handle is not None:
             handle.write(json.dumps({"end": {"exit_code": self.inner.exit_code()}}) + "\n")
             handle.close()
+        from .._io.tempfiles import remove_private_file
+
         for path in self._temp_files:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+            remove_private_file(path)
         self._temp_files.clear()
 
     def is_ready(self) -> bool:
@@ -172,20 +171,18 @@ class RecordingTransport(Transport):
 
 def recording_transport(options: Any, path: Union[str, Path]) -> RecordingTransport:
     """A ``RecordingTransport`` around the ``SubprocessTransport`` the session would spawn for
-    ``options`` (CLI found with ``find_cli``, same argv/env/cwd). Raises ``CLINotFoundError``."""
-    import tempfile
-
+    ``options`` (CLI found with ``find_cli``, same argv/env/cwd). Its temp files (``--mcp-config``
+    …) go when it closes, or at interpreter exit if it never does. Raises ``CLINotFoundError``."""
     from .._core.command import FileArg, build_spawn_plan, find_cli
     from .._io.process import SubprocessTransport
+    from .._io.tempfiles import make_private_file
 
     plan = build_spawn_plan(options, find_cli(options.cli_path), environ=dict(os.environ))
     temp_files: List[str] = []
     argv: List[str] = []
     for arg in plan.argv:
         if isinstance(arg, FileArg):
-            fd, name = tempfile.mkstemp(prefix="claude_sync-", suffix=arg.suffix)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(arg.content)
+            name = make_private_file(arg.content, arg.suffix)
             temp_files.append(name)
             argv.append(name)
         else:
