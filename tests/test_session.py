@@ -263,6 +263,19 @@ def test_malformed_json_line_ends_the_session_with_a_typed_error() -> None:
     assert '{"type": "assistant", "message": {oops' in info.value.line
 
 
+def test_a_decode_error_is_built_whole_with_the_stderr_tail() -> None:
+    cli = ScriptedCLI([
+        {"op": "wait_user"}, {"op": "stderr", "text": "parser went sideways"},
+        {"op": "raw", "text": '{"type": "assistant", oops'}, {"op": "wait_eof"},
+    ])  # fmt: skip
+    with pytest.raises(CLIJSONDecodeError) as info:
+        list(cli.query("hi"))
+    error, bare = info.value, info.value.__cause__
+    assert str(error).endswith("\nstderr tail:\nparser went sideways") and error.args == (str(error),)
+    assert error.line == '{"type": "assistant", oops' and isinstance(error.original_error, ValueError)
+    assert isinstance(bare, CLIJSONDecodeError) and "stderr tail" not in str(bare) and bare.line == error.line
+
+
 # ----------------------------------------------------------------------------- cleanup
 
 

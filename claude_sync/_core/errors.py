@@ -59,6 +59,13 @@ class ClaudeSDKError(Exception):
     def _init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self)}
 
+    def _with_stderr_tail(self, tail: str) -> ClaudeSDKError:
+        """A new error of this type with the same attributes, whose message ends with the
+        CLI's stderr ``tail`` (the caller raises it ``from`` this one)."""
+        kwargs = self._init_kwargs()
+        kwargs["message"] = f"{self}\nstderr tail:\n{tail}"
+        return _rebuild(type(self), kwargs)
+
 
 def _rebuild(cls: type, kwargs: Dict[str, Any]) -> ClaudeSDKError:
     return cls(**kwargs)  # type: ignore[no-any-return]

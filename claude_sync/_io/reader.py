@@ -121,17 +121,30 @@ class Reader:
 
     def run(self) -> None:
         """The reader thread's body. Never raises; ends with the sentinel queued."""
-        assert self._transport is not None
         error: Optional[BaseException] = None
         try:
-            self._pump(self._transport.read_chunks())
+            self._read_to_end()
         except ClaudeSDKError as exc:
             error = exc
+        self._finish(error)
+
+    def _read_to_end(self) -> None:
+        """Pump stdout to its end. Raises the ``ClaudeSDKError`` that ended it early, built
+        whole: while the session is open a reader error of ours carries the stderr tail (same
+        type, raised from the bare one); a bug in the reader is a ``CLIConnectionError``
+        raised from it."""
+        transport = self._transport
+        assert transport is not None
+        try:
+            self._pump(transport.read_chunks())
+        except ClaudeSDKError as exc:
+            explained = None if self._session.closed else _with_stderr(exc, transport)
+            if explained is None:
+                raise
+            raise explained from exc
         except BaseException as exc:  # noqa: BLE001 - a reader bug must still wake everyone
             logger.exception("claude_sync reader thread failed")
-            error = CLIConnectionError(f"internal error in the claude_sync reader thread: {exc!r}")
-            error.__cause__ = exc
-        self._finish(error)
+            raise CLIConnectionError(f"internal error in the claude_sync reader thread: {exc!r}") from exc
 
     def _pump(self, chunks: Iterator[bytes]) -> None:
         feed = self._framer.feed
@@ -267,8 +280,6 @@ class Reader:
                 expecting_result=session.turn_running,
                 killed_by_us=session.closed or bool(getattr(transport, "stopped_by_us", False)),
             )
-        elif error is not None and not session.closed:
-            error = _with_stderr(error, transport)
         if session.closed and error is not None:
             logger.debug("Ignoring reader error during close: %r", error)
             error = None
@@ -354,10 +365,11 @@ def _oversized_message(record: OversizedLine) -> OversizedLineSkipped:
     return OversizedLineSkipped(size=record.size, limit=record.limit, prefix=record.prefix.decode("utf-8", "replace"))
 
 
-def _with_stderr(error: BaseException, transport: Transport) -> BaseException:
-    """Attach the stderr tail to a reader error (as a note in the message, type unchanged)."""
+def _with_stderr(error: ClaudeSDKError, transport: Transport) -> Optional[ClaudeSDKError]:
+    """The reader error with the stderr tail in its message (same type and attributes), or
+    None when there is no tail or the error carries its own (``ProcessError.stderr``)."""
+    if hasattr(error, "stderr"):
+        return None
     transport.wait(0.5)
     tail = transport.stderr_tail()
-    if tail and isinstance(error, ClaudeSDKError) and not hasattr(error, "stderr"):
-        error.args = (f"{error.args[0]}\nstderr tail:\n{tail}",) + error.args[1:]
-    return error
+    return error._with_stderr_tail(tail) if tail else None
