@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import json
 import threading
+from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
@@ -31,6 +32,7 @@ from claude_sync import (
 )
 from claude_sync._io import reader as _reader
 from claude_sync._io import session as _session_module
+from claude_sync.testing import ScriptedCLI as KitCLI
 
 # ----------------------------------------------------------------------------- one-shot
 
@@ -333,6 +335,20 @@ def test_each_shutdown_rung(fake_cli: Any, steps: Any, expected_rung: str) -> No
         wait_until(lambda: any(e["kind"] == "ignoring_sigterm" for e in cli.log()))
     client.close()
     assert client.session is not None and client.session.close_rung == expected_rung
+
+
+def test_close_after_a_decode_error_while_the_cli_is_blocked_writing_ends_at_the_first_rung(tmp_path: Path) -> None:
+    """The reader stops on a bad line while the CLI is blocked writing a line bigger than the
+    pipe: the reader drops our end of stdout, so the CLI's write fails and it exits — close
+    needs no signal (before: EOF could not reach it, close waited a rung and SIGTERMed it)."""
+    cli = KitCLI(directory=tmp_path).expect_user().raw('{"type": "assistant", oops\n').oversized_line(4 * 1024 * 1024).stall(60)
+    client = ClaudeSDKClient(cli.options(close_timeout=2.0))
+    client.connect()
+    client.query("hi")
+    with pytest.raises(CLIJSONDecodeError):
+        list(client.receive_response())
+    client.close()
+    assert client.session is not None and client.session.close_rung in ("exited", "eof")
 
 
 def test_close_is_idempotent_and_callable_from_many_threads() -> None:

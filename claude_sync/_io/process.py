@@ -150,13 +150,31 @@ class SubprocessTransport(Transport):
     # -- stdout (reader thread only) ---------------------------------------------------
 
     def read_chunks(self) -> Iterator[bytes]:
-        """Yield stdout bytes as they arrive until EOF. Only the reader thread iterates."""
+        """Yield stdout bytes as they arrive until EOF. Only the reader thread iterates.
+
+        Closing the generator before EOF (the reader stopped on an error) closes our end of
+        stdout: the CLI's next write fails (EPIPE) and it exits, rather than staying blocked
+        on a full pipe that nobody will drain until the close ladder signals it."""
         read = self.read_chunk
-        while True:
-            chunk = read()
-            if not chunk:
-                return
-            yield chunk
+        at_eof = False
+        try:
+            while True:
+                chunk = read()
+                if not chunk:
+                    at_eof = True
+                    return
+                yield chunk
+        finally:
+            if not at_eof:
+                self._close_stdout()
+
+    def _close_stdout(self) -> None:
+        """Drop the read end of stdout (the reader thread, once it stopped reading)."""
+        if self._proc is not None and self._proc.stdout is not None:
+            try:
+                self._proc.stdout.close()
+            except OSError:
+                pass
 
     def read_chunk(self) -> bytes:
         """Block until stdout has bytes; ``b""`` at EOF. Only the reader thread calls this."""

@@ -135,8 +135,9 @@ class Reader:
         raised from it."""
         transport = self._transport
         assert transport is not None
+        chunks = transport.read_chunks()
         try:
-            self._pump(transport.read_chunks())
+            self._pump(chunks)
         except ClaudeSDKError as exc:
             explained = None if self._session.closed else _with_stderr(exc, transport)
             if explained is None:
@@ -145,6 +146,8 @@ class Reader:
         except BaseException as exc:  # noqa: BLE001 - a reader bug must still wake everyone
             logger.exception("claude_sync reader thread failed")
             raise CLIConnectionError(f"internal error in the claude_sync reader thread: {exc!r}") from exc
+        finally:
+            _stop_iterating(chunks)
 
     def _pump(self, chunks: Iterator[bytes]) -> None:
         feed = self._framer.feed
@@ -363,6 +366,16 @@ def _check_timeouts(deadline: Optional[float], timeout: Optional[float], idle: O
 
 def _oversized_message(record: OversizedLine) -> OversizedLineSkipped:
     return OversizedLineSkipped(size=record.size, limit=record.limit, prefix=record.prefix.decode("utf-8", "replace"))
+
+
+def _stop_iterating(chunks: Iterator[bytes]) -> None:
+    """Close the ``read_chunks`` generator now (not when the traceback that holds it goes):
+    a transport learns that nobody reads its stdout any more (``SubprocessTransport`` then
+    drops the read end, so a CLI blocked writing a line ends at once instead of waiting out
+    the close ladder)."""
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
 
 
 def _with_stderr(error: ClaudeSDKError, transport: Transport) -> Optional[ClaudeSDKError]:
