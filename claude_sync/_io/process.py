@@ -104,7 +104,7 @@ class SubprocessTransport(Transport):
         else:  # pragma: no cover - Windows
             kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
         try:
-            self._proc = subprocess.Popen(  # noqa: S603 - argv built by _command
+            self._proc = subprocess.Popen(  # noqa: S603 - argv from _core.command.build_spawn_plan
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,

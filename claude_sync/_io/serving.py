@@ -11,7 +11,7 @@ Two parts:
   fail-closed) or an error response, with the reason logged.
 - the handlers ``build_handlers`` makes from the options plan: each calls the pure adapters
   of ``_core.permissions`` / ``_core.hooks`` / ``_core.mcp`` around the user's function and
-  returns the success payload. ``NoResponse`` sends nothing. What the CLI does with each
+  returns the success payload. What the CLI does with each
   outcome is the fail-closed / fail-open table in the docstrings of ``_core.permissions``
   and ``_core.hooks``.
 """
@@ -49,7 +49,7 @@ from .._core.permissions import (
 from .._core.protocol import ControlRequestReceived, control_error_frame, control_success_frame
 from .pool import CallbackPool
 
-__all__ = ["Handler", "NoResponse", "RequestServer", "build_handlers"]
+__all__ = ["Handler", "RequestServer", "build_handlers"]
 
 logger = logging.getLogger("claude_sync.callbacks")
 
@@ -60,10 +60,6 @@ RouteFn = Callable[[ControlRequestReceived, threading.Event], None]
 blocks (e.g. MCP routing, so a cancel notification finds the call it cancels)."""
 RefuseFn = Callable[[ControlRequestReceived, str], Dict[str, Any]]
 """The success payload that refuses a request (``reason`` given), when serving it failed."""
-
-
-class NoResponse(Exception):
-    """Raised by a handler when the request must get no control response at all."""
 
 
 class Handler:
@@ -138,9 +134,6 @@ class RequestServer:
                 data = encode_frame(frame)
             except (TypeError, ValueError, RecursionError) as exc:
                 data = self._encode_harder(event, handler, frame, exc)
-        except NoResponse:
-            self._forget(event.request_id)
-            return None
         except Exception as exc:  # noqa: BLE001 - any failure becomes an error response
             if not isinstance(exc, ClaudeSDKError):
                 logger.error("Handler for CLI request %r failed: %r", event.subtype, exc)

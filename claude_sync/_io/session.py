@@ -107,14 +107,12 @@ class Session:
         options: ClaudeAgentOptions,
         *,
         server: Optional[RequestServer] = None,
-        initialize_fields: Optional[Dict[str, Any]] = None,
         plan: Optional[OptionsPlan] = None,
         environ: Optional[Dict[str, str]] = None,
         transport: Optional[Transport] = None,
     ) -> None:
         self.options = options
         self._server = server
-        self._extra_initialize = dict(initialize_fields or {})
         self._options_plan = plan  # interpret_options(options), when the caller made it
         self._environ = environ
         self._custom_transport = transport
@@ -179,9 +177,7 @@ class Session:
         try:
             plan = self._plan()
             self._start_transport(plan)
-            payload = dict(plan.initialize_fields)
-            payload.update(self._extra_initialize)
-            response = self.request("initialize", payload, timeout=plan.initialize_timeout)
+            response = self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
             plan.check_initialize_answer(response)
             with self._lock:
                 if self._state is SessionState.CONNECTING:
