@@ -12,7 +12,7 @@ SDK's ``get_session_messages``; what is shown drops meta, sidechain and team ent
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .session_types import SessionMessage
 from .transcript import TRANSCRIPT_TYPES
@@ -30,19 +30,28 @@ __all__ = [
 Entry = Dict[str, Any]
 
 
-def parse_entries(text: str) -> Tuple[List[Entry], int]:
-    """Every line of a transcript as a dict, and how many lines were corrupt (skipped)."""
-    entries: List[Entry] = []
-    corrupt = 0
-    for line in text.split("\n"):
+NOT_JSON = object()
+"""What ``json_lines`` gives for a line that is not JSON."""
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[Tuple[str, Any]]:
+    """``(stripped line, its JSON value)`` for every non-blank transcript line; the value is
+    ``NOT_JSON`` when the line does not parse."""
+    for line in lines:
         line = line.strip()
         if not line:
             continue
         try:
-            entry = json.loads(line)
+            yield line, json.loads(line)
         except ValueError:
-            corrupt += 1
-            continue
+            yield line, NOT_JSON
+
+
+def parse_entries(text: str) -> Tuple[List[Entry], int]:
+    """Every line of a transcript as a dict, and how many lines were corrupt (skipped)."""
+    entries: List[Entry] = []
+    corrupt = 0
+    for _, entry in json_lines(text.split("\n")):
         if isinstance(entry, dict):
             entries.append(entry)
         else:

@@ -9,7 +9,6 @@ the file-based functions for the same transcript (same parsing, ``_core.transcri
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import uuid
@@ -41,7 +40,13 @@ from .._core.transcript import (
     sanitize_path,
     session_info,
 )
-from .._core.transcript_messages import session_messages, split_agent_metadata, subagent_messages
+from .._core.transcript_messages import (
+    NOT_JSON,
+    json_lines,
+    session_messages,
+    split_agent_metadata,
+    subagent_messages,
+)
 from .transcript_edits import now_iso
 from .transcripts import agent_metadata, canonical, locate, newest_first
 
@@ -281,13 +286,8 @@ def _import_file(path: Path, key: SessionKey, store: SessionStore, batch_size: i
     size = 0
     corrupt = 0
     with open(path, encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                entry = json.loads(line)
-            except ValueError:
+        for line, entry in json_lines(handle):
+            if entry is NOT_JSON:
                 corrupt += 1
                 continue
             batch.append(entry)
