@@ -9,7 +9,8 @@ from typing import Any, List
 import pytest
 from helpers import texts
 
-from claude_sync import ReceiveTimeoutError, query
+from claude_sync import ClaudeAgentOptions, ReceiveTimeoutError, query
+from claude_sync.testing import ScriptedCLI
 
 RETRY = {
     "type": "system",
@@ -24,12 +25,15 @@ RETRY = {
 }
 
 
-def test_each_api_retry_is_logged_at_warning(fake_cli: Any, caplog: pytest.LogCaptureFixture) -> None:
+QUICK_CLOSE = ClaudeAgentOptions(close_timeout=0.5)
+"""The scripted CLI stalls past EOF (as the real one mid-turn): close ends it on the second rung."""
+
+
+def test_each_api_retry_is_logged_at_warning(caplog: pytest.LogCaptureFixture) -> None:
     second = dict(RETRY, attempt=2, retry_delay_ms=1100.0, uuid="u-2")
-    cli = fake_cli([{"op": "wait_user"}, {"op": "emit", "obj": RETRY}, {"op": "emit", "obj": second},
-                    {"op": "text", "text": "done"}, {"op": "result"}])  # fmt: skip
+    cli = ScriptedCLI().expect_user().emit(RETRY).emit(second).text("done").result()
     with caplog.at_level(logging.WARNING, logger="claude_sync.api"):
-        messages = list(query("hi", options=cli.options()))
+        messages = list(query("hi", transport=cli.transport()))
     assert texts(messages) == ["done"]
     lines = [r.getMessage() for r in caplog.records if r.name == "claude_sync.api" and r.levelno == logging.WARNING]
     assert lines == [
@@ -38,10 +42,10 @@ def test_each_api_retry_is_logged_at_warning(fake_cli: Any, caplog: pytest.LogCa
     ]
 
 
-def test_query_idle_timeout_raises_and_reaps_the_cli(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "text", "text": "thinking"}, {"op": "sleep", "seconds": 60}])
+def test_query_idle_timeout_raises_and_reaps_the_cli() -> None:
+    cli = ScriptedCLI().expect_user().text("thinking").stall(60)
     seen: List[Any] = []
-    stream = query("hi", options=cli.options(), idle_timeout=2.0)
+    stream = query("hi", options=QUICK_CLOSE, transport=cli.transport(), idle_timeout=2.0)
     with pytest.raises(ReceiveTimeoutError) as info:
         for message in stream:
             seen.append(message)
@@ -52,11 +56,11 @@ def test_query_idle_timeout_raises_and_reaps_the_cli(fake_cli: Any) -> None:
     assert session.transport is not None and session.transport.exit_code() is not None
 
 
-def test_query_total_timeout_bounds_a_chatty_run(fake_cli: Any) -> None:
-    steps = [{"op": "wait_user"}] + [{"op": "text", "text": f"t{i}"} if i % 2 == 0 else {"op": "sleep", "seconds": 0.1}
-                                     for i in range(400)]  # fmt: skip
-    cli = fake_cli(steps)
-    stream = query("hi", options=cli.options(), timeout=1.0, idle_timeout=5.0)
+def test_query_total_timeout_bounds_a_chatty_run() -> None:
+    cli = ScriptedCLI().expect_user()
+    for i in range(200):
+        cli.text(f"t{i}").stall(0.1)
+    stream = query("hi", options=QUICK_CLOSE, transport=cli.transport(), timeout=1.0, idle_timeout=5.0)
     with pytest.raises(ReceiveTimeoutError) as info:
         for _ in stream:
             pass
