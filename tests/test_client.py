@@ -7,6 +7,7 @@ import asyncio
 import gc
 import threading
 import warnings
+from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
@@ -22,6 +23,7 @@ from claude_sync import (
     ResultMessage,
     UsageError,
 )
+from claude_sync.testing import ScriptedCLI as KitCLI
 
 ECHO = {"echo_controls": True, "fail_subtypes": ["frobnicate"], "silent_subtypes": ["never_answered"]}
 
@@ -161,9 +163,9 @@ def test_misuse_paths() -> None:
     assert isinstance(UsageError("x"), RuntimeError)
 
 
-def test_connect_after_disconnect_starts_a_new_process(fake_cli: Any) -> None:
+def test_connect_after_disconnect_starts_a_new_process(tmp_path: Path) -> None:
     """As the official client: ``disconnect()`` then ``connect()`` reconnects (a new CLI)."""
-    cli = fake_cli([{"op": "echo_turns"}], auto=ECHO)
+    cli = KitCLI(directory=tmp_path).expect_user("again").text("echo: again").result()
     client = ClaudeSDKClient(cli.options())
     client.connect()
     first_pid = client.session.pid if client.session else None
