@@ -1,4 +1,4 @@
-"""A running session with a ``session_store`` (fake CLI): mirroring, flush semantics, failing
+"""A running session with a ``session_store`` (the testing kit's scripted CLI, as a subprocess): mirroring, flush semantics, failing
 and slow stores, resume from a store, ``load_timeout_ms``."""
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ from claude_sync import ClaudeSDKClient, InMemorySessionStore, ResultMessage, Sy
 from claude_sync._core.errors import SessionStoreError
 from claude_sync._io.store_bridge import file_key
 from claude_sync._io.store_functions import project_key_for_directory
+from claude_sync.testing import ScriptedCLI
 
 
 def mirror(config: Path, sid: str, *entries: Dict[str, Any], subpath: str = "") -> Dict[str, Any]:
+    """The CLI's ``transcript_mirror`` line for ``entries`` of a session under ``config``."""
     pk = project_key_for_directory(os.getcwd())
     path = config / "projects" / pk / (f"{sid}/{subpath}.jsonl" if subpath else f"{sid}.jsonl")
-    return {"op": "emit", "obj": {"type": "transcript_mirror", "filePath": str(path), "entries": list(entries)}}
+    return {"type": "transcript_mirror", "filePath": str(path), "entries": list(entries)}
 
 
 def line(sid: str, n: int) -> Dict[str, Any]:
@@ -53,17 +55,13 @@ def test_file_key_sees_through_a_symlinked_config_dir(tmp_path: Path) -> None:
     assert got == {"project_key": "pk", "session_id": "s"}
 
 
-def test_mirrored_turn_is_in_the_store_when_its_result_arrives(fake_cli: Any, tmp_path: Path) -> None:
+def test_mirrored_turn_is_in_the_store_when_its_result_arrives(tmp_path: Path) -> None:
     sid = str(uuid.uuid4())
-    cli = fake_cli([
-        {"op": "wait_user"},
-        mirror(tmp_path, sid, line(sid, 1)),
-        mirror(tmp_path, sid, line(sid, 2)),
-        mirror(tmp_path, sid, line(sid, 3), subpath="subagents/agent-x"),
-        {"op": "text", "text": "hi"},
-        {"op": "result"},
-        {"op": "wait_eof"},
-    ])  # fmt: skip
+    cli = (ScriptedCLI(directory=tmp_path).expect_user()
+           .emit(mirror(tmp_path, sid, line(sid, 1)))
+           .emit(mirror(tmp_path, sid, line(sid, 2)))
+           .emit(mirror(tmp_path, sid, line(sid, 3), subpath="subagents/agent-x"))
+           .text("hi").result())  # fmt: skip
     store = InMemorySessionStore()
     seen_at_result: List[Any] = []
     for message in query("go", options=cli.options(session_store=store, env={"CLAUDE_CONFIG_DIR": str(tmp_path)})):
@@ -72,17 +70,14 @@ def test_mirrored_turn_is_in_the_store_when_its_result_arrives(fake_cli: Any, tm
             seen_at_result = [e["n"] for e in store.get_entries(key(sid))]
     assert seen_at_result == [1, 2]
     assert [e["n"] for e in store.get_entries(key(sid, "subagents/agent-x"))] == [3]
-    argv = next(e["data"] for e in cli.log() if e["kind"] == "argv")
-    assert "--session-mirror" in argv
+    assert "--session-mirror" in cli.last_run.argv
 
 
-def test_eager_mirror_appends_before_the_turn_ends(fake_cli: Any, tmp_path: Path) -> None:
+def test_eager_mirror_appends_before_the_turn_ends(tmp_path: Path) -> None:
     sid = str(uuid.uuid4())
     gate = tmp_path / "gate"
-    cli = fake_cli([
-        {"op": "wait_user"}, mirror(tmp_path, sid, line(sid, 1)),
-        {"op": "wait_file", "path": str(gate)}, {"op": "text", "text": "hi"}, {"op": "result"}, {"op": "wait_eof"},
-    ])  # fmt: skip
+    cli = (ScriptedCLI(directory=tmp_path).expect_user().emit(mirror(tmp_path, sid, line(sid, 1)))
+           .wait_for_file(gate, timeout=30).text("hi").result())  # fmt: skip
     store = InMemorySessionStore()
     options = cli.options(session_store=store, session_store_flush="eager", env={"CLAUDE_CONFIG_DIR": str(tmp_path)})
     with ClaudeSDKClient(options) as client:
@@ -105,12 +100,9 @@ class Failing(InMemorySessionStore):
         raise RuntimeError("store is down")
 
 
-def test_a_failing_store_is_reported_and_the_session_goes_on(fake_cli: Any, tmp_path: Path) -> None:
+def test_a_failing_store_is_reported_and_the_session_goes_on(tmp_path: Path) -> None:
     sid = str(uuid.uuid4())
-    cli = fake_cli([
-        {"op": "wait_user"}, mirror(tmp_path, sid, line(sid, 1)), {"op": "text", "text": "ok"}, {"op": "result"},
-        {"op": "wait_eof"},
-    ])  # fmt: skip
+    cli = ScriptedCLI(directory=tmp_path).expect_user().emit(mirror(tmp_path, sid, line(sid, 1))).text("ok").result()
     store = Failing()
     messages = list(query("go", options=cli.options(session_store=store, env={"CLAUDE_CONFIG_DIR": str(tmp_path)})))
     errors = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "mirror_error"]
@@ -128,12 +120,9 @@ class Slow(InMemorySessionStore):
         super().append(key, entries)
 
 
-def test_a_slow_store_delays_the_result_at_most_control_timeout(fake_cli: Any, tmp_path: Path) -> None:
+def test_a_slow_store_delays_the_result_at_most_control_timeout(tmp_path: Path) -> None:
     sid = str(uuid.uuid4())
-    cli = fake_cli([
-        {"op": "wait_user"}, mirror(tmp_path, sid, line(sid, 1)), {"op": "text", "text": "ok"}, {"op": "result"},
-        {"op": "wait_eof"},
-    ])  # fmt: skip
+    cli = ScriptedCLI(directory=tmp_path).expect_user().emit(mirror(tmp_path, sid, line(sid, 1))).text("ok").result()
     store = Slow()
     options = cli.options(session_store=store, control_timeout=0.5, env={"CLAUDE_CONFIG_DIR": str(tmp_path)})
     messages: List[Any] = []
@@ -149,7 +138,7 @@ def test_a_slow_store_delays_the_result_at_most_control_timeout(fake_cli: Any, t
     assert [e["n"] for e in store.get_entries(key(sid))] == [1]  # landed once released, before close returned
 
 
-def test_resume_from_a_store_materializes_the_session(fake_cli: Any, tmp_path: Path) -> None:
+def test_resume_from_a_store_materializes_the_session(tmp_path: Path) -> None:
     sid = str(uuid.uuid4())
     store = InMemorySessionStore()
     store.append(key(sid), [line(sid, 1), line(sid, 2)])
@@ -159,7 +148,7 @@ def test_resume_from_a_store_materializes_the_session(fake_cli: Any, tmp_path: P
     home.mkdir()
     (home / ".credentials.json").write_text('{"claudeAiOauth": {"accessToken": "a", "refreshToken": "r"}}')
     (home / "settings.json").write_text('{"enabledPlugins": {"x": true}, "model": "m"}')
-    cli = fake_cli([{"op": "turn", "text": "ok"}, {"op": "wait_eof"}])
+    cli = ScriptedCLI(directory=tmp_path).expect_user().text("ok").result()
     options = cli.options(session_store=store, resume=sid, env={"CLAUDE_CONFIG_DIR": str(home)})
     with ClaudeSDKClient(options) as client:
         bridge = client._session._store_bridge  # type: ignore[union-attr]
@@ -171,19 +160,18 @@ def test_resume_from_a_store_materializes_the_session(fake_cli: Any, tmp_path: P
         assert not list(temp.rglob("escape*"))
         assert "refreshToken" not in (temp / ".credentials.json").read_text()
         assert json.loads((temp / "settings.json").read_text()) == {"model": "m"}
-        argv = next(e["data"] for e in cli.log() if e["kind"] == "argv")
-        assert f"--resume={sid}" in argv
         client.query("next")
         list(client.receive_response())
     assert not temp.exists()
+    assert f"--resume={sid}" in cli.last_run.argv
 
 
-def test_resume_of_a_session_the_store_lacks_goes_to_the_cli_unchanged(fake_cli: Any, tmp_path: Path) -> None:
+def test_resume_of_a_session_the_store_lacks_goes_to_the_cli_unchanged(tmp_path: Path) -> None:
     sid = str(uuid.uuid4())
-    cli = fake_cli([{"op": "turn", "text": "ok"}, {"op": "wait_eof"}])
+    cli = ScriptedCLI(directory=tmp_path)
     with ClaudeSDKClient(cli.options(session_store=InMemorySessionStore(), resume=sid)) as client:
         assert client._session._store_bridge.temp_dir is None  # type: ignore[union-attr]
-    assert f"--resume={sid}" in next(e["data"] for e in cli.log() if e["kind"] == "argv")
+    assert f"--resume={sid}" in cli.last_run.argv
 
 
 class SlowLoad(InMemorySessionStore):
@@ -199,8 +187,8 @@ class SlowLoad(InMemorySessionStore):
         return super().load(key)
 
 
-def test_a_slow_load_fails_the_connect_within_load_timeout_ms(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}])
+def test_a_slow_load_fails_the_connect_within_load_timeout_ms(tmp_path: Path) -> None:
+    cli = ScriptedCLI(directory=tmp_path)
     store = SlowLoad()
     started = time.monotonic()
     try:
@@ -209,19 +197,19 @@ def test_a_slow_load_fails_the_connect_within_load_timeout_ms(fake_cli: Any) -> 
         assert time.monotonic() - started < 10
     finally:
         store.release.set()
-    assert not [e for e in cli.log() if e["kind"] == "argv"]  # the CLI never started
+    assert cli.runs == []  # the CLI never started
 
 
-def test_a_failing_load_is_a_session_store_error(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}])
+def test_a_failing_load_is_a_session_store_error(tmp_path: Path) -> None:
+    cli = ScriptedCLI(directory=tmp_path)
     with pytest.raises(SessionStoreError, match="disk on fire"):
         list(query("x", options=cli.options(session_store=SlowLoad(fail=True), resume=str(uuid.uuid4()))))
     with pytest.raises(RuntimeError):  # ported code catching the official RuntimeError still works
         list(query("x", options=cli.options(session_store=SlowLoad(fail=True), resume=str(uuid.uuid4()))))
 
 
-def test_store_options_the_store_cannot_serve(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}])
+def test_store_options_the_store_cannot_serve(tmp_path: Path) -> None:
+    cli = ScriptedCLI(directory=tmp_path)
     with pytest.raises(ValueError, match="session_store_flush"):
         list(query("x", options=cli.options(session_store=InMemorySessionStore(), session_store_flush="sometimes")))
     with pytest.raises(ValueError, match="load_timeout_ms"):
@@ -239,16 +227,16 @@ def test_store_options_the_store_cannot_serve(fake_cli: Any) -> None:
         list(query("x", options=cli.options(session_store=NoList(), continue_conversation=True)))
 
 
-def test_continue_conversation_resumes_the_newest_non_sidechain_session_of_the_store(fake_cli: Any) -> None:
+def test_continue_conversation_resumes_the_newest_non_sidechain_session_of_the_store(tmp_path: Path) -> None:
     old, new, side = (str(uuid.uuid4()) for _ in range(3))
     store = InMemorySessionStore()
     store.append(key(old), [line(old, 1)])
     store.append(key(new), [line(new, 2)])
     store.append(key(side), [dict(line(side, 3), isSidechain=True)])  # newest, but a subagent's
-    cli = fake_cli([{"op": "wait_eof"}])
+    cli = ScriptedCLI(directory=tmp_path)
     with ClaudeSDKClient(cli.options(session_store=store, continue_conversation=True)):
         pass
-    argv = next(e["data"] for e in cli.log() if e["kind"] == "argv")
+    argv = cli.last_run.argv
     assert f"--resume={new}" in argv and "--continue" not in argv
 
 
