@@ -165,7 +165,7 @@ def test_cli_dying_during_initialize_names_its_stderr() -> None:
 
 
 def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
-    fake_cli: Any, monkeypatch: Any
+    tmp_path: Path, monkeypatch: Any
 ) -> None:
     """The write of ``initialize`` hits a closed pipe before the reader has seen EOF: the
     error must still say why the CLI ended, not just "broken pipe"."""
@@ -194,7 +194,7 @@ def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
     monkeypatch.setattr(SubprocessTransport, "connect", start_and_let_it_die)
     monkeypatch.setattr(SubprocessTransport, "write_bytes", failing_write)
     monkeypatch.setattr(SubprocessTransport, "read_chunk", eof_after_the_write_failed)
-    cli = fake_cli([{"op": "stderr", "text": "bad flag --frobnicate"}, {"op": "exit", "code": 2}], auto={"no_initialize": True})
+    cli = KitCLI(directory=tmp_path).crash(2, stderr="bad flag --frobnicate")
     with pytest.raises(CLIConnectionError) as info:
         list(query("hi", options=cli.options()))
     assert "Broken pipe" in str(info.value)

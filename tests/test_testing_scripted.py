@@ -368,3 +368,13 @@ def test_an_interrupted_turn_ends_like_the_real_clis(mode: str, tmp_path: Path) 
         client.query("next")
         assert texts(list(client.receive_response())) == ["fine"]
     cli.verify()
+
+
+def test_result_errors_are_written_as_given() -> None:
+    from claude_sync.testing._shapes import result_line
+
+    def errors(value: Any) -> Any:
+        return result_line(session_id="s", model="m", result=None, subtype="error_during_execution", is_error=True, errors=value)["errors"]
+
+    assert errors(None) == [] and errors(("a", "b")) == ["a", "b"]
+    assert errors("one string") == "one string" and errors({"nested": ["x"]}) == {"nested": ["x"]} and errors(42) == 42

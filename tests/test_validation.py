@@ -18,6 +18,7 @@ from claude_sync import (
     query,
 )
 from claude_sync._core.validation import RULES, add_rule, is_async_callable
+from claude_sync.testing import ScriptedCLI
 
 # ----------------------------------------------------------------------------- item 15
 
@@ -180,17 +181,11 @@ def test_plain_callables_are_not_async() -> None:
         (42, ["42"]),
     ],
 )
-def test_error_result_with_odd_errors_raises_result_error(fake_cli: Any, errors: Any, expected: List[str]) -> None:
-    cli = fake_cli(
-        [
-            {"op": "wait_user"},
-            {"op": "result", "is_error": True, "subtype": "error_during_execution", "errors": errors, "result": None},
-            {"op": "exit", "code": 1},
-        ]
-    )
+def test_error_result_with_odd_errors_raises_result_error(errors: Any, expected: List[str]) -> None:
+    cli = ScriptedCLI().expect_user().result(None, is_error=True, subtype="error_during_execution", errors=errors).crash(1)
     seen = []
     with pytest.raises(ResultError) as info:
-        for message in query("hi", options=cli.options()):
+        for message in query("hi", transport=cli.transport()):
             seen.append(message)
     assert info.value.errors == expected
     assert "; ".join(expected) in str(info.value)

@@ -166,13 +166,14 @@ def result_line(
     duration_ms: int = 12,
     total_cost_usd: float = 0.0,
     usage: Optional[JsonDict] = None,
-    errors: Optional[List[str]] = None,
+    errors: Any = None,
     api_error_status: Optional[int] = None,
     stop_reason: Optional[str] = "end_turn",
     **extra: Any,
 ) -> JsonDict:
     """A ``result`` line. Error subtypes (anything but ``success``) carry ``errors`` and no
-    ``result``/``api_error_status``, as on the real wire."""
+    ``result``/``api_error_status``, as on the real wire. ``errors`` is a list of strings on
+    the real wire; any other JSON value is written as given (to test odd shapes)."""
     usage = dict(usage) if usage is not None else {"input_tokens": 10, "output_tokens": 5}
     usage.setdefault("cache_creation_input_tokens", 0)
     usage.setdefault("cache_read_input_tokens", 0)
@@ -207,6 +208,6 @@ def result_line(
         line["api_error_status"] = api_error_status
         line["result"] = result if result is not None else ""
     else:
-        line["errors"] = list(errors or [])
+        line["errors"] = [] if errors is None else list(errors) if isinstance(errors, (list, tuple)) else errors
     line.update(extra)
     return line

@@ -192,9 +192,11 @@ class ScriptedCLI:
 
     def result(self, result: Optional[str] = None, *, is_error: bool = False, subtype: str = "success",
                total_cost_usd: float = 0.0, usage: Optional[JsonDict] = None, num_turns: int = 1,
-               errors: Optional[List[str]] = None, **fields: Any) -> ScriptedCLI:
+               errors: Any = None, **fields: Any) -> ScriptedCLI:
         """The turn's ``result`` line; ``result`` defaults to the texts said since the last one.
-        Any other result field (``structured_output``, ``stop_reason`` …) goes in ``fields``."""
+        ``errors`` (error subtypes): a list of strings as the real CLI writes, or any JSON value
+        to test odd shapes. Any other result field (``structured_output``, ``stop_reason`` …)
+        goes in ``fields``."""
         return self.step("result", result=result, is_error=is_error, subtype=subtype, total_cost_usd=total_cost_usd,
                          usage=usage, num_turns=num_turns, errors=errors, **fields)
 
