@@ -1,8 +1,9 @@
 """Issue 10 item 14: a client never closed, or whose close was cut short, leaves no MCP-config
 temp file (which may hold MCP headers) once the interpreter exits.
 
-Each case runs in a fresh interpreter with its own ``TMPDIR``, connects a client over the fake
-CLI with an MCP server that has headers, and exits without a (complete) close.
+Each case runs in a fresh interpreter with its own ``TMPDIR``, connects a client over the
+testing kit's scripted CLI (a subprocess) with an MCP server that has headers, and exits
+without a (complete) close.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from claude_sync.testing import ScriptedCLI
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,15 +51,11 @@ KEEP = client  # never closed: alive until the interpreter exits
 
 
 @pytest.mark.parametrize("mode", ["never_closed", "cut_short"])
-def test_mcp_config_temp_file_is_removed_at_interpreter_exit(fake_cli: Any, tmp_path: Path, mode: str) -> None:
-    cli = fake_cli([{"op": "wait_eof"}])
+def test_mcp_config_temp_file_is_removed_at_interpreter_exit(tmp_path: Path, mode: str) -> None:
+    cli = ScriptedCLI(directory=tmp_path)  # answers initialize, then waits for EOF
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
-    spec = {
-        "cli": str(cli.path),
-        "env": {"FAKE_CLI_SCRIPT": str(cli.script_path), "FAKE_CLI_LOG": str(cli.log_path)},
-        "mode": mode,
-    }
+    spec = {"cli": cli.install(), "env": {}, "mode": mode}
     env = dict(os.environ, TMPDIR=str(tmpdir))
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(ROOT), json.dumps(spec)],
