@@ -9,6 +9,7 @@ import random
 import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable, List
 
 import pytest
@@ -18,6 +19,7 @@ from claude_sync import AssistantMessage, ClaudeSDKClient, ResultMessage, UsageE
 from claude_sync._core import merger as merger_module
 from claude_sync._core import stream_merge
 from claude_sync._io.session import SessionState
+from claude_sync.testing import ScriptedCLI as KitCLI
 
 
 def _interrupt_storm(fire: Callable[[], None], count: int, seed: int = 1234) -> Callable[[Callable[[], Any]], int]:
@@ -88,10 +90,10 @@ def _send_sigint() -> None:
 
 
 @pytest.mark.parametrize("fire", [_thread.interrupt_main, _send_sigint], ids=["flag-only", "real-SIGINT"])
-def test_ctrl_c_while_receiving_loses_and_doubles_nothing(fake_cli: Any, fire: Callable[[], None]) -> None:
-    # The fake CLI process on purpose: pipe-paced delivery gives the storm its many windows.
+def test_ctrl_c_while_receiving_loses_and_doubles_nothing(tmp_path: Path, fire: Callable[[], None]) -> None:
+    # The kit's CLI as a process on purpose: pipe-paced delivery gives the storm its many windows.
     count = 20000
-    cli = fake_cli([{"op": "numbered", "count": count}, {"op": "result"}, {"op": "wait_eof"}])
+    cli = KitCLI(directory=tmp_path).expect_user("go").numbered_texts(count).result()
     with ClaudeSDKClient(cli.options()) as client:
         session = client.session
         assert session is not None

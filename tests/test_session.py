@@ -281,8 +281,8 @@ def test_a_decode_error_is_built_whole_with_the_stderr_tail() -> None:
 # ----------------------------------------------------------------------------- cleanup
 
 
-def test_early_break_reaps_the_process(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "flood", "count": 5000}, {"op": "sleep", "seconds": 60}])
+def test_early_break_reaps_the_process(tmp_path: Path) -> None:
+    cli = KitCLI(directory=tmp_path).expect_user().numbered_texts(5000).stall(60)
     stream = query("hi", options=cli.options())
     for _ in stream:
         break

@@ -76,6 +76,16 @@ def test_a_one_line_script_is_a_valid_run(mode: str, tmp_path: Path) -> None:
         assert "--input-format" in report.argv and "stream-json" in report.argv
 
 
+def test_numbered_texts_arrive_in_order_and_complete(mode: str, tmp_path: Path) -> None:
+    cli = ScriptedCLI().expect_user().numbered_texts(1000, batch=100).result()
+    messages = run(cli, mode, tmp_path)
+    assert texts(messages) == [str(i) for i in range(1000)]
+    assert len({m.message_id for m in messages if isinstance(m, AssistantMessage)}) == 1000
+    [result] = results(messages)
+    assert result.result == "".join(str(i) for i in range(1000))
+    cli.verify(runs=1)
+
+
 def test_every_message_kind_reaches_the_client(mode: str, tmp_path: Path) -> None:
     cli = (
         ScriptedCLI()

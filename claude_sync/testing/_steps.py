@@ -8,6 +8,7 @@ Answers the client gave to ``ask_*`` steps are appended to ``runner.report.answe
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -127,6 +128,20 @@ def play_raw(runner: ScriptRunner, step: JsonDict) -> None:
 def play_oversized(runner: ScriptRunner, step: JsonDict) -> None:
     size = int(step["size"])
     _assistant(runner, step, {"type": "text", "text": "x" * size})
+
+
+def play_numbered_texts(runner: ScriptRunner, step: JsonDict) -> None:
+    """Assistant text lines "0" … "count-1" (one message id each), ``batch`` lines per write:
+    a flood whose order and completeness a test can check."""
+    count, batch = int(step["count"]), max(1, int(step.get("batch", 64)))
+    for start in range(0, count, batch):
+        lines = []
+        for i in range(start, min(count, start + batch)):
+            runner.note_text(str(i))
+            lines.append(json.dumps(shapes.assistant_line(
+                {"type": "text", "text": str(i)}, session_id=runner.session_id, model=runner.model,
+                message_id=f"msg_numbered_{i}")))  # fmt: skip
+        runner.wire.write(("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def play_stderr(runner: ScriptRunner, step: JsonDict) -> None:
@@ -375,7 +390,7 @@ def play_answer_held(runner: ScriptRunner, step: JsonDict) -> None:
 STEP_HANDLERS: Dict[str, Handler] = {
     "text": play_text, "thinking": play_thinking, "tool_use": play_tool_use, "tool_result": play_tool_result,
     "result": play_result, "api_error": play_api_error, "interrupted": play_interrupted, "system": play_system, "emit": play_emit,
-    "raw": play_raw, "oversized": play_oversized, "stderr": play_stderr, "stall": play_stall,
+    "raw": play_raw, "oversized": play_oversized, "numbered_texts": play_numbered_texts, "stderr": play_stderr, "stall": play_stall,
     "crash": play_crash, "expect_user": play_expect_user, "expect_control": play_expect_control,
     "expect_frame": play_expect_frame, "ask_permission": play_ask_permission, "ask_hook": play_ask_hook,
     "ask_mcp": play_ask_mcp, "ask_control": play_ask_control, "exit": play_crash,

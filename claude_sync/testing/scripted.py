@@ -228,6 +228,11 @@ class ScriptedCLI:
         """An assistant line whose text is ``size`` bytes (beyond ``max_buffer_size``)."""
         return self.step("oversized", size=int(size))
 
+    def numbered_texts(self, count: int, *, batch: int = 64) -> ScriptedCLI:
+        """``count`` assistant text lines "0", "1" … written ``batch`` lines at a time: a
+        flood whose order and completeness a test can check."""
+        return self.step("numbered_texts", count=int(count), batch=int(batch))
+
     def stderr(self, text: str) -> ScriptedCLI:
         return self.step("stderr", text=text)
 
