@@ -318,21 +318,19 @@ def test_with_block_closes_on_exception() -> None:
 
 
 @pytest.mark.parametrize(
-    "steps, expected_rung",
+    "after_the_turn, expected_rung",
     [
-        ([{"op": "wait_user"}, {"op": "wait_eof"}], "eof"),
-        ([{"op": "wait_user"}, {"op": "sleep", "seconds": 60}], "sigterm"),
-        ([{"op": "ignore_sigterm"}, {"op": "wait_user"}, {"op": "sleep", "seconds": 60}], "sigkill"),
+        (lambda cli: cli, "eof"),  # the script's end: exit at EOF
+        (lambda cli: cli.stall(60), "sigterm"),  # busy past EOF
+        (lambda cli: cli.ignore_sigterm().stall(60), "sigkill"),
     ],
 )
-def test_each_shutdown_rung(fake_cli: Any, steps: Any, expected_rung: str) -> None:
-    cli = fake_cli(steps)
+def test_each_shutdown_rung(tmp_path: Path, after_the_turn: Any, expected_rung: str) -> None:
+    cli = after_the_turn(KitCLI(directory=tmp_path).expect_user().text("ready").result())
     client = ClaudeSDKClient(cli.options(close_timeout=0.5))
     client.connect()
     client.query("hi")
-    wait_until(lambda: any(e["kind"] == "got_user" for e in cli.log()))
-    if expected_rung == "sigkill":
-        wait_until(lambda: any(e["kind"] == "ignoring_sigterm" for e in cli.log()))
+    assert texts(list(client.receive_response())) == ["ready"]  # the CLI is past the turn
     client.close()
     assert client.session is not None and client.session.close_rung == expected_rung
 

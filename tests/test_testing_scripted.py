@@ -388,3 +388,13 @@ def test_result_errors_are_written_as_given() -> None:
 
     assert errors(None) == [] and errors(("a", "b")) == ["a", "b"]
     assert errors("one string") == "one string" and errors({"nested": ["x"]}) == {"nested": ["x"]} and errors(42) == 42
+
+
+def test_ignore_sigterm_is_for_a_subprocess_run_only() -> None:
+    """(Its subprocess effect, close needing SIGKILL, is shown by tests/test_session.py's
+    ``test_each_shutdown_rung``.)"""
+    cli = ScriptedCLI().ignore_sigterm()
+    with pytest.raises(ClaudeSDKError, match="ignore_sigterm needs the scripted CLI as a subprocess"):
+        list(query("hi", options=ClaudeAgentOptions(close_timeout=1.0), transport=cli.transport()))
+    with pytest.raises(AssertionError, match="ignore_sigterm needs the scripted CLI as a subprocess"):
+        cli.verify()

@@ -68,6 +68,10 @@ class Wire(ABC):
     def finish(self, code: int) -> None:
         """Exit with ``code`` (in-process: end stdout and set the exit status)."""
 
+    def ignore_sigterm(self) -> None:
+        """From now on ignore SIGTERM (only a CLI process can). Raises ``ScriptFailure``."""
+        raise ScriptFailure("ignore_sigterm needs the scripted CLI as a subprocess (install()), not in-process")
+
 
 class RunReport:
     """What one run of a script saw and did. Thread: written by the engine, read by tests

@@ -144,6 +144,10 @@ def play_numbered_texts(runner: ScriptRunner, step: JsonDict) -> None:
         runner.wire.write(("\n".join(lines) + "\n").encode("utf-8"))
 
 
+def play_ignore_sigterm(runner: ScriptRunner, step: JsonDict) -> None:
+    runner.wire.ignore_sigterm()
+
+
 def play_stderr(runner: ScriptRunner, step: JsonDict) -> None:
     runner.wire.stderr(str(step["text"]))
 
@@ -390,7 +394,7 @@ def play_answer_held(runner: ScriptRunner, step: JsonDict) -> None:
 STEP_HANDLERS: Dict[str, Handler] = {
     "text": play_text, "thinking": play_thinking, "tool_use": play_tool_use, "tool_result": play_tool_result,
     "result": play_result, "api_error": play_api_error, "interrupted": play_interrupted, "system": play_system, "emit": play_emit,
-    "raw": play_raw, "oversized": play_oversized, "numbered_texts": play_numbered_texts, "stderr": play_stderr, "stall": play_stall,
+    "raw": play_raw, "oversized": play_oversized, "numbered_texts": play_numbered_texts, "ignore_sigterm": play_ignore_sigterm, "stderr": play_stderr, "stall": play_stall,
     "crash": play_crash, "expect_user": play_expect_user, "expect_control": play_expect_control,
     "expect_frame": play_expect_frame, "ask_permission": play_ask_permission, "ask_hook": play_ask_hook,
     "ask_mcp": play_ask_mcp, "ask_control": play_ask_control, "exit": play_crash,

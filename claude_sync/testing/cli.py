@@ -73,6 +73,9 @@ class StdioWire(Wire):
     def finish(self, code: int) -> None:
         """Nothing here: ``main`` exits once the report is written."""
 
+    def ignore_sigterm(self) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
 
 def _write_report(path: str, report: RunReport) -> None:
     temporary = f"{path}.tmp"

@@ -233,6 +233,11 @@ class ScriptedCLI:
         flood whose order and completeness a test can check."""
         return self.step("numbered_texts", count=int(count), batch=int(batch))
 
+    def ignore_sigterm(self) -> ScriptedCLI:
+        """From here on the CLI ignores SIGTERM, so closing it takes SIGKILL (a subprocess
+        run only: in-process this step fails)."""
+        return self.step("ignore_sigterm")
+
     def stderr(self, text: str) -> ScriptedCLI:
         return self.step("stderr", text=text)
 
