@@ -106,7 +106,8 @@ class _Stop(Exception):
 
 
 class ScriptedCLI:
-    """Plays a ``tests/fake_cli.py`` script (same ops and ``auto`` options) as the CLI side
+    """Plays a script in the step language of the retired ``tests/fake_cli.py`` (ops and ``auto``
+    options) as the CLI side
     of a ``MemoryTransport``, on two ``claude_sync-peer-…`` threads started by ``connect``.
 
     Differences from the process: ``sleep`` and ``wait_eof`` end early when the session ends
@@ -114,7 +115,7 @@ class ScriptedCLI:
     the peer; ``numbered`` takes ``per_message`` (lines per ``message_id``);
     ``wait_gate {name}`` waits for
     ``release(name)``; ``check_input_open`` logs ``input_open`` (is stdin still open?);
-    no signals, no argv. ``log()``/``stdin_frames()`` read what it saw, as ``FakeCLI`` does.
+    no signals, no argv. ``log()``/``stdin_frames()`` read what it saw.
     """
 
     def __init__(self, steps: List[Dict[str, Any]], auto: Optional[Dict[str, Any]] = None) -> None:
