@@ -107,8 +107,8 @@ class _Stop(Exception):
 
 class ScriptedCLI:
     """Plays a script in the step language of the retired ``tests/fake_cli.py`` (ops and ``auto``
-    options) as the CLI side
-    of a ``MemoryTransport``, on two ``claude_sync-peer-…`` threads started by ``connect``.
+    options) as the CLI side of a ``MemoryTransport``, on two ``claude_sync-peer-…`` threads
+    started by ``connect``.
 
     Differences from the process: ``sleep`` and ``wait_eof`` end early when the session ends
     input or closes (an idle CLI exits at EOF), ``hang`` ignores EOF until the session kills
