@@ -87,6 +87,8 @@ from ._version import __version__
 
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
     from ._core.mcp import SdkMcpServer, SdkMcpTool, ToolContext, create_sdk_mcp_server, tool
+    from ._agents import AgentPool
+    from ._run import RunResult, run
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.
@@ -95,6 +97,10 @@ _LAZY = {
     "SdkMcpServer": "._core.mcp",
     "SdkMcpTool": "._core.mcp",
     "ToolContext": "._core.mcp",
+    # Many agents: loaded on first use.
+    "run": "._run",
+    "RunResult": "._run",
+    "AgentPool": "._agents",
 }
 
 
@@ -118,6 +124,10 @@ __all__ = [
     "AgentDefinition",
     "merge_assistant_messages",
     "Transport",
+    # many agents
+    "run",
+    "RunResult",
+    "AgentPool",
     # callbacks
     "CanUseTool",
     "CancellationSignal",

@@ -45,6 +45,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
         "ReceiveTimeoutError", "UsageError", "__version__",
+        "run", "RunResult", "AgentPool",
     }  # fmt: skip
     assert set(claude_sync.__all__) == expected
     assert len(claude_sync.__all__) == len(expected)  # no duplicates

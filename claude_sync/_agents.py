@@ -1,0 +1,447 @@
+"""``AgentPool``: many runs at once on warm, reused CLIs, in the ``concurrent.futures`` shape.
+
+::
+
+    with AgentPool(options, max_workers=4, warm=2) as pool:
+        futures = [pool.submit(p) for p in prompts]       # Future[RunResult]
+        for future in as_completed(futures): ...
+        with pool.client() as client: ...                 # a warm ClaudeSDKClient
+
+Threads (all named ``claude_sync-agentpool-…`` and joined by ``shutdown``):
+
+- ``…-worker-<n>`` (``max_workers`` of them): take a job, take a parked CLI whose options
+  equal the job's (or start one cold), run it (``drive_turn``), settle the future, then reset
+  the CLI with ``/clear`` and park it — or close it (see ``_reuse`` for when).
+- ``…-keeper``: keeps ``warm`` CLIs with the pool's options started and initialized, and
+  replaces a parked CLI that died (checked every ``KEEPER_TICK`` s and again when taken).
+
+At most ``max_workers`` runs run at once. Parked CLIs are bounded by
+``max(warm, max_workers)`` (the oldest is closed first). ``Future.cancel()`` on a running
+run closes its CLI (the close ladder reaps it) before returning ``True``; ``shutdown(
+cancel_futures=True)`` and leaving the ``with`` block by an exception (Ctrl-C included) do
+that for every run; every pending future ends cancelled or failed, never left pending.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from concurrent.futures import Future, InvalidStateError
+from concurrent.futures import _base as futures_base
+from contextlib import contextmanager
+from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Set
+
+from ._core.errors import CLIConnectionError, UsageError
+from ._core.options import ClaudeAgentOptions
+from ._reuse import CliSlot, is_alive, reset_conversation, retire_reason
+from ._run import RunResult, collect_turn
+
+__all__ = ["AgentPool"]
+
+logger = logging.getLogger("claude_sync.agents")
+
+KEEPER_TICK = 0.5
+"""Seconds between the keeper's checks of parked CLIs (it also wakes on every change)."""
+START_RETRY_DELAY = 2.0
+"""Seconds the keeper waits after a warm CLI failed to start before trying again."""
+
+
+class RunFuture(Future[RunResult]):
+    """A ``concurrent.futures.Future`` whose ``cancel()`` also stops a *running* run.
+
+    The stdlib refuses to cancel a running future; here cancelling one closes its CLI
+    (bounded) and marks the future cancelled — waiters (``wait``, ``as_completed``) are
+    told as they would be for a pending one.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._stop_run: Optional[Callable[[], None]] = None
+
+    def attach(self, stop: Callable[[], None]) -> bool:
+        """Worker: ``stop`` ends the run; False if the future was cancelled already."""
+        with self._condition:
+            if self._state in (futures_base.CANCELLED, futures_base.CANCELLED_AND_NOTIFIED):
+                return False
+            self._stop_run = stop
+            return True
+
+    def cancel(self) -> bool:
+        """Cancel (pending) or stop and cancel (running); False once finished. Any thread."""
+        with self._condition:
+            if self._state != futures_base.RUNNING:
+                return bool(super().cancel())
+            self._state = futures_base.CANCELLED_AND_NOTIFIED
+            for waiter in self._waiters:
+                waiter.add_cancelled(self)
+            self._condition.notify_all()
+            stop = self._stop_run
+        if stop is not None:
+            stop()
+        self._invoke_callbacks()  # type: ignore[attr-defined]  # private in the stubs, present 3.9-3.13
+        return True
+
+
+class _Job:
+    __slots__ = ("future", "prompt", "options", "timeout")
+
+    def __init__(self, future: RunFuture, prompt: str, options: ClaudeAgentOptions, timeout: Optional[float]):
+        self.future = future
+        self.prompt = prompt
+        self.options = options
+        self.timeout = timeout
+
+
+class AgentPool:
+    """Runs agents on up to ``max_workers`` CLIs at once, ``warm`` of them started ahead.
+
+    ``reuse`` (default True) resets a CLI with ``/clear`` after a run and gives it the next
+    run with equal options, where isolation is proven (see ``claude_sync._reuse``);
+    ``max_runs_per_cli`` bounds how often; ``reset_timeout`` bounds one reset.
+    Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``, ``warm > max_workers``,
+    ``max_runs_per_cli < 1``.
+    """
+
+    def __init__(
+        self,
+        options: Optional[ClaudeAgentOptions] = None,
+        *,
+        max_workers: int = 4,
+        warm: int = 0,
+        reuse: bool = True,
+        max_runs_per_cli: int = 100,
+        reset_timeout: float = 30.0,
+    ) -> None:
+        if max_workers < 1:
+            raise ValueError(f"max_workers must be at least 1, got {max_workers}")
+        if warm < 0:
+            raise ValueError(f"warm must be 0 or more, got {warm}")
+        if warm > max_workers:
+            raise ValueError(f"warm ({warm}) cannot exceed max_workers ({max_workers})")
+        if max_runs_per_cli < 1:
+            raise ValueError(f"max_runs_per_cli must be at least 1, got {max_runs_per_cli}")
+        self.options = options or ClaudeAgentOptions()
+        self.max_workers = max_workers
+        self.warm = warm
+        self.reuse = reuse
+        self.max_runs_per_cli = max_runs_per_cli
+        self.reset_timeout = reset_timeout
+        self._cond = threading.Condition()
+        self._jobs: Deque[_Job] = deque()
+        self._parked: List[CliSlot] = []
+        self._busy: Set[CliSlot] = set()  # running, starting, leased: closed by shutdown
+        self._starting_warm = 0
+        self._warming: Set[CliSlot] = set()  # the keeper's CLI being started: closed by shutdown
+        self._closing = False
+        self._counts: Dict[str, int] = {"started": 0, "reused": 0, "retired": 0, "replaced_dead": 0}
+        self._threads = [
+            threading.Thread(target=self._work, name=f"claude_sync-agentpool-worker-{n}", daemon=True)
+            for n in range(max_workers)
+        ]
+        self._threads.append(threading.Thread(target=self._keep_warm, name="claude_sync-agentpool-keeper", daemon=True))
+        for thread in self._threads:
+            thread.start()
+
+    # ------------------------------------------------------------------ public API
+
+    def submit(
+        self, prompt: str, *, options: Optional[ClaudeAgentOptions] = None, timeout: Optional[float] = None
+    ) -> RunFuture:
+        """Queue one run; returns its future (any thread). ``timeout`` bounds the run once
+        it has a CLI. Raises ``TypeError`` for a non-str prompt, ``UsageError`` after shutdown."""
+        if not isinstance(prompt, str):
+            raise TypeError(f"AgentPool runs take a str prompt, got {type(prompt).__name__}")
+        future = RunFuture()
+        with self._cond:
+            if self._closing:
+                raise UsageError("cannot submit to an AgentPool that is shut down")
+            self._jobs.append(_Job(future, prompt, options or self.options, timeout))
+            self._cond.notify_all()
+        return future
+
+    def map(
+        self,
+        prompts: Iterable[str],
+        *,
+        timeout: Optional[float] = None,
+        options: Optional[ClaudeAgentOptions] = None,
+    ) -> Iterator[RunResult]:
+        """Submit every prompt now; yield results in order. ``timeout`` bounds the whole
+        iteration (``concurrent.futures.TimeoutError``). Leaving early cancels (and stops)
+        the runs not yet yielded."""
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        futures = [self.submit(prompt, options=options) for prompt in prompts]
+
+        def results() -> Iterator[RunResult]:
+            try:
+                futures.reverse()
+                while futures:
+                    remaining = None if deadline is None else deadline - time.monotonic()
+                    yield futures[-1].result(remaining)
+                    futures.pop()
+            finally:
+                for future in futures:
+                    future.cancel()
+
+        return results()
+
+    @contextmanager
+    def client(self, options: Optional[ClaudeAgentOptions] = None) -> Iterator[Any]:
+        """Lease a connected ``ClaudeSDKClient`` (warm if one is parked) for a multi-turn
+        conversation on the caller's thread. It is closed when the block ends, never reused.
+        Raises ``UsageError`` after shutdown, and what ``connect()`` raises."""
+        options = options or self.options
+        slot = self._take_parked(options) or self._start(options)
+        try:
+            yield slot.client
+        finally:
+            self._retire(slot, "leased clients are not reused")
+
+    def stats(self) -> Dict[str, int]:
+        """A snapshot: CLIs ``parked``/``busy`` now, and ``started``, ``reused``, ``retired``,
+        ``replaced_dead`` so far."""
+        with self._cond:
+            return dict(self._counts, parked=len(self._parked), busy=len(self._busy), queued=len(self._jobs))
+
+    def parked_pids(self) -> List[Optional[int]]:
+        with self._cond:
+            return [slot.pid for slot in self._parked]
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Stop taking work. ``cancel_futures``: cancel queued runs *and stop running ones*
+        (their CLIs are reaped). ``wait``: join every thread, then close every CLI."""
+        with self._cond:
+            self._closing = True
+            jobs = list(self._jobs) if cancel_futures else []
+            if cancel_futures:
+                self._jobs.clear()
+            self._cond.notify_all()
+        for job in jobs:
+            job.future.cancel()
+        with self._cond:
+            warming = list(self._warming)
+        for slot in warming:
+            slot.close()
+        if cancel_futures:
+            self._stop_busy()
+        if wait:
+            self._join()
+
+    def close(self) -> None:
+        """``shutdown(wait=True, cancel_futures=True)``: bounded, every CLI reaped."""
+        self.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> AgentPool:
+        return self
+
+    def __exit__(self, exc_type: Any, *exc_info: Any) -> None:
+        self.shutdown(wait=True, cancel_futures=exc_type is not None)
+
+    # ------------------------------------------------------------------ workers
+
+    def _work(self) -> None:
+        """Worker thread: run jobs until shutdown and an empty queue."""
+        while True:
+            with self._cond:
+                while not self._jobs and not self._closing:
+                    self._cond.wait(KEEPER_TICK)
+                if not self._jobs:
+                    return
+                job = self._jobs.popleft()
+            if job.future.set_running_or_notify_cancel():
+                self._execute(job)
+
+    def _execute(self, job: _Job) -> None:
+        slot: Optional[CliSlot] = None
+        try:
+            slot = self._take_parked(job.options)
+            if slot is not None and not job.future.attach(slot.close):
+                self._retire(slot, "its run was cancelled")
+                return
+            if slot is not None:
+                slot = self._send_or_replace(slot, job)
+            else:
+                slot = self._start(job.options, job.future)
+                slot.client.query(job.prompt, timeout=job.timeout)
+            messages = collect_turn(slot.client, timeout=job.timeout)
+            outcome = RunResult.from_messages(messages, slot.cost_before)
+        except BaseException as exc:  # noqa: BLE001 - the future carries it to the caller
+            if slot is not None:
+                self._retire(slot, f"the run failed: {exc!r}")
+            _settle(job.future, exc=exc)
+            return
+        slot.runs += 1
+        slot.session_ids.append(outcome.session_id)
+        if outcome.is_error and job.options.raise_on_error_result:
+            from ._core.protocol import result_error
+
+            _settle(job.future, exc=result_error(outcome.result))
+        else:
+            _settle(job.future, result=outcome)
+        self._after_run(slot, outcome, job.future)
+
+    def _send_or_replace(self, slot: CliSlot, job: _Job) -> CliSlot:
+        """Send the prompt to a parked CLI; if it died since it was checked (the write
+        fails), the prompt never reached it: retire it and start a fresh one."""
+        try:
+            slot.client.query(job.prompt, timeout=job.timeout)
+            return slot
+        except CLIConnectionError as exc:
+            if job.future.cancelled():
+                raise
+            self._retire(slot, f"it died while parked ({exc})", dead=True)
+        fresh = self._start(job.options, job.future)
+        fresh.client.query(job.prompt, timeout=job.timeout)
+        return fresh
+
+    def _after_run(self, slot: CliSlot, outcome: RunResult, future: RunFuture) -> None:
+        """Worker: reset and park the CLI, or close it."""
+        reason = "reuse=False" if not self.reuse else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli)
+        if reason is None and outcome.is_error:
+            reason = "the run ended with an error result"
+        if reason is None and future.cancelled():
+            reason = "its run was cancelled"
+        if reason is None:
+            try:
+                reason = reset_conversation(slot, self.reset_timeout)
+            except BaseException as exc:  # noqa: BLE001 - any failure retires the CLI
+                reason = f"/clear failed: {exc!r}"
+        if reason is not None:
+            self._retire(slot, reason)
+            return
+        self._park(slot, reused=True)
+
+    # ------------------------------------------------------------------ CLIs
+
+    def _start(self, options: ClaudeAgentOptions, future: Optional[RunFuture] = None) -> CliSlot:
+        """Start and initialize a CLI (caller's thread). Raises ``UsageError`` after
+        shutdown, ``CancelledError``-free: a cancelled future's CLI is closed by cancel."""
+        from ._client import ClaudeSDKClient
+
+        slot = CliSlot(ClaudeSDKClient(options), options)
+        with self._cond:
+            if self._closing and future is None:
+                raise UsageError("the AgentPool is shut down")
+            (self._busy if future is not None else self._warming).add(slot)
+            self._counts["started"] += 1
+        if future is not None and not future.attach(slot.close):
+            self._retire(slot, "its run was cancelled")
+            raise UsageError("the run was cancelled before its CLI started")
+        try:
+            slot.client.connect()
+        except BaseException:
+            self._retire(slot, "it failed to start")
+            raise
+        return slot
+
+    def _take_parked(self, options: ClaudeAgentOptions) -> Optional[CliSlot]:
+        """A live parked CLI started with equal options, now busy; None if there is none."""
+        while True:
+            with self._cond:
+                slot = next((s for s in reversed(self._parked) if s.options == options), None)
+                if slot is None:
+                    return None
+                self._parked.remove(slot)
+                self._busy.add(slot)
+                self._cond.notify_all()  # the keeper may need to warm another
+            if is_alive(slot):
+                return slot
+            self._retire(slot, "it died while parked", dead=True)
+
+    def _park(self, slot: CliSlot, *, reused: bool) -> None:
+        evicted: Optional[CliSlot] = None
+        with self._cond:
+            self._busy.discard(slot)
+            if self._closing:
+                evicted = slot
+            else:
+                self._parked.append(slot)
+                if reused:
+                    self._counts["reused"] += 1
+                if len(self._parked) > max(self.warm, self.max_workers):
+                    evicted = self._parked.pop(0)
+                self._cond.notify_all()
+        if evicted is not None:
+            self._retire(evicted, "the pool is closing or full", counted=False)
+
+    def _retire(self, slot: CliSlot, reason: str, *, dead: bool = False, counted: bool = True) -> None:
+        logger.debug("Closing CLI pid %s: %s", slot.pid, reason)
+        slot.close()
+        with self._cond:
+            self._busy.discard(slot)
+            self._warming.discard(slot)
+            if dead:
+                self._counts["replaced_dead"] += 1
+            elif counted:
+                self._counts["retired"] += 1
+            self._cond.notify_all()
+
+    # ------------------------------------------------------------------ keeper
+
+    def _keep_warm(self) -> None:
+        """Keeper thread: top the pool's own warm CLIs up to ``warm``; drop dead parked ones."""
+        while True:
+            with self._cond:
+                if self._closing:
+                    return
+                ready = sum(1 for s in self._parked if s.options == self.options) + self._starting_warm
+                if ready >= self.warm:
+                    self._cond.wait(KEEPER_TICK)
+                    dead = [s for s in self._parked if not is_alive(s)]
+                    for slot in dead:
+                        self._parked.remove(slot)
+                else:
+                    dead = []
+                    self._starting_warm += 1
+            for slot in dead:
+                self._retire(slot, "it died while parked", dead=True)
+            if ready >= self.warm:
+                continue
+            self._warm_one()
+
+    def _warm_one(self) -> None:
+        try:
+            slot = self._start(self.options)
+        except BaseException as exc:  # noqa: BLE001 - logged; retried after a delay
+            with self._cond:
+                self._starting_warm -= 1
+                if not self._closing:
+                    logger.warning("A warm CLI failed to start (%r); retrying in %.0fs", exc, START_RETRY_DELAY)
+                    self._cond.wait(START_RETRY_DELAY)
+            return
+        with self._cond:
+            self._starting_warm -= 1
+            self._warming.discard(slot)
+        self._park(slot, reused=False)
+
+    # ------------------------------------------------------------------ shutdown
+
+    def _stop_busy(self) -> None:
+        with self._cond:
+            busy = list(self._busy)
+        for slot in busy:
+            slot.close()
+
+    def _join(self) -> None:
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join()
+        with self._cond:
+            parked, self._parked = self._parked, []
+            busy = list(self._busy)
+        for slot in parked + busy:
+            slot.close()
+
+
+def _settle(future: RunFuture, *, result: Optional[RunResult] = None, exc: Optional[BaseException] = None) -> None:
+    """Worker: finish the future unless ``cancel()`` got there first."""
+    try:
+        if exc is not None:
+            future.set_exception(exc)
+        elif result is not None:
+            future.set_result(result)
+    except InvalidStateError:
+        pass

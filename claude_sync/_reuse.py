@@ -1,0 +1,148 @@
+"""One pooled CLI, and when it may serve another run: the conversation reset and its policy.
+
+A connected ``ClaudeSDKClient`` to which no prompt was sent is a *warm* CLI: spawned,
+``initialize`` answered, waiting for its first user message. After a run, the same CLI can
+serve the next one once the CLI's own conversation reset has run: a ``/clear`` user turn.
+Measured against the real CLI (2.1.197 and 2.1.330, fake API):
+
+- 2.1.197 answers ``/clear`` with ``system/init`` carrying a **new** ``session_id``, a
+  synthetic assistant message (model ``<synthetic>``, text ``(no content)``) and a
+  ``result`` with ``num_turns == 0``. Its ``total_cost_usd`` (and ``modelUsage``) are the
+  process-wide running totals, and stay so in later results: the next run's cost is the
+  difference (``CliSlot.cost_before``).
+- 2.1.330 answers with a ``conversation_reset`` message (``trigger: "clear"``,
+  ``new_conversation_id``), ``system/background_tasks_changed`` (``tasks: []``), ``system/init``
+  with the new ``session_id``, and a ``result`` with ``num_turns == 0``,
+  ``local_command: "clear"`` and ``total_cost_usd == 0`` (its totals restart).
+- Both: the next API request carries none of the earlier conversation.
+
+What the reset is *not* trusted with (``retire_reason``): a run that used any tool (the
+Bash tool's working directory and background processes, subagents, MCP server state,
+session permission rules granted while answering a permission prompt, worktrees, files read
+all come from tool use), a run that failed, a reset whose answer does not have the shape
+above, a CLI whose model / permission mode / cwd / tools drifted from what it started with,
+and a CLI that served ``max_runs`` runs (memory). Such a CLI is closed, not parked.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Dict, List, Optional
+
+from ._core.messages import (
+    AssistantMessage,
+    Message,
+    ResultMessage,
+    ServerToolUseBlock,
+    SystemInitMessage,
+    ToolUseBlock,
+)
+from ._core.options import ClaudeAgentOptions
+
+__all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive"]
+
+RESET_PROMPT = "/clear"
+
+
+class CliSlot:
+    """A connected client the pool owns, and what it knows about that CLI.
+
+    Touched by one thread at a time (the worker or keeper holding it, or the pool lock
+    while parked).
+    """
+
+    __slots__ = ("client", "options", "runs", "cost_before", "fingerprint", "session_ids", "parked_at")
+
+    def __init__(self, client: Any, options: ClaudeAgentOptions) -> None:
+        self.client = client
+        self.options = options
+        self.runs = 0
+        self.cost_before = 0.0
+        self.fingerprint: Optional[Dict[str, Any]] = None
+        self.session_ids: List[str] = []
+        self.parked_at = time.monotonic()
+
+    @property
+    def pid(self) -> Optional[int]:
+        session = self.client.session
+        return None if session is None else session.pid
+
+    def close(self) -> None:
+        """Reap the CLI (bounded by the close ladder; idempotent; any thread)."""
+        self.client.close()
+
+
+def is_alive(slot: CliSlot) -> bool:
+    """True while the CLI process runs and its session has not ended (any thread).
+
+    Reads the session the public ``ClaudeSDKClient.session`` property exposes.
+    """
+    session = slot.client.session
+    if session is None or session.closed or session.terminal_error is not None:
+        return False
+    transport = session.transport
+    return transport is not None and transport.returncode is None
+
+
+def init_fingerprint(messages: List[Message]) -> Optional[Dict[str, Any]]:
+    """The state a ``system/init`` reports that a run could change and a reset must not."""
+    for message in messages:
+        if isinstance(message, SystemInitMessage):
+            return {
+                "model": message.model,
+                "permission_mode": message.permission_mode,
+                "cwd": message.cwd,
+                "tools": message.tools,
+                "mcp_servers": [server.get("name") for server in (message.mcp_servers or [])],
+            }
+    return None
+
+
+def used_tools(messages: List[Message]) -> List[str]:
+    """Names of the tools the run's assistant messages called (subagents' included)."""
+    names: List[str] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, (ToolUseBlock, ServerToolUseBlock)):
+                    names.append(block.name)
+    return names
+
+
+def retire_reason(slot: CliSlot, messages: List[Message], max_runs: int) -> Optional[str]:
+    """Why this CLI must not serve another run after ``messages`` (None: a reset may)."""
+    if slot.runs >= max_runs:
+        return f"served {slot.runs} runs (max_runs_per_cli={max_runs})"
+    tools = used_tools(messages)
+    if tools:
+        return f"the run used tools {sorted(set(tools))}; their state may outlive /clear"
+    fingerprint = init_fingerprint(messages)
+    if fingerprint is None:
+        return "the run sent no system/init"
+    if slot.fingerprint is None:
+        slot.fingerprint = fingerprint
+    elif fingerprint != slot.fingerprint:
+        return f"the CLI's state drifted: {fingerprint} != {slot.fingerprint}"
+    return None
+
+
+def reset_conversation(slot: CliSlot, timeout: float) -> Optional[str]:
+    """Send ``/clear`` and check the answer (worker thread). Returns why it failed, or
+    None after a proven reset; then ``slot.cost_before`` is the CLI's running total.
+
+    Raises what ``ClaudeSDKClient.query``/``receive_response`` raise (the caller retires
+    the CLI on any exception).
+    """
+    slot.client.query(RESET_PROMPT, timeout=timeout)
+    answer = list(slot.client.receive_response(timeout=timeout))
+    result = answer[-1] if answer else None
+    if not isinstance(result, ResultMessage) or result.is_error or result.num_turns != 0:
+        return f"/clear did not end with a clean zero-turn result: {result!r}"
+    fingerprint = init_fingerprint(answer)
+    if fingerprint is None or fingerprint != slot.fingerprint:
+        return f"/clear reported {fingerprint}, not the CLI's starting state {slot.fingerprint}"
+    if result.session_id in slot.session_ids:
+        return f"/clear kept the session id {result.session_id}"
+    slot.session_ids.append(result.session_id)
+    slot.cost_before = result.total_cost_usd or 0.0
+    return None
