@@ -32,10 +32,12 @@ from concurrent.futures import _base as futures_base
 from contextlib import contextmanager
 from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Set
 
-from ._core.errors import CLIConnectionError, UsageError
+from ._core.errors import ClaudeSDKError, CLIConnectionError, ProcessError, UsageError
+from ._core.messages import Message, ResultMessage
 from ._core.options import ClaudeAgentOptions
+from ._core.protocol import result_error
 from ._reuse import CliSlot, is_alive, reset_conversation, retire_reason
-from ._run import RunResult, collect_turn
+from ._run import RunResult
 
 __all__ = ["AgentPool"]
 
@@ -58,20 +60,37 @@ class RunFuture(Future[RunResult]):
     def __init__(self) -> None:
         super().__init__()
         self._stop_run: Optional[Callable[[], None]] = None
+        self.cli_pid: Optional[int] = None
+        """The pid of the CLI serving this run (set when it has one; the last one if the
+        run had to move to a fresh CLI)."""
 
-    def attach(self, stop: Callable[[], None]) -> bool:
-        """Worker: ``stop`` ends the run; False if the future was cancelled already."""
+    def attach(self, slot: CliSlot) -> bool:
+        """Worker: ``slot`` serves this run (cancel closes it); False if already cancelled."""
         with self._condition:
             if self._state in (futures_base.CANCELLED, futures_base.CANCELLED_AND_NOTIFIED):
                 return False
-            self._stop_run = stop
+            self._stop_run = slot.close
             return True
+
+    def start(self) -> bool:
+        """Worker: move to running; False if cancelled meanwhile (waiters already told)."""
+        with self._condition:
+            if self._state == futures_base.CANCELLED_AND_NOTIFIED:
+                return False
+            return self.set_running_or_notify_cancel()
+
+    def note_pid(self, slot: CliSlot) -> None:
+        self.cli_pid = slot.pid
 
     def cancel(self) -> bool:
         """Cancel (pending) or stop and cancel (running); False once finished. Any thread."""
-        with self._condition:
+        with self._condition:  # an RLock: the stdlib methods below take it again
             if self._state != futures_base.RUNNING:
-                return bool(super().cancel())
+                if not super().cancel():
+                    return False
+                if self._state == futures_base.CANCELLED:  # tell wait()/as_completed now,
+                    self.set_running_or_notify_cancel()  # not when a worker gets to it
+                return True
             self._state = futures_base.CANCELLED_AND_NOTIFIED
             for waiter in self._waiters:
                 waiter.add_cancelled(self)
@@ -132,6 +151,7 @@ class AgentPool:
         self._parked: List[CliSlot] = []
         self._busy: Set[CliSlot] = set()  # running, starting, leased: closed by shutdown
         self._starting_warm = 0
+        self._running: Set[RunFuture] = set()  # stopped (cancelled) by shutdown(cancel_futures=True)
         self._warming: Set[CliSlot] = set()  # the keeper's CLI being started: closed by shutdown
         self._closing = False
         self._counts: Dict[str, int] = {"started": 0, "reused": 0, "retired": 0, "replaced_dead": 0}
@@ -251,22 +271,33 @@ class AgentPool:
                 if not self._jobs:
                     return
                 job = self._jobs.popleft()
-            if job.future.set_running_or_notify_cancel():
-                self._execute(job)
+                started = job.future.start()
+                if started:
+                    self._running.add(job.future)
+            if started:
+                try:
+                    self._execute(job)
+                finally:
+                    with self._cond:
+                        self._running.discard(job.future)
 
     def _execute(self, job: _Job) -> None:
         slot: Optional[CliSlot] = None
         try:
             slot = self._take_parked(job.options)
-            if slot is not None and not job.future.attach(slot.close):
+            was_parked = slot is not None
+            if slot is None:
+                slot = self._start(job.options, job.future)
+            elif not job.future.attach(slot):
                 self._retire(slot, "its run was cancelled")
                 return
-            if slot is not None:
-                slot = self._send_or_replace(slot, job)
-            else:
+            messages = self._turn(slot, job, may_retry=was_parked)
+            if messages is None:
+                self._retire(slot, "it died while parked", dead=True)
+                slot = None
                 slot = self._start(job.options, job.future)
-                slot.client.query(job.prompt, timeout=job.timeout)
-            messages = collect_turn(slot.client, timeout=job.timeout)
+                messages = self._turn(slot, job, may_retry=False)
+            assert messages is not None
             outcome = RunResult.from_messages(messages, slot.cost_before)
         except BaseException as exc:  # noqa: BLE001 - the future carries it to the caller
             if slot is not None:
@@ -276,26 +307,28 @@ class AgentPool:
         slot.runs += 1
         slot.session_ids.append(outcome.session_id)
         if outcome.is_error and job.options.raise_on_error_result:
-            from ._core.protocol import result_error
-
             _settle(job.future, exc=result_error(outcome.result))
         else:
             _settle(job.future, result=outcome)
         self._after_run(slot, outcome, job.future)
 
-    def _send_or_replace(self, slot: CliSlot, job: _Job) -> CliSlot:
-        """Send the prompt to a parked CLI; if it died since it was checked (the write
-        fails), the prompt never reached it: retire it and start a fresh one."""
+    def _turn(self, slot: CliSlot, job: _Job, *, may_retry: bool) -> Optional[List[Message]]:
+        """Worker: send the prompt and collect the turn. None when ``may_retry`` and the CLI
+        (a parked one) turned out dead before it said anything about this run: the prompt
+        had no effect, so the run may move to a fresh CLI."""
+        job.future.note_pid(slot)
+        received: List[Message] = []
         try:
             slot.client.query(job.prompt, timeout=job.timeout)
-            return slot
-        except CLIConnectionError as exc:
-            if job.future.cancelled():
-                raise
-            self._retire(slot, f"it died while parked ({exc})", dead=True)
-        fresh = self._start(job.options, job.future)
-        fresh.client.query(job.prompt, timeout=job.timeout)
-        return fresh
+            for message in slot.client.receive_response(timeout=job.timeout):
+                received.append(message)
+        except (CLIConnectionError, ProcessError):
+            if may_retry and not received and not job.future.cancelled():
+                return None
+            raise
+        if not received or not isinstance(received[-1], ResultMessage):
+            raise ClaudeSDKError("the CLI ended the run without a ResultMessage")
+        return received
 
     def _after_run(self, slot: CliSlot, outcome: RunResult, future: RunFuture) -> None:
         """Worker: reset and park the CLI, or close it."""
@@ -327,7 +360,7 @@ class AgentPool:
                 raise UsageError("the AgentPool is shut down")
             (self._busy if future is not None else self._warming).add(slot)
             self._counts["started"] += 1
-        if future is not None and not future.attach(slot.close):
+        if future is not None and not future.attach(slot):
             self._retire(slot, "its run was cancelled")
             raise UsageError("the run was cancelled before its CLI started")
         try:
@@ -335,6 +368,8 @@ class AgentPool:
         except BaseException:
             self._retire(slot, "it failed to start")
             raise
+        if future is not None:
+            future.note_pid(slot)
         return slot
 
     def _take_parked(self, options: ClaudeAgentOptions) -> Optional[CliSlot]:
@@ -421,7 +456,10 @@ class AgentPool:
 
     def _stop_busy(self) -> None:
         with self._cond:
+            running = list(self._running)
             busy = list(self._busy)
+        for future in running:
+            future.cancel()
         for slot in busy:
             slot.close()
 

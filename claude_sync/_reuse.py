@@ -16,12 +16,23 @@ Measured against the real CLI (2.1.197 and 2.1.330, fake API):
   ``local_command: "clear"`` and ``total_cost_usd == 0`` (its totals restart).
 - Both: the next API request carries none of the earlier conversation.
 
-What the reset is *not* trusted with (``retire_reason``): a run that used any tool (the
-Bash tool's working directory and background processes, subagents, MCP server state,
-session permission rules granted while answering a permission prompt, worktrees, files read
-all come from tool use), a run that failed, a reset whose answer does not have the shape
-above, a CLI whose model / permission mode / cwd / tools drifted from what it started with,
-and a CLI that served ``max_runs`` runs (memory). Such a CLI is closed, not parked.
+What the reset clears, measured on both versions (a ``ClaudeSDKClient``, the same CLI, with
+and without ``/clear`` in between): the conversation; the files read (2.1.197 refuses an
+``Edit`` of a file read before the reset, "File has not been read yet"; 2.1.330 no longer
+adds "(file state is current …)" to it); the Bash tool's working directory (2.1.330 keeps a
+``cd`` across turns, and ``/clear`` resets it; 2.1.197 does not keep it at all). What it does
+**not** clear: permission rules granted for the session (an allow with ``updated_permissions``
+to ``session`` still applies after ``/clear``: the callback is not asked again), and
+``set_permission_mode`` (``system/init`` after ``/clear`` still reports the new mode).
+
+So a CLI is retired, not reset (``retire_reason``), after: a run that used any tool but the
+read-only ``READ_ONLY_TOOLS`` — and after those too when the options carry a permission
+callback, a permission prompt tool or hooks (an answer could have granted session rules);
+Bash (background processes), subagents, MCP tools (server state), worktree and cron tools
+always retire; a run that failed or was cancelled; a reset whose answer does not have the
+shape above; a CLI whose model / permission mode / cwd / tools / MCP servers drifted from
+what its first run reported; a CLI that served ``max_runs`` runs (memory). Leased clients
+(``AgentPool.client()``) are never reused.
 """
 
 from __future__ import annotations
@@ -42,6 +53,8 @@ from ._core.options import ClaudeAgentOptions
 __all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive"]
 
 RESET_PROMPT = "/clear"
+READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
+"""Tools whose only lasting effect (the files read) ``/clear`` was measured to clear."""
 
 
 class CliSlot:
@@ -113,9 +126,12 @@ def retire_reason(slot: CliSlot, messages: List[Message], max_runs: int) -> Opti
     """Why this CLI must not serve another run after ``messages`` (None: a reset may)."""
     if slot.runs >= max_runs:
         return f"served {slot.runs} runs (max_runs_per_cli={max_runs})"
-    tools = used_tools(messages)
-    if tools:
-        return f"the run used tools {sorted(set(tools))}; their state may outlive /clear"
+    tools = set(used_tools(messages))
+    if tools - READ_ONLY_TOOLS:
+        return f"the run used tools {sorted(tools)}; their state may outlive /clear"
+    options = slot.options
+    if tools and (options.can_use_tool or options.permission_prompt_tool_name or options.hooks):
+        return f"the run used tools {sorted(tools)} with a permission callback or hooks (session rules outlive /clear)"
     fingerprint = init_fingerprint(messages)
     if fingerprint is None:
         return "the run sent no system/init"
