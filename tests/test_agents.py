@@ -1,0 +1,205 @@
+"""``run``/``RunResult``/``AgentPool`` without the real CLI: results, pickling, bad input,
+the futures' cancel semantics, and the pool against the scripted fake CLI."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    CancelledError,
+    InvalidStateError,
+    ProcessPoolExecutor,
+    as_completed,
+    wait,
+)
+from typing import Any, Dict, List
+
+import pytest
+
+from claude_sync import (
+    AgentPool,
+    ClaudeAgentOptions,
+    HookMatcher,
+    PermissionResultAllow,
+    ResultMessage,
+    RunResult,
+    create_sdk_mcp_server,
+    run,
+)
+from claude_sync._agents import RunFuture
+from claude_sync._core.parse import parse_message
+from claude_sync._run import check_picklable_options
+
+WIRE_MESSAGES: List[Dict[str, Any]] = [
+    {"type": "system", "subtype": "init", "session_id": "s1", "cwd": "/w", "model": "m", "tools": ["Bash"],
+     "mcp_servers": [{"name": "x", "status": "connected"}], "permissionMode": "default"},
+    {"type": "assistant", "session_id": "s1", "parent_tool_use_id": None, "message": {
+        "id": "msg1", "model": "m", "role": "assistant", "content": [
+            {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+            {"type": "text", "text": "partial "},
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}},
+            {"type": "redacted_thinking", "data": "xx"},
+            {"type": "brand_new_block", "x": 1},
+        ]}},
+    {"type": "user", "session_id": "s1", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": "a b", "is_error": False}]}},
+    {"type": "stream_event", "uuid": "u", "session_id": "s1", "event": {"type": "message_stop"}},
+    {"type": "system", "subtype": "task_started", "task_id": "k", "session_id": "s1"},
+    {"type": "rate_limit_event", "rate_limit_info": {"status": "allowed"}, "uuid": "u2", "session_id": "s1"},
+    {"type": "conversation_reset", "new_conversation_id": "c2", "trigger": "clear"},
+    {"type": "assistant", "session_id": "s1", "message": {
+        "id": "msg2", "model": "m", "role": "assistant", "content": [{"type": "text", "text": "final words"}]}},
+    {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 12, "duration_api_ms": 10,
+     "num_turns": 2, "session_id": "s1", "total_cost_usd": 0.5, "usage": {"input_tokens": 3},
+     "result": "", "structured_output": {"answer": 4}},
+]  # fmt: skip
+
+
+def wire_messages() -> List[Any]:
+    return [parse_message(dict(m)) for m in WIRE_MESSAGES]
+
+
+# ----------------------------------------------------------------------------- RunResult
+
+
+def test_every_message_kind_pickles() -> None:
+    for message in wire_messages():
+        copy = pickle.loads(pickle.dumps(message))
+        assert copy == message and type(copy) is type(message)
+        assert copy.raw == message.raw
+
+
+def test_run_result_fields_and_pickling() -> None:
+    result = RunResult.from_messages(wire_messages())
+    assert result.text == "final words"  # the result text is empty: the last assistant text
+    assert result.structured_output == {"answer": 4}
+    assert (result.session_id, result.num_turns, result.duration_ms, result.is_error) == ("s1", 2, 12, False)
+    assert result.total_cost_usd == 0.5 and result.usage == {"input_tokens": 3}
+    assert isinstance(result.result, ResultMessage) and result.messages[-1] is result.result
+    copy = pickle.loads(pickle.dumps(result))
+    assert copy == result and copy.messages == result.messages
+    assert "final words" in repr(result)
+
+
+def test_run_result_cost_is_this_runs_share_of_a_running_total() -> None:
+    assert RunResult.from_messages(wire_messages(), cost_before=0.2).total_cost_usd == pytest.approx(0.3)
+
+
+def test_run_result_needs_a_result_message() -> None:
+    with pytest.raises(ValueError, match="without a ResultMessage"):
+        RunResult.from_messages(wire_messages()[:-1])
+
+
+# ----------------------------------------------------------------------------- scale-out input
+
+
+def test_plain_options_pickle() -> None:
+    options = ClaudeAgentOptions(model="m", env={"A": "b"}, allowed_tools=["Read"], max_turns=3)
+    check_picklable_options(options)
+    assert pickle.loads(pickle.dumps(options)) == options
+
+
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("can_use_tool", lambda *a: PermissionResultAllow()),
+        ("hooks", {"PreToolUse": [HookMatcher(hooks=[lambda *a: {}])]}),
+        ("stderr", print),
+    ],
+)
+def test_options_with_callables_are_refused_by_name(field: str, value: Any) -> None:
+    with pytest.raises(TypeError, match=rf"ClaudeAgentOptions\.{field} .*worker"):
+        check_picklable_options(ClaudeAgentOptions(**{field: value}))
+
+
+def test_in_process_mcp_servers_are_refused_by_name() -> None:
+    options = ClaudeAgentOptions(mcp_servers={"calc": create_sdk_mcp_server("calc")})
+    with pytest.raises(TypeError, match=r"mcp_servers\['calc'\]"):
+        check_picklable_options(options)
+
+
+def test_run_goes_through_a_process_executor(fake_cli: Any) -> None:
+    cli = fake_cli([{"op": "turn", "text": "from a process"}, {"op": "wait_eof"}])
+    with ProcessPoolExecutor(max_workers=1) as executor:
+        result = executor.submit(run, "hello", options=cli.options(), timeout=30).result(60)
+    assert isinstance(result, RunResult) and result.text == "from a process"
+
+
+# ----------------------------------------------------------------------------- the pool
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"max_workers": 0}, "max_workers must be at least 1"),
+        ({"warm": -1}, "warm must be 0 or more"),
+        ({"max_workers": 2, "warm": 3}, "cannot exceed"),
+        ({"max_runs_per_cli": 0}, "max_runs_per_cli"),
+    ],
+)
+def test_bad_pool_arguments(kwargs: Dict[str, Any], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        AgentPool(**kwargs)
+
+
+def test_a_pending_future_cancelled_is_seen_by_waiters_at_once() -> None:
+    future = RunFuture()
+    assert future.cancel() is True
+    done, _ = wait([future], timeout=0)
+    assert done == {future}
+    assert list(as_completed([future], timeout=0)) == [future]
+    assert future.start() is False  # a worker skips it
+
+
+def test_cancelling_a_running_future_stops_it_and_wakes_waiters() -> None:
+    future = RunFuture()
+    stopped = threading.Event()
+
+    class Slot:
+        def close(self) -> None:
+            stopped.set()
+
+    assert future.start() is True
+    assert future.attach(Slot())  # type: ignore[arg-type]
+    woke: List[Any] = []
+    waiter = threading.Thread(target=lambda: woke.append(wait([future], timeout=10, return_when=FIRST_COMPLETED)))
+    waiter.start()
+    assert future.cancel() is True
+    waiter.join(10)
+    assert stopped.is_set() and future.cancelled()
+    assert woke and woke[0].done == {future}
+    with pytest.raises(CancelledError):
+        future.result(0)
+    with pytest.raises(InvalidStateError):  # the worker's late _settle swallows this
+        future.set_result(None)  # type: ignore[arg-type]
+    assert future.cancelled()
+
+
+def test_a_finished_future_does_not_cancel() -> None:
+    future = RunFuture()
+    future.start()
+    future.set_result(None)  # type: ignore[arg-type]
+    assert future.cancel() is False
+
+
+def test_pool_runs_on_the_fake_cli_and_retires_a_cli_whose_reset_looks_wrong(fake_cli: Any) -> None:
+    # The fake CLI answers "/clear" like any prompt (a one-turn result, the same session id):
+    # not a proven reset, so each run gets a fresh CLI.
+    cli = fake_cli([{"op": "echo_turns"}])
+    with AgentPool(cli.options(), max_workers=2) as pool:
+        results = list(pool.map(["a", "b", "c"], timeout=60))
+    stats = pool.stats()  # after shutdown joined the workers (they reset after settling)
+    assert [r.text for r in results] == ["echo: a", "echo: b", "echo: c"]
+    assert stats["reused"] == 0 and stats["started"] == 3 and stats["retired"] == 3
+
+
+def test_submit_after_shutdown_is_a_usage_error() -> None:
+    from claude_sync import UsageError
+
+    pool = AgentPool(max_workers=1)
+    pool.shutdown()
+    with pytest.raises(UsageError):
+        pool.submit("x")
+    with AgentPool(max_workers=1) as other, pytest.raises(TypeError, match="str prompt"):
+        other.submit(["x"])  # type: ignore[arg-type]
