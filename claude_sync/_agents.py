@@ -132,14 +132,7 @@ class AgentPool:
         max_runs_per_cli: int = 100,
         reset_timeout: float = 30.0,
     ) -> None:
-        if max_workers < 1:
-            raise ValueError(f"max_workers must be at least 1, got {max_workers}")
-        if warm < 0:
-            raise ValueError(f"warm must be 0 or more, got {warm}")
-        if warm > max_workers:
-            raise ValueError(f"warm ({warm}) cannot exceed max_workers ({max_workers})")
-        if max_runs_per_cli < 1:
-            raise ValueError(f"max_runs_per_cli must be at least 1, got {max_runs_per_cli}")
+        self._check_sizes(max_workers, warm, max_runs_per_cli)
         self.options = options or ClaudeAgentOptions()
         self.max_workers = max_workers
         self.warm = warm
@@ -154,7 +147,7 @@ class AgentPool:
         self._running: Set[RunFuture] = set()  # stopped (cancelled) by shutdown(cancel_futures=True)
         self._warming: Set[CliSlot] = set()  # the keeper's CLI being started: closed by shutdown
         self._closing = False
-        self._counts: Dict[str, int] = {"started": 0, "reused": 0, "retired": 0, "replaced_dead": 0}
+        self._counts: Dict[str, int] = {"runs": 0, "started": 0, "reused": 0, "retired": 0, "replaced_dead": 0}
         self._threads = [
             threading.Thread(target=self._work, name=f"claude_sync-agentpool-worker-{n}", daemon=True)
             for n in range(max_workers)
@@ -162,6 +155,17 @@ class AgentPool:
         self._threads.append(threading.Thread(target=self._keep_warm, name="claude_sync-agentpool-keeper", daemon=True))
         for thread in self._threads:
             thread.start()
+
+    @staticmethod
+    def _check_sizes(max_workers: int, warm: int, max_runs_per_cli: int) -> None:
+        if max_workers < 1:
+            raise ValueError(f"max_workers must be at least 1, got {max_workers}")
+        if warm < 0:
+            raise ValueError(f"warm must be 0 or more, got {warm}")
+        if warm > max_workers:
+            raise ValueError(f"warm ({warm}) cannot exceed max_workers ({max_workers})")
+        if max_runs_per_cli < 1:
+            raise ValueError(f"max_runs_per_cli must be at least 1, got {max_runs_per_cli}")
 
     # ------------------------------------------------------------------ public API
 
@@ -221,8 +225,9 @@ class AgentPool:
             self._retire(slot, "leased clients are not reused")
 
     def stats(self) -> Dict[str, int]:
-        """A snapshot: CLIs ``parked``/``busy`` now, and ``started``, ``reused``, ``retired``,
-        ``replaced_dead`` so far."""
+        """A snapshot: CLIs ``parked``/``busy`` and runs ``queued`` now; so far: ``runs``
+        completed, CLIs ``started``, ``reused`` (reset and parked again), ``retired`` and
+        ``replaced_dead``."""
         with self._cond:
             return dict(self._counts, parked=len(self._parked), busy=len(self._busy), queued=len(self._jobs))
 
@@ -306,6 +311,8 @@ class AgentPool:
             return
         slot.runs += 1
         slot.session_ids.append(outcome.session_id)
+        with self._cond:
+            self._counts["runs"] += 1
         if outcome.is_error and job.options.raise_on_error_result:
             _settle(job.future, exc=result_error(outcome.result))
         else:

@@ -111,7 +111,7 @@ def test_layering(layer: str, module: str) -> None:
 def test_import_loads_no_event_loop_and_nothing_heavy() -> None:
     code = (
         "import sys, claude_sync\n"
-        "bad = [m for m in ('asyncio', 'anyio', 'trio', 'mcp', 'pydantic', 'dataclasses_json', 'marshmallow') if m in sys.modules]\n"
+        "bad = [m for m in ('asyncio', 'anyio', 'trio', 'mcp', 'pydantic', 'dataclasses_json', 'marshmallow', 'distributed', 'dask', 'claude_sync.integrations', 'claude_sync._agents') if m in sys.modules]\n"
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

@@ -1,0 +1,65 @@
+"""Agents on a Dask cluster: ``distributed.LocalCluster`` with two worker processes, each
+keeping its own ``AgentPool`` through ``AgentPoolPlugin``; eight runs of the real CLI against
+the fake API (which lives in this process; the workers reach it on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict
+
+import pytest
+
+from claude_sync import PermissionResultAllow, RunResult
+
+from .fake_api import FakeAnthropicAPI, text
+from .test_query_e2e import child_pids
+
+try:
+    import distributed
+except ImportError:  # the test extra installs it; CI must not quietly skip
+    if os.environ.get("CI") == "true":
+        raise
+    pytest.skip("distributed (the dask extra) is not installed", allow_module_level=True)
+
+from claude_sync.integrations.dask import (  # noqa: E402 - after the importorskip
+    AgentPoolPlugin,
+    install,
+    pool_stats,
+    submit_runs,
+)
+
+pytestmark = pytest.mark.e2e
+
+# Dask's worker processes start multiprocessing's resource tracker: one helper process (and
+# a pipe to it) per interpreter, kept until exit. Started here, before the leak check's
+# "before" snapshot, it is not counted as leaked by the test that happens to start it.
+from multiprocessing import resource_tracker  # noqa: E402
+
+resource_tracker.ensure_running()
+
+
+def test_eight_runs_on_two_worker_processes(fake_api: FakeAnthropicAPI, e2e_options: Any) -> None:
+    fake_api.add(*[lambda request: text("answer to " + request.last_user_text.split()[-1])] * 8)
+    before = child_pids()  # the resource tracker
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None, host="127.0.0.1"
+    ) as cluster, distributed.Client(cluster) as client:
+        install(client, options=e2e_options(), max_workers=2, warm=1)
+        futures = submit_runs(client, [f"question q{i}" for i in range(8)], timeout=120)
+        results = client.gather(futures)
+        stats: Dict[str, Dict[str, int]] = client.run(pool_stats)
+        assert len(client.run(lambda: 1)) == 2
+    assert [r.text for r in results] == [f"answer to q{i}" for i in range(8)]
+    assert all(isinstance(r, RunResult) for r in results)
+    assert len(stats) == 2 and sum(s["runs"] for s in stats.values()) == 8
+    # Warm CLIs stayed warm between tasks: fewer CLIs started than runs, resets reused them.
+    assert sum(s["reused"] for s in stats.values()) >= 4, stats
+    assert sum(s["started"] for s in stats.values()) < 8, stats
+    assert child_pids() == before  # workers closed: their pools reaped every CLI
+    fake_api.assert_no_surprises()
+
+
+def test_options_with_callables_are_refused_before_they_travel(e2e_options: Any) -> None:
+    options = e2e_options(can_use_tool=lambda *args: PermissionResultAllow())
+    with pytest.raises(TypeError, match=r"ClaudeAgentOptions\.can_use_tool .*options_factory"):
+        AgentPoolPlugin(options)
