@@ -28,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 

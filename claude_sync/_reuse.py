@@ -27,12 +27,13 @@ to ``session`` still applies after ``/clear``: the callback is not asked again),
 
 So a CLI is retired, not reset (``retire_reason``), after: a run that used any tool but the
 read-only ``READ_ONLY_TOOLS`` — and after those too when the options carry a permission
-callback, a permission prompt tool or hooks (an answer could have granted session rules);
+callback or a permission prompt tool (an answer could have granted session rules);
 Bash (background processes), subagents, MCP tools (server state), worktree and cron tools
 always retire; a run that failed or was cancelled; a reset whose answer does not have the
 shape above; a CLI whose model / permission mode / cwd / tools / MCP servers drifted from
-what its first run reported; a CLI that served ``max_runs`` runs (memory). Leased clients
-(``AgentPool.client()``) are never reused.
+what its first run reported; a CLI that served ``max_runs`` runs (memory); any CLI whose
+options set hooks (they would see the reset: ``SessionEnd``/``SessionStart`` with source
+``clear``). Leased clients (``AgentPool.client()``) are never reused.
 """
 
 from __future__ import annotations
@@ -123,23 +124,33 @@ def used_tools(messages: List[Message]) -> List[str]:
 
 
 def retire_reason(slot: CliSlot, messages: List[Message], max_runs: int) -> Optional[str]:
-    """Why this CLI must not serve another run after ``messages`` (None: a reset may)."""
+    """Why this CLI must not serve another run after ``messages`` (None: a reset may).
+
+    The first run's ``system/init`` becomes the CLI's fingerprint, whatever the verdict."""
+    fingerprint = init_fingerprint(messages)
+    if slot.fingerprint is None:
+        slot.fingerprint = fingerprint
+    if fingerprint is None:
+        return "the run sent no system/init"
+    if fingerprint != slot.fingerprint:
+        return f"the CLI's state drifted: {_drift(fingerprint, slot.fingerprint)}"
     if slot.runs >= max_runs:
         return f"served {slot.runs} runs (max_runs_per_cli={max_runs})"
+    options = slot.options
+    if options.hooks:
+        return "hooks are set: they would see the reset (SessionEnd/SessionStart 'clear', the /clear prompt)"
     tools = set(used_tools(messages))
     if tools - READ_ONLY_TOOLS:
         return f"the run used tools {sorted(tools)}; their state may outlive /clear"
-    options = slot.options
-    if tools and (options.can_use_tool or options.permission_prompt_tool_name or options.hooks):
-        return f"the run used tools {sorted(tools)} with a permission callback or hooks (session rules outlive /clear)"
-    fingerprint = init_fingerprint(messages)
-    if fingerprint is None:
-        return "the run sent no system/init"
-    if slot.fingerprint is None:
-        slot.fingerprint = fingerprint
-    elif fingerprint != slot.fingerprint:
-        return f"the CLI's state drifted: {fingerprint} != {slot.fingerprint}"
+    if tools and (options.can_use_tool or options.permission_prompt_tool_name):
+        return f"the run used tools {sorted(tools)} with a permission callback (session rules outlive /clear)"
     return None
+
+
+def _drift(now: Dict[str, Any], before: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """The fields of ``now`` that differ from ``before``: {field: (before, now)}."""
+    before = before or {}
+    return {key: (before.get(key), value) for key, value in now.items() if before.get(key) != value}
 
 
 def reset_conversation(slot: CliSlot, timeout: float) -> Optional[str]:
@@ -155,8 +166,11 @@ def reset_conversation(slot: CliSlot, timeout: float) -> Optional[str]:
     if not isinstance(result, ResultMessage) or result.is_error or result.num_turns != 0:
         return f"/clear did not end with a clean zero-turn result: {result!r}"
     fingerprint = init_fingerprint(answer)
-    if fingerprint is None or fingerprint != slot.fingerprint:
-        return f"/clear reported {fingerprint}, not the CLI's starting state {slot.fingerprint}"
+    if fingerprint is None:
+        return "/clear sent no system/init"
+    drift = _drift(fingerprint, slot.fingerprint)
+    if drift:
+        return f"after /clear the CLI reports {drift}"
     if result.session_id in slot.session_ids:
         return f"/clear kept the session id {result.session_id}"
     slot.session_ids.append(result.session_id)

@@ -21,6 +21,7 @@ from helpers import wait_for
 
 from claude_sync import (
     AgentPool,
+    HookMatcher,
     PermissionResultAllow,
     PermissionRuleValue,
     PermissionUpdate,
@@ -385,3 +386,19 @@ def test_recycled_after_max_runs(fake_api: FakeAnthropicAPI, e2e_options: Any) -
         third = pool.submit("three")
         third.result(WAIT)
     assert pids[0].cli_pid == second.cli_pid != third.cli_pid
+
+
+def test_hooks_never_see_a_reset(fake_api: FakeAnthropicAPI, e2e_options: Any) -> None:
+    seen: List[Any] = []
+
+    def record(hook_input: Dict[str, Any], tool_use_id: Any, context: Any) -> Dict[str, Any]:
+        seen.append((hook_input.get("hook_event_name"), hook_input.get("source") or hook_input.get("prompt")))
+        return {}
+
+    hooks = {event: [HookMatcher(hooks=[record])] for event in ("SessionStart", "UserPromptSubmit")}
+    fake_api.add(text("a"), text("b"))
+    with AgentPool(e2e_options(hooks=hooks), max_workers=1) as pool:
+        a, b, _ = _two_runs(pool, "first prompt", "second prompt")
+    assert a.cli_pid != b.cli_pid  # hooks set: no reuse
+    assert ("UserPromptSubmit", "/clear") not in seen and ("SessionStart", "clear") not in seen
+    assert [p for event, p in seen if event == "UserPromptSubmit"] == ["first prompt", "second prompt"]
