@@ -218,6 +218,9 @@ class AgentPool:
         conversation on the caller's thread. It is closed when the block ends, never reused.
         Raises ``UsageError`` after shutdown, and what ``connect()`` raises."""
         options = options or self.options
+        with self._cond:
+            if self._closing:
+                raise UsageError("cannot lease a client from an AgentPool that is shut down")
         slot = self._take_parked(options) or self._start(options)
         try:
             yield slot.client
@@ -252,8 +255,14 @@ class AgentPool:
             slot.close()
         if cancel_futures:
             self._stop_busy()
-        if wait:
+        if not wait:
+            return
+        try:
             self._join()
+        except BaseException:  # Ctrl-C while waiting for runs: stop them all, then re-raise
+            if not cancel_futures:
+                self.shutdown(wait=True, cancel_futures=True)
+            raise
 
     def close(self) -> None:
         """``shutdown(wait=True, cancel_futures=True)``: bounded, every CLI reaped."""

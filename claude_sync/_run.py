@@ -25,16 +25,13 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 from ._core.errors import ClaudeSDKError, ReceiveTimeoutError
 from ._core.messages import AssistantMessage, Message, ResultMessage, TextBlock
 from ._core.options import ClaudeAgentOptions
+from ._core.portable import CALLABLE_FIELDS, check_picklable_options
 from ._core.protocol import result_error
 from ._core.record import FrozenRecord, frozen_record
 
 __all__ = ["run", "RunResult", "drive_turn", "collect_turn", "check_picklable_options", "CALLABLE_FIELDS"]
 
 Prompt = Union[str, Iterable[Dict[str, Any]]]
-
-CALLABLE_FIELDS = ("can_use_tool", "hooks", "stderr")
-"""Options fields that hold Python callables (in-process MCP servers are checked apart)."""
-
 
 @frozen_record
 class RunResult(FrozenRecord):
@@ -100,28 +97,6 @@ def _final_text(result: ResultMessage, messages: List[Message]) -> str:
             if parts:
                 return "".join(parts)
     return ""
-
-
-def check_picklable_options(options: Optional[ClaudeAgentOptions]) -> None:
-    """Raise ``TypeError`` naming the first field that holds a callable (or an in-process
-    MCP server): those cannot cross to another process."""
-    if options is None:
-        return
-    for name in CALLABLE_FIELDS:
-        if getattr(options, name, None):
-            raise TypeError(
-                f"ClaudeAgentOptions.{name} holds Python callables, which cannot be sent to another "
-                f"process. Build the options inside the worker instead (e.g. a module-level function "
-                f"that returns them, or claude_sync.integrations.dask.AgentPoolPlugin(options_factory=…))"
-            )
-    servers = getattr(options, "mcp_servers", None)
-    if isinstance(servers, dict):
-        for server_name, config in servers.items():
-            if not isinstance(config, dict) and getattr(config, "type", None) == "sdk":
-                raise TypeError(
-                    f"ClaudeAgentOptions.mcp_servers[{server_name!r}] is an in-process MCP server, which "
-                    f"cannot be sent to another process. Create it inside the worker instead"
-                )
 
 
 def drive_turn(client: Any, prompt: str, *, timeout: Optional[float], cost_before: float = 0.0) -> RunResult:

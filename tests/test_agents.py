@@ -3,6 +3,7 @@ the futures' cancel semantics, and the pool against the scripted fake CLI."""
 
 from __future__ import annotations
 
+import copy
 import pickle
 import threading
 from concurrent.futures import (
@@ -117,6 +118,27 @@ def test_in_process_mcp_servers_are_refused_by_name() -> None:
     options = ClaudeAgentOptions(mcp_servers={"calc": create_sdk_mcp_server("calc")})
     with pytest.raises(TypeError, match=r"mcp_servers\['calc'\]"):
         check_picklable_options(options)
+
+
+def test_pickling_options_with_callables_names_the_field_and_copying_still_works() -> None:
+    def allow(*args: Any) -> Any:
+        return PermissionResultAllow()
+
+    options = ClaudeAgentOptions(can_use_tool=allow, env={"A": "b"})
+    with pytest.raises(TypeError, match=r"ClaudeAgentOptions\.can_use_tool .*Build the options inside the worker"):
+        pickle.dumps(options)
+    shallow, deep = copy.copy(options), copy.deepcopy(options)
+    assert shallow == options and deep == options
+    assert shallow.can_use_tool is allow and deep.can_use_tool is allow
+    assert deep.env is not options.env and shallow.env is options.env
+
+
+def test_a_process_executor_fails_the_future_with_the_field_name() -> None:
+    options = ClaudeAgentOptions(stderr=lambda line: None)
+    with ProcessPoolExecutor(max_workers=1) as executor:
+        future = executor.submit(run, "hello", options=options)
+        with pytest.raises(TypeError, match=r"ClaudeAgentOptions\.stderr"):
+            future.result(60)
 
 
 def test_run_goes_through_a_process_executor(fake_cli: Any) -> None:
