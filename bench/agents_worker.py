@@ -11,6 +11,8 @@ Modes:
   times: lease it (``pool.client()``), send the prompt, seconds to the first message; and
   ``reps`` times: ``submit`` to a reused CLI, seconds to the result.
 - ``pool``: ``n`` one-turn runs on ``AgentPool(max_workers=4)`` (pool built inside the timing).
+- ``pool_warm``: the same on ``AgentPool(max_workers=4, warm=4)`` once its 4 CLIs are parked:
+  the steady state (CPU of the live CLIs read from /proc).
 - ``threads``: ``n`` threads, each iterating its own ``query()``.
 - ``official``: the official SDK, ``asyncio.gather`` over ``n`` ``query()`` calls.
 """
@@ -30,6 +32,31 @@ def cpu_seconds() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def tree_cpu() -> float:
+    """CPU seconds of this process, its reaped children, and its live descendants (from
+    /proc: utime + stime, plus what they reaped), so CLIs still running count too."""
+    total = cpu_seconds()
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: Dict[int, int] = {}
+    cpu: Dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry)] = int(fields[1])
+            cpu[int(entry)] = sum(int(x) for x in fields[11:15]) / tick
+    members = {os.getpid()}
+    grew = True
+    while grew:
+        before = len(members)
+        members |= {pid for pid, parent in parents.items() if parent in members}
+        grew = len(members) != before
+    return total + sum(cpu.get(pid, 0.0) for pid in members - {os.getpid()})
 
 
 def ours(args: Dict[str, Any]) -> Any:
@@ -97,6 +124,26 @@ def many_pool(args: Dict[str, Any]) -> Dict[str, Any]:
     return {"runs": len(results), "stats": stats}
 
 
+def many_pool_warm(args: Dict[str, Any]) -> Dict[str, Any]:
+    """Steady state: the same runs once 4 warm CLIs are parked; wall and CPU (CLIs included,
+    read live from /proc) from the first submit to the last result."""
+    from claude_sync import AgentPool
+
+    with AgentPool(ours(args), max_workers=4, warm=4) as pool:
+        deadline = time.monotonic() + 300
+        while pool.stats()["parked"] < 4:
+            if time.monotonic() > deadline:
+                raise TimeoutError("4 warm CLIs not parked within 300 s")
+            time.sleep(0.01)
+        cpu0 = tree_cpu()
+        start = time.perf_counter()
+        results = list(pool.map(["say ok"] * args["n"], timeout=600))
+        wall = time.perf_counter() - start
+        cpu = tree_cpu() - cpu0
+    assert all(r.text for r in results)
+    return {"runs": len(results), "steady_wall_s": wall, "steady_cpu_s": cpu, "stats": pool.stats()}
+
+
 def many_threads(args: Dict[str, Any]) -> Dict[str, Any]:
     from claude_sync import ResultMessage, query
 
@@ -137,6 +184,7 @@ MODES = {
     "cold_first": cold_first,
     "warm_first": warm_first,
     "pool": many_pool,
+    "pool_warm": many_pool_warm,
     "threads": many_threads,
     "official": many_official,
 }
