@@ -20,6 +20,10 @@ At most ``max_workers`` runs run at once. Parked CLIs are bounded by
 run closes its CLI (the close ladder reaps it) before returning ``True``; ``shutdown(
 cancel_futures=True)`` and leaving the ``with`` block by an exception (Ctrl-C included) do
 that for every run; every pending future ends cancelled or failed, never left pending.
+
+(A little over 400 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
+and one set of counts, and reads best in one place. ``RunFuture`` is in ``_futures``, the
+reset and its policy in ``_reuse``.)
 """
 
 from __future__ import annotations
@@ -27,15 +31,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from concurrent.futures import Future, InvalidStateError
-from concurrent.futures import _base as futures_base
 from contextlib import contextmanager
-from typing import Any, Callable, Deque, Dict, Iterable, Iterator, List, Optional, Set
+from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Set
 
 from ._core.errors import ClaudeSDKError, CLIConnectionError, ProcessError, UsageError
 from ._core.messages import Message, ResultMessage
 from ._core.options import ClaudeAgentOptions
 from ._core.protocol import result_error
+from ._futures import RunFuture, settle
 from ._reuse import CliSlot, is_alive, reset_conversation, retire_reason
 from ._run import RunResult
 
@@ -47,59 +50,6 @@ KEEPER_TICK = 0.5
 """Seconds between the keeper's checks of parked CLIs (it also wakes on every change)."""
 START_RETRY_DELAY = 2.0
 """Seconds the keeper waits after a warm CLI failed to start before trying again."""
-
-
-class RunFuture(Future[RunResult]):
-    """A ``concurrent.futures.Future`` whose ``cancel()`` also stops a *running* run.
-
-    The stdlib refuses to cancel a running future; here cancelling one closes its CLI
-    (bounded) and marks the future cancelled — waiters (``wait``, ``as_completed``) are
-    told as they would be for a pending one.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._stop_run: Optional[Callable[[], None]] = None
-        self.cli_pid: Optional[int] = None
-        """The pid of the CLI serving this run (set when it has one; the last one if the
-        run had to move to a fresh CLI)."""
-
-    def attach(self, slot: CliSlot) -> bool:
-        """Worker: ``slot`` serves this run (cancel closes it); False if already cancelled."""
-        with self._condition:
-            if self._state in (futures_base.CANCELLED, futures_base.CANCELLED_AND_NOTIFIED):
-                return False
-            self._stop_run = slot.close
-            return True
-
-    def start(self) -> bool:
-        """Worker: move to running; False if cancelled meanwhile (waiters already told)."""
-        with self._condition:
-            if self._state == futures_base.CANCELLED_AND_NOTIFIED:
-                return False
-            return self.set_running_or_notify_cancel()
-
-    def note_pid(self, slot: CliSlot) -> None:
-        self.cli_pid = slot.pid
-
-    def cancel(self) -> bool:
-        """Cancel (pending) or stop and cancel (running); False once finished. Any thread."""
-        with self._condition:  # an RLock: the stdlib methods below take it again
-            if self._state != futures_base.RUNNING:
-                if not super().cancel():
-                    return False
-                if self._state == futures_base.CANCELLED:  # tell wait()/as_completed now,
-                    self.set_running_or_notify_cancel()  # not when a worker gets to it
-                return True
-            self._state = futures_base.CANCELLED_AND_NOTIFIED
-            for waiter in self._waiters:
-                waiter.add_cancelled(self)
-            self._condition.notify_all()
-            stop = self._stop_run
-        if stop is not None:
-            stop()
-        self._invoke_callbacks()  # type: ignore[attr-defined]  # private in the stubs, present 3.9-3.13
-        return True
 
 
 class _Job:
@@ -316,16 +266,16 @@ class AgentPool:
         except BaseException as exc:  # noqa: BLE001 - the future carries it to the caller
             if slot is not None:
                 self._retire(slot, f"the run failed: {exc!r}")
-            _settle(job.future, exc=exc)
+            settle(job.future, exc=exc)
             return
         slot.runs += 1
         slot.session_ids.append(outcome.session_id)
         with self._cond:
             self._counts["runs"] += 1
         if outcome.is_error and job.options.raise_on_error_result:
-            _settle(job.future, exc=result_error(outcome.result))
+            settle(job.future, exc=result_error(outcome.result))
         else:
-            _settle(job.future, result=outcome)
+            settle(job.future, result=outcome)
         self._after_run(slot, outcome, job.future)
 
     def _turn(self, slot: CliSlot, job: _Job, *, may_retry: bool) -> Optional[List[Message]]:
@@ -488,14 +438,3 @@ class AgentPool:
             busy = list(self._busy)
         for slot in parked + busy:
             slot.close()
-
-
-def _settle(future: RunFuture, *, result: Optional[RunResult] = None, exc: Optional[BaseException] = None) -> None:
-    """Worker: finish the future unless ``cancel()`` got there first."""
-    try:
-        if exc is not None:
-            future.set_exception(exc)
-        elif result is not None:
-            future.set_result(result)
-    except InvalidStateError:
-        pass

@@ -28,7 +28,7 @@ from claude_sync import (
     create_sdk_mcp_server,
     run,
 )
-from claude_sync._agents import RunFuture
+from claude_sync._futures import RunFuture
 from claude_sync._core.parse import parse_message
 from claude_sync._run import check_picklable_options
 
