@@ -28,8 +28,8 @@ from claude_sync import (
     create_sdk_mcp_server,
     run,
 )
-from claude_sync._futures import RunFuture
 from claude_sync._core.parse import parse_message
+from claude_sync._futures import RunFuture
 from claude_sync._run import check_picklable_options
 
 WIRE_MESSAGES: List[Dict[str, Any]] = [
