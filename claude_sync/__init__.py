@@ -10,6 +10,18 @@ This module only re-exports; the code lives in the private modules.
 from typing import TYPE_CHECKING
 
 from ._client import ClaudeSDKClient, merge_assistant_messages
+from ._core.blocks import (
+    ContentBlock,
+    ImageBlock,
+    RedactedThinkingBlock,
+    ServerToolResultBlock,
+    ServerToolUseBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+)
 from ._core.errors import (
     ClaudeSDKError,
     CLIConnectionError,
@@ -21,57 +33,29 @@ from ._core.errors import (
     ProcessError,
     ReceiveTimeoutError,
     ResultError,
+    SessionStoreError,
     UsageError,
 )
+from ._core.hook_types import KNOWN_HOOK_EVENTS, HookCallback, HookContext, HookMatcher
+from ._core.merger import AssistantMessageMerger
 from ._core.messages import (
-    APIRetryMessage,
     AssistantMessage,
-    AssistantMessageMerger,
     AuthStatusMessage,
-    CompactBoundaryMessage,
-    ContentBlock,
-    HookEventMessage,
-    HookProgressMessage,
-    HookResponseMessage,
-    HookStartedMessage,
-    ImageBlock,
-    InformationalMessage,
     Message,
     PromptSuggestionMessage,
     RateLimitEvent,
     RateLimitInfo,
-    RedactedThinkingBlock,
     ResultMessage,
-    ServerToolResultBlock,
-    ServerToolUseBlock,
-    StatusMessage,
     StreamEvent,
-    SystemInitMessage,
-    SystemMessage,
-    TaskNotificationMessage,
-    TaskProgressMessage,
-    TaskStartedMessage,
-    TaskUpdatedMessage,
-    TextBlock,
-    ThinkingBlock,
-    ThinkingTokensMessage,
     ToolProgressMessage,
-    ToolResultBlock,
-    ToolUseBlock,
-    UnknownBlock,
     UnknownMessage,
     UserMessage,
     message_from_dict,
 )
-from ._core.options import (
-    KNOWN_HOOK_EVENTS,
-    AgentDefinition,
+from ._core.options import AgentDefinition, ClaudeAgentOptions
+from ._core.permission_types import (
     CancellationSignal,
     CanUseTool,
-    ClaudeAgentOptions,
-    HookCallback,
-    HookContext,
-    HookMatcher,
     PermissionMode,
     PermissionResult,
     PermissionResultAllow,
@@ -81,26 +65,102 @@ from ._core.options import (
     ToolPermissionContext,
 )
 from ._core.protocol import OversizedLineSkipped
+from ._core.system_messages import (
+    APIRetryMessage,
+    CompactBoundaryMessage,
+    HookEventMessage,
+    HookProgressMessage,
+    HookResponseMessage,
+    HookStartedMessage,
+    InformationalMessage,
+    StatusMessage,
+    SystemInitMessage,
+    SystemMessage,
+    TaskNotificationMessage,
+    TaskProgressMessage,
+    TaskStartedMessage,
+    TaskUpdatedMessage,
+    ThinkingTokensMessage,
+)
 from ._io.transport import Transport
 from ._query import QueryStream, query
 from ._version import __version__
 
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
     from ._agents import AgentPool
-    from ._core.mcp import SdkMcpServer, SdkMcpTool, ToolContext, create_sdk_mcp_server, tool
+    from ._core.mcp import SdkMcpServer, create_sdk_mcp_server
+    from ._core.mcp_tools import SdkMcpTool, ToolContext, tool
+    from ._core.session_summary import fold_session_summary
+    from ._core.session_types import (
+        ForkSessionResult,
+        SDKSessionInfo,
+        SessionKey,
+        SessionListSubkeysKey,
+        SessionMessage,
+        SessionStore,
+        SessionStoreEntry,
+        SessionStoreFlushMode,
+        SessionStoreListEntry,
+        SessionSummaryEntry,
+    )
+    from ._io.memory_store import InMemorySessionStore
+    from ._io.sqlite_store import SQLiteSessionStore
+    from ._io.store_functions import (
+        delete_session_via_store,
+        fork_session_via_store,
+        get_session_info_from_store,
+        get_session_messages_from_store,
+        get_subagent_messages_from_store,
+        import_session_to_store,
+        list_sessions_from_store,
+        list_subagents_from_store,
+        project_key_for_directory,
+        rename_session_via_store,
+        tag_session_via_store,
+    )
+    from ._io.transcript_edits import delete_session, fork_session, rename_session, tag_session
+    from ._io.transcripts import (
+        get_session_info,
+        get_session_messages,
+        get_subagent_messages,
+        list_sessions,
+        list_subagents,
+    )
     from ._run import RunResult, run
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.
-    "tool": "._core.mcp",
+    "tool": "._core.mcp_tools",
     "create_sdk_mcp_server": "._core.mcp",
     "SdkMcpServer": "._core.mcp",
-    "SdkMcpTool": "._core.mcp",
-    "ToolContext": "._core.mcp",
     # Many agents: loaded on first use.
     "run": "._run",
     "RunResult": "._run",
     "AgentPool": "._agents",
+    "SdkMcpTool": "._core.mcp_tools",
+    "ToolContext": "._core.mcp_tools",
+    # Sessions and session stores load on first use too.
+    **dict.fromkeys(
+        ("SDKSessionInfo", "SessionMessage", "ForkSessionResult", "SessionKey", "SessionListSubkeysKey",
+         "SessionStore", "SessionStoreEntry", "SessionStoreFlushMode", "SessionStoreListEntry",
+         "SessionSummaryEntry"),
+        "._core.session_types",
+    ),
+    "fold_session_summary": "._core.session_summary",
+    "InMemorySessionStore": "._io.memory_store",
+    "SQLiteSessionStore": "._io.sqlite_store",
+    **dict.fromkeys(
+        ("list_sessions", "get_session_info", "get_session_messages", "list_subagents", "get_subagent_messages"),
+        "._io.transcripts",
+    ),
+    **dict.fromkeys(("rename_session", "tag_session", "delete_session", "fork_session"), "._io.transcript_edits"),
+    **dict.fromkeys(
+        ("project_key_for_directory", "import_session_to_store", "list_sessions_from_store",
+         "get_session_info_from_store", "get_session_messages_from_store", "list_subagents_from_store",
+         "get_subagent_messages_from_store", "rename_session_via_store", "tag_session_via_store",
+         "delete_session_via_store", "fork_session_via_store"),
+        "._io.store_functions",
+    ),
 }
 
 
@@ -201,5 +261,40 @@ __all__ = [
     "ControlTimeoutError",
     "ReceiveTimeoutError",
     "UsageError",
+    "SessionStoreError",
+    # sessions (transcript files) and session stores
+    "list_sessions",
+    "get_session_info",
+    "get_session_messages",
+    "list_subagents",
+    "get_subagent_messages",
+    "rename_session",
+    "tag_session",
+    "delete_session",
+    "fork_session",
+    "SDKSessionInfo",
+    "SessionMessage",
+    "ForkSessionResult",
+    "SessionKey",
+    "SessionListSubkeysKey",
+    "SessionStore",
+    "SessionStoreEntry",
+    "SessionStoreFlushMode",
+    "SessionStoreListEntry",
+    "SessionSummaryEntry",
+    "InMemorySessionStore",
+    "SQLiteSessionStore",
+    "fold_session_summary",
+    "project_key_for_directory",
+    "import_session_to_store",
+    "list_sessions_from_store",
+    "get_session_info_from_store",
+    "get_session_messages_from_store",
+    "list_subagents_from_store",
+    "get_subagent_messages_from_store",
+    "rename_session_via_store",
+    "tag_session_via_store",
+    "delete_session_via_store",
+    "fork_session_via_store",
     "__version__",
 ]

@@ -33,8 +33,10 @@ import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._core.errors import ClaudeSDKError, UsageError
-from ._core.messages import AssistantMessageMerger, Message, ResultMessage
-from ._core.options import ClaudeAgentOptions, PermissionMode
+from ._core.merger import AssistantMessageMerger
+from ._core.messages import Message, ResultMessage
+from ._core.options import ClaudeAgentOptions
+from ._core.permission_types import PermissionMode
 from ._core.protocol import iter_user_frames, user_message_frame
 from ._io.session import Session
 
@@ -46,15 +48,17 @@ _INTERRUPT_ON_CTRL_C_TIMEOUT = 2.0
 
 
 def build_session(options: ClaudeAgentOptions) -> Session:
-    """A not-yet-connected session with the callback handlers the options ask for.
+    """A not-yet-connected session for ``options``, interpreted once (``interpret_options``):
+    the session spawns from that plan and the request handlers serve from it.
 
-    Raises ``ValueError`` for contradictory options (e.g. ``can_use_tool`` together with
-    ``permission_prompt_tool_name``).
+    Raises ``ValueError`` / ``TypeError`` for invalid options (e.g. ``can_use_tool`` together
+    with ``permission_prompt_tool_name``), before anything starts.
     """
+    from ._core.command import interpret_options  # first use only, not at import
     from ._io.serving import build_handlers  # callback machinery loads on first use
 
-    handlers, initialize_fields = build_handlers(options)
-    return Session(options, handlers=handlers, initialize_fields=initialize_fields)
+    plan = interpret_options(options)
+    return Session(options, plan=plan, handlers=build_handlers(plan))
 
 
 class ClaudeSDKClient:

@@ -41,15 +41,10 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, List, Optional
 
-from ._core.messages import (
-    AssistantMessage,
-    Message,
-    ResultMessage,
-    ServerToolUseBlock,
-    SystemInitMessage,
-    ToolUseBlock,
-)
+from ._core.blocks import ServerToolUseBlock, ToolUseBlock
+from ._core.messages import AssistantMessage, Message, ResultMessage
 from ._core.options import ClaudeAgentOptions
+from ._core.system_messages import SystemInitMessage
 
 __all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive"]
 

@@ -22,8 +22,9 @@ import threading
 import time
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
+from ._core.blocks import TextBlock
 from ._core.errors import ClaudeSDKError, ReceiveTimeoutError
-from ._core.messages import AssistantMessage, Message, ResultMessage, TextBlock
+from ._core.messages import AssistantMessage, Message, ResultMessage
 from ._core.options import ClaudeAgentOptions
 from ._core.portable import CALLABLE_FIELDS, check_picklable_options
 from ._core.protocol import result_error

@@ -1,6 +1,6 @@
 """The pure permission / hook adapters of ``claude_sync._core.callbacks``.
 
-Wire examples are the ones the real CLI 2.1.197 sent (REAL_CLI_2.1.197.md §b, §c), with
+Wire examples are the ones the real CLI 2.1.197 sent (docs/protocol/REAL_CLI_2.1.197.md §4 b, c), with
 ``$SCRATCH`` and ``toolu_…`` filled in.
 """
 
@@ -15,30 +15,28 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from claude_sync._core.callbacks import (
-    CallbackRequestError,
+from claude_sync._core.errors import CallbackRequestError, ClaudeSDKError, UnknownHookCallbackError
+from claude_sync._core.hook_types import KNOWN_HOOK_EVENTS, HookContext, HookMatcher
+from claude_sync._core.hooks import (
     HookRegistry,
     RegisteredHook,
-    UnknownHookCallbackError,
-    callback_failure_reason,
-    deny_all_permission_wire,
-    fail_closed_permission_wire,
     hook_call_from_request,
     hook_output_to_wire,
-    permission_call_from_request,
-    permission_result_to_wire,
-    suggestions_from_wire,
 )
-from claude_sync._core.errors import ClaudeSDKError
-from claude_sync._core.options import (
-    KNOWN_HOOK_EVENTS,
-    HookContext,
-    HookMatcher,
+from claude_sync._core.permission_types import (
     PermissionResultAllow,
     PermissionResultDeny,
     PermissionRuleValue,
     PermissionUpdate,
     ToolPermissionContext,
+)
+from claude_sync._core.permissions import (
+    callback_failure_reason,
+    deny_all_permission_wire,
+    fail_closed_permission_wire,
+    permission_call_from_request,
+    permission_result_to_wire,
+    suggestions_from_wire,
 )
 
 # ----------------------------------------------------------------------------- wire examples

@@ -11,18 +11,18 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
+from claude_sync._core.argv import MAX_ARG_BYTES, FileArg
 from claude_sync._core.command import (
-    CLI_INSTALL_HINT,
     ENTRYPOINT,
-    MAX_ARG_BYTES,
     SHELL_CONSUMED_FIELDS,
-    FileArg,
     SpawnPlan,
     build_spawn_plan,
-    find_cli,
 )
+from claude_sync._core.discovery import CLI_INSTALL_HINT, find_cli
 from claude_sync._core.errors import CLINotFoundError
+from claude_sync._core.hook_types import HookMatcher
 from claude_sync._core.options import AgentDefinition, ClaudeAgentOptions
+from claude_sync._io.memory_store import InMemorySessionStore
 from claude_sync._version import __version__
 
 CLI = "/opt/claude/bin/claude"
@@ -40,12 +40,16 @@ def tail(plan: SpawnPlan) -> List[Any]:
 
 
 class FakeSdkServer:
-    """Stands in for ``_mcp.SdkMcpServer``: the command builder only duck-types ``type``."""
+    """Stands in for ``SdkMcpServer``: in-process servers are duck-typed (``type == "sdk"`` and
+    a ``handle`` method; see ``partition_mcp_servers``)."""
 
     type = "sdk"
 
     def __init__(self, name: str) -> None:
         self.name = name
+
+    def handle(self, message: Any, server_name: Optional[str] = None) -> Any:
+        raise AssertionError("never called while planning")
 
 
 def no_permission_prompts(tool: str, tool_input: Dict[str, Any], context: Any) -> Any:
@@ -541,6 +545,8 @@ NON_DEFAULT: Dict[str, Any] = {
     "enable_file_checkpointing": True,
     "task_budget": {"total": 100},
     "deny_all_permissions": True,
+    "hooks": {"PreToolUse": [HookMatcher(hooks=[lambda *a: None])]},
+    "session_store": InMemorySessionStore(),
 }
 
 
@@ -548,7 +554,7 @@ def test_every_option_field_is_either_mapped_or_left_to_the_shell_on_purpose() -
     names = {f.name for f in dataclasses.fields(ClaudeAgentOptions)}
     assert not (set(NON_DEFAULT) & SHELL_CONSUMED_FIELDS)
     assert set(NON_DEFAULT) | SHELL_CONSUMED_FIELDS == names, (
-        "a ClaudeAgentOptions field is neither mapped by _command nor listed in "
+        "a ClaudeAgentOptions field is neither mapped by interpret_options nor listed in "
         "SHELL_CONSUMED_FIELDS: "
         f"{sorted(names - set(NON_DEFAULT) - SHELL_CONSUMED_FIELDS)}"
     )
@@ -580,7 +586,8 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "initialize_timeout": 2.0,
         "close_timeout": 3.0,
         "raise_on_error_result": False,
-        "hooks": {"PreToolUse": []},
+        "session_store_flush": "eager",
+        "load_timeout_ms": 5,
     }
     changed = dataclasses.replace(ClaudeAgentOptions(), **{name: values[name]})
     environ = {"PATH": "/bin"}

@@ -25,14 +25,11 @@ from claude_sync._core.mcp import (
     McpToolCall,
     SdkMcpServer,
     SdkMcpServers,
-    SdkMcpTool,
-    ToolContext,
     create_sdk_mcp_server,
     mcp_control_response,
-    normalize_tool_result,
     run_tool_call,
-    tool,
 )
+from claude_sync._core.mcp_tools import SdkMcpTool, ToolContext, normalize_tool_result, tool
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -591,21 +588,6 @@ def test_registry_unknown_server_is_a_jsonrpc_error(message: Any, expected: Any)
     assert reply_of(SdkMcpServers({"calc": calc()}).route("ghost", message)) == expected
 
 
-def test_registry_from_options_picks_sdk_servers() -> None:
-    server = calc()
-    servers = SdkMcpServers.from_options(
-        {
-            "calc": server,
-            "files": {"type": "stdio", "command": "mcp-files"},
-            "remote": {"type": "sdk", "name": "remote"},  # a dict, not a server object
-        }
-    )
-    assert servers.names == ["calc"] and servers.get("calc") is server
-    assert len(SdkMcpServers.from_options("/path/to/mcp.json")) == 0
-    assert len(SdkMcpServers.from_options(None)) == 0
-    assert len(SdkMcpServers()) == 0
-
-
 # ----------------------------------------------------------------------------- tool calls
 
 
@@ -948,7 +930,8 @@ def test_normalize_tool_result_accepts_any_mapping() -> None:
 
 
 def test_pure_modules_import_nothing_forbidden_and_stay_light() -> None:
-    """Import and use _mcp/_schema without the package __init__ (which loads the shell)."""
+    """Import and use _core.mcp / _core.mcp_tools without the package __init__ (which loads the
+    shell); schema code loads only when a tool is decorated."""
     package_dir = os.path.join(REPO, "claude_sync")
     script = textwrap.dedent(
         f"""
@@ -957,9 +940,10 @@ def test_pure_modules_import_nothing_forbidden_and_stay_light() -> None:
         sys.modules["claude_sync"] = pkg
         before = set(sys.modules)
         import claude_sync._core.mcp as m
+        import claude_sync._core.mcp_tools as mt
         on_import = set(sys.modules) - before
         assert "claude_sync._core.schema" not in on_import, "schema code loads at decoration time"
-        t = m.tool("t", "d", {{"a": int}})(lambda args, ctx: 1 / 0)
+        t = mt.tool("t", "d", {{"a": int}})(lambda args, ctx: 1 / 0)
         s = m.create_sdk_mcp_server("s", tools=[t])
         r = m.run_tool_call(s.handle({{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                                        "params": {{"name": "t", "arguments": {{"a": 1}}}}}}))

@@ -1,6 +1,6 @@
 """In-process MCP servers through the threaded shell, against the fake CLI.
 
-What the real CLI 2.1.197 does (REAL_CLI §d, re-checked by ``tests/e2e/test_mcp_e2e.py``):
+What the real CLI 2.1.197 does (docs/protocol/REAL_CLI_2.1.197.md §4 d, re-checked by ``tests/e2e/test_mcp_e2e.py``):
 it sends each JSON-RPC message for an SDK server as an ``mcp_message`` control request; the
 handshake (initialize → notifications/initialized → tools/list) can start *before* the CLI
 answers our ``initialize`` and can run twice with ids restarting at 0; an interrupt cancels a

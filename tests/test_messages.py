@@ -12,35 +12,39 @@ from typing import Any, Dict, List
 import pytest
 
 import claude_sync
-from claude_sync._core.messages import (
-    AssistantMessage,
-    AssistantMessageMerger,
-    HookResponseMessage,
+from claude_sync._core.blocks import (
     ImageBlock,
-    Message,
-    RateLimitEvent,
-    RateLimitInfo,
     RedactedThinkingBlock,
-    ResultMessage,
     ServerToolResultBlock,
     ServerToolUseBlock,
-    StatusMessage,
-    StreamEvent,
-    SystemInitMessage,
-    SystemMessage,
-    TaskUpdatedMessage,
     TextBlock,
     ThinkingBlock,
-    ThinkingTokensMessage,
-    ToolProgressMessage,
     ToolResultBlock,
     ToolUseBlock,
     UnknownBlock,
+)
+from claude_sync._core.merger import AssistantMessageMerger
+from claude_sync._core.messages import (
+    AssistantMessage,
+    Message,
+    RateLimitEvent,
+    RateLimitInfo,
+    ResultMessage,
+    StreamEvent,
+    ToolProgressMessage,
     UnknownMessage,
     UserMessage,
     message_from_dict,
 )
 from claude_sync._core.parse import parse_message
+from claude_sync._core.system_messages import (
+    HookResponseMessage,
+    StatusMessage,
+    SystemInitMessage,
+    SystemMessage,
+    TaskUpdatedMessage,
+    ThinkingTokensMessage,
+)
 
 SID = "sess-1"
 

@@ -1,6 +1,6 @@
 """parse_message: wire dicts (as the real CLI 2.1.197 sends them) → typed messages.
 
-The wire samples follow /work/shared/protocol/REAL_CLI_2.1.197.md (trimmed, same keys).
+The wire samples follow docs/protocol/REAL_CLI_2.1.197.md (trimmed, same keys).
 """
 
 from __future__ import annotations
@@ -13,45 +13,49 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
+from claude_sync._core.blocks import (
+    ImageBlock,
+    RedactedThinkingBlock,
+    ServerToolResultBlock,
+    ServerToolUseBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UnknownBlock,
+)
 from claude_sync._core.errors import ClaudeSDKError, MessageParseError
 from claude_sync._core.messages import (
-    APIRetryMessage,
     AssistantMessage,
     AuthStatusMessage,
+    PromptSuggestionMessage,
+    RateLimitEvent,
+    RateLimitInfo,
+    ResultMessage,
+    StreamEvent,
+    ToolProgressMessage,
+    UnknownMessage,
+    UserMessage,
+    message_from_dict,
+)
+from claude_sync._core.parse import parse_message
+from claude_sync._core.system_messages import (
+    APIRetryMessage,
     CompactBoundaryMessage,
     HookEventMessage,
     HookProgressMessage,
     HookResponseMessage,
     HookStartedMessage,
-    ImageBlock,
     InformationalMessage,
-    PromptSuggestionMessage,
-    RateLimitEvent,
-    RateLimitInfo,
-    RedactedThinkingBlock,
-    ResultMessage,
-    ServerToolResultBlock,
-    ServerToolUseBlock,
     StatusMessage,
-    StreamEvent,
     SystemInitMessage,
     SystemMessage,
     TaskNotificationMessage,
     TaskProgressMessage,
     TaskStartedMessage,
     TaskUpdatedMessage,
-    TextBlock,
-    ThinkingBlock,
     ThinkingTokensMessage,
-    ToolProgressMessage,
-    ToolResultBlock,
-    ToolUseBlock,
-    UnknownBlock,
-    UnknownMessage,
-    UserMessage,
-    message_from_dict,
 )
-from claude_sync._core.parse import parse_message
 
 SID = "9f0c6f3e-2b1a-4d7e-9a51-3c2f1e0d9b88"
 

@@ -10,6 +10,8 @@
     ├── CLIJSONDecodeError             a ``{…}`` stdout line was not valid JSON (``line``)
     ├── MessageParseError              valid JSON of a known type with a broken shape (``data``)
     ├── ControlRequestError            the CLI answered our control request with an error
+    ├── CallbackRequestError           a permission / hook request we cannot serve; ``ValueError``
+    │   └── UnknownHookCallbackError   a hook callback id we never registered; ``LookupError``
     ├── ControlTimeoutError            no answer in time; also a builtin ``TimeoutError``
     ├── ReceiveTimeoutError            no message in time while receiving; also ``TimeoutError``
     └── UsageError                     the API was used wrongly; also a ``RuntimeError``
@@ -32,9 +34,12 @@ __all__ = [
     "CLIJSONDecodeError",
     "MessageParseError",
     "ControlRequestError",
+    "CallbackRequestError",
+    "UnknownHookCallbackError",
     "ControlTimeoutError",
     "ReceiveTimeoutError",
     "UsageError",
+    "SessionStoreError",
 ]
 
 
@@ -175,6 +180,31 @@ class ControlRequestError(ClaudeSDKError):
         return {"message": str(self), "subtype": self.subtype, "request_id": self.request_id}
 
 
+class CallbackRequestError(ClaudeSDKError, ValueError):
+    """A ``can_use_tool`` / ``hook_callback`` request we cannot serve (broken shape).
+
+    The shell answers it with an error control response; ``subtype`` names the request kind.
+    """
+
+    def __init__(self, message: str, subtype: Optional[str] = None):
+        super().__init__(message)
+        self.subtype = subtype
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": str(self), "subtype": self.subtype}
+
+
+class UnknownHookCallbackError(CallbackRequestError, LookupError):
+    """The CLI named a hook callback id we never registered (``callback_id``)."""
+
+    def __init__(self, message: str, callback_id: Any = None, subtype: Optional[str] = None):
+        super().__init__(message, subtype=subtype if subtype is not None else "hook_callback")
+        self.callback_id = callback_id
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        return {"message": str(self), "callback_id": self.callback_id, "subtype": self.subtype}
+
+
 class ControlTimeoutError(ClaudeSDKError, TimeoutError):
     """No answer to one of our control requests within its timeout."""
 
@@ -217,3 +247,9 @@ class ReceiveTimeoutError(ClaudeSDKError, TimeoutError):
 
 class UsageError(ClaudeSDKError, RuntimeError):
     """The API was used in a way it does not support (after close, two consumers, …)."""
+
+
+class SessionStoreError(ClaudeSDKError, RuntimeError):
+    """A ``SessionStore`` call failed or timed out where the session cannot go on without it
+    (loading a session to resume from the store). Mirroring failures never raise: they are
+    reported as a ``SystemMessage`` with ``subtype="mirror_error"``."""

@@ -1,16 +1,17 @@
-"""Options, callback arguments and callback results (pure data, no I/O).
+"""``ClaudeAgentOptions`` and the config shapes its fields take (pure data, no I/O).
 
-Everything here is a dataclass or a TypedDict. Classes built once per session
-(``ClaudeAgentOptions``, ``AgentDefinition``, ``HookMatcher``) are records — mutable
-dataclasses with generic methods, cheaper to define (see ``_record``); those built per callback
-keep ``@dataclass``'s generated ``__init__``, cheaper to call. ``ClaudeAgentOptions`` uses the official
-SDK's field names so code ports by dropping ``async``/``await``; the fields marked "ours"
-are claude_sync additions (pool size and the timeouts of the threaded shell).
+Everything here is a record or a TypedDict. ``ClaudeAgentOptions`` and ``AgentDefinition`` are
+built once per session and users may change them (``options.raise_on_error_result = False``),
+so they are records — mutable dataclasses with generic methods, cheaper to define (see
+``record``). ``ClaudeAgentOptions`` uses the official SDK's field names so code ports by
+dropping ``async``/``await``; the fields marked "ours" are claude_sync additions (pool size and
+the timeouts of the threaded shell). The permission and hook types its fields hold are in
+``permission_types`` and ``hook_types``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -18,39 +19,23 @@ from typing import (
     Dict,
     List,
     Literal,
-    Mapping,
     Optional,
-    Protocol,
     TypedDict,
     Union,
 )
 
+from .hook_types import HookEvent, HookMatcher
+from .permission_types import CanUseTool, PermissionMode
 from .record import Record, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
     from .mcp import SdkMcpServer
+    from .session_types import SessionStore, SessionStoreFlushMode
 
-PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
 SettingSource = Literal["user", "project", "local"]
 EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
-PermissionUpdateDestination = Literal[
-    "userSettings", "projectSettings", "localSettings", "session", "cliArg"
-]
-PermissionBehavior = Literal["allow", "deny", "ask"]
-
-
-class CancellationSignal(Protocol):
-    """What ``context.signal`` offers a callback: set once the CLI no longer wants the answer.
-
-    The shell hands callbacks a ``threading.Event``; this protocol names the part callbacks
-    may rely on.
-    """
-
-    def is_set(self) -> bool: ...
-
-    def wait(self, timeout: Optional[float] = None) -> bool: ...
 
 
 class SystemPromptPreset(TypedDict, total=False):
@@ -121,233 +106,6 @@ class AgentDefinition(Record):
         return {k: v for k, v in self.__dict__.items() if v is not None}
 
 
-# --------------------------------------------------------------------------- permissions
-
-
-@dataclass
-class PermissionRuleValue:
-    tool_name: str
-    rule_content: Optional[str] = None
-
-
-@dataclass
-class PermissionUpdate:
-    """One permission change, as the CLI suggests it and as an allow result may apply it.
-
-    ``type`` is one of ``addRules``, ``replaceRules``, ``removeRules`` (use ``rules`` and
-    ``behavior``), ``setMode`` (``mode``), ``addDirectories``, ``removeDirectories``
-    (``directories``). Any wire key not modelled is kept in ``extra`` and written back.
-    """
-
-    type: str
-    rules: Optional[List[PermissionRuleValue]] = None
-    behavior: Optional[PermissionBehavior] = None
-    mode: Optional[PermissionMode] = None
-    directories: Optional[List[str]] = None
-    destination: Optional[PermissionUpdateDestination] = None
-    extra: Dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> Dict[str, Any]:
-        """The wire form (camelCase keys, unset fields left out)."""
-        out: Dict[str, Any] = {"type": self.type}
-        if self.rules is not None:
-            out["rules"] = [_rule_to_wire(rule) for rule in self.rules]
-        for key in ("behavior", "mode", "directories", "destination"):
-            value = getattr(self, key)
-            if value is not None:
-                out[key] = list(value) if key == "directories" else value
-        for key, value in self.extra.items():
-            out.setdefault(key, value)
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PermissionUpdate:
-        """Build from the wire form; unknown keys go to ``extra`` (nothing is dropped).
-
-        One pass over the items (this runs for every suggestion of every permission
-        request, so it avoids a lookup per field).
-        """
-        fields: Dict[str, Any] = {"type": "", "extra": {}}
-        extra = fields["extra"]
-        for key, value in data.items():
-            if key == "rules":
-                fields["rules"] = None if value is None else [_rule_from_wire(rule) for rule in value]
-            elif key == "directories":
-                fields["directories"] = None if value is None else list(value)
-            elif key in _UPDATE_SCALARS:
-                fields[key] = value
-            else:
-                extra[key] = value
-        fields["type"] = str(fields["type"])
-        return cls(**fields)
-
-
-_UPDATE_SCALARS = frozenset(("type", "behavior", "mode", "destination"))
-
-
-def _rule_to_wire(rule: PermissionRuleValue) -> Dict[str, Any]:
-    out: Dict[str, Any] = {"toolName": rule.tool_name}
-    if rule.rule_content is not None:
-        out["ruleContent"] = rule.rule_content
-    return out
-
-
-def _rule_from_wire(data: Mapping[str, Any]) -> PermissionRuleValue:
-    return PermissionRuleValue(tool_name=data.get("toolName", ""), rule_content=data.get("ruleContent"))
-
-
-@dataclass
-class ToolPermissionContext:
-    """What a ``can_use_tool`` callback learns about the request besides name and input."""
-
-    signal: Optional[CancellationSignal] = None
-    suggestions: List[PermissionUpdate] = field(default_factory=list)
-    tool_use_id: Optional[str] = None
-    agent_id: Optional[str] = None
-    blocked_path: Optional[str] = None
-    decision_reason: Optional[str] = None
-    decision_reason_type: Optional[str] = None
-    title: Optional[str] = None
-    display_name: Optional[str] = None
-    description: Optional[str] = None
-    request_id: Optional[str] = None
-    raw: Dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class PermissionResultAllow:
-    """Allow the tool. ``updated_input=None`` sends the original input (the CLI needs one)."""
-
-    updated_input: Optional[Dict[str, Any]] = None
-    updated_permissions: Optional[List[PermissionUpdate]] = None
-    behavior: Literal["allow"] = "allow"
-
-
-@dataclass
-class PermissionResultDeny:
-    """Deny the tool; ``interrupt=True`` also aborts the turn (``error_during_execution``)."""
-
-    message: str = ""
-    interrupt: bool = False
-    behavior: Literal["deny"] = "deny"
-
-
-PermissionResult = Union[PermissionResultAllow, PermissionResultDeny]
-CanUseTool = Callable[[str, Dict[str, Any], ToolPermissionContext], PermissionResult]
-
-
-# --------------------------------------------------------------------------- hooks
-
-HookEvent = str
-"""Any hook event name the CLI knows (2.1.197 knows 30; see ``KNOWN_HOOK_EVENTS``)."""
-
-KNOWN_HOOK_EVENTS = (
-    "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification",
-    "UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop",
-    "StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact",
-    "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle", "TaskCreated",
-    "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate",
-    "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay",
-)  # fmt: skip
-
-
-@dataclass
-class HookContext:
-    """Passed to every hook callback. ``signal`` is set when the CLI cancels the request."""
-
-    signal: Optional[CancellationSignal] = None
-    request_id: Optional[str] = None
-    callback_id: Optional[str] = None
-
-
-HookCallback = Callable[[Dict[str, Any], Optional[str], HookContext], Optional[Dict[str, Any]]]
-
-
-@record
-class HookMatcher(Record):
-    """Hooks for one event: ``matcher`` filters tool names (regex / ``|`` list; None = all).
-
-    ``timeout`` is in seconds and is enforced by the CLI: on expiry it cancels the request
-    and, for tool hooks, denies the tool. Without it the CLI waits 600 s.
-    """
-
-    matcher: Optional[str] = None
-    hooks: List[HookCallback] = field(default_factory=list)
-    timeout: Optional[float] = None
-
-
-class BaseHookInput(TypedDict, total=False):
-    session_id: str
-    transcript_path: str
-    cwd: str
-    prompt_id: str
-    hook_event_name: str
-    permission_mode: str
-    effort: Dict[str, Any]
-
-
-class PreToolUseHookInput(BaseHookInput, total=False):
-    tool_name: str
-    tool_input: Dict[str, Any]
-    tool_use_id: str
-
-
-class PostToolUseHookInput(BaseHookInput, total=False):
-    tool_name: str
-    tool_input: Dict[str, Any]
-    tool_response: Any
-    tool_use_id: str
-    duration_ms: float
-
-
-class PostToolBatchHookInput(BaseHookInput, total=False):
-    tool_calls: List[Dict[str, Any]]
-
-
-class PermissionRequestHookInput(BaseHookInput, total=False):
-    tool_name: str
-    tool_input: Dict[str, Any]
-    permission_suggestions: List[Dict[str, Any]]
-
-
-class UserPromptSubmitHookInput(BaseHookInput, total=False):
-    prompt: str
-
-
-class StopHookInput(BaseHookInput, total=False):
-    stop_hook_active: bool
-    last_assistant_message: Any
-    background_tasks: Any
-    session_crons: Any
-
-
-class SubagentStartHookInput(BaseHookInput, total=False):
-    agent_id: str
-    agent_type: str
-
-
-class SubagentStopHookInput(SubagentStartHookInput, total=False):
-    agent_transcript_path: str
-    last_assistant_message: Any
-
-
-class PreCompactHookInput(BaseHookInput, total=False):
-    trigger: str
-    custom_instructions: Optional[str]
-
-
-class PostCompactHookInput(BaseHookInput, total=False):
-    compact_summary: str
-
-
-class MessageDisplayHookInput(BaseHookInput, total=False):
-    turn_id: str
-    message_id: str
-    index: int
-    final: bool
-    delta: str
-
-
 # --------------------------------------------------------------------------- options
 
 
@@ -405,6 +163,9 @@ class ClaudeAgentOptions(Record):
     output_format: Optional[Dict[str, Any]] = None
     enable_file_checkpointing: bool = False
     task_budget: Optional[TaskBudget] = None
+    session_store: Optional[SessionStore] = None  # mirror transcripts to it; resume from it
+    session_store_flush: SessionStoreFlushMode = "batched"
+    load_timeout_ms: int = 60_000  # bounds each store call of a resume from the store
     # ours
     callback_workers: int = 4
     control_timeout: float = 60.0
@@ -439,22 +200,16 @@ DEFAULT_MAX_BUFFER_SIZE = 64 * 1024 * 1024
 
 __all__ = [
     "AgentDefinition",
-    "CanUseTool",
-    "CancellationSignal",
     "ClaudeAgentOptions",
     "DEFAULT_MAX_BUFFER_SIZE",
-    "HookCallback",
-    "HookContext",
-    "HookEvent",
-    "HookMatcher",
-    "KNOWN_HOOK_EVENTS",
+    "EffortLevel",
+    "McpHttpServerConfig",
+    "McpSSEServerConfig",
     "McpServerConfig",
-    "PermissionMode",
-    "PermissionResult",
-    "PermissionResultAllow",
-    "PermissionResultDeny",
-    "PermissionRuleValue",
-    "PermissionUpdate",
+    "McpStdioServerConfig",
     "SettingSource",
-    "ToolPermissionContext",
+    "SystemPromptFile",
+    "SystemPromptPreset",
+    "TaskBudget",
+    "ToolsPreset",
 ]

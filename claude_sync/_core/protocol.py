@@ -11,7 +11,7 @@ Line rules (``decode_line``):
   messages already queued are still delivered first). A corrupt object line means the stream
   can no longer be trusted — it may have been a control response somebody waits for.
 - ``control_request`` / ``control_response`` / ``control_cancel_request`` / ``keep_alive``
-  become control events; every other object is parsed into a message (unknown types stay
+  / ``transcript_mirror`` become control events; every other object is parsed into a message (unknown types stay
   visible as ``UnknownMessage``). A known type with a broken shape raises
   ``MessageParseError`` (also session-ending, for the same reason).
 
@@ -25,9 +25,9 @@ from dataclasses import field
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 from .errors import ClaudeSDKError, CLIJSONDecodeError, ProcessError, ResultError
-from .messages import ResultMessage, construct
+from .messages import ResultMessage
 from .parse import parse_message
-from .record import FrozenRecord, frozen_record
+from .record import FrozenRecord, construct, frozen_record
 
 __all__ = [
     "ControlCancelReceived",
@@ -36,6 +36,7 @@ __all__ = [
     "KeepAliveReceived",
     "NoiseLineSkipped",
     "OversizedLineSkipped",
+    "TranscriptMirrorReceived",
     "TurnLedger",
     "control_error_frame",
     "control_request_frame",
@@ -88,13 +89,22 @@ class NoiseLineSkipped(FrozenRecord):
     text: str
 
 
+@frozen_record
+class TranscriptMirrorReceived(FrozenRecord):
+    """A ``transcript_mirror`` frame (sent under ``--session-mirror``): the CLI just wrote
+    ``entries`` to its transcript ``file_path``. For the session store, never the user."""
+
+    file_path: str
+    entries: List[Any]
+
+
 ControlEvent = Union[
     ControlRequestReceived, ControlResponseReceived, ControlCancelReceived, KeepAliveReceived,
-    NoiseLineSkipped,
+    NoiseLineSkipped, TranscriptMirrorReceived,
 ]  # fmt: skip
 CONTROL_EVENT_TYPES = frozenset(
     (ControlRequestReceived, ControlResponseReceived, ControlCancelReceived, KeepAliveReceived,
-     NoiseLineSkipped)
+     NoiseLineSkipped, TranscriptMirrorReceived)
 )  # fmt: skip
 
 _KEEP_ALIVE = KeepAliveReceived()
@@ -183,11 +193,20 @@ def _decode_keep_alive(obj: Dict[str, Any]) -> KeepAliveReceived:
     return _KEEP_ALIVE
 
 
+def _decode_transcript_mirror(obj: Dict[str, Any]) -> TranscriptMirrorReceived:
+    entries = obj.get("entries")
+    return construct(
+        TranscriptMirrorReceived,
+        {"file_path": str(obj.get("filePath", "")), "entries": entries if isinstance(entries, list) else []},
+    )
+
+
 _CONTROL_DECODERS = {
     "control_request": _decode_control_request,
     "control_response": _decode_control_response,
     "control_cancel_request": _decode_control_cancel,
     "keep_alive": _decode_keep_alive,
+    "transcript_mirror": _decode_transcript_mirror,
 }
 
 

@@ -10,7 +10,7 @@ classes, which alone would cost ~50 ms of ``import claude_sync``.
 and the six methods come from ``FrozenRecord``: generic implementations driven by a
 per-class field spec computed on first use. Type checkers see an ordinary frozen dataclass
 (PEP 681 ``dataclass_transform``). Instances on the parse hot path are built without
-``__init__`` at all (see ``_messages.construct``).
+``__init__`` at all (see ``construct`` below).
 
 ``record`` is the same for the mutable dataclasses users build and may change (options,
 permission results): generic ``__init__``, ``__repr__``, ``__eq__`` from ``Record``,
@@ -35,9 +35,10 @@ else:
         return lambda decorated: decorated
 
 
-__all__ = ["FrozenRecord", "Record", "frozen_record", "record"]
+__all__ = ["FrozenRecord", "Record", "construct", "frozen_record", "record"]
 
 _T = TypeVar("_T")
+_object_new = object.__new__
 _object_setattr = object.__setattr__
 
 
@@ -159,3 +160,15 @@ def frozen_record(cls: Type[_T]) -> Type[_T]:
     if not issubclass(cls, FrozenRecord):
         raise TypeError(f"{cls.__name__} must inherit FrozenRecord to use frozen_record")
     return dataclass(init=False, repr=False, eq=False)(cls)
+
+
+def construct(cls: Type[_T], attrs: Dict[str, Any]) -> _T:
+    """A ``cls`` instance whose attributes are exactly ``attrs``, bypassing ``__init__``.
+
+    ``attrs`` becomes the instance's ``__dict__`` (not copied): pass a fresh dict holding
+    every ``init`` field of ``cls``. The parse hot path uses it instead of the frozen
+    ``__init__`` (which would pay one ``object.__setattr__`` per field).
+    """
+    instance = _object_new(cls)
+    _object_setattr(instance, "__dict__", attrs)
+    return instance

@@ -2,10 +2,10 @@
 
 Each handler runs on a ``claude_sync-callback-<n>`` pool thread (never the reader), gets the
 request and its cancellation signal (a ``threading.Event``), calls the pure adapters of
-``_callbacks`` / ``_mcp`` around the user's function, and returns the success payload. A
-raised exception becomes an error response (the session logs it); ``NoResponse`` sends
-nothing. What the CLI does with each outcome is the fail-open / fail-closed table in
-``_callbacks``' docstring.
+``_core.permissions`` / ``_core.hooks`` / ``_core.mcp`` around the user's function, and returns
+the success payload. A raised exception becomes an error response (the session logs it);
+``NoResponse`` sends nothing. What the CLI does with each outcome is the fail-closed /
+fail-open table in the docstrings of ``_core.permissions`` and ``_core.hooks``.
 """
 
 from __future__ import annotations
@@ -13,19 +13,12 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Tuple
 
-from .._core.callbacks import (
-    HookRegistry,
-    callback_failure_reason,
-    deny_all_permission_wire,
-    fail_closed_permission_wire,
-    hook_call_from_request,
-    hook_output_to_wire,
-    permission_call_from_request,
-    permission_result_to_wire,
-)
+from .._core.command import OptionsPlan
 from .._core.errors import ClaudeSDKError
+from .._core.hook_types import HookContext
+from .._core.hooks import HookRegistry, hook_call_from_request, hook_output_to_wire
 from .._core.mcp import (
     McpAction,
     McpCancelled,
@@ -35,7 +28,14 @@ from .._core.mcp import (
     mcp_control_response,
     run_tool_call,
 )
-from .._core.options import CanUseTool, ClaudeAgentOptions, HookContext
+from .._core.permissions import (
+    PermissionRouting,
+    callback_failure_reason,
+    deny_all_permission_wire,
+    fail_closed_permission_wire,
+    permission_call_from_request,
+    permission_result_to_wire,
+)
 from .._core.protocol import ControlRequestReceived
 from .session import CliRequestHandler
 
@@ -44,29 +44,27 @@ __all__ = ["build_handlers"]
 logger = logging.getLogger("claude_sync.callbacks")
 
 
-def build_handlers(options: ClaudeAgentOptions) -> Tuple[Dict[str, CliRequestHandler], Dict[str, Any]]:
-    """The request handlers and the extra ``initialize`` fields ``options`` call for.
+def build_handlers(plan: OptionsPlan) -> Dict[str, CliRequestHandler]:
+    """The request handlers that serve what ``plan`` carries: its permission routing, its
+    hook registry and its SDK MCP servers (exactly the ones announced to the CLI).
 
-    Raises ``ValueError``/``TypeError`` for invalid callback options (contradictions, bad hook
-    matchers), before any process starts.
+    Raises nothing: the options were checked when the plan was made.
     """
-    if options.can_use_tool is not None and options.permission_prompt_tool_name is not None:
-        raise ValueError("can_use_tool and permission_prompt_tool_name are mutually exclusive")
-    if options.can_use_tool is not None and options.deny_all_permissions:
-        raise ValueError("can_use_tool and deny_all_permissions are mutually exclusive")
     handlers: Dict[str, CliRequestHandler] = {
-        "can_use_tool": _permission_handler(options.can_use_tool, options.deny_all_permissions),
+        "can_use_tool": _permission_handler(plan.permissions),
     }
-    initialize: Dict[str, Any] = {}
-    registry = HookRegistry.from_options(options.hooks)
-    if len(registry):
-        handlers["hook_callback"] = _hook_handler(registry)
-        initialize["hooks"] = registry.initialize_hooks_field()
-    _add_mcp_handlers(options, handlers)
-    return handlers, initialize
+    if len(plan.hooks):
+        handlers["hook_callback"] = _hook_handler(plan.hooks)
+    if plan.sdk_mcp_servers:
+        bridge = _McpBridge(SdkMcpServers(plan.sdk_mcp_servers))
+        handlers["@reader:mcp_message"] = bridge.route_on_reader
+        handlers["mcp_message"] = bridge.serve
+    return handlers
 
 
-def _permission_handler(callback: Optional[CanUseTool], deny_all: bool) -> CliRequestHandler:
+def _permission_handler(routing: PermissionRouting) -> CliRequestHandler:
+    callback, deny_all = routing.callback, routing.deny_all
+
     def serve_permission(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
         request = event.request
         tool_use_id = request.get("tool_use_id")
@@ -110,16 +108,6 @@ def _hook_handler(registry: HookRegistry) -> CliRequestHandler:
             raise failure from exc
 
     return serve_hook
-
-
-def _add_mcp_handlers(options: ClaudeAgentOptions, handlers: Dict[str, CliRequestHandler]) -> None:
-    """Serve ``mcp_message`` for the in-process servers in ``options.mcp_servers``."""
-    servers = SdkMcpServers.from_options(options.mcp_servers)
-    if not servers.names:
-        return
-    bridge = _McpBridge(servers)
-    handlers["@reader:mcp_message"] = bridge.route_on_reader
-    handlers["mcp_message"] = bridge.serve
 
 
 class _McpBridge:

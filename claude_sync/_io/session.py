@@ -6,8 +6,10 @@ Threads (all named ``claude_sync-…``, all joined — bounded — by ``close``)
   unbounded ``Mailbox`` (a deque and a doorbell, see ``_mailbox``); responses to our control
   requests resolve ``Future``\\ s in the futures table; requests from the CLI go to the
   callback pool; cancels set signals. It never runs user code, never writes to stdin, and
-  blocks only on the pipe — or, deliberately, on flow control (below).
+  blocks only on the pipe — or, deliberately, on flow control (below), and with a
+  ``session_store`` on the store mirror before a result (at most ``control_timeout``).
 - ``claude_sync-stderr-<pid>`` (in the transport): drains stderr into a bounded tail.
+- ``claude_sync-mirror-<pid>`` (only with a ``session_store``): see ``store_bridge``.
 - ``claude_sync-callback-<n>``: the pool serving CLI requests (permissions, hooks, MCP).
 - the caller's threads: iterate messages, send control requests, close.
 
@@ -34,7 +36,7 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .._core.errors import (
     ClaudeSDKError,
@@ -54,6 +56,7 @@ from .._core.protocol import (
     ControlResponseReceived,
     NoiseLineSkipped,
     OversizedLineSkipped,
+    TranscriptMirrorReceived,
     TurnLedger,
     control_error_frame,
     control_request_frame,
@@ -65,8 +68,9 @@ from .mailbox import Mailbox
 from .pool import CallbackPool
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._core.command import SpawnPlan
+    from .._core.command import OptionsPlan, SpawnPlan
     from .process import SubprocessTransport
+    from .store_bridge import StoreBridge
 
 __all__ = ["Session", "END"]
 
@@ -104,6 +108,7 @@ class Session:
         *,
         handlers: Optional[Dict[str, CliRequestHandler]] = None,
         initialize_fields: Optional[Dict[str, Any]] = None,
+        plan: Optional[OptionsPlan] = None,
         environ: Optional[Dict[str, str]] = None,
     ) -> None:
         self.options = options
@@ -112,8 +117,10 @@ class Session:
         self._reader_hooks = {k[len("@reader:"):]: handlers.pop(k) for k in list(handlers) if k.startswith("@reader:")}
         self._handlers = handlers
         self._extra_initialize = dict(initialize_fields or {})
+        self._options_plan = plan  # interpret_options(options), when the caller made it
         self._environ = environ
         self._transport: Optional[SubprocessTransport] = None
+        self._store_bridge: Optional[StoreBridge] = None  # options.session_store's mirror/resume
         self._temp_files: List[str] = []
         self._mailbox = Mailbox()
         self._framer = LineFramer(options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE)
@@ -169,7 +176,13 @@ class Session:
 
         cli = find_cli(self.options.cli_path)
         environ = self._environ if self._environ is not None else dict(os.environ)
-        return build_spawn_plan(self.options, cli, environ=environ)
+        options, plan = self.options, self._options_plan
+        if options.session_store is not None:
+            from .store_bridge import StoreBridge  # session stores: first connect with one only
+
+            self._store_bridge, options = StoreBridge.prepare(options, environ, self._report_mirror_error)
+            plan = StoreBridge.replan(plan, self.options, options)
+        return build_spawn_plan(options, cli, environ=environ, interpreted=plan)
 
     def _start_process(self, plan: SpawnPlan) -> None:
         from .process import SubprocessTransport  # subprocess machinery: first connect only
@@ -179,6 +192,8 @@ class Session:
             argv, env=plan.env, cwd=plan.cwd, user=plan.user, stderr_callback=self.options.stderr
         )
         self._transport.start()
+        if self._store_bridge is not None:
+            self._store_bridge.start(self._transport.pid)
         self._reader = threading.Thread(
             target=self._read_loop, name=f"claude_sync-reader-{self._transport.pid}", daemon=True
         )
@@ -407,9 +422,19 @@ class Session:
                 self._mailbox.put(item)
 
     def _on_result(self, result: ResultMessage) -> None:
+        if self._store_bridge is not None:  # the store has the turn before its result is seen
+            self._store_bridge.flush(self._store_bridge.flush_timeout)
         with self._lock:
             self.ledger.result_received()
             self.last_result = result
+
+    def _report_mirror_error(self, key: Optional[Mapping[str, Any]], error: str) -> None:
+        """Mirror thread (or reader): a ``SystemMessage`` ``mirror_error`` for the consumer."""
+        from .._core.parse import parse_message
+
+        session_id = key.get("session_id", "") if key else ""
+        frame = {"type": "system", "subtype": "mirror_error", "error": error, "key": key, "session_id": session_id}
+        self._mailbox.put(parse_message(frame))
 
     def _report_oversized(self) -> None:
         for record in self._framer.oversized:
@@ -451,6 +476,9 @@ class Session:
             self._cancel_cli_request(event.request_id)
         elif cls is NoiseLineSkipped:
             logger.warning("Skipped a non-JSON stdout line from the CLI: %r", event.text[:200])
+        elif cls is TranscriptMirrorReceived:
+            if self._store_bridge is not None:
+                self._store_bridge.enqueue(event.file_path, event.entries)
 
     def _resolve(self, response: ControlResponseReceived) -> None:
         with self._lock:
@@ -604,6 +632,8 @@ class Session:
             if self._reader.is_alive():
                 logger.error("claude_sync reader thread did not end within %.1fs", grace)
         self._pool.shutdown(grace)
+        if self._store_bridge is not None:
+            self._store_bridge.close(grace)  # after the reader: every mirror frame is in
         if transport is not None:
             transport.close_pipes()
         self._fail_pending(UsageError("the session was closed"))

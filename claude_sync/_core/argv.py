@@ -1,0 +1,318 @@
+"""The argv pieces and ``initialize`` fields of a spawn plan, one function per option group (pure).
+
+``command.build_spawn_plan`` calls these in order; each reads a few ``ClaudeAgentOptions``
+fields and returns argv items (or fills the ``initialize`` fields it is given). The table of
+where each option goes is in the ``command`` docstring. Big values become ``FileArg``
+placeholders the shell writes to temp files; ``_check_argv_sizes`` refuses a string argument
+Linux would refuse.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from .options import AgentDefinition, ClaudeAgentOptions
+from .record import FrozenRecord, frozen_record
+
+__all__ = ["ArgvItem", "FileArg", "JsonDict", "MAX_ARG_BYTES"]
+
+MAX_ARG_BYTES = 128 * 1024 - 1
+"""Longest argv string Linux accepts (``MAX_ARG_STRLEN`` = 32 pages, including the NUL)."""
+
+JsonDict = Dict[str, Any]
+
+
+@frozen_record
+class FileArg(FrozenRecord):
+    """An argv value to be passed as a file: the shell writes ``content`` (UTF-8) to a private
+    temp file named ``*<suffix>``, puts its path on argv, and deletes it on close."""
+
+    content: str
+    suffix: str = ".json"
+
+
+ArgvItem = Union[str, FileArg]
+
+
+def _flag(name: str, value: ArgvItem) -> List[ArgvItem]:
+    """``--name value``; ``--name=value`` when the value starts with ``-`` (else the CLI's
+    parser would read it as a flag of its own)."""
+    if isinstance(value, str) and value.startswith("-"):
+        return [f"--{name}={value}"]
+    return [f"--{name}", value]
+
+
+def _str_list(option: str, value: Any) -> List[Any]:
+    """``value`` as a list. Raises ``TypeError`` for a bare ``str`` (it would be taken apart
+    into characters) or anything that is not a list/tuple."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{option} must be a list, not {type(value).__name__} {value!r}")
+    return list(value)
+
+def _system_prompt_args(system_prompt: Any, init: JsonDict) -> List[ArgvItem]:
+    """Fill ``init`` for a string/preset/None prompt; return the argv for a file prompt."""
+    if system_prompt is None:
+        init["systemPrompt"] = [""]
+        return []
+    if isinstance(system_prompt, str):
+        init["systemPrompt"] = [system_prompt]
+        return []
+    if not isinstance(system_prompt, Mapping):
+        raise TypeError(
+            f"system_prompt must be a str or a dict, not {type(system_prompt).__name__}"
+        )
+    kind = system_prompt.get("type")
+    if kind == "file":
+        return _flag("system-prompt-file", os.fspath(system_prompt["path"]))
+    if kind == "preset":
+        if system_prompt.get("append") is not None:
+            init["appendSystemPrompt"] = system_prompt["append"]
+        if system_prompt.get("exclude_dynamic_sections") is not None:
+            init["excludeDynamicSections"] = bool(system_prompt["exclude_dynamic_sections"])
+        return []
+    raise ValueError(f"unknown system_prompt type {kind!r} (expected 'preset' or 'file')")
+
+
+def _skills_defaults(options: ClaudeAgentOptions) -> Tuple[List[str], Optional[List[str]]]:
+    """``allowed_tools`` and ``setting_sources`` with what ``skills`` implies added."""
+    allowed = _str_list("allowed_tools", options.allowed_tools)
+    sources = None
+    if options.setting_sources is not None:
+        sources = _str_list("setting_sources", options.setting_sources)
+    skills = options.skills
+    if skills is None:
+        return allowed, sources
+    if skills == "all":
+        wanted = ["Skill"]
+    elif isinstance(skills, (list, tuple)):
+        wanted = [f"Skill({_checked_skill_name(name)})" for name in skills]
+    else:
+        raise ValueError(f'skills must be a list of names or "all", not {skills!r}')
+    allowed += [rule for rule in wanted if rule not in allowed]
+    return allowed, (["user", "project"] if sources is None else sources)
+
+
+def _checked_skill_name(name: Any) -> str:
+    """Raises ``ValueError`` for names that cannot ride in a ``Skill(name)`` rule."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"a skill name must be a non-empty string, not {name!r}")
+    if any(ch in name for ch in ",()") or any(ch.isspace() for ch in name):
+        raise ValueError(f"skill name {name!r} contains a comma, parenthesis or whitespace")
+    return name
+
+
+def _tools_args(options: ClaudeAgentOptions, allowed_tools: List[str]) -> List[ArgvItem]:
+    argv: List[ArgvItem] = []
+    tools = options.tools
+    if isinstance(tools, Mapping):
+        argv += ["--tools", "default"]  # the claude_code preset
+    elif tools is not None:
+        argv += ["--tools", ",".join(_str_list("tools", tools))]  # [] → "": no built-in tools
+    if allowed_tools:
+        argv += _flag("allowedTools", ",".join(allowed_tools))
+    disallowed = _str_list("disallowed_tools", options.disallowed_tools)
+    if disallowed:
+        argv += _flag("disallowedTools", ",".join(disallowed))
+    return argv
+
+
+def _permission_args(prompt_tool: Optional[str], permission_mode: Optional[str]) -> List[ArgvItem]:
+    """``prompt_tool`` is ``PermissionRouting.prompt_tool`` (the options' one reading)."""
+    argv: List[ArgvItem] = []
+    if prompt_tool is not None:
+        argv += _flag("permission-prompt-tool", prompt_tool)
+    if permission_mode is not None:
+        argv += _flag("permission-mode", permission_mode)
+    return argv
+
+
+def _session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+    """Session selection. IDs use ``--flag=value``: ``--resume`` takes an optional value, so a
+    separate dash-leading token would be parsed as another flag."""
+    argv: List[ArgvItem] = []
+    if options.continue_conversation:
+        argv.append("--continue")
+    if options.resume is not None:
+        argv.append(f"--resume={options.resume}")
+    if options.session_id is not None:
+        argv.append(f"--session-id={options.session_id}")
+    if options.fork_session:
+        argv.append("--fork-session")
+    if options.resume_session_at is not None:
+        argv.append(f"--resume-session-at={options.resume_session_at}")
+    if options.session_store is not None:
+        argv.append("--session-mirror")  # the CLI then echoes each transcript write on stdout
+    return argv
+
+
+def _limits_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+    argv: List[ArgvItem] = []
+    if options.max_turns is not None:
+        argv += _flag("max-turns", str(options.max_turns))
+    if options.max_budget_usd is not None:
+        argv += _flag("max-budget-usd", str(options.max_budget_usd))
+    if options.task_budget is not None:
+        argv += _flag("task-budget", str(options.task_budget["total"]))
+    return argv
+
+
+def _model_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+    argv: List[ArgvItem] = []
+    if options.model is not None:
+        argv += _flag("model", options.model)
+    if options.fallback_model is not None:
+        argv += _flag("fallback-model", options.fallback_model)
+    betas = _str_list("betas", options.betas)
+    if betas:
+        argv += _flag("betas", ",".join(betas))
+    argv += _thinking_args(options.thinking, options.max_thinking_tokens)
+    if options.effort is not None:
+        argv += _flag("effort", options.effort)
+    return argv
+
+
+def _thinking_args(
+    thinking: Optional[Mapping[str, Any]], max_tokens: Optional[int]
+) -> List[ArgvItem]:
+    """``thinking`` wins over the older ``max_thinking_tokens``."""
+    if thinking is None:
+        return [] if max_tokens is None else _flag("max-thinking-tokens", str(max_tokens))
+    kind = thinking.get("type")
+    if kind == "adaptive":
+        argv: List[ArgvItem] = ["--thinking", "adaptive"]
+    elif kind == "enabled":
+        budget = thinking.get("budget_tokens")
+        argv = (
+            ["--thinking", "adaptive"]
+            if budget is None
+            else _flag("max-thinking-tokens", str(budget))
+        )
+    elif kind == "disabled":
+        return ["--thinking", "disabled"]
+    else:
+        raise ValueError(f"unknown thinking type {kind!r} (expected adaptive, enabled, disabled)")
+    if thinking.get("display") is not None:
+        argv += _flag("thinking-display", thinking["display"])
+    return argv
+
+
+def _settings_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+    """``--settings``: inline JSON (with ``sandbox`` merged in) as a file, a path as given."""
+    settings, sandbox = options.settings, options.sandbox
+    if settings is None and sandbox is None:
+        return []
+    if settings is not None and not _looks_like_json_object(settings):
+        if sandbox is not None:
+            raise ValueError(
+                "sandbox cannot be combined with a settings file path (claude_sync does not read "
+                "files while planning): put the sandbox into that file, or pass settings as JSON"
+            )
+        return _flag("settings", os.fspath(settings))
+    merged: JsonDict = {} if settings is None else _parse_settings_json(settings)
+    if sandbox is not None:
+        merged["sandbox"] = sandbox
+    return ["--settings", FileArg(json.dumps(merged), ".json")]
+
+
+def _looks_like_json_object(text: str) -> bool:
+    stripped = str(text).strip()
+    return stripped.startswith("{") and stripped.endswith("}")
+
+
+def _parse_settings_json(text: str) -> JsonDict:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"settings is not valid JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise ValueError("settings JSON must be an object")
+    return value
+
+def _output_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+    argv: List[ArgvItem] = []
+    if options.include_partial_messages:
+        argv.append("--include-partial-messages")
+    if options.include_hook_events:
+        argv.append("--include-hook-events")
+    if options.strict_mcp_config:
+        argv.append("--strict-mcp-config")
+    return argv
+
+
+def _context_args(
+    options: ClaudeAgentOptions, setting_sources: Optional[List[str]]
+) -> List[ArgvItem]:
+    argv: List[ArgvItem] = []
+    for directory in _str_list("add_dirs", options.add_dirs):
+        argv += _flag("add-dir", os.fspath(directory))
+    if setting_sources is not None:
+        argv.append(f"--setting-sources={','.join(setting_sources)}")
+    for plugin in _str_list("plugins", options.plugins):
+        if plugin.get("type") != "local":
+            raise ValueError(f"unsupported plugin type {plugin.get('type')!r} (only 'local')")
+        argv += _flag("plugin-dir", os.fspath(plugin["path"]))
+    return argv
+
+
+def _extra_args(extra_args: Mapping[str, Optional[str]]) -> List[ArgvItem]:
+    """``{"flag": "v"}`` → ``--flag v`` (``--flag=v`` if ``v`` starts with ``-``);
+    ``{"flag": None}`` → ``--flag``."""
+    argv: List[ArgvItem] = []
+    for name, value in extra_args.items():
+        flag = str(name).lstrip("-")
+        argv += [f"--{flag}"] if value is None else _flag(flag, str(value))
+    return argv
+
+
+def _check_argv_sizes(argv: Sequence[ArgvItem]) -> None:
+    """Raises ``ValueError`` for a string argument Linux would refuse (``E2BIG``)."""
+    previous = ""
+    for item in argv:
+        if isinstance(item, str):
+            size = len(item.encode("utf-8", "surrogateescape"))
+            if size > MAX_ARG_BYTES:
+                where = previous if previous.startswith("--") else item.split("=", 1)[0][:40]
+                raise ValueError(
+                    f"the value for {where} is {size} bytes; one argument may be at most "
+                    f"{MAX_ARG_BYTES} bytes"
+                )
+            previous = item
+
+
+# --------------------------------------------------------------------------- initialize
+
+
+def _agents_fields(agents: Optional[Mapping[str, Any]], init: JsonDict) -> None:
+    if not agents:
+        return
+    wire: JsonDict = {}
+    for name, agent in agents.items():
+        if isinstance(agent, AgentDefinition):
+            wire[str(name)] = agent.to_wire()
+        elif isinstance(agent, Mapping):
+            wire[str(name)] = {k: v for k, v in agent.items() if v is not None}
+        else:
+            raise TypeError(f"agent {name!r} must be an AgentDefinition or a dict, not {agent!r}")
+    init["agents"] = wire
+
+
+def _skills_fields(skills: Any, init: JsonDict) -> None:
+    """Only an explicit list filters; ``"all"`` and ``None`` mean no filter on the wire."""
+    if isinstance(skills, (list, tuple)):
+        init["skills"] = list(skills)
+
+
+def _output_format_fields(output_format: Optional[Mapping[str, Any]], init: JsonDict) -> None:
+    if output_format is None:
+        return
+    if output_format.get("type") != "json_schema" or not isinstance(
+        output_format.get("schema"), Mapping
+    ):
+        raise ValueError(
+            "output_format must be {'type': 'json_schema', 'schema': {...}}, "
+            f"not {output_format!r}"
+        )
+    init["jsonSchema"] = dict(output_format["schema"])
+

@@ -1,0 +1,155 @@
+"""Permission types: what a ``can_use_tool`` callback gets and returns (pure data, no I/O).
+
+Built per permission request, so these keep ``@dataclass``'s generated ``__init__`` (cheaper
+to call than a record's generic one). The adapters between these and the wire are in
+``permissions``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Protocol, Union
+
+__all__ = [
+    "CanUseTool",
+    "CancellationSignal",
+    "PermissionBehavior",
+    "PermissionMode",
+    "PermissionResult",
+    "PermissionResultAllow",
+    "PermissionResultDeny",
+    "PermissionRuleValue",
+    "PermissionUpdate",
+    "PermissionUpdateDestination",
+    "ToolPermissionContext",
+]
+
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+PermissionUpdateDestination = Literal[
+    "userSettings", "projectSettings", "localSettings", "session", "cliArg"
+]
+PermissionBehavior = Literal["allow", "deny", "ask"]
+
+
+class CancellationSignal(Protocol):
+    """What ``context.signal`` offers a callback: set once the CLI no longer wants the answer.
+
+    The shell hands callbacks a ``threading.Event``; this protocol names the part callbacks
+    may rely on.
+    """
+
+    def is_set(self) -> bool: ...
+
+    def wait(self, timeout: Optional[float] = None) -> bool: ...
+
+
+@dataclass
+class PermissionRuleValue:
+    tool_name: str
+    rule_content: Optional[str] = None
+
+
+@dataclass
+class PermissionUpdate:
+    """One permission change, as the CLI suggests it and as an allow result may apply it.
+
+    ``type`` is one of ``addRules``, ``replaceRules``, ``removeRules`` (use ``rules`` and
+    ``behavior``), ``setMode`` (``mode``), ``addDirectories``, ``removeDirectories``
+    (``directories``). Any wire key not modelled is kept in ``extra`` and written back.
+    """
+
+    type: str
+    rules: Optional[List[PermissionRuleValue]] = None
+    behavior: Optional[PermissionBehavior] = None
+    mode: Optional[PermissionMode] = None
+    directories: Optional[List[str]] = None
+    destination: Optional[PermissionUpdateDestination] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The wire form (camelCase keys, unset fields left out)."""
+        out: Dict[str, Any] = {"type": self.type}
+        if self.rules is not None:
+            out["rules"] = [_rule_to_wire(rule) for rule in self.rules]
+        for key in ("behavior", "mode", "directories", "destination"):
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = list(value) if key == "directories" else value
+        for key, value in self.extra.items():
+            out.setdefault(key, value)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PermissionUpdate:
+        """Build from the wire form; unknown keys go to ``extra`` (nothing is dropped).
+
+        One pass over the items (this runs for every suggestion of every permission
+        request, so it avoids a lookup per field).
+        """
+        fields: Dict[str, Any] = {"type": "", "extra": {}}
+        extra = fields["extra"]
+        for key, value in data.items():
+            if key == "rules":
+                fields["rules"] = None if value is None else [_rule_from_wire(rule) for rule in value]
+            elif key == "directories":
+                fields["directories"] = None if value is None else list(value)
+            elif key in _UPDATE_SCALARS:
+                fields[key] = value
+            else:
+                extra[key] = value
+        fields["type"] = str(fields["type"])
+        return cls(**fields)
+
+
+_UPDATE_SCALARS = frozenset(("type", "behavior", "mode", "destination"))
+
+
+def _rule_to_wire(rule: PermissionRuleValue) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"toolName": rule.tool_name}
+    if rule.rule_content is not None:
+        out["ruleContent"] = rule.rule_content
+    return out
+
+
+def _rule_from_wire(data: Mapping[str, Any]) -> PermissionRuleValue:
+    return PermissionRuleValue(tool_name=data.get("toolName", ""), rule_content=data.get("ruleContent"))
+
+
+@dataclass
+class ToolPermissionContext:
+    """What a ``can_use_tool`` callback learns about the request besides name and input."""
+
+    signal: Optional[CancellationSignal] = None
+    suggestions: List[PermissionUpdate] = field(default_factory=list)
+    tool_use_id: Optional[str] = None
+    agent_id: Optional[str] = None
+    blocked_path: Optional[str] = None
+    decision_reason: Optional[str] = None
+    decision_reason_type: Optional[str] = None
+    title: Optional[str] = None
+    display_name: Optional[str] = None
+    description: Optional[str] = None
+    request_id: Optional[str] = None
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class PermissionResultAllow:
+    """Allow the tool. ``updated_input=None`` sends the original input (the CLI needs one)."""
+
+    updated_input: Optional[Dict[str, Any]] = None
+    updated_permissions: Optional[List[PermissionUpdate]] = None
+    behavior: Literal["allow"] = "allow"
+
+
+@dataclass
+class PermissionResultDeny:
+    """Deny the tool; ``interrupt=True`` also aborts the turn (``error_during_execution``)."""
+
+    message: str = ""
+    interrupt: bool = False
+    behavior: Literal["deny"] = "deny"
+
+
+PermissionResult = Union[PermissionResultAllow, PermissionResultDeny]
+CanUseTool = Callable[[str, Dict[str, Any], ToolPermissionContext], PermissionResult]
