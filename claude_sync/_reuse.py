@@ -33,7 +33,8 @@ always retire; a run that failed or was cancelled; a reset whose answer does not
 shape above; a CLI whose model / permission mode / cwd / tools / MCP servers drifted from
 what its first run reported; a CLI that served ``max_runs`` runs (memory); any CLI whose
 options set hooks (they would see the reset: ``SessionEnd``/``SessionStart`` with source
-``clear``). Leased clients (``AgentPool.client()``) are never reused.
+``clear``) or any of ``SESSION_BOUND_OPTIONS`` (``resume``, ``session_id``, a session store,
+``max_budget_usd`` …). Leased clients (``AgentPool.client()``) are never reused.
 """
 
 from __future__ import annotations
@@ -50,6 +51,19 @@ __all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint",
 
 RESET_PROMPT = "/clear"
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
+SESSION_BOUND_OPTIONS = (
+    "resume",  # a reset would drop the resumed conversation: the next run must load it again
+    "continue_conversation",
+    "session_id",  # the reset makes a new session id, not the one asked for
+    "fork_session",
+    "resume_session_at",
+    "session_store",  # transcripts mirrored per session: a reset was not measured there
+    "enable_file_checkpointing",  # checkpoints of earlier runs' files
+    "max_budget_usd",  # 2.1.197 counts cost per process: later runs would hit it early
+    "task_budget",
+)
+"""Options whose meaning spans the CLI's whole life: a CLI started with any of them set is
+never reset for another run."""
 """Tools whose only lasting effect (the files read) ``/clear`` was measured to clear."""
 
 
@@ -132,6 +146,9 @@ def retire_reason(slot: CliSlot, messages: List[Message], max_runs: int) -> Opti
     if slot.runs >= max_runs:
         return f"served {slot.runs} runs (max_runs_per_cli={max_runs})"
     options = slot.options
+    bound = [name for name in SESSION_BOUND_OPTIONS if getattr(options, name, None)]
+    if bound:
+        return f"the options set {bound}, which a reset would not honour for the next run"
     if options.hooks:
         return "hooks are set: they would see the reset (SessionEnd/SessionStart 'clear', the /clear prompt)"
     tools = set(used_tools(messages))

@@ -225,3 +225,26 @@ def test_submit_after_shutdown_is_a_usage_error() -> None:
         pool.submit("x")
     with AgentPool(max_workers=1) as other, pytest.raises(TypeError, match="str prompt"):
         other.submit(["x"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "field,value",
+    [("resume", "abc"), ("session_id", "11111111-1111-1111-1111-111111111111"), ("continue_conversation", True),
+     ("max_budget_usd", 1.0), ("enable_file_checkpointing", True)],
+)  # fmt: skip
+def test_session_bound_options_are_never_reset(field: str, value: Any) -> None:
+    from claude_sync._reuse import CliSlot, retire_reason
+
+    messages = wire_messages()[:1] + wire_messages()[-1:]  # init + result, no tools
+    plain = CliSlot(client=None, options=ClaudeAgentOptions())
+    assert retire_reason(plain, messages, max_runs=10) is None
+    bound = CliSlot(client=None, options=ClaudeAgentOptions(**{field: value}))
+    reason = retire_reason(bound, messages, max_runs=10)
+    assert reason is not None and field in reason
+
+
+def test_session_stores_do_not_travel() -> None:
+    from claude_sync import InMemorySessionStore
+
+    with pytest.raises(TypeError, match=r"ClaudeAgentOptions\.session_store"):
+        pickle.dumps(ClaudeAgentOptions(session_store=InMemorySessionStore()))

@@ -33,6 +33,11 @@ def check_picklable_options(options: Any) -> None:
             raise TypeError(
                 f"ClaudeAgentOptions.{name} holds Python callables, which cannot be sent to another process. {_HOW}"
             )
+    if getattr(options, "session_store", None) is not None:
+        raise TypeError(
+            "ClaudeAgentOptions.session_store is a store object living in this process (locks, "
+            f"connections), which cannot be sent to another process. {_HOW}"
+        )
     servers = getattr(options, "mcp_servers", None)
     if isinstance(servers, dict):
         for server_name, config in servers.items():
