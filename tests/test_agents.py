@@ -248,3 +248,82 @@ def test_session_stores_do_not_travel() -> None:
 
     with pytest.raises(TypeError, match=r"ClaudeAgentOptions\.session_store"):
         pickle.dumps(ClaudeAgentOptions(session_store=InMemorySessionStore()))
+
+
+class ScriptedClient:
+    """Stands in for a ClaudeSDKClient in the reset tests: answers ``/clear`` with ``answer``."""
+
+    def __init__(self, answer: List[Dict[str, Any]]) -> None:
+        self.answer = [parse_message(dict(m)) for m in answer]
+        self.sent: List[str] = []
+
+    def query(self, prompt: str, timeout: Any = None) -> None:
+        self.sent.append(prompt)
+
+    def receive_response(self, timeout: Any = None) -> Any:
+        return iter(self.answer)
+
+
+def clear_answer(session_id: str = "s2", mode: str = "default", cost: float = 0.5, turns: int = 0) -> List[Dict[str, Any]]:
+    init = dict(WIRE_MESSAGES[0], session_id=session_id, permissionMode=mode)
+    result = {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 1, "duration_api_ms": 0,
+              "num_turns": turns, "session_id": session_id, "total_cost_usd": cost, "result": ""}  # fmt: skip
+    return [init, result]
+
+
+def reset_slot(answer: List[Dict[str, Any]]) -> Any:
+    from claude_sync._reuse import CliSlot, retire_reason
+
+    slot = CliSlot(client=ScriptedClient(answer), options=ClaudeAgentOptions())
+    assert retire_reason(slot, wire_messages()[:1] + wire_messages()[-1:], max_runs=10) is None
+    slot.session_ids.append("s1")
+    return slot
+
+
+def test_a_proven_reset_sets_the_cost_baseline() -> None:
+    from claude_sync._reuse import reset_conversation
+
+    slot = reset_slot(clear_answer(cost=0.5))
+    assert reset_conversation(slot, timeout=5) is None
+    assert slot.client.sent == ["/clear"] and slot.cost_before == 0.5
+
+
+@pytest.mark.parametrize(
+    "answer,why",
+    [
+        (clear_answer(mode="acceptEdits"), "permission_mode"),  # set_permission_mode survives /clear
+        (clear_answer(session_id="s1"), "kept the session id"),
+        (clear_answer(turns=1), "zero-turn"),
+        (clear_answer()[1:], "no system/init"),
+    ],
+)
+def test_a_reset_that_is_not_proven_retires_the_cli(answer: List[Dict[str, Any]], why: str) -> None:
+    from claude_sync._reuse import reset_conversation
+
+    reason = reset_conversation(reset_slot(answer), timeout=5)
+    assert reason is not None and why in reason
+
+
+def test_state_drift_between_runs_retires_the_cli() -> None:
+    from claude_sync._reuse import CliSlot, retire_reason
+
+    slot = CliSlot(client=None, options=ClaudeAgentOptions())
+    assert retire_reason(slot, wire_messages()[:1] + wire_messages()[-1:], max_runs=10) is None
+    drifted = [parse_message(dict(WIRE_MESSAGES[0], model="other")), wire_messages()[-1]]
+    reason = retire_reason(slot, drifted, max_runs=10)
+    assert reason is not None and "model" in reason
+
+
+def test_tool_use_retires_but_read_only_tools_do_not() -> None:
+    from claude_sync._reuse import CliSlot, retire_reason
+
+    def run_with(tool: str, **options: Any) -> Any:
+        assistant = {"type": "assistant", "session_id": "s1", "message": {"id": "m", "model": "m", "role": "assistant",
+                     "content": [{"type": "tool_use", "id": "t", "name": tool, "input": {}}]}}  # fmt: skip
+        slot = CliSlot(client=None, options=ClaudeAgentOptions(**options))
+        return retire_reason(slot, [wire_messages()[0], parse_message(assistant), wire_messages()[-1]], max_runs=10)
+
+    assert run_with("Read") is None and run_with("Grep") is None
+    assert "Bash" in run_with("Bash")
+    assert "mcp__x__y" in run_with("mcp__x__y")
+    assert "permission callback" in run_with("Read", can_use_tool=lambda *a: PermissionResultAllow())
