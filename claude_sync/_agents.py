@@ -281,12 +281,17 @@ class AgentPool:
     def _turn(self, slot: CliSlot, job: _Job, *, may_retry: bool) -> Optional[List[Message]]:
         """Worker: send the prompt and collect the turn. None when ``may_retry`` and the CLI
         (a parked one) turned out dead before it said anything about this run: the prompt
-        had no effect, so the run may move to a fresh CLI."""
+        had no effect, so the run may move to a fresh CLI. Leading messages that belong to an
+        earlier run's session (a late line after that run's reset) are dropped."""
         job.future.note_pid(slot)
         received: List[Message] = []
+        earlier = set(slot.session_ids[:-1])  # sessions of earlier runs on this CLI
         try:
             slot.client.query(job.prompt, timeout=job.timeout)
             for message in slot.client.receive_response(timeout=job.timeout):
+                if not received and getattr(message, "session_id", None) in earlier:
+                    logger.debug("Dropped a late %s of an earlier run on this CLI", type(message).__name__)
+                    continue
                 received.append(message)
         except (CLIConnectionError, ProcessError):
             if may_retry and not received and not job.future.cancelled():

@@ -227,6 +227,8 @@ def test_isolation_conversation_history(fake_api: FakeAnthropicAPI, e2e_options:
         first = a.result()
     assert a.cli_pid == b.cli_pid  # one CLI served both runs, reset in between
     assert second.session_id != first.session_id
+    # Every message of the second run belongs to its own session (nothing late from the first).
+    assert {getattr(m, "session_id", None) for m in second.messages} - {None} == {second.session_id}
     later = fake_api.turn_requests()[1]
     assert "question two" in request_text(later)
     assert "QUESTION-ONE-c41" not in request_text(later) and "ANSWER-ONE-7f3" not in request_text(later)
