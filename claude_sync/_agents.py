@@ -16,7 +16,7 @@ Threads (all named ``claude_sync-agentpool-…`` and joined by ``shutdown``):
   replaces a parked CLI that died (checked every ``KEEPER_TICK`` s and again when taken).
 
 At most ``max_workers`` runs run at once. Parked CLIs are bounded by
-``max(warm, max_workers)`` (the oldest is closed first). ``Future.cancel()`` on a running
+``max(warm, max_workers)`` (the oldest with options other than the pool's is closed first). ``Future.cancel()`` on a running
 run closes its CLI (the close ladder reaps it) before returning ``True``; ``shutdown(
 cancel_futures=True)`` and leaving the ``with`` block by an exception (Ctrl-C included) do
 that for every run; every pending future ends cancelled or failed, never left pending.
@@ -368,7 +368,10 @@ class AgentPool:
                 if reused:
                     self._counts["reused"] += 1
                 if len(self._parked) > max(self.warm, self.max_workers):
-                    evicted = self._parked.pop(0)
+                    # The oldest CLI with other options goes first: the pool's own are the warm ones.
+                    others = [s for s in self._parked if s.options != self.options]
+                    evicted = others[0] if others else self._parked[0]
+                    self._parked.remove(evicted)
                 self._cond.notify_all()
         if evicted is not None:
             self._retire(evicted, "the pool is closing or full", counted=False)

@@ -143,6 +143,21 @@ def test_warm_cli_was_spawned_before_the_submit(fake_api: FakeAnthropicAPI, e2e_
     assert child_pids() == []
 
 
+def test_a_warm_cli_serves_only_runs_with_equal_options(fake_api: FakeAnthropicAPI, e2e_options: Any) -> None:
+    fake_api.add(text("other options"), text("pool options"))
+    options = e2e_options()
+    with AgentPool(options, max_workers=1, warm=1) as pool:
+        (warm_pid,) = wait_parked(pool, 1)
+        other = pool.submit("a", options=e2e_options(model="claude-other-model"))
+        assert other.result(WAIT).text == "other options"
+        assert other.cli_pid != warm_pid  # started cold: its spawn differs
+        assert warm_pid in pool.parked_pids()
+        same = pool.submit("b", options=e2e_options())  # an equal options object
+        assert same.result(WAIT).text == "pool options"
+        assert same.cli_pid == warm_pid
+    assert [r.model for r in fake_api.turn_requests()][0] == "claude-other-model"
+
+
 def test_cancel_stops_a_running_run_and_reaps_its_cli(fake_api: FakeAnthropicAPI, e2e_options: Any) -> None:
     fake_api.add(text("never", delay=60.0), text("after"))
     with AgentPool(e2e_options(), max_workers=1) as pool:
