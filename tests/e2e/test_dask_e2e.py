@@ -5,7 +5,7 @@ the fake API (which lives in this process; the workers reach it on 127.0.0.1).""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterator
+from typing import Any, Dict, Iterator, List
 
 import pytest
 
@@ -77,3 +77,23 @@ def test_options_with_callables_are_refused_before_they_travel(e2e_options: Any)
     options = e2e_options(can_use_tool=lambda *args: PermissionResultAllow())
     with pytest.raises(TypeError, match=r"ClaudeAgentOptions\.can_use_tool .*options_factory"):
         AgentPoolPlugin(options)
+
+
+def test_options_factory_builds_callables_inside_the_worker(e2e_options: Any) -> None:
+    made: List[Any] = []
+
+    def factory() -> Any:
+        options = e2e_options(can_use_tool=lambda *args: PermissionResultAllow())
+        made.append(options)
+        return options
+
+    plugin = AgentPoolPlugin(options_factory=factory, max_workers=1)
+    plugin.setup(worker=None)  # what Dask does on each worker
+    try:
+        assert plugin.pool is not None and plugin.pool.options is made[0]
+        assert plugin.__getstate__()["pool"] is None  # a pool never travels
+    finally:
+        plugin.teardown(worker=None)
+    assert plugin.pool is None
+    with pytest.raises(ValueError, match="not both"):
+        AgentPoolPlugin(e2e_options(), options_factory=factory)
