@@ -321,8 +321,10 @@ class AgentPool:
     # ------------------------------------------------------------------ CLIs
 
     def _start(self, options: ClaudeAgentOptions, future: Optional[RunFuture] = None) -> CliSlot:
-        """Start and initialize a CLI (caller's thread). Raises ``UsageError`` after
-        shutdown, ``CancelledError``-free: a cancelled future's CLI is closed by cancel."""
+        """Start and initialize a CLI for ``future``'s run, or a warm one (``future`` None)
+        on the calling thread. Raises ``UsageError`` (a warm start after shutdown, or the run
+        was cancelled before its CLI started) and what ``connect()`` raises; the CLI is
+        closed on any failure."""
         from ._client import ClaudeSDKClient
 
         slot = CliSlot(ClaudeSDKClient(options), options)
