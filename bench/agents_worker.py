@@ -135,13 +135,17 @@ def many_pool_warm(args: Dict[str, Any]) -> Dict[str, Any]:
             if time.monotonic() > deadline:
                 raise TimeoutError("4 warm CLIs not parked within 300 s")
             time.sleep(0.01)
+        own0 = resource.getrusage(resource.RUSAGE_SELF)
         cpu0 = tree_cpu()
         start = time.perf_counter()
         results = list(pool.map(["say ok"] * args["n"], timeout=600))
         wall = time.perf_counter() - start
         cpu = tree_cpu() - cpu0
+        own1 = resource.getrusage(resource.RUSAGE_SELF)
     assert all(r.text for r in results)
-    return {"runs": len(results), "steady_wall_s": wall, "steady_cpu_s": cpu, "stats": pool.stats()}
+    own = (own1.ru_utime + own1.ru_stime) - (own0.ru_utime + own0.ru_stime)
+    return {"runs": len(results), "steady_wall_s": wall, "steady_cpu_s": cpu, "steady_client_cpu_s": own,
+            "stats": pool.stats()}
 
 
 def many_threads(args: Dict[str, Any]) -> Dict[str, Any]:
