@@ -419,3 +419,60 @@ def test_hooks_never_see_a_reset(fake_api: FakeAnthropicAPI, e2e_options: Any) -
     assert a.cli_pid != b.cli_pid  # hooks set: no reuse
     assert ("UserPromptSubmit", "/clear") not in seen and ("SessionStart", "clear") not in seen
     assert [p for event, p in seen if event == "UserPromptSubmit"] == ["first prompt", "second prompt"]
+
+
+CTRL_C_SCRIPT = """
+import json, sys
+from claude_sync import AgentPool, ClaudeAgentOptions
+options = ClaudeAgentOptions(**json.loads(sys.argv[1]))
+with AgentPool(options, max_workers=2) as pool:
+    futures = [pool.submit("slow one"), pool.submit("slow two"), pool.submit("queued")]
+    print("submitted", flush=True)
+    for future in futures:
+        future.result()
+"""
+
+
+def test_real_ctrl_c_in_a_program_reaps_every_cli(
+    fake_api: FakeAnthropicAPI, e2e_options: Any, tmp_path: Path
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    fake_api.add(text("never", delay=60.0), text("never", delay=60.0))
+    options = e2e_options()
+    fields = {"cli_path": options.cli_path, "env": options.env, "cwd": options.cwd, "close_timeout": 5.0}
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(CTRL_C_SCRIPT)
+    root = str(Path(__file__).resolve().parents[2])
+    proc = subprocess.Popen(
+        [sys.executable, str(script), json.dumps(fields)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(options.env, PYTHONPATH=root),
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "submitted"
+        assert fake_api.wait_for(lambda reqs: sum(r.kind == "turn" for r in reqs) == 2, WAIT)
+        clis = _processes_with_child_of(proc.pid)
+        assert len(clis) == 2
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=WAIT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "KeyboardInterrupt" in err
+    assert all(not Path(f"/proc/{pid}").exists() for pid in clis), clis  # no orphaned CLI
+
+
+def _processes_with_child_of(parent: int) -> Set[int]:
+    found: Set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[1]) == parent:
+                found.add(int(entry.name))
+    return found
