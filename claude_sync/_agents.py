@@ -35,9 +35,9 @@ from contextlib import contextmanager
 from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Set
 
 from ._core.errors import ClaudeSDKError, CLIConnectionError, ProcessError, UsageError
-from ._core.messages import Message, ResultMessage
+from ._core.messages import ResultMessage
 from ._core.options import ClaudeAgentOptions
-from ._core.protocol import result_error
+from ._core.protocol import StreamItem, result_error
 from ._futures import RunFuture, settle
 from ._reuse import CliSlot, is_alive, reset_conversation, retire_reason
 from ._run import RunResult
@@ -278,13 +278,13 @@ class AgentPool:
             settle(job.future, result=outcome)
         self._after_run(slot, outcome, job.future)
 
-    def _turn(self, slot: CliSlot, job: _Job, *, may_retry: bool) -> Optional[List[Message]]:
+    def _turn(self, slot: CliSlot, job: _Job, *, may_retry: bool) -> Optional[List[StreamItem]]:
         """Worker: send the prompt and collect the turn. None when ``may_retry`` and the CLI
         (a parked one) turned out dead before it said anything about this run: the prompt
         had no effect, so the run may move to a fresh CLI. Leading messages that belong to an
         earlier run's session (a late line after that run's reset) are dropped."""
         job.future.note_pid(slot)
-        received: List[Message] = []
+        received: List[StreamItem] = []
         earlier = set(slot.session_ids[:-1])  # sessions of earlier runs on this CLI
         try:
             slot.client.query(job.prompt, timeout=job.timeout)

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
-from ._core.errors import ClaudeSDKError, ResultError
-from ._core.messages import Message, ResultMessage
+from ._core.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError
+from ._core.messages import ResultMessage
 from ._core.options import ClaudeAgentOptions
-from ._core.protocol import iter_user_frames, result_error, user_message_frame
+from ._core.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
 from ._io.session import Session
+from ._io.transport import Transport
 
 __all__ = ["query", "QueryStream"]
 
@@ -36,7 +38,14 @@ logger = logging.getLogger("claude_sync.query")
 Prompt = Union[str, Iterable[Dict[str, Any]]]
 
 
-def query(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None) -> QueryStream:
+def query(
+    prompt: Prompt,
+    *,
+    options: Optional[ClaudeAgentOptions] = None,
+    transport: Optional[Transport] = None,
+    timeout: Optional[float] = None,
+    idle_timeout: Optional[float] = None,
+) -> QueryStream:
     """Run the CLI on ``prompt`` and iterate over what it says.
 
     ``prompt`` is a str, or an iterable of user-message dicts (or strs) that is consumed on a
@@ -45,8 +54,19 @@ def query(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None) -> Qu
     ``ProcessError`` …), and ``ResultError`` once the run-ending ``ResultMessage`` with
     ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
     data). Raises ``TypeError`` at once for a prompt of the wrong type.
+
+    ``transport``: a ``Transport`` to use instead of spawning the CLI; the options that become
+    CLI flags are then not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` for a
+    non-``Transport``.
+
+    ``timeout`` bounds the whole run (seconds from the first ``next()``; start-up counts
+    against it, though the handshake itself is bounded by ``options.initialize_timeout``),
+    ``idle_timeout`` the silence between two frames from the CLI; either raises
+    ``ReceiveTimeoutError`` from the iteration and reaps the CLI, so a request handler can
+    bound a run without a watchdog thread. Both default to None (no bound); a value that is
+    not a finite number > 0 raises ``TypeError``/``ValueError`` at once.
     """
-    return QueryStream(prompt, options or ClaudeAgentOptions())
+    return QueryStream(prompt, options or ClaudeAgentOptions(), transport, timeout=timeout, idle_timeout=idle_timeout)
 
 
 class QueryStream:
@@ -57,20 +77,33 @@ class QueryStream:
     raises finalises it at once (no reference cycle waiting for the garbage collector).
     """
 
-    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions) -> None:
+    def __init__(
+        self,
+        prompt: Prompt,
+        options: ClaudeAgentOptions,
+        transport: Optional[Transport] = None,
+        *,
+        timeout: Optional[float] = None,
+        idle_timeout: Optional[float] = None,
+    ) -> None:
+        if transport is not None and not isinstance(transport, Transport):
+            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
         if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
             raise TypeError(
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
             )
-        self._run = _Run(prompt, options)
-        self._gen: Optional[Generator[Message, None, None]] = None
+        _check_timeouts(timeout, idle_timeout)
+        self._run = _Run(prompt, options, transport)
+        self._run.timeout = timeout
+        self._run.idle_timeout = idle_timeout
+        self._gen: Optional[Generator[StreamItem, None, None]] = None
 
-    def __iter__(self) -> Iterator[Message]:
+    def __iter__(self) -> Iterator[StreamItem]:
         if self._gen is None:
             self._gen = self._run.messages()
         return self._gen
 
-    def __next__(self) -> Message:
+    def __next__(self) -> StreamItem:
         return next(iter(self))
 
     def close(self) -> None:
@@ -101,32 +134,50 @@ class QueryStream:
 class _Run:
     """The state of one run, shared by the stream and its generator."""
 
-    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions) -> None:
+    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions, transport: Optional[Transport]) -> None:
         self.prompt = prompt
         self.options = options
+        self.transport = transport
         self.session: Optional[Session] = None
         self.writer: Optional[threading.Thread] = None
         self.prompt_error: Optional[BaseException] = None
+        self.timeout: Optional[float] = None
+        self.idle_timeout: Optional[float] = None
 
-    def messages(self) -> Generator[Message, None, None]:
+    def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
         from ._client import build_session  # callback wiring lives with the client
 
-        session = self.session = build_session(self.options)
+        started = time.monotonic()
+        session = self.session = build_session(self.options, self.transport)
         try:
             session.connect()
             self._send_prompt(session)
-            yield from self._relay(session)
+            yield from self._relay(session, started)
         finally:
             self._shutdown(session)
 
-    def _relay(self, session: Session) -> Iterator[Message]:
+    def _relay(self, session: Session, started: float) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
-        for item in session.messages():
-            if item.__class__ is ResultMessage:
-                last = item
-                self._close_stdin_if_done(session)
-            yield item
+        remaining = None
+        if self.timeout is not None:
+            remaining = self.timeout - (time.monotonic() - started)
+            if remaining <= 0:
+                raise ReceiveTimeoutError(
+                    f"No complete response within {self.timeout}s", kind="total", timeout=self.timeout
+                )
+        try:
+            for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout):
+                if item.__class__ is ResultMessage:
+                    last = item
+                    self._close_stdin_if_done(session)
+                yield item
+        except ReceiveTimeoutError as exc:
+            if exc.kind != "total":
+                raise
+            raise ReceiveTimeoutError(  # name the caller's bound, not what was left of it
+                f"No complete response within {self.timeout}s", kind="total", timeout=self.timeout
+            ) from None
         if self.prompt_error is not None:
             raise self.prompt_error
         if last is not None and last.is_error and self.options.raise_on_error_result:
@@ -164,14 +215,11 @@ class _Run:
         self._input_done(session)
 
     def _input_done(self, session: Session) -> None:
-        with session._lock:
-            session.ledger.input_exhausted()
+        session.input_exhausted()
         self._close_stdin_if_done(session)
 
     def _close_stdin_if_done(self, session: Session) -> None:
-        with session._lock:
-            done = session.ledger.should_close
-        if done:
+        if session.run_finished:
             session.close_stdin()
 
     def _shutdown(self, session: Session) -> None:
@@ -183,8 +231,19 @@ class _Run:
                 logger.error("The prompt iterable did not return within %.1fs after close", self.options.close_timeout)
 
 
+def _check_timeouts(timeout: Optional[float], idle_timeout: Optional[float]) -> None:
+    from ._core.validation import seconds
+
+    for name, value in (("timeout", timeout), ("idle_timeout", idle_timeout)):
+        if value is not None:
+            try:
+                seconds(name, value)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(str(exc).replace("ClaudeAgentOptions.", "query() ")) from None
+
+
 def _result_error_with_exit(result: ResultMessage, session: Session) -> ResultError:
     transport = session.transport
     if transport is None:
         return result_error(result)
-    return result_error(result, exit_code=transport.returncode, stderr=transport.stderr_tail() or None)
+    return result_error(result, exit_code=transport.exit_code(), stderr=transport.stderr_tail() or None)

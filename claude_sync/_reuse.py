@@ -43,8 +43,9 @@ import time
 from typing import Any, Dict, List, Optional
 
 from ._core.blocks import ServerToolUseBlock, ToolUseBlock
-from ._core.messages import AssistantMessage, Message, ResultMessage
+from ._core.messages import AssistantMessage, ResultMessage
 from ._core.options import ClaudeAgentOptions
+from ._core.protocol import StreamItem
 from ._core.system_messages import SystemInitMessage
 
 __all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive"]
@@ -104,10 +105,10 @@ def is_alive(slot: CliSlot) -> bool:
     if session is None or session.closed or session.terminal_error is not None:
         return False
     transport = session.transport
-    return transport is not None and transport.returncode is None
+    return transport is not None and transport.exit_code() is None
 
 
-def init_fingerprint(messages: List[Message]) -> Optional[Dict[str, Any]]:
+def init_fingerprint(messages: List[StreamItem]) -> Optional[Dict[str, Any]]:
     """The state a ``system/init`` reports that a run could change and a reset must not."""
     for message in messages:
         if isinstance(message, SystemInitMessage):
@@ -121,7 +122,7 @@ def init_fingerprint(messages: List[Message]) -> Optional[Dict[str, Any]]:
     return None
 
 
-def used_tools(messages: List[Message]) -> List[str]:
+def used_tools(messages: List[StreamItem]) -> List[str]:
     """Names of the tools the run's assistant messages called (subagents' included)."""
     names: List[str] = []
     for message in messages:
@@ -132,7 +133,7 @@ def used_tools(messages: List[Message]) -> List[str]:
     return names
 
 
-def retire_reason(slot: CliSlot, messages: List[Message], max_runs: int) -> Optional[str]:
+def retire_reason(slot: CliSlot, messages: List[StreamItem], max_runs: int) -> Optional[str]:
     """Why this CLI must not serve another run after ``messages`` (None: a reset may).
 
     The first run's ``system/init`` becomes the CLI's fingerprint, whatever the verdict."""

@@ -24,10 +24,10 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from ._core.blocks import TextBlock
 from ._core.errors import ClaudeSDKError, ReceiveTimeoutError
-from ._core.messages import AssistantMessage, Message, ResultMessage
+from ._core.messages import AssistantMessage, ResultMessage
 from ._core.options import ClaudeAgentOptions
 from ._core.portable import CALLABLE_FIELDS, check_picklable_options
-from ._core.protocol import result_error
+from ._core.protocol import StreamItem, result_error
 from ._core.record import FrozenRecord, frozen_record
 
 __all__ = ["run", "RunResult", "drive_turn", "collect_turn", "check_picklable_options", "CALLABLE_FIELDS"]
@@ -47,7 +47,7 @@ class RunResult(FrozenRecord):
 
     text: str
     result: ResultMessage
-    messages: Tuple[Message, ...]
+    messages: Tuple[StreamItem, ...]
     structured_output: Any
     session_id: str
     total_cost_usd: Optional[float]
@@ -63,7 +63,7 @@ class RunResult(FrozenRecord):
         )
 
     @classmethod
-    def from_messages(cls, messages: List[Message], cost_before: float = 0.0) -> RunResult:
+    def from_messages(cls, messages: List[StreamItem], cost_before: float = 0.0) -> RunResult:
         """Build from a run's messages; the last ``ResultMessage`` ends it.
 
         ``cost_before``: the CLI's running total before this run (0 for a fresh CLI).
@@ -89,7 +89,7 @@ class RunResult(FrozenRecord):
         )
 
 
-def _final_text(result: ResultMessage, messages: List[Message]) -> str:
+def _final_text(result: ResultMessage, messages: List[StreamItem]) -> str:
     if isinstance(result.result, str) and result.result:
         return result.result
     for message in reversed(messages):
@@ -116,7 +116,7 @@ def drive_turn(client: Any, prompt: str, *, timeout: Optional[float], cost_befor
     return outcome
 
 
-def collect_turn(client: Any, *, timeout: Optional[float]) -> List[Message]:
+def collect_turn(client: Any, *, timeout: Optional[float]) -> List[StreamItem]:
     """The messages of the turn just sent, up to and including its ``ResultMessage``
     (caller's thread). Raises ``ReceiveTimeoutError``, the session's terminal error, or
     ``ClaudeSDKError`` if the stream ended without a result."""
@@ -161,7 +161,7 @@ def _run_stream(prompt: Iterable[Dict[str, Any]], options: ClaudeAgentOptions, t
     from ._query import query
 
     stream = query(prompt, options=options)
-    messages: List[Message] = []
+    messages: List[StreamItem] = []
     with _Watchdog(stream.close, timeout) as watchdog:
         try:
             with stream:

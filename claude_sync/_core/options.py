@@ -174,6 +174,18 @@ class ClaudeAgentOptions(Record):
     deny_all_permissions: bool = False
     raise_on_error_result: bool = True
 
+    def __post_init__(self) -> None:
+        """Raises ``TypeError``/``ValueError`` naming a bad option (see ``validation``)."""
+        from .validation import validate_options
+
+        validate_options(self)
+
+    def __repr__(self) -> str:
+        """The fields, with ``env`` values and anything that looks like a secret redacted."""
+        from .redaction import redacted_repr
+
+        return redacted_repr(self)
+
     def __reduce_ex__(self, protocol: Any) -> Any:
         """Pickling: ``TypeError`` naming a field that holds callables (see ``portable``)."""
         from .portable import check_picklable_options

@@ -1,6 +1,6 @@
 """The stream-json protocol, sans I/O: one stdout line in → one event out; frames out.
 
-Pure: no threads, no subprocess, no clocks. The threaded shell (``_session.py``) feeds it
+Pure: no threads, no subprocess, no clocks. The threaded shell (``_io/session.py``) feeds it
 lines and acts on what comes back.
 
 Line rules (``decode_line``):
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import field
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from .errors import ClaudeSDKError, CLIJSONDecodeError, ProcessError, ResultError
-from .messages import ResultMessage
+from .messages import Message, ResultMessage
 from .parse import parse_message
 from .record import FrozenRecord, construct, frozen_record
 
@@ -33,9 +33,11 @@ __all__ = [
     "ControlCancelReceived",
     "ControlRequestReceived",
     "ControlResponseReceived",
+    "Event",
     "KeepAliveReceived",
     "NoiseLineSkipped",
     "OversizedLineSkipped",
+    "StreamItem",
     "TranscriptMirrorReceived",
     "TurnLedger",
     "control_error_frame",
@@ -107,15 +109,19 @@ CONTROL_EVENT_TYPES = frozenset(
      NoiseLineSkipped, TranscriptMirrorReceived)
 )  # fmt: skip
 
+Event = Union[Message, ControlEvent]
+"""What ``decode_line`` returns for one line: a message for the user, or a control event."""
+
 _KEEP_ALIVE = KeepAliveReceived()
 _scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner
 
 
-def decode_line(line: bytes) -> Any:
+def decode_line(line: bytes) -> Event:
     """One complete stdout line → a message object or a control event.
 
-    Raises ``CLIJSONDecodeError`` (corrupt ``{…}`` line) or ``MessageParseError`` (known type,
-    broken shape).
+    Raises ``CLIJSONDecodeError`` (corrupt ``{…}`` line, or JSON nested too deeply to decode)
+    or ``MessageParseError`` (known type with a broken shape, or a ``type`` that is not a
+    string).
     """
     if line[:1] != b"{":
         stripped = line.strip()
@@ -124,9 +130,9 @@ def decode_line(line: bytes) -> Any:
         line = stripped
     obj = _load_object(line)
     kind = obj.get("type")
-    if kind in _CONTROL_DECODERS:
+    if kind.__class__ is str and kind in _CONTROL_DECODERS:
         return _CONTROL_DECODERS[kind](obj)
-    return parse_message(obj)
+    return parse_message(obj)  # a non-string type: MessageParseError
 
 
 def _load_object(line: bytes) -> Dict[str, Any]:
@@ -134,7 +140,7 @@ def _load_object(line: bytes) -> Dict[str, Any]:
     try:
         text = line.decode("utf-8")
         obj, end = _scan(text, 0)
-    except (UnicodeDecodeError, StopIteration, ValueError):
+    except (UnicodeDecodeError, StopIteration, ValueError, RecursionError):
         return _load_object_slowly(line)
     if end != len(text) or obj.__class__ is not dict:
         return _load_object_slowly(line)
@@ -148,6 +154,10 @@ def _load_object_slowly(line: bytes) -> Dict[str, Any]:
     except (UnicodeDecodeError, ValueError) as exc:
         raise CLIJSONDecodeError(
             f"Failed to decode a JSON line from the CLI ({len(line)} bytes): {exc}", line=excerpt
+        ) from exc
+    except RecursionError as exc:
+        raise CLIJSONDecodeError(
+            f"A JSON line from the CLI ({len(line)} bytes) is nested too deeply to decode", line=excerpt
         ) from exc
     if not isinstance(obj, dict):
         raise CLIJSONDecodeError(
@@ -201,7 +211,7 @@ def _decode_transcript_mirror(obj: Dict[str, Any]) -> TranscriptMirrorReceived:
     )
 
 
-_CONTROL_DECODERS = {
+_CONTROL_DECODERS: Dict[str, Callable[[Dict[str, Any]], ControlEvent]] = {
     "control_request": _decode_control_request,
     "control_response": _decode_control_response,
     "control_cancel_request": _decode_control_cancel,
@@ -338,19 +348,41 @@ class OversizedLineSkipped(FrozenRecord):
 def result_error(
     result: ResultMessage, *, exit_code: Optional[int] = None, stderr: Optional[str] = None
 ) -> ResultError:
-    """The ``ResultError`` an error result turns into (raised after it was yielded)."""
-    detail = result.result or "; ".join(result.errors or []) or "(no detail)"
+    """The ``ResultError`` an error result turns into (raised after it was yielded).
+
+    Whatever shape ``errors``/``result`` have on the wire, this returns a ``ResultError``:
+    ``errors`` becomes a list of strs (see ``_error_texts``), a non-str ``result`` its JSON.
+    """
+    errors = _error_texts(result.errors)
+    text = result.result if result.result is None or isinstance(result.result, str) else _as_text(result.result)
+    detail = text or "; ".join(errors) or "(no detail)"
     status = f" (API status {result.api_error_status})" if result.api_error_status else ""
     return ResultError(
         f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}",
         subtype=result.subtype,
-        errors=list(result.errors or []),
-        result=result.result,
+        errors=errors,
+        result=text,
         api_error_status=result.api_error_status,
         data=dict(result.raw),
         exit_code=exit_code,
         stderr=stderr,
     )
+
+
+def _error_texts(errors: Any) -> List[str]:
+    """The CLI sends ``errors`` as a list of strs; anything else (a str, a dict, a list of
+    objects, a number) is kept as text rather than failing the error path."""
+    if errors is None or errors == []:
+        return []
+    items = errors if isinstance(errors, list) else [errors]
+    return [item if isinstance(item, str) else _as_text(item) for item in items]
+
+
+def _as_text(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=repr)[:2000]
+    except (TypeError, ValueError, RecursionError):
+        return f"<{type(value).__name__}>"
 
 
 def exit_error(
@@ -392,3 +424,8 @@ def iter_user_frames(prompts: Iterable[Any], session_id: str = "default") -> Ite
             yield user_message_frame(item, session_id=session_id)
         else:
             yield normalize_user_frame(item, session_id)
+
+
+StreamItem = Union[Message, OversizedLineSkipped]
+"""What a session's message stream yields: the messages, and a marker where a line over
+``max_buffer_size`` was skipped."""

@@ -1,11 +1,12 @@
 """The CLI child process: spawn, write, read, drain stderr, stop. The I/O shell's bottom layer.
 
-``SubprocessTransport`` owns one ``subprocess.Popen`` with binary pipes, started in a new
-process group (POSIX) so tools the CLI started die with it. Threads that touch it:
+``SubprocessTransport`` is the default ``Transport``: it owns one ``subprocess.Popen`` with
+binary pipes, started in a new process group (POSIX) so tools the CLI started die with it.
+Threads that touch it:
 
-- the session's reader thread calls ``read_chunk`` (only it);
-- any thread may call ``write`` (serialised by a lock, with a deadline), ``close_stdin``,
-  ``stop`` and ``stderr_tail``;
+- the session's reader thread iterates ``read_chunks`` (only it);
+- any thread may call ``write_bytes`` (serialised by a lock, with a deadline),
+  ``end_input``, ``stop``, ``close`` and ``stderr_tail``;
 - its own ``claude_sync-stderr`` thread drains stderr into a bounded tail and calls the
   user's ``stderr`` callback per line (exceptions there are logged, never propagated).
 
@@ -25,9 +26,12 @@ import subprocess
 import threading
 import time
 import weakref
-from typing import Callable, Deque, Dict, List, Optional, Union
+from typing import Callable, Deque, Dict, Iterator, List, Optional, Union
 
 from .._core.errors import CLIConnectionError, CLINotFoundError
+from .child import ChildProcess
+from .green import wait_readable
+from .transport import Transport
 
 __all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
 
@@ -52,8 +56,12 @@ def _reap_all_at_exit() -> None:
 atexit.register(_reap_all_at_exit)
 
 
-class SubprocessTransport:
-    """One CLI process with binary stdin/stdout/stderr pipes."""
+class SubprocessTransport(Transport):
+    """One CLI process with binary stdin/stdout/stderr pipes.
+
+    ``close_timeout`` is each wait of the close ladder (``stop``) that ``close`` runs, and
+    the bound on waiting for the stderr drain once the process has exited.
+    """
 
     def __init__(
         self,
@@ -63,8 +71,10 @@ class SubprocessTransport:
         cwd: Optional[str] = None,
         user: Optional[Union[str, int]] = None,
         stderr_callback: Optional[Callable[[str], None]] = None,
+        close_timeout: float = 5.0,
     ) -> None:
         self.argv = argv
+        self.close_timeout = close_timeout
         self.env = env
         self.cwd = cwd
         self.user = user
@@ -78,10 +88,11 @@ class SubprocessTransport:
         self._stderr_thread: Optional[threading.Thread] = None
         self.stopped_by_us = False
         self.last_rung: Optional[str] = None
+        self._child: Optional[ChildProcess] = None
 
     # -- start -------------------------------------------------------------------------
 
-    def start(self) -> None:
+    def connect(self) -> None:
         """Spawn the CLI. Raises ``CLINotFoundError`` (no such binary) or
         ``CLIConnectionError`` (any other OS error, e.g. not executable, bad cwd)."""
         kwargs: Dict[str, object] = {}
@@ -110,6 +121,7 @@ class SubprocessTransport:
             ) from exc
         except OSError as exc:
             raise CLIConnectionError(f"Failed to start Claude Code CLI {self.argv[0]!r}: {exc}") from exc
+        self._child = ChildProcess(self._proc)
         _live.add(self)
         if _POSIX:
             assert self._proc.stdin is not None
@@ -125,21 +137,42 @@ class SubprocessTransport:
 
     @property
     def returncode(self) -> Optional[int]:
-        return self._proc.poll() if self._proc else None
+        """The exit status once the process ended (it is then reaped, see ``child``), else None."""
+        return self._child.poll() if self._child is not None else None
+
+    def exit_code(self) -> Optional[int]:
+        return self.returncode
+
+    def is_ready(self) -> bool:
+        return self._child is not None and not self._stdin_closed and self._child.poll() is None
 
     # -- stdout (reader thread only) ---------------------------------------------------
+
+    def read_chunks(self) -> Iterator[bytes]:
+        """Yield stdout bytes as they arrive until EOF. Only the reader thread iterates."""
+        read = self.read_chunk
+        while True:
+            chunk = read()
+            if not chunk:
+                return
+            yield chunk
 
     def read_chunk(self) -> bytes:
         """Block until stdout has bytes; ``b""`` at EOF. Only the reader thread calls this."""
         assert self._proc is not None and self._proc.stdout is not None
-        try:
-            return os.read(self._proc.stdout.fileno(), _READ_SIZE)
-        except OSError:  # closed under us during teardown
-            return b""
+        fd = self._proc.stdout.fileno()
+        while True:
+            try:
+                return os.read(fd, _READ_SIZE)
+            except BlockingIOError:  # a non-blocking pipe (gevent's subprocess): not EOF
+                if not wait_readable(fd, None):
+                    return b""
+            except OSError:  # closed under us during teardown
+                return b""
 
     # -- stdin (any thread) ------------------------------------------------------------
 
-    def write(self, data: bytes, timeout: Optional[float]) -> None:
+    def write_bytes(self, data: bytes, timeout: Optional[float]) -> None:
         """Write all of ``data`` to stdin, giving up after ``timeout`` seconds (None: wait).
 
         Raises ``CLIConnectionError`` if stdin is closed, the CLI went away (broken pipe), or
@@ -179,7 +212,7 @@ class SubprocessTransport:
                 )
             select.select([], [fd], [], 0.5 if remaining is None else min(remaining, 0.5))
 
-    def close_stdin(self) -> None:
+    def end_input(self) -> None:
         """Send EOF to the CLI (idempotent). Waits for an in-progress write to finish."""
         with self._write_lock:
             self._close_stdin_locked()
@@ -194,34 +227,30 @@ class SubprocessTransport:
             except OSError:
                 pass
 
-    @property
-    def stdin_closed(self) -> bool:
-        return self._stdin_closed
-
     # -- stop --------------------------------------------------------------------------
 
+    # Waiting, signalling and reaping go through ``ChildProcess`` (``child.py``), which never
+    # signals a process group once its leader was reaped.
+
     def wait(self, timeout: Optional[float]) -> Optional[int]:
-        """Wait up to ``timeout`` seconds for exit; the return code, or None if still alive."""
-        if self._proc is None:
-            return None
-        try:
-            return self._proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
+        """Wait up to ``timeout`` seconds (None: forever) for exit; the return code, or None
+        if still alive. Reaps the child (after clearing its group, see ``child``)."""
+        return self._child.wait(timeout) if self._child is not None else None
 
     def stop(self, grace: float) -> str:
         """The close ladder: stdin EOF → wait → SIGTERM (group) → wait → SIGKILL → wait.
 
         Each wait is at most ``grace`` seconds. Returns the rung that ended the process:
         ``"exited"`` (already gone), ``"eof"``, ``"sigterm"``, ``"sigkill"`` or ``"stuck"``.
-        Idempotent; callable from any thread except the stderr thread.
+        Idempotent; callable from any thread except the stderr thread. Never signals a
+        process that was already reaped (see ``child``).
         """
-        if self._proc is None:
+        if self._child is None:
             return "exited"
-        if self._proc.poll() is not None:
+        if self._child.poll() is not None:
             rung = "exited"
         else:
-            self.close_stdin()
+            self.end_input()
             rung = self._escalate(grace)
         self.last_rung = self.last_rung or rung
         self._after_exit(grace)
@@ -241,33 +270,31 @@ class SubprocessTransport:
         return "stuck"
 
     def _signal_group(self, sig: int) -> None:
-        assert self._proc is not None
-        if self._proc.poll() is not None:
-            return
-        try:
-            if _POSIX:
-                os.killpg(self._proc.pid, sig)
-            else:  # pragma: no cover
-                self._proc.send_signal(sig)
-        except (ProcessLookupError, PermissionError):
-            pass
+        assert self._child is not None
+        self._child.signal_group(sig)
 
     def _after_exit(self, grace: float) -> None:
-        """Reap stragglers of the group, join the stderr thread, close the pipes."""
-        if _POSIX and self._proc is not None:
-            try:
-                os.killpg(self._proc.pid, signal.SIGKILL)  # tools the CLI left behind
-            except (ProcessLookupError, PermissionError):
-                pass
+        """Join the stderr thread and forget the transport (the group was cleared when the
+        leader was reaped)."""
         if self._stderr_thread is not None and self._stderr_thread is not threading.current_thread():
             self._stderr_thread.join(grace)
         _live.discard(self)
 
-    def close_pipes(self) -> None:
-        """Close stdout/stderr after the reader and stderr threads are done (idempotent)."""
+    def close(self) -> None:
+        """Run the close ladder (``stop(close_timeout)``), then close every pipe (idempotent).
+
+        The session calls ``stop`` first and this only after its reader thread is joined, so
+        no thread is reading a pipe when it is closed (its fd number could be reused).
+        """
+        self.stop(self.close_timeout)
+        self._close_pipes()
+
+    def _close_pipes(self) -> None:
         if self._proc is None:
             return
-        self.close_stdin()
+        self.end_input()
+        if self._child is not None:
+            self._child.close()  # the pidfd
         for pipe in (self._proc.stdout, self._proc.stderr):
             if pipe is not None:
                 try:
@@ -285,6 +312,10 @@ class SubprocessTransport:
         while True:
             try:
                 chunk = os.read(fd, 65536)
+            except BlockingIOError:  # non-blocking pipe under gevent: wait, read again
+                if wait_readable(fd, None):
+                    continue
+                break
             except OSError:
                 break
             if not chunk:
@@ -313,7 +344,13 @@ class SubprocessTransport:
                 logger.exception("The stderr callback raised; stderr keeps being drained")
 
     def stderr_tail(self) -> str:
-        """The last lines the CLI wrote to stderr (at most ``STDERR_TAIL_BYTES``)."""
+        """The last lines the CLI wrote to stderr (at most ``STDERR_TAIL_BYTES``).
+
+        Once the process has exited, first waits (at most ``close_timeout``) for the drain
+        to reach EOF, so the tail is complete.
+        """
+        if self._child is not None and self._child.poll() is not None:
+            self.join_stderr(self.close_timeout)
         with self._stderr_lock:
             return "\n".join(self._stderr_lines)
 
