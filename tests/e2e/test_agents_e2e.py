@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Set
 
 import pytest
-from helpers import wait_for
+from helpers import wait_until
 
 from claude_sync import (
     AgentPool,
@@ -52,7 +52,7 @@ def request_text(request: ApiRequest) -> str:
 
 
 def wait_parked(pool: AgentPool, count: int) -> List[Any]:
-    wait_for(lambda: pool.stats()["parked"] >= count, WAIT)
+    wait_until(lambda: pool.stats()["parked"] >= count, WAIT, "parked CLIs")
     return pool.parked_pids()
 
 
