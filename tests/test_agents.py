@@ -48,7 +48,8 @@ WIRE_MESSAGES: List[Dict[str, Any]] = [
     {"type": "stream_event", "uuid": "u", "session_id": "s1", "event": {"type": "message_stop"}},
     {"type": "system", "subtype": "task_started", "task_id": "k", "session_id": "s1"},
     {"type": "rate_limit_event", "rate_limit_info": {"status": "allowed"}, "uuid": "u2", "session_id": "s1"},
-    {"type": "conversation_reset", "new_conversation_id": "c2", "trigger": "clear"},
+    {"type": "conversation_reset", "new_conversation_id": "c2", "uuid": "c2", "trigger": "clear",
+     "user_message_uuid": "u3", "timestamp": "2026-11-22T19:23:51.789Z", "session_id": "s0"},  # as 2.1.330 sends it
     {"type": "assistant", "session_id": "s1", "message": {
         "id": "msg2", "model": "m", "role": "assistant", "content": [{"type": "text", "text": "final words"}]}},
     {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 12, "duration_api_ms": 10,
