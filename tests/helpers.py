@@ -106,7 +106,7 @@ class _Stop(Exception):
 
 
 class ScriptedCLI:
-    """Plays a script in the step language of the retired ``tests/fake_cli.py`` (ops and ``auto``
+    """Plays a script in the step language of ``tests/fake_cli.py`` (ops and ``auto``
     options) as the CLI side of a ``MemoryTransport``, on two ``claude_sync-peer-…`` threads
     started by ``connect``.
 
