@@ -14,6 +14,7 @@ from concurrent.futures import (
     as_completed,
     wait,
 )
+from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
@@ -31,6 +32,7 @@ from claude_sync import (
 from claude_sync._core.parse import parse_message
 from claude_sync._futures import RunFuture
 from claude_sync._run import check_picklable_options
+from claude_sync.testing import ScriptedCLI as KitCLI
 
 WIRE_MESSAGES: List[Dict[str, Any]] = [
     {"type": "system", "subtype": "init", "session_id": "s1", "cwd": "/w", "model": "m", "tools": ["Bash"],
@@ -142,8 +144,8 @@ def test_a_process_executor_fails_the_future_with_the_field_name() -> None:
             future.result(60)
 
 
-def test_run_goes_through_a_process_executor(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "turn", "text": "from a process"}, {"op": "wait_eof"}])
+def test_run_goes_through_a_process_executor(tmp_path: Path) -> None:
+    cli = KitCLI(directory=tmp_path).expect_user().text("from a process").result()
     with ProcessPoolExecutor(max_workers=1) as executor:
         result = executor.submit(run, "hello", options=cli.options(), timeout=30).result(60)
     assert isinstance(result, RunResult) and result.text == "from a process"
