@@ -87,7 +87,8 @@ from ._version import __version__
 
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
     from ._core.mcp import SdkMcpServer, create_sdk_mcp_server
-    from ._core.mcp_tools import SdkMcpTool, ToolContext, tool
+    from ._core.mcp_config import McpSdkServerConfig
+    from ._core.mcp_tools import SdkMcpTool, ToolAnnotations, ToolContext, tool
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.
@@ -96,6 +97,8 @@ _LAZY = {
     "SdkMcpServer": "._core.mcp",
     "SdkMcpTool": "._core.mcp_tools",
     "ToolContext": "._core.mcp_tools",
+    "ToolAnnotations": "._core.mcp_tools",
+    "McpSdkServerConfig": "._core.mcp_config",
 }
 
 
@@ -139,6 +142,8 @@ __all__ = [
     "SdkMcpServer",
     "SdkMcpTool",
     "ToolContext",
+    "ToolAnnotations",
+    "McpSdkServerConfig",
     # messages
     "Message",
     "UserMessage",

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._core.errors import ClaudeSDKError, UsageError
 from ._core.merger import AssistantMessageMerger
@@ -55,8 +55,11 @@ def build_session(options: ClaudeAgentOptions) -> Session:
     """
     from ._io.serving import build_handlers  # callback machinery loads on first use
 
-    handlers, initialize_fields = build_handlers(options)
-    return Session(options, handlers=handlers, initialize_fields=initialize_fields)
+    close_hooks: List[Callable[[float], None]] = []
+    handlers, initialize_fields = build_handlers(options, close_hooks)
+    return Session(
+        options, handlers=handlers, initialize_fields=initialize_fields, close_hooks=close_hooks
+    )
 
 
 class ClaudeSDKClient:

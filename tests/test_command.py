@@ -38,12 +38,16 @@ def tail(plan: SpawnPlan) -> List[Any]:
 
 
 class FakeSdkServer:
-    """Stands in for ``_mcp.SdkMcpServer``: the command builder only duck-types ``type``."""
+    """Stands in for ``_mcp.SdkMcpServer``: the command builder duck-types ``type`` and
+    ``handle``."""
 
     type = "sdk"
 
     def __init__(self, name: str) -> None:
         self.name = name
+
+    def handle(self, message: Any, server_name: Optional[str] = None) -> Any:
+        raise AssertionError("never called while planning")
 
 
 def no_permission_prompts(tool: str, tool_input: Dict[str, Any], context: Any) -> Any:
@@ -332,9 +336,19 @@ def test_sdk_server_is_addressed_by_its_key_not_its_name() -> None:
     assert plan.initialize_fields["sdkMcpServers"] == ["key"]
 
 
-def test_a_dict_of_type_sdk_is_refused() -> None:
-    with pytest.raises(ValueError, match="create_sdk_mcp_server"):
+def test_the_official_sdk_config_dict_is_an_in_process_server() -> None:
+    config = {"type": "sdk", "name": "calc", "instance": FakeSdkServer("calc")}
+    plan = plan_for(mcp_servers={"key": config})
+    assert plan.argv == BASE
+    assert plan.sdk_mcp_servers == {"key": config}
+    assert plan.initialize_fields["sdkMcpServers"] == ["key"]
+
+
+def test_a_dict_of_type_sdk_needs_a_server_instance() -> None:
+    with pytest.raises(ValueError, match=r"mcp_servers\['calc'\].*has no 'instance'"):
         plan_for(mcp_servers={"calc": {"type": "sdk", "name": "calc"}})
+    with pytest.raises(TypeError, match=r"\['instance'\] must be a server.*not str"):
+        plan_for(mcp_servers={"calc": {"type": "sdk", "name": "calc", "instance": "x"}})
 
 
 # ----------------------------------------------------------------------------- settings

@@ -32,7 +32,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "HookContext", "HookMatcher", "KNOWN_HOOK_EVENTS", "PermissionMode", "PermissionResult",
         "PermissionResultAllow", "PermissionResultDeny", "PermissionRuleValue", "PermissionUpdate",
         "ToolPermissionContext", "tool", "create_sdk_mcp_server", "SdkMcpServer", "SdkMcpTool",
-        "ToolContext", "Message", "UserMessage", "AssistantMessage", "AssistantMessageMerger",
+        "ToolContext", "ToolAnnotations", "McpSdkServerConfig", "Message", "UserMessage", "AssistantMessage", "AssistantMessageMerger",
         "SystemMessage", "SystemInitMessage", "StatusMessage", "APIRetryMessage",
         "CompactBoundaryMessage", "TaskStartedMessage", "TaskProgressMessage",
         "TaskUpdatedMessage", "TaskNotificationMessage", "HookEventMessage", "HookStartedMessage",

@@ -95,6 +95,7 @@ from .argv import (
     _tools_args,
 )
 from .discovery import find_cli  # re-exported: the shell imports it with build_spawn_plan
+from .mcp_config import sdk_server_instance
 from .options import ClaudeAgentOptions
 from .record import FrozenRecord, frozen_record
 
@@ -196,9 +197,10 @@ def build_spawn_plan(
     Raises ``ValueError`` for contradictory or unsupported options (``can_use_tool`` together
     with ``permission_prompt_tool_name`` or ``deny_all_permissions``, an unknown
     ``system_prompt``/``thinking``/``output_format``/plugin type, ``sandbox`` with a settings
-    *file*, invalid JSON settings, a bad skill name, a dict MCP entry of type ``"sdk"``, an
-    argv value over ``MAX_ARG_BYTES``) and ``TypeError`` for values of the wrong type
-    (an agent that is not an ``AgentDefinition``/dict, a non-string ``env`` value).
+    *file*, invalid JSON settings, a bad skill name, a ``"sdk"`` MCP entry without an
+    ``instance``, an argv value over ``MAX_ARG_BYTES``) and ``TypeError`` for values of the
+    wrong type (an agent that is not an ``AgentDefinition``/dict, a non-string ``env``
+    value, an ``"sdk"`` entry whose ``instance`` is not a server).
     """
     _check_permission_options(options)
     allowed_tools, setting_sources = _skills_defaults(options)
@@ -285,7 +287,7 @@ def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, An
     external: JsonDict = {}
     sdk: Dict[str, Any] = {}
     for name, config in servers.items():
-        if _is_sdk_server(config):
+        if sdk_server_instance(str(name), config) is not None:
             sdk[str(name)] = config
         else:
             external[str(name)] = config
@@ -296,19 +298,3 @@ def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, An
     if entries:
         argv = ["--mcp-config", FileArg(json.dumps({"mcpServers": entries}), ".json")]
     return argv, sdk
-
-
-def _is_sdk_server(config: Any) -> bool:
-    """In-process server objects are told apart by ``type == "sdk"`` (duck-typed).
-
-    Raises ``ValueError`` for a *dict* of type ``"sdk"``: nothing in this process could
-    answer the CLI's MCP traffic for it.
-    """
-    if isinstance(config, Mapping):
-        if config.get("type") == "sdk":
-            raise ValueError(
-                "an mcp_servers entry of type 'sdk' must be a server made with "
-                "create_sdk_mcp_server(), not a dict"
-            )
-        return False
-    return getattr(config, "type", None) == "sdk"

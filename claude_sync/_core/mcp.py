@@ -57,6 +57,13 @@ from typing import (
     Union,
 )
 
+from .mcp_config import (
+    McpSdkServerConfig,
+    _is_own_server,
+    is_mcp_package_server,
+    mcp_package_lowlevel_server,
+    sdk_server_instance,
+)
 from .mcp_tools import RpcId, SdkMcpTool, _tool_result
 from .record import FrozenRecord, frozen_record
 
@@ -83,13 +90,17 @@ __all__ = [
     "PROTOCOL_VERSIONS",
     "McpAction",
     "McpCancelled",
+    "McpForward",
     "McpReply",
+    "McpSdkServerConfig",
     "McpToolCall",
     "SdkMcpServer",
     "SdkMcpServers",
     "create_sdk_mcp_server",
+    "is_mcp_package_server",
     "mcp_control_response",
     "run_tool_call",
+    "sdk_server_instance",
 ]
 
 
@@ -138,7 +149,16 @@ class McpCancelled(FrozenRecord):
         return (self.server_name, self.rpc_id)
 
 
-McpAction = Union[McpReply, McpToolCall, McpCancelled]
+@frozen_record
+class McpForward(FrozenRecord):
+    """A message for a server made with the ``mcp`` package: the shell hands ``message`` to
+    that server's bridge (``_io.mcp_bridge``) and answers with what it returns."""
+
+    server_name: str
+    message: Any
+
+
+McpAction = Union[McpReply, McpToolCall, McpCancelled, McpForward]
 
 
 def mcp_control_response(response: Optional[Dict[str, Any]]) -> Dict[str, Any]:
@@ -318,52 +338,68 @@ def _notification(method: str, params: Dict[str, Any], routed_as: str) -> McpAct
 
 def create_sdk_mcp_server(
     name: str, version: str = "1.0.0", tools: Optional[List[SdkMcpTool]] = None
-) -> SdkMcpServer:
-    """An in-process MCP server with ``tools``; use it as a value in ``mcp_servers``.
+) -> McpSdkServerConfig:
+    """An in-process MCP server with ``tools``, as an ``mcp_servers`` value.
+
+    Returns the official config dict ``{"type": "sdk", "name": name, "instance": server}``;
+    ``server`` is an ``SdkMcpServer`` (``config["instance"].tools`` …). An ``SdkMcpServer``
+    may also be put into ``mcp_servers`` directly.
 
     Raises:
         ValueError: an empty name, or two tools with the same name.
         TypeError: an item of ``tools`` is not an ``SdkMcpTool``.
     """
-    return SdkMcpServer(name, version=version, tools=tools)
+    server = SdkMcpServer(name, version=version, tools=tools)
+    return {"type": "sdk", "name": name, "instance": server}
 
 
 class SdkMcpServers:
     """The SDK servers of one session, keyed by the name the CLI addresses them by."""
 
-    def __init__(self, servers: Optional[Mapping[str, SdkMcpServer]] = None) -> None:
+    def __init__(
+        self,
+        servers: Optional[Mapping[str, SdkMcpServer]] = None,
+        package_servers: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        """``servers`` are ours (answered here); ``package_servers`` are ``mcp`` package
+        servers (their messages become ``McpForward`` actions for the shell's bridge)."""
         self._servers: Dict[str, SdkMcpServer] = dict(servers or {})
+        self.package_servers: Dict[str, Any] = dict(package_servers or {})
 
     @classmethod
     def from_options(cls, mcp_servers: Any) -> SdkMcpServers:
-        """The ``type == "sdk"`` entries of ``ClaudeAgentOptions.mcp_servers``.
+        """The in-process entries of ``ClaudeAgentOptions.mcp_servers`` (see
+        ``sdk_server_instance``). A path or JSON string gives an empty registry.
 
-        A path or JSON string (external servers only) gives an empty registry.
+        Raises ValueError / TypeError for a ``"sdk"`` entry without a usable ``instance``.
         """
         if not isinstance(mcp_servers, Mapping):
             return cls()
-        return cls(
-            {
-                str(key): value
-                for key, value in mcp_servers.items()
-                if getattr(value, "type", None) == "sdk"
-                and callable(getattr(value, "handle", None))
-            }
-        )
+        own: Dict[str, SdkMcpServer] = {}
+        package: Dict[str, Any] = {}
+        for key, config in mcp_servers.items():
+            instance = sdk_server_instance(str(key), config)
+            if instance is None:
+                continue
+            if _is_own_server(instance):
+                own[str(key)] = instance
+            else:
+                package[str(key)] = mcp_package_lowlevel_server(instance)
+        return cls(own, package)
 
     @property
     def names(self) -> List[str]:
         """For ``initialize.sdkMcpServers``."""
-        return list(self._servers)
+        return [*self._servers, *self.package_servers]
 
     def __len__(self) -> int:
-        return len(self._servers)
+        return len(self._servers) + len(self.package_servers)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._servers
+        return name in self._servers or name in self.package_servers
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._servers)
+        return iter(self.names)
 
     def get(self, name: str) -> Optional[SdkMcpServer]:
         return self._servers.get(name)
@@ -373,6 +409,8 @@ class SdkMcpServers:
         server = self._servers.get(server_name)
         if server is not None:
             return server.handle(message, server_name)
+        if server_name in self.package_servers:
+            return McpForward(server_name, message)
         if isinstance(message, dict) and "id" not in message:
             return McpReply(None)  # a notification: JSON-RPC forbids answering it
         rpc_id = message.get("id") if isinstance(message, dict) else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .._core.errors import ClaudeSDKError
 from .._core.hook_types import HookContext
@@ -21,6 +21,7 @@ from .._core.hooks import HookRegistry, hook_call_from_request, hook_output_to_w
 from .._core.mcp import (
     McpAction,
     McpCancelled,
+    McpForward,
     McpReply,
     McpToolCall,
     SdkMcpServers,
@@ -44,11 +45,16 @@ __all__ = ["build_handlers"]
 logger = logging.getLogger("claude_sync.callbacks")
 
 
-def build_handlers(options: ClaudeAgentOptions) -> Tuple[Dict[str, CliRequestHandler], Dict[str, Any]]:
+def build_handlers(
+    options: ClaudeAgentOptions, close_hooks: Optional[List[Callable[[float], None]]] = None
+) -> Tuple[Dict[str, CliRequestHandler], Dict[str, Any]]:
     """The request handlers and the extra ``initialize`` fields ``options`` call for.
 
+    What must be stopped when the session closes (the threads serving ``mcp`` package
+    servers) is appended to ``close_hooks``, each called with the close grace in seconds.
+
     Raises ``ValueError``/``TypeError`` for invalid callback options (contradictions, bad hook
-    matchers), before any process starts.
+    matchers, a ``"sdk"`` MCP entry without a usable ``instance``), before any process starts.
     """
     if options.can_use_tool is not None and options.permission_prompt_tool_name is not None:
         raise ValueError("can_use_tool and permission_prompt_tool_name are mutually exclusive")
@@ -62,7 +68,7 @@ def build_handlers(options: ClaudeAgentOptions) -> Tuple[Dict[str, CliRequestHan
     if len(registry):
         handlers["hook_callback"] = _hook_handler(registry)
         initialize["hooks"] = registry.initialize_hooks_field()
-    _add_mcp_handlers(options, handlers)
+    _add_mcp_handlers(options, handlers, close_hooks)
     return handlers, initialize
 
 
@@ -112,12 +118,25 @@ def _hook_handler(registry: HookRegistry) -> CliRequestHandler:
     return serve_hook
 
 
-def _add_mcp_handlers(options: ClaudeAgentOptions, handlers: Dict[str, CliRequestHandler]) -> None:
+def _add_mcp_handlers(
+    options: ClaudeAgentOptions,
+    handlers: Dict[str, CliRequestHandler],
+    close_hooks: Optional[List[Callable[[float], None]]],
+) -> None:
     """Serve ``mcp_message`` for the in-process servers in ``options.mcp_servers``."""
     servers = SdkMcpServers.from_options(options.mcp_servers)
     if not servers.names:
         return
-    bridge = _McpBridge(servers)
+    package_bridges: Dict[str, Any] = {}
+    if servers.package_servers:
+        from .mcp_bridge import McpPackageBridge  # imports mcp lazily, on the first message
+
+        if close_hooks is None:
+            raise ValueError("mcp package servers need a session that closes them")
+        for key, server in servers.package_servers.items():
+            package_bridges[key] = McpPackageBridge(key, server)
+            close_hooks.append(package_bridges[key].close)
+    bridge = _McpBridge(servers, package_bridges)
     handlers["@reader:mcp_message"] = bridge.route_on_reader
     handlers["mcp_message"] = bridge.serve
 
@@ -135,8 +154,9 @@ class _McpBridge:
     entry behind once the session drops its signal.
     """
 
-    def __init__(self, servers: SdkMcpServers) -> None:
+    def __init__(self, servers: SdkMcpServers, package_bridges: Dict[str, Any]) -> None:
         self._servers = servers
+        self._package_bridges = package_bridges
         self._lock = threading.Lock()
         self._actions: weakref.WeakKeyDictionary[threading.Event, McpAction] = (
             weakref.WeakKeyDictionary()
@@ -162,6 +182,9 @@ class _McpBridge:
         """Pool thread: answer the routed message (running the tool here, if it is a call)."""
         with self._lock:
             action = self._actions.pop(signal)
+        if isinstance(action, McpForward):
+            bridge = self._package_bridges[action.server_name]
+            return mcp_control_response(bridge.handle(action.message, signal))
         if isinstance(action, McpToolCall):
             try:
                 return mcp_control_response(run_tool_call(action, signal))

@@ -34,7 +34,7 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .._core.errors import (
     ClaudeSDKError,
@@ -105,8 +105,10 @@ class Session:
         handlers: Optional[Dict[str, CliRequestHandler]] = None,
         initialize_fields: Optional[Dict[str, Any]] = None,
         environ: Optional[Dict[str, str]] = None,
+        close_hooks: Sequence[Callable[[float], None]] = (),
     ) -> None:
         self.options = options
+        self._close_hooks = list(close_hooks)  # called with the grace, before the pool stops
         handlers = dict(handlers or {})
         # "@reader:<subtype>" entries are bookkeeping run on the reader thread itself.
         self._reader_hooks = {k[len("@reader:"):]: handlers.pop(k) for k in list(handlers) if k.startswith("@reader:")}
@@ -603,6 +605,7 @@ class Session:
             self._reader.join(grace)
             if self._reader.is_alive():
                 logger.error("claude_sync reader thread did not end within %.1fs", grace)
+        self._run_close_hooks(grace)
         self._pool.shutdown(grace)
         if transport is not None:
             transport.close_pipes()
@@ -614,6 +617,14 @@ class Session:
             except OSError:
                 pass
         self._temp_files.clear()
+
+    def _run_close_hooks(self, grace: float) -> None:
+        """Stop what the handlers started (e.g. ``mcp`` package servers' threads)."""
+        for hook in self._close_hooks:
+            try:
+                hook(grace)
+            except Exception:  # noqa: BLE001 - closing goes on
+                logger.exception("a close hook failed")
 
     def _interrupt_running_turn(self, transport: SubprocessTransport) -> None:
         """A turn still running would keep going after EOF; ask it to stop first."""
