@@ -440,6 +440,7 @@ def content_text(content: Any) -> str:
 SIDE_REQUEST_MARKERS: Tuple[Tuple[str, str, str], ...] = (
     ("prompt_suggestion", "last_user", "Reply with ONLY the suggestion, no quotes or explanation."),
     ("session_title", "system", "Generate a concise, sentence-case title"),
+    ("session_title", "system", 'Return JSON with a single "title" field.'),  # CLI 2.1.330
     ("side_question", "last_user", "Simply answer the question with the information you have."),
     ("compact", "last_user", "Respond with TEXT ONLY. Do NOT call any tools."),
 )
@@ -450,6 +451,7 @@ CANNED_SIDE_REPLIES: Dict[str, Reply] = {
     "prompt_suggestion": text("run the tests"),
     "session_title": text('{"title": "Fake session title"}'),
     "side_question": text("(fake api: side answer)"),
+    "model_check": text("H"),
     "compact": text(
         "<analysis>fake analysis</analysis>\n<summary>fake summary of the conversation</summary>"
     ),
@@ -466,6 +468,8 @@ def classify(method: str, path: str, body: Any) -> str:
         return "count_tokens"
     if path != "/v1/messages" or not isinstance(body, dict):
         return "other"
+    if body.get("max_tokens") == 1 and not body.get("stream"):
+        return "side:model_check"  # CLI 2.1.330 checks a model this way after set_model
     probe = ApiRequest(0, method, path, {}, {}, body, 0, 0.0)
     where_text = {"last_user": probe.last_user_text, "system": probe.system_text}
     for name, where, marker in SIDE_REQUEST_MARKERS:
@@ -747,6 +751,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.api._update(record, answer=source)
             if isinstance(answer, ErrorReply):
                 self._send_error_reply(record, answer)
+            elif record.kind == "side:model_check":  # not streamed: one JSON message
+                self._send_whole_reply(record, answer)
             else:
                 self._stream_reply(record, answer)
 
@@ -809,6 +815,21 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_bytes(
             answer.status, json.dumps(answer.body()).encode(), "application/json", extra
         )
+
+    def _send_whole_reply(self, record: ApiRequest, answer: Reply) -> None:
+        """The whole message as one JSON body (for a request that does not stream)."""
+        message = assemble_message(
+            list(
+                reply_events(
+                    answer,
+                    model=record.model or "claude-fake",
+                    message_id=f"msg_fake_{uuid.uuid4().hex[:20]}",
+                    input_tokens=REPLY_INPUT_TOKENS,
+                )
+            )
+        )
+        self.server.api._update(record, finished=True)
+        self._send_bytes(200, json.dumps(message).encode(), "application/json")
 
     def _stream_reply(self, record: ApiRequest, answer: Reply) -> None:
         api = self.server.api
