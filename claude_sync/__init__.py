@@ -89,6 +89,18 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
     from ._core.mcp import SdkMcpServer, create_sdk_mcp_server
     from ._core.mcp_config import McpSdkServerConfig
     from ._core.mcp_tools import SdkMcpTool, ToolAnnotations, ToolContext, tool
+    from ._core.ts_extras import (
+        ElicitationRequest,
+        ElicitationResult,
+        McpSetServersResult,
+        OnElicitation,
+        OnUserDialog,
+        ReadFileResult,
+        ReloadPluginsResult,
+        UsageResult,
+        UserDialogRequest,
+        UserDialogResult,
+    )
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.
@@ -99,6 +111,17 @@ _LAZY = {
     "ToolContext": "._core.mcp_tools",
     "ToolAnnotations": "._core.mcp_tools",
     "McpSdkServerConfig": "._core.mcp_config",
+    # What the TypeScript SDK has (host callbacks, typed control answers): loaded on first use.
+    "ElicitationRequest": "._core.ts_extras",
+    "ElicitationResult": "._core.ts_extras",
+    "UserDialogRequest": "._core.ts_extras",
+    "UserDialogResult": "._core.ts_extras",
+    "OnElicitation": "._core.ts_extras",
+    "OnUserDialog": "._core.ts_extras",
+    "McpSetServersResult": "._core.ts_extras",
+    "ReadFileResult": "._core.ts_extras",
+    "ReloadPluginsResult": "._core.ts_extras",
+    "UsageResult": "._core.ts_extras",
 }
 
 
@@ -144,6 +167,17 @@ __all__ = [
     "ToolContext",
     "ToolAnnotations",
     "McpSdkServerConfig",
+    # TS-SDK extras: host callbacks and typed control answers
+    "ElicitationRequest",
+    "ElicitationResult",
+    "UserDialogRequest",
+    "UserDialogResult",
+    "OnElicitation",
+    "OnUserDialog",
+    "McpSetServersResult",
+    "ReadFileResult",
+    "ReloadPluginsResult",
+    "UsageResult",
     # messages
     "Message",
     "UserMessage",

@@ -32,6 +32,7 @@ import logging
 import threading
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
+from ._control_extras import TsControlMethods
 from ._core.errors import ClaudeSDKError, UsageError
 from ._core.merger import AssistantMessageMerger
 from ._core.messages import Message, ResultMessage
@@ -62,8 +63,11 @@ def build_session(options: ClaudeAgentOptions) -> Session:
     )
 
 
-class ClaudeSDKClient:
-    """A multi-turn conversation with one CLI process. See the module doc for the contract."""
+class ClaudeSDKClient(TsControlMethods):
+    """A multi-turn conversation with one CLI process. See the module doc for the contract.
+
+    The typed TypeScript-SDK control methods (``apply_flag_settings`` … ``get_usage``) come
+    from ``TsControlMethods``."""
 
     def __init__(self, options: Optional[ClaudeAgentOptions] = None) -> None:
         self.options = options or ClaudeAgentOptions()

@@ -20,6 +20,8 @@ Where each option goes (checked against the real CLI 2.1.197)::
                                --setting-sources=user,project unless setting_sources is set
     skills "all"               "Skill" in --allowedTools, the same setting-sources default
     forward_subagent_text      initialize.forwardSubagentText = true
+    TS-SDK extras              initialize.toolAliases, .planModeInstructions, .title, … (see
+                               ``ts_extras``)
     mcp_servers dict           --mcp-config FILE {"mcpServers": {...}} for external servers;
                                in-process servers (``type == "sdk"``) go to
                                initialize.sdkMcpServers only (see SDK_MCP_VIA_INITIALIZE)
@@ -98,6 +100,7 @@ from .discovery import find_cli  # re-exported: the shell imports it with build_
 from .mcp_config import sdk_server_instance
 from .options import ClaudeAgentOptions
 from .record import FrozenRecord, frozen_record
+from .ts_extras import ts_extra_initialize_fields
 
 __all__ = [
     "ENTRYPOINT",
@@ -153,6 +156,8 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "close_timeout",
         "raise_on_error_result",  # query() raises ResultError after an error result
         "hooks",  # hooks.HookRegistry builds initialize.hooks; the session merges it in
+        "on_elicitation",  # the shell answers the CLI's elicitation requests with it
+        "on_user_dialog",  # ... and its request_user_dialog requests
     }
 )
 """``ClaudeAgentOptions`` fields ``build_spawn_plan`` deliberately leaves to the I/O shell."""
@@ -232,6 +237,7 @@ def build_spawn_plan(
         init["sdkMcpServers"] = list(sdk_servers)
     if options.forward_subagent_text:
         init["forwardSubagentText"] = True
+    init.update(ts_extra_initialize_fields(options))
 
     cwd = None if options.cwd is None else os.fspath(options.cwd)
     return SpawnPlan(

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
     from .mcp import SdkMcpServer
+    from .ts_extras import OnElicitation, OnUserDialog
 
 SettingSource = Literal["user", "project", "local"]
 EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
@@ -116,6 +117,7 @@ class ClaudeAgentOptions(Record):
     handshake), ``close_timeout`` (each rung of the close ladder), ``deny_all_permissions``
     (answer every permission request with a deny, for batch jobs that must never prompt),
     ``raise_on_error_result`` (``query()`` raises ``ResultError`` after an error result).
+    The last block holds TypeScript-SDK options neither Python SDK has (see ``ts_extras``).
     """
 
     tools: Optional[Union[List[str], ToolsPreset]] = None
@@ -168,6 +170,17 @@ class ClaudeAgentOptions(Record):
     close_timeout: float = 5.0
     deny_all_permissions: bool = False
     raise_on_error_result: bool = True
+    # TS-SDK extras: what the TypeScript SDK has and both Python SDKs lack (``ts_extras``:
+    # initialize-only options, the elicitation / user-dialog host callbacks)
+    tool_aliases: Optional[Dict[str, str]] = None
+    plan_mode_instructions: Optional[str] = None
+    title: Optional[str] = None
+    prompt_suggestions: bool = False
+    agent_progress_summaries: bool = False
+    supported_dialog_kinds: Optional[List[str]] = None
+    per_task_stop_affordance: bool = False
+    on_elicitation: Optional[OnElicitation] = None
+    on_user_dialog: Optional[OnUserDialog] = None
 
 
 DEFAULT_MAX_BUFFER_SIZE = 64 * 1024 * 1024

@@ -1,4 +1,5 @@
-"""Serving the CLI's requests: permission prompts, hook callbacks, in-process MCP servers.
+"""Serving the CLI's requests: permission prompts, hook callbacks, in-process MCP servers,
+MCP elicitations and user dialogs.
 
 Each handler runs on a ``claude_sync-callback-<n>`` pool thread (never the reader), gets the
 request and its cancellation signal (a ``threading.Event``), calls the pure adapters of
@@ -38,6 +39,16 @@ from .._core.permissions import (
     permission_result_to_wire,
 )
 from .._core.protocol import ControlRequestReceived
+from .._core.ts_extras import (
+    CANCELLED_DIALOG,
+    DECLINE_ELICITATION,
+    OnElicitation,
+    OnUserDialog,
+    elicitation_request_from_wire,
+    elicitation_result_to_wire,
+    user_dialog_request_from_wire,
+    user_dialog_result_to_wire,
+)
 from .session import CliRequestHandler
 
 __all__ = ["build_handlers"]
@@ -69,6 +80,7 @@ def build_handlers(
         handlers["hook_callback"] = _hook_handler(registry)
         initialize["hooks"] = registry.initialize_hooks_field()
     _add_mcp_handlers(options, handlers, close_hooks)
+    _add_host_dialog_handlers(options, handlers)
     return handlers, initialize
 
 
@@ -116,6 +128,50 @@ def _hook_handler(registry: HookRegistry) -> CliRequestHandler:
             raise failure from exc
 
     return serve_hook
+
+
+def _add_host_dialog_handlers(
+    options: ClaudeAgentOptions, handlers: Dict[str, CliRequestHandler]
+) -> None:
+    """``elicitation`` is always answered (a decline without ``on_elicitation``);
+    ``request_user_dialog`` only with ``on_user_dialog`` (see ``_core.ts_extras``)."""
+    handlers["elicitation"] = _elicitation_handler(options.on_elicitation)
+    if options.on_user_dialog is not None:
+        handlers["request_user_dialog"] = _user_dialog_handler(options.on_user_dialog)
+
+
+def _elicitation_handler(callback: Optional[OnElicitation]) -> CliRequestHandler:
+    def serve_elicitation(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
+        if callback is None:
+            return dict(DECLINE_ELICITATION)
+        request = elicitation_request_from_wire(event.request, signal, event.request_id)
+        try:
+            return elicitation_result_to_wire(callback(request))
+        except Exception as exc:  # noqa: BLE001 - fail safe: decline, keep the session
+            logger.error(
+                "on_elicitation failed for %s (%s); declined",
+                request.server_name,
+                callback_failure_reason(exc),
+            )
+            return dict(DECLINE_ELICITATION)
+
+    return serve_elicitation
+
+
+def _user_dialog_handler(callback: OnUserDialog) -> CliRequestHandler:
+    def serve_user_dialog(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
+        request = user_dialog_request_from_wire(event.request, signal, event.request_id)
+        try:
+            return user_dialog_result_to_wire(callback(request))
+        except Exception as exc:  # noqa: BLE001 - fail safe: cancelled (the dialog's default)
+            logger.error(
+                "on_user_dialog failed for %s (%s); answered cancelled",
+                request.dialog_kind,
+                callback_failure_reason(exc),
+            )
+            return dict(CANCELLED_DIALOG)
+
+    return serve_user_dialog
 
 
 def _add_mcp_handlers(

@@ -1,0 +1,220 @@
+"""What the TypeScript SDK has and both Python SDKs lack: the elicitation / user-dialog host
+callbacks and the typed control methods, through the threaded shell against the fake CLI
+(the real CLI is in ``tests/e2e/test_ts_extras_e2e.py``), and the pure adapters."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Dict, List
+
+import pytest
+from test_mcp_shell import responses, turn, wait_response
+
+from claude_sync import ClaudeSDKClient, create_sdk_mcp_server
+from claude_sync._core.ts_extras import (
+    ElicitationRequest,
+    ElicitationResult,
+    McpSetServersResult,
+    ReadFileResult,
+    ReloadPluginsResult,
+    UsageResult,
+    UserDialogRequest,
+    UserDialogResult,
+    elicitation_result_to_wire,
+    user_dialog_result_to_wire,
+)
+
+ELICITATION = {
+    "subtype": "elicitation",
+    "mcp_server_name": "forms",
+    "message": "Your name?",
+    "mode": "form",
+    "requested_schema": {"type": "object", "properties": {"name": {"type": "string"}}},
+    "title": "Sign in",
+}
+DIALOG = {
+    "subtype": "request_user_dialog",
+    "dialog_kind": "refusal_fallback_prompt",
+    "payload": {"model": "m"},
+    "tool_use_id": "toolu_1",
+}
+
+
+def ask(request_id: str, request: Dict[str, Any]) -> List[Dict[str, Any]]:
+    return [{"op": "request", "id": request_id, "request": request}, wait_response(request_id)]
+
+
+def answer_of(cli: Any, request_id: str) -> Dict[str, Any]:
+    response = responses(cli)[request_id]
+    assert response is not None, "no answer"
+    return response
+
+
+# ----------------------------------------------------------------------------- elicitation
+
+
+def test_on_elicitation_gets_a_typed_request_on_a_pool_thread(fake_cli: Any) -> None:
+    seen: List[Any] = []
+
+    def fill(request: ElicitationRequest) -> ElicitationResult:
+        seen.append((threading.current_thread().name, request))
+        return ElicitationResult("accept", {"name": "Ada"})
+
+    cli = fake_cli(turn(*ask("e1", ELICITATION)))
+    with ClaudeSDKClient(cli.options(on_elicitation=fill)) as client:
+        client.query("go")
+        list(client.receive_response(timeout=30))
+
+    assert answer_of(cli, "e1") == {
+        "subtype": "success",
+        "request_id": "e1",
+        "response": {"action": "accept", "content": {"name": "Ada"}},
+    }
+    [(thread, request)] = seen
+    assert thread.startswith("claude_sync-callback")
+    assert (request.server_name, request.message, request.mode, request.title) == (
+        "forms", "Your name?", "form", "Sign in"
+    )
+    assert request.requested_schema == ELICITATION["requested_schema"]
+    assert request.request_id == "e1" and request.signal is not None and request.raw == ELICITATION
+
+
+@pytest.mark.parametrize(
+    "callback",
+    [None, lambda request: 1 / 0, lambda request: {"action": "maybe"}, lambda request: None],
+    ids=["no callback", "raises", "bad action", "returns None"],
+)
+def test_elicitation_is_declined_without_a_usable_answer(fake_cli: Any, callback: Any) -> None:
+    cli = fake_cli(turn(*ask("e1", ELICITATION)))
+    with ClaudeSDKClient(cli.options(on_elicitation=callback)) as client:
+        client.query("go")
+        list(client.receive_response(timeout=30))
+    assert answer_of(cli, "e1")["response"] == {"action": "decline"}
+
+
+# ----------------------------------------------------------------------------- user dialogs
+
+
+def test_on_user_dialog_answers_with_its_result(fake_cli: Any) -> None:
+    seen: List[UserDialogRequest] = []
+
+    def render(request: UserDialogRequest) -> UserDialogResult:
+        seen.append(request)
+        return UserDialogResult("completed", {"choice": "fallback"})
+
+    cli = fake_cli(turn(*ask("d1", DIALOG)))
+    options = cli.options(on_user_dialog=render, supported_dialog_kinds=["refusal_fallback_prompt"])
+    with ClaudeSDKClient(options) as client:
+        client.query("go")
+        list(client.receive_response(timeout=30))
+
+    assert answer_of(cli, "d1")["response"] == {"behavior": "completed", "result": {"choice": "fallback"}}
+    [request] = seen
+    assert (request.dialog_kind, request.payload, request.tool_use_id) == (
+        "refusal_fallback_prompt", {"model": "m"}, "toolu_1"
+    )
+    initialize = cli.stdin_frames()[0]["request"]
+    assert initialize["supportedDialogKinds"] == ["refusal_fallback_prompt"]
+
+
+def test_a_raising_dialog_callback_answers_cancelled(fake_cli: Any) -> None:
+    def render(request: UserDialogRequest) -> Any:
+        raise RuntimeError("no UI here")
+
+    cli = fake_cli(turn(*ask("d1", DIALOG)))
+    with ClaudeSDKClient(cli.options(on_user_dialog=render)) as client:
+        client.query("go")
+        list(client.receive_response(timeout=30))
+    assert answer_of(cli, "d1")["response"] == {"behavior": "cancelled"}
+
+
+def test_without_on_user_dialog_the_dialog_gets_an_error_answer(fake_cli: Any) -> None:
+    cli = fake_cli(turn(*ask("d1", DIALOG)))
+    with ClaudeSDKClient(cli.options()) as client:
+        client.query("go")
+        list(client.receive_response(timeout=30))
+    assert answer_of(cli, "d1")["subtype"] == "error"  # the CLI discards it: dialog stays pending
+
+
+def test_result_adapters_check_what_callbacks_return() -> None:
+    assert elicitation_result_to_wire({"action": "cancel"}) == {"action": "cancel"}
+    assert elicitation_result_to_wire(ElicitationResult("decline")) == {"action": "decline"}
+    with pytest.raises(ValueError, match="content must be a dict"):
+        elicitation_result_to_wire({"action": "accept", "content": "Ada"})
+    with pytest.raises(TypeError, match="ElicitationResult or a dict"):
+        elicitation_result_to_wire("accept")
+    assert user_dialog_result_to_wire({"behavior": "completed"}) == {"behavior": "completed", "result": None}
+    assert user_dialog_result_to_wire(UserDialogResult("cancelled", 5)) == {"behavior": "cancelled"}
+    with pytest.raises(ValueError, match="'completed' or 'cancelled'"):
+        user_dialog_result_to_wire({"behavior": "done"})
+
+
+# ----------------------------------------------------------------------------- control methods
+
+
+def respond(subtype: str, response: Dict[str, Any]) -> Dict[str, Any]:
+    return {"op": "wait_request", "subtype": subtype, "respond": response}
+
+
+def sent(cli: Any, subtype: str) -> Dict[str, Any]:
+    [frame] = [
+        f["request"]
+        for f in cli.stdin_frames()
+        if f.get("type") == "control_request" and f["request"]["subtype"] == subtype
+    ]
+    return frame
+
+
+def test_typed_control_methods_send_the_ts_payloads_and_type_the_answers(fake_cli: Any) -> None:
+    steps = [
+        respond("apply_flag_settings", {}),
+        respond("mcp_set_servers", {"added": ["web"], "removed": [], "errors": {"bad": "refused"}}),
+        respond(
+            "reload_plugins",
+            {"commands": [{"name": "x"}], "agents": [], "plugins": [], "mcpServers": [], "error_count": 1},
+        ),
+        respond("read_file", {"contents": "aGk=", "absPath": "/w/a.bin", "encoding": "base64"}),
+        respond("background_tasks", {"backgrounded": False}),
+        respond(
+            "get_usage",
+            {"session": {"total_cost_usd": 0.5}, "subscription_type": None, "rate_limits_available": False,
+             "rate_limits": None, "behaviors": None},
+        ),
+        {"op": "wait_eof"},
+    ]
+    cli = fake_cli(steps)
+    calc = create_sdk_mcp_server("calc")
+    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc})) as client:
+        assert client.apply_flag_settings({"model": "m", "effortLevel": None}) is None
+        web = {"type": "http", "url": "http://127.0.0.1:9/mcp"}
+        assert client.set_mcp_servers({"web": web}) == McpSetServersResult(
+            ["web"], [], {"bad": "refused"}, raw={"added": ["web"], "removed": [], "errors": {"bad": "refused"}}
+        )
+        reloaded = client.reload_plugins(add_plugins=[{"type": "local", "path": "/p"}], refuse_if_busy=True)
+        assert isinstance(reloaded, ReloadPluginsResult)
+        assert reloaded.commands == [{"name": "x"}] and reloaded.error_count == 1 and reloaded.held is None
+        read = client.read_file("a.bin", max_bytes=10, encoding="base64")
+        assert isinstance(read, ReadFileResult)
+        assert (read.contents, read.abs_path, read.encoding, read.truncated) == ("aGk=", "/w/a.bin", "base64", False)
+        assert client.background_tasks("toolu_9") is False
+        usage = client.get_usage(skip_behaviors=True)
+        assert isinstance(usage, UsageResult) and usage.session == {"total_cost_usd": 0.5}
+
+    assert sent(cli, "apply_flag_settings")["settings"] == {"model": "m", "effortLevel": None}
+    # our in-process server is named again, so the CLI keeps it
+    assert sent(cli, "mcp_set_servers")["servers"] == {"web": web, "calc": {"type": "sdk", "name": "calc"}}
+    assert sent(cli, "reload_plugins") == {
+        "subtype": "reload_plugins", "add_plugins": [{"type": "local", "path": "/p"}], "refuse_if_busy": True
+    }
+    assert sent(cli, "read_file") == {"subtype": "read_file", "path": "a.bin", "max_bytes": 10, "encoding": "base64"}
+    assert sent(cli, "background_tasks") == {"subtype": "background_tasks", "tool_use_id": "toolu_9"}
+    assert sent(cli, "get_usage") == {"subtype": "get_usage", "skip_behaviors": True}
+
+
+def test_set_mcp_servers_refuses_a_new_in_process_server(fake_cli: Any) -> None:
+    cli = fake_cli([{"op": "wait_eof"}])
+    with ClaudeSDKClient(cli.options()) as client:
+        with pytest.raises(ValueError, match="'calc' is an in-process server"):
+            client.set_mcp_servers({"calc": create_sdk_mcp_server("calc")})
+        with pytest.raises(ValueError, match="encoding must be"):
+            client.read_file("x", encoding="latin-1")
