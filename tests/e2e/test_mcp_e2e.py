@@ -231,6 +231,37 @@ def test_with_mcp_config_the_handshake_runs_while_connect_waits(
     fake_api.assert_no_surprises()
 
 
+def test_a_deferred_tool_is_found_with_tool_search_then_called(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str
+) -> None:
+    """How a real model reaches our tool on CLI 2.1.330, which defers MCP tools: it calls
+    ``ToolSearch`` ("select:<name>"), the CLI answers with a tool reference and sends our
+    ``tools/list`` schema from then on; the model then calls the tool. On 2.1.197 the tool is
+    listed from the first request and called directly."""
+    deferred = newer_cli(real_cli_path)
+    replies = [tool_use("mcp__calc__add", {"a": 2, "b": 3}, id="toolu_add"), text("5")]
+    if deferred:
+        search = {"query": "select:mcp__calc__add", "max_results": 5}
+        replies.insert(0, tool_use("ToolSearch", search, id="toolu_search"))
+    fake_api.add(*replies)
+    options = e2e_options(env=FAST_FAIL, mcp_servers={"calc": SdkMcpServer("calc", tools=[add])}, allowed_tools=["mcp__calc__add"])
+    with ClaudeSDKClient(options) as client:
+        messages = run_turn(client, "add 2 and 3")
+
+    requests = fake_api.turn_requests()
+    listed = [[t for t in r.tools if t.get("name") == "mcp__calc__add"] for r in requests]
+    if deferred:
+        assert listed[0] == [] and listed[1][0]["input_schema"] == ADD_SCHEMA
+        assert requests[1].tool_results[0]["content"] == [
+            {"type": "tool_reference", "tool_name": "mcp__calc__add"}
+        ]
+    else:
+        assert listed[0][0]["input_schema"] == ADD_SCHEMA
+    [(_, block)] = [(m, b) for m, b in tool_results(messages) if b.tool_use_id == "toolu_add"]
+    assert block.content == [{"type": "text", "text": "5"}] and not block.is_error
+    fake_api.assert_no_surprises()
+
+
 # ----------------------------------------------------------------------------- failures
 
 
