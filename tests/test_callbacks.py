@@ -1,6 +1,6 @@
 """The pure permission / hook adapters of ``claude_sync._core.callbacks``.
 
-Wire examples are the ones the real CLI 2.1.197 sent (REAL_CLI_2.1.197.md §b, §c), with
+Wire examples are the ones the real CLI 2.1.197 sent (docs/protocol/REAL_CLI_2.1.197.md §4 b, c), with
 ``$SCRATCH`` and ``toolu_…`` filled in.
 """
 

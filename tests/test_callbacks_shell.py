@@ -35,7 +35,7 @@ from claude_sync import (
 
 ECHO = {"echo_controls": True}
 
-# The can_use_tool request of REAL_CLI_2.1.197.md §b (Bash `touch`, b1), with the fields the
+# The can_use_tool request of docs/protocol/REAL_CLI_2.1.197.md §4 b (Bash `touch`, b1), with the fields the
 # CLI sends in the other cases added: decision_reason(_type) (b5, Write outside cwd) and
 # agent_id (c8, a subagent's tool), and the three suggestion kinds never seen from the CLI
 # but defined by it (replaceRules, removeRules, removeDirectories).

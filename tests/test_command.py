@@ -20,7 +20,9 @@ from claude_sync._core.command import (
 )
 from claude_sync._core.discovery import CLI_INSTALL_HINT, find_cli
 from claude_sync._core.errors import CLINotFoundError
+from claude_sync._core.hook_types import HookMatcher
 from claude_sync._core.options import AgentDefinition, ClaudeAgentOptions
+from claude_sync._io.memory_store import InMemorySessionStore
 from claude_sync._version import __version__
 
 CLI = "/opt/claude/bin/claude"
@@ -38,8 +40,8 @@ def tail(plan: SpawnPlan) -> List[Any]:
 
 
 class FakeSdkServer:
-    """Stands in for ``_mcp.SdkMcpServer``: the command builder duck-types ``type`` and
-    ``handle``."""
+    """Stands in for ``SdkMcpServer``: in-process servers are duck-typed (``type == "sdk"`` and
+    a ``handle`` method; see ``partition_mcp_servers``)."""
 
     type = "sdk"
 
@@ -340,7 +342,7 @@ def test_the_official_sdk_config_dict_is_an_in_process_server() -> None:
     config = {"type": "sdk", "name": "calc", "instance": FakeSdkServer("calc")}
     plan = plan_for(mcp_servers={"key": config})
     assert plan.argv == BASE
-    assert plan.sdk_mcp_servers == {"key": config}
+    assert plan.sdk_mcp_servers == {"key": config["instance"]}  # the server behind the config
     assert plan.initialize_fields["sdkMcpServers"] == ["key"]
 
 
@@ -553,6 +555,8 @@ NON_DEFAULT: Dict[str, Any] = {
     "enable_file_checkpointing": True,
     "task_budget": {"total": 100},
     "deny_all_permissions": True,
+    "hooks": {"PreToolUse": [HookMatcher(hooks=[lambda *a: None])]},
+    "session_store": InMemorySessionStore(),
     # TS-SDK extras
     "tool_aliases": {"Bash": "mcp__w__bash"},
     "plan_mode_instructions": "plan it",
@@ -568,7 +572,7 @@ def test_every_option_field_is_either_mapped_or_left_to_the_shell_on_purpose() -
     names = {f.name for f in dataclasses.fields(ClaudeAgentOptions)}
     assert not (set(NON_DEFAULT) & SHELL_CONSUMED_FIELDS)
     assert set(NON_DEFAULT) | SHELL_CONSUMED_FIELDS == names, (
-        "a ClaudeAgentOptions field is neither mapped by _command nor listed in "
+        "a ClaudeAgentOptions field is neither mapped by interpret_options nor listed in "
         "SHELL_CONSUMED_FIELDS: "
         f"{sorted(names - set(NON_DEFAULT) - SHELL_CONSUMED_FIELDS)}"
     )
@@ -600,7 +604,8 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "initialize_timeout": 2.0,
         "close_timeout": 3.0,
         "raise_on_error_result": False,
-        "hooks": {"PreToolUse": []},
+        "session_store_flush": "eager",
+        "load_timeout_ms": 5,
         "on_elicitation": lambda request: {"action": "decline"},
         "on_user_dialog": lambda request: {"behavior": "cancelled"},
     }

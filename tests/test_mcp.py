@@ -596,21 +596,20 @@ def test_registry_unknown_server_is_a_jsonrpc_error(message: Any, expected: Any)
     assert reply_of(SdkMcpServers({"calc": calc()}).route("ghost", message)) == expected
 
 
-def test_registry_from_options_picks_sdk_servers() -> None:
+def test_the_official_config_dict_is_an_in_process_server() -> None:
+    from claude_sync._core.command import partition_mcp_servers
+
     server = calc()
     config = create_sdk_mcp_server("other", tools=[add])
-    servers = SdkMcpServers.from_options(
-        {
-            "calc": server,  # an SdkMcpServer object, as before
-            "files": {"type": "stdio", "command": "mcp-files"},
-            "conf": config,  # the official {"type": "sdk", "name", "instance"} dict
-        }
-    )
-    assert servers.names == ["calc", "conf"] and servers.get("calc") is server
-    assert servers.get("conf") is config["instance"] and servers.package_servers == {}
-    assert len(SdkMcpServers.from_options("/path/to/mcp.json")) == 0
-    assert len(SdkMcpServers.from_options(None)) == 0
-    assert len(SdkMcpServers()) == 0
+    files = {"type": "stdio", "command": "mcp-files"}
+    external, in_process = partition_mcp_servers({"calc": server, "files": files, "conf": config})
+    assert external == {"files": files}
+    assert in_process == {"calc": server, "conf": config["instance"]}
+    servers = SdkMcpServers(in_process)
+    assert servers.names == ["calc", "conf"] and servers.get("conf") is config["instance"]
+    assert servers.package_servers == {} and len(SdkMcpServers()) == 0
+    with pytest.raises(TypeError, match="not an in-process server"):
+        SdkMcpServers({"x": object()})
 
 
 # ----------------------------------------------------------------------------- tool calls
@@ -955,7 +954,8 @@ def test_normalize_tool_result_accepts_any_mapping() -> None:
 
 
 def test_pure_modules_import_nothing_forbidden_and_stay_light() -> None:
-    """Import and use _mcp/_schema without the package __init__ (which loads the shell)."""
+    """Import and use _core.mcp / _core.mcp_tools without the package __init__ (which loads the
+    shell); schema code loads only when a tool is decorated."""
     package_dir = os.path.join(REPO, "claude_sync")
     script = textwrap.dedent(
         f"""

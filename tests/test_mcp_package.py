@@ -74,9 +74,10 @@ def test_our_own_servers_never_import_mcp() -> None:
     script = (
         "import sys\n"
         "from claude_sync import ClaudeAgentOptions, create_sdk_mcp_server\n"
+        "from claude_sync._core.command import interpret_options\n"
         "from claude_sync._io.serving import build_handlers\n"
         "opts = ClaudeAgentOptions(mcp_servers={'c': create_sdk_mcp_server('c')})\n"
-        "handlers, init = build_handlers(opts, [])\n"
+        "handlers = build_handlers(interpret_options(opts))\n"
         "assert 'mcp_message' in handlers\n"
         "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))\n"
     )

@@ -1,6 +1,6 @@
 """In-process MCP servers through the threaded shell, against the fake CLI.
 
-What the real CLI 2.1.197 does (REAL_CLI §d, re-checked by ``tests/e2e/test_mcp_e2e.py``):
+What the real CLI 2.1.197 does (docs/protocol/REAL_CLI_2.1.197.md §4 d, re-checked by ``tests/e2e/test_mcp_e2e.py``):
 it sends each JSON-RPC message for an SDK server as an ``mcp_message`` control request; the
 handshake (initialize → notifications/initialized → tools/list) can start *before* the CLI
 answers our ``initialize`` and can run twice with ids restarting at 0; an interrupt cancels a
@@ -325,11 +325,11 @@ def test_a_call_withdrawn_by_control_cancel_request_leaves_nothing_behind(fake_c
     )
     calc = create_sdk_mcp_server("calc", tools=[job])
     with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc}, callback_workers=1)) as client:
-        bridge = client.session._handlers["mcp_message"].__self__  # type: ignore[union-attr]
+        bridge = client.session.server.handlers["mcp_message"].serve.__self__  # type: ignore[union-attr,attr-defined]
         client.query("go")
         deadline = time.monotonic() + 10
         # "second" was routed (its call is registered) and then withdrawn (no longer in flight)
-        while ("calc", 3) not in bridge._calls or "second" in client.session._inflight:
+        while ("calc", 3) not in bridge._calls or client.session.server.in_flight("second"):
             assert time.monotonic() < deadline
             time.sleep(0.01)
         release.set()

@@ -1,6 +1,6 @@
 """parse_message: wire dicts (as the real CLI 2.1.197 sends them) → typed messages.
 
-The wire samples follow /work/shared/protocol/REAL_CLI_2.1.197.md (trimmed, same keys).
+The wire samples follow docs/protocol/REAL_CLI_2.1.197.md (trimmed, same keys).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import typing_extensions as te
 from typing_extensions import Annotated, Literal, NotRequired, Required, TypedDict
 
 from claude_sync._core.schema import is_json_schema, to_json_schema
-from claude_sync._core.validation import validate
+from claude_sync._core.schema_validation import validate
 
 # ----------------------------------------------------------------------------- fixtures
 # Module level on purpose: this file uses `from __future__ import annotations`, so the

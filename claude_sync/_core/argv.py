@@ -118,14 +118,13 @@ def _tools_args(options: ClaudeAgentOptions, allowed_tools: List[str]) -> List[A
     return argv
 
 
-def _permission_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+def _permission_args(prompt_tool: Optional[str], permission_mode: Optional[str]) -> List[ArgvItem]:
+    """``prompt_tool`` is ``PermissionRouting.prompt_tool`` (the options' one reading)."""
     argv: List[ArgvItem] = []
-    if options.can_use_tool is not None or options.deny_all_permissions:
-        argv += ["--permission-prompt-tool", "stdio"]
-    elif options.permission_prompt_tool_name is not None:
-        argv += _flag("permission-prompt-tool", options.permission_prompt_tool_name)
-    if options.permission_mode is not None:
-        argv += _flag("permission-mode", options.permission_mode)
+    if prompt_tool is not None:
+        argv += _flag("permission-prompt-tool", prompt_tool)
+    if permission_mode is not None:
+        argv += _flag("permission-mode", permission_mode)
     return argv
 
 
@@ -143,6 +142,8 @@ def _session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
         argv.append("--fork-session")
     if options.resume_session_at is not None:
         argv.append(f"--resume-session-at={options.resume_session_at}")
+    if options.session_store is not None:
+        argv.append("--session-mirror")  # the CLI then echoes each transcript write on stdout
     return argv
 
 

@@ -26,6 +26,8 @@ __all__ = [
     "ImageBlock",
     "UnknownBlock",
     "ContentBlock",
+    "BLOCK_CLASSES",
+    "block_class",
 ]
 
 
@@ -160,7 +162,7 @@ ContentBlock = Union[
     UnknownBlock,
 ]
 
-_BLOCK_CLASSES: Dict[str, Type[Any]] = {
+BLOCK_CLASSES: Dict[str, Type[Any]] = {
     "text": TextBlock,
     "thinking": ThinkingBlock,
     "redacted_thinking": RedactedThinkingBlock,
@@ -169,11 +171,13 @@ _BLOCK_CLASSES: Dict[str, Type[Any]] = {
     "server_tool_use": ServerToolUseBlock,
     "image": ImageBlock,
 }
+"""Wire ``type`` → block class: the one block-type table. ``block_class`` adds the rules for
+unlisted types; ``parse`` builds its per-type parsers from both."""
 
 
-def _block_class(block_type: Any) -> Type[Any]:
+def block_class(block_type: Any) -> Type[Any]:
     """The block class for a wire ``type`` (``*_tool_result`` → ``ServerToolResultBlock``)."""
-    cls = _BLOCK_CLASSES.get(block_type)
+    cls = BLOCK_CLASSES.get(block_type)
     if cls is not None:
         return cls
     if isinstance(block_type, str) and block_type.endswith("_tool_result"):
@@ -191,7 +195,7 @@ def _block_from_dict(data: Any) -> Any:
         return data
     if not isinstance(data, dict):
         raise TypeError(f"a content block must be a dict, got {type(data).__name__}")
-    return _block_class(data.get("type")).from_dict(data)
+    return block_class(data.get("type")).from_dict(data)
 
 
 def _blocks_from_dicts(value: Any) -> Any:

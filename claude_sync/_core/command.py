@@ -1,9 +1,11 @@
-"""``ClaudeAgentOptions`` → how to spawn the CLI (pure, no I/O).
+"""``ClaudeAgentOptions`` → what they mean, worked out once, and how to spawn the CLI (pure).
 
-``build_spawn_plan`` turns options into a ``SpawnPlan``: the argv, the environment, the
-working directory, the OS user, and the fields of our ``initialize`` control request. It reads
-no file, starts nothing and looks at no clock; the caller passes the inherited environment
-in. The argv pieces are built in ``argv``; finding the binary is ``discovery.find_cli``.
+``interpret_options`` turns options into an ``OptionsPlan``: the argv after the binary, the
+environment overlay, the working directory, the OS user, the whole body of our
+``initialize`` control request, and what the shell serves (the SDK MCP servers, the hook
+registry, the permission routing). ``OptionsPlan.spawn_plan(cli_path, environ=…)`` (or
+``build_spawn_plan``) adds the binary and the inherited environment: a ``SpawnPlan``. It
+reads no file, starts nothing and looks at no clock. The argv pieces are built in ``argv``; finding the binary is ``discovery.find_cli``.
 
 Where each option goes (checked against the real CLI 2.1.197)::
 
@@ -22,8 +24,10 @@ Where each option goes (checked against the real CLI 2.1.197)::
     forward_subagent_text      initialize.forwardSubagentText = true
     TS-SDK extras              initialize.toolAliases, .planModeInstructions, .title, … (see
                                ``ts_extras``)
+    hooks                      initialize.hooks = {event: [{hookCallbackIds, matcher, timeout}]}
     mcp_servers dict           --mcp-config FILE {"mcpServers": {...}} for external servers;
-                               in-process servers (``type == "sdk"``) go to
+                               in-process servers (``type == "sdk"``, the one rule of
+                               ``partition_mcp_servers``) go to
                                initialize.sdkMcpServers only (see SDK_MCP_VIA_INITIALIZE)
     mcp_servers str / Path     --mcp-config VALUE   (a file path or a JSON string, as given)
     settings / sandbox         --settings FILE (JSON, sandbox merged in) or --settings PATH
@@ -50,13 +54,14 @@ Where each option goes (checked against the real CLI 2.1.197)::
     enable_file_checkpointing  env CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=1
     cwd                        SpawnPlan.cwd (and env PWD)
     user                       SpawnPlan.user (the shell's ``Popen(user=…)``)
+    session_store              --session-mirror (the store bridge does the rest)
 
 Consumed by the shell, not here (``SHELL_CONSUMED_FIELDS``): ``cli_path``
 (``discovery.find_cli``), ``stderr``, ``max_buffer_size``, ``callback_workers``,
-``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``, and
-``hooks`` (the ``hooks`` module builds ``initialize.hooks`` and the session merges it into
-``initialize_fields``). ``can_use_tool`` and ``deny_all_permissions`` are both: the flag is
-set here, the answers come from the shell.
+``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``.
+``can_use_tool``, ``deny_all_permissions`` and ``hooks`` are both: the flag / ``initialize``
+field is set here, the answers come from the shell, which serves what the ``OptionsPlan``
+carries (``permissions``, ``hooks``, ``sdk_mcp_servers``).
 
 Big values never go raw on argv: Linux refuses any single argv string over 128 KiB
 (``MAX_ARG_STRLEN``) with ``E2BIG``. Prompts, agents and schemas ride in the ``initialize``
@@ -97,21 +102,26 @@ from .argv import (
     _tools_args,
 )
 from .discovery import find_cli  # re-exported: the shell imports it with build_spawn_plan
+from .hooks import HookRegistry
 from .mcp_config import sdk_server_instance
 from .options import ClaudeAgentOptions
+from .permissions import PermissionRouting
 from .record import FrozenRecord, frozen_record
-from .ts_extras import ts_extra_initialize_fields
+from .ts_extras import HostCallbacks, ts_extra_initialize_fields
 
 __all__ = [
     "ENTRYPOINT",
     "FileArg",
     "MAX_ARG_BYTES",
+    "OptionsPlan",
     "SDK_MCP_VIA_INITIALIZE",
     "SHELL_CONSUMED_FIELDS",
     "SpawnPlan",
     "build_env",
     "build_spawn_plan",
     "find_cli",
+    "interpret_options",
+    "partition_mcp_servers",
 ]
 
 ENTRYPOINT = "sdk-py"
@@ -155,12 +165,63 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "initialize_timeout",
         "close_timeout",
         "raise_on_error_result",  # query() raises ResultError after an error result
-        "hooks",  # hooks.HookRegistry builds initialize.hooks; the session merges it in
+        "session_store_flush",  # the store bridge's batching (session_store itself: --session-mirror)
+        "load_timeout_ms",  # bounds the store bridge's loads for a resume from the store
         "on_elicitation",  # the shell answers the CLI's elicitation requests with it
         "on_user_dialog",  # ... and its request_user_dialog requests
     }
 )
-"""``ClaudeAgentOptions`` fields ``build_spawn_plan`` deliberately leaves to the I/O shell."""
+"""``ClaudeAgentOptions`` fields ``interpret_options`` deliberately leaves to the I/O shell."""
+
+
+@frozen_record
+class OptionsPlan(FrozenRecord):
+    """Everything a ``ClaudeAgentOptions`` means, worked out once (``interpret_options``).
+
+    The session spawns from it (``spawn_plan``) and the request handlers serve from it, so no
+    option is interpreted twice:
+
+    * ``cli_args``: the argv after the binary path; ``env_overlay``: what goes on top of the
+      inherited environment (ours, then ``options.env``); ``cwd`` and ``user`` for ``Popen``.
+    * ``initialize_fields``: the whole body of our ``initialize`` request (``subtype`` not
+      included): ``hooks``, ``sdkMcpServers``, ``agents``, the system prompt …
+    * ``sdk_mcp_servers``: each in-process server by its key in ``mcp_servers`` (what the
+      CLI's ``mcp_message.server_name`` says); exactly these are announced and served.
+    * ``hooks``: the callback ids of ``initialize.hooks`` and the callbacks behind them.
+    * ``permissions``: who answers the CLI's permission prompts.
+    * ``host_callbacks``: ``on_elicitation`` / ``on_user_dialog`` (TS-SDK extras).
+    """
+
+    cli_args: List[ArgvItem]
+    env_overlay: Dict[str, str]
+    cwd: Optional[str]
+    user: Optional[Union[str, int]]
+    initialize_fields: JsonDict
+    sdk_mcp_servers: Dict[str, Any]
+    hooks: HookRegistry
+    permissions: PermissionRouting
+    host_callbacks: HostCallbacks = field(default_factory=HostCallbacks)
+
+    def spawn_plan(
+        self,
+        cli_path: Union[str, os.PathLike[str]],
+        *,
+        environ: Optional[Mapping[str, str]] = None,
+    ) -> SpawnPlan:
+        """The ``SpawnPlan`` for the CLI at ``cli_path``, inheriting ``environ`` (default:
+        ``os.environ``) minus ``STRIPPED_ENV``. Raises nothing: the options were checked when
+        this plan was made."""
+        inherited = os.environ if environ is None else environ
+        env = {k: v for k, v in inherited.items() if k not in STRIPPED_ENV}
+        env.update(self.env_overlay)
+        return SpawnPlan(
+            argv=[os.fspath(cli_path), *self.cli_args],
+            env=env,
+            cwd=self.cwd,
+            user=self.user,
+            initialize_fields=self.initialize_fields,
+            sdk_mcp_servers=self.sdk_mcp_servers,
+        )
 
 
 @frozen_record
@@ -168,10 +229,10 @@ class SpawnPlan(FrozenRecord):
     """Everything needed to start one CLI process and open its session.
 
     ``argv[0]`` is the CLI path. ``env`` is the child's whole environment. ``cwd`` and
-    ``user`` go to ``Popen``. ``initialize_fields`` are merged into our ``initialize``
-    control request (``subtype`` not included); the session adds ``hooks``.
-    ``sdk_mcp_servers`` maps each in-process server's name (the key in ``mcp_servers``,
-    which is what the CLI's ``mcp_message.server_name`` says) to the server object.
+    ``user`` go to ``Popen``. ``initialize_fields`` are our ``initialize`` control request
+    (``subtype`` not included). ``sdk_mcp_servers`` maps each in-process server's name (the
+    key in ``mcp_servers``, which is what the CLI's ``mcp_message.server_name`` says) to the
+    server object. Made by ``OptionsPlan.spawn_plan``.
     """
 
     argv: List[ArgvItem]
@@ -189,36 +250,33 @@ class SpawnPlan(FrozenRecord):
 # --------------------------------------------------------------------------- the plan
 
 
-def build_spawn_plan(
-    options: ClaudeAgentOptions,
-    cli_path: Union[str, os.PathLike[str]],
-    *,
-    environ: Optional[Mapping[str, str]] = None,
-) -> SpawnPlan:
-    """Translate ``options`` into a ``SpawnPlan`` for the CLI at ``cli_path``.
+def interpret_options(options: ClaudeAgentOptions) -> OptionsPlan:
+    """Work out everything ``options`` mean, once: see ``OptionsPlan``.
 
-    ``environ`` is the environment to inherit (default: ``os.environ``).
-
-    Raises ``ValueError`` for contradictory or unsupported options (``can_use_tool`` together
-    with ``permission_prompt_tool_name`` or ``deny_all_permissions``, an unknown
+    Raises ``ValueError`` for contradictory or unsupported options (two of ``can_use_tool``,
+    ``permission_prompt_tool_name``, ``deny_all_permissions``; an unknown
     ``system_prompt``/``thinking``/``output_format``/plugin type, ``sandbox`` with a settings
     *file*, invalid JSON settings, a bad skill name, a ``"sdk"`` MCP entry without an
-    ``instance``, an argv value over ``MAX_ARG_BYTES``) and ``TypeError`` for values of the
-    wrong type (an agent that is not an ``AgentDefinition``/dict, a non-string ``env``
-    value, an ``"sdk"`` entry whose ``instance`` is not a server).
+    ``instance``, an argv value over ``MAX_ARG_BYTES``, a hook timeout that is not > 0,
+    ``supported_dialog_kinds`` without ``on_user_dialog``) and ``TypeError`` for values of the
+    wrong type (an agent that is not an ``AgentDefinition``/dict, a non-string ``env`` value,
+    an MCP server of type ``"sdk"`` without ``handle`` or whose ``instance`` is not a server, a
+    bad hook matcher, a TS-SDK extra option of the wrong type).
     """
-    _check_permission_options(options)
+    permissions = PermissionRouting.from_options(
+        options.can_use_tool, options.permission_prompt_tool_name, options.deny_all_permissions
+    )
+    hooks = HookRegistry.from_options(options.hooks)
     allowed_tools, setting_sources = _skills_defaults(options)
     init: JsonDict = {}
     argv: List[ArgvItem] = [
-        os.fspath(cli_path),
         "--output-format", "stream-json",
         "--verbose",
         "--input-format", "stream-json",
     ]  # fmt: skip
     argv += _system_prompt_args(options.system_prompt, init)
     argv += _tools_args(options, allowed_tools)
-    argv += _permission_args(options)
+    argv += _permission_args(permissions.prompt_tool, options.permission_mode)
     argv += _session_args(options)
     argv += _limits_args(options)
     argv += _model_args(options)
@@ -237,17 +295,39 @@ def build_spawn_plan(
         init["sdkMcpServers"] = list(sdk_servers)
     if options.forward_subagent_text:
         init["forwardSubagentText"] = True
+    if len(hooks):
+        init["hooks"] = hooks.initialize_hooks_field()
     init.update(ts_extra_initialize_fields(options))
 
     cwd = None if options.cwd is None else os.fspath(options.cwd)
-    return SpawnPlan(
-        argv=argv,
-        env=build_env(options, os.environ if environ is None else environ, cwd),
+    return OptionsPlan(
+        cli_args=argv,
+        env_overlay=build_env(options, {}, cwd),
         cwd=cwd,
         user=options.user,
         initialize_fields=init,
         sdk_mcp_servers=sdk_servers,
+        hooks=hooks,
+        permissions=permissions,
+        host_callbacks=HostCallbacks(options.on_elicitation, options.on_user_dialog),
     )
+
+
+def build_spawn_plan(
+    options: ClaudeAgentOptions,
+    cli_path: Union[str, os.PathLike[str]],
+    *,
+    environ: Optional[Mapping[str, str]] = None,
+    interpreted: Optional[OptionsPlan] = None,
+) -> SpawnPlan:
+    """Translate ``options`` into a ``SpawnPlan`` for the CLI at ``cli_path``.
+
+    ``environ`` is the environment to inherit (default: ``os.environ``). ``interpreted`` is
+    ``interpret_options(options)`` when the caller already has it (then nothing is worked out
+    again). Raises what ``interpret_options`` raises.
+    """
+    plan = interpret_options(options) if interpreted is None else interpreted
+    return plan.spawn_plan(cli_path, environ=environ)
 
 
 def build_env(
@@ -270,37 +350,55 @@ def build_env(
         env[key] = value
     return env
 
-def _check_permission_options(options: ClaudeAgentOptions) -> None:
-    if options.can_use_tool is not None and options.permission_prompt_tool_name is not None:
-        raise ValueError(
-            "can_use_tool and permission_prompt_tool_name are mutually exclusive: "
-            "can_use_tool already routes permission prompts to this process"
-        )
-    if options.deny_all_permissions and options.can_use_tool is not None:
-        raise ValueError("deny_all_permissions and can_use_tool are mutually exclusive")
-    if options.deny_all_permissions and options.permission_prompt_tool_name is not None:
-        raise ValueError(
-            "deny_all_permissions and permission_prompt_tool_name are mutually exclusive: "
-            "deny_all_permissions needs the prompts routed to this process"
-        )
-
 def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, Any]]:
     """``--mcp-config`` and the in-process servers (name → object)."""
     servers = options.mcp_servers
     if isinstance(servers, (str, Path)):
         text = os.fspath(servers)
         return (_flag("mcp-config", text) if text else []), {}
-    external: JsonDict = {}
-    sdk: Dict[str, Any] = {}
-    for name, config in servers.items():
-        if sdk_server_instance(str(name), config) is not None:
-            sdk[str(name)] = config
-        else:
-            external[str(name)] = config
+    external, sdk = partition_mcp_servers(servers)
     entries = dict(external)
     if not SDK_MCP_VIA_INITIALIZE:
         entries.update({name: {"type": "sdk", "name": name} for name in sdk})
     argv: List[ArgvItem] = []
     if entries:
         argv = ["--mcp-config", FileArg(json.dumps({"mcpServers": entries}), ".json")]
-    return argv, sdk
+    return argv, dict(sdk)
+
+
+def partition_mcp_servers(
+    mcp_servers: Mapping[Any, Any],
+) -> Tuple[Dict[str, Any], Dict[str, Any]]:
+    """``ClaudeAgentOptions.mcp_servers`` (a dict) → ``(external, in_process)``, keyed by ``str(key)``.
+
+    The one rule for what counts as an in-process (SDK) server (``mcp_config.sdk_server_instance``):
+    an ``SdkMcpServer`` (a value whose ``type`` is ``"sdk"`` with a callable ``handle``), or the
+    official config ``{"type": "sdk", "name", "instance"}`` whose ``instance`` is one or a
+    server built with the ``mcp`` package. ``in_process`` maps each key to that server object;
+    everything announced to the CLI then has a handler behind it. Every other value is an
+    external server config.
+
+    Raises ``ValueError`` for a ``"sdk"`` dict without ``instance`` and ``TypeError`` for an
+    object of type ``"sdk"`` without ``handle`` or an ``instance`` that is not a server:
+    nothing in this process could answer for them.
+    """
+    external: Dict[str, Any] = {}
+    in_process: Dict[str, Any] = {}
+    for key, config in mcp_servers.items():
+        name = str(key)
+        if (
+            not isinstance(config, Mapping)
+            and getattr(config, "type", None) == "sdk"
+            and not callable(getattr(config, "handle", None))
+        ):
+            raise TypeError(
+                f"mcp_servers[{key!r}] has type 'sdk' but no handle() method, so nothing "
+                f"could answer the CLI for it: use create_sdk_mcp_server(), "
+                f"got {type(config).__name__}"
+            )
+        instance = sdk_server_instance(name, config)
+        if instance is None:
+            external[name] = config
+        else:
+            in_process[name] = instance
+    return external, in_process

@@ -10,10 +10,8 @@ runs, on its callback pool::
 CLI's callback ids. (Permission callbacks are the same shape: see ``permissions``.)
 
 What happens when a hook goes wrong: fail-open table. "CLI" = the real CLI 2.1.197 as seen on
-the wire (``REAL_CLI_2.1.197.md`` §b, §c, §i, §l); "(inferred)" = not seen, follows from a
-case that was.
-
-seen, follows from a case that was.
+the wire (``docs/protocol/REAL_CLI_2.1.197.md`` §4 b, c, i, l); "(inferred)" = not seen,
+follows from a case that was.
 
 +----------------------------------+-------------------------------+-----------------------------+
 | situation                        | claude_sync sends             | the CLI then                |

@@ -57,13 +57,7 @@ from typing import (
     Union,
 )
 
-from .mcp_config import (
-    McpSdkServerConfig,
-    _is_own_server,
-    is_mcp_package_server,
-    mcp_package_lowlevel_server,
-    sdk_server_instance,
-)
+from .mcp_config import McpSdkServerConfig, _is_own_server, mcp_package_lowlevel_server
 from .mcp_tools import RpcId, SdkMcpTool, _tool_result
 from .record import FrozenRecord, frozen_record
 
@@ -77,12 +71,10 @@ LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0]
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 _TOOL_USE_ID_META = "claudecode/toolUseId"
 
 __all__ = [
-    "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "LATEST_PROTOCOL_VERSION",
@@ -97,10 +89,8 @@ __all__ = [
     "SdkMcpServer",
     "SdkMcpServers",
     "create_sdk_mcp_server",
-    "is_mcp_package_server",
     "mcp_control_response",
     "run_tool_call",
-    "sdk_server_instance",
 ]
 
 
@@ -189,7 +179,8 @@ def _is_valid_id(value: Any) -> bool:
 class SdkMcpServer:
     """An in-process MCP server holding tools; pass it in ``ClaudeAgentOptions.mcp_servers``.
 
-    ``type`` is ``"sdk"``: that is how the command builder tells it from external servers.
+    ``type`` is ``"sdk"`` and it has ``handle``: that is how ``command.partition_mcp_servers``
+    tells it from external servers.
     Stateless: ``handle`` may be called from any thread, in any order, any number of times.
     """
 
@@ -339,11 +330,8 @@ def _notification(method: str, params: Dict[str, Any], routed_as: str) -> McpAct
 def create_sdk_mcp_server(
     name: str, version: str = "1.0.0", tools: Optional[List[SdkMcpTool]] = None
 ) -> McpSdkServerConfig:
-    """An in-process MCP server with ``tools``, as an ``mcp_servers`` value.
-
-    Returns the official config dict ``{"type": "sdk", "name": name, "instance": server}``;
-    ``server`` is an ``SdkMcpServer`` (``config["instance"].tools`` …). An ``SdkMcpServer``
-    may also be put into ``mcp_servers`` directly.
+    """An in-process MCP server with ``tools``: the official config dict ``{"type": "sdk",
+    "name": name, "instance": SdkMcpServer(…)}``, an ``mcp_servers`` value (as is the server).
 
     Raises:
         ValueError: an empty name, or two tools with the same name.
@@ -356,41 +344,31 @@ def create_sdk_mcp_server(
 class SdkMcpServers:
     """The SDK servers of one session, keyed by the name the CLI addresses them by."""
 
-    def __init__(
-        self,
-        servers: Optional[Mapping[str, SdkMcpServer]] = None,
-        package_servers: Optional[Mapping[str, Any]] = None,
-    ) -> None:
-        """``servers`` are ours (answered here); ``package_servers`` are ``mcp`` package
-        servers (their messages become ``McpForward`` actions for the shell's bridge)."""
-        self._servers: Dict[str, SdkMcpServer] = dict(servers or {})
-        self.package_servers: Dict[str, Any] = dict(package_servers or {})
+    def __init__(self, servers: Optional[Mapping[str, Any]] = None) -> None:
+        """``servers``: each in-process server by its key (``command.partition_mcp_servers``
+        resolved them): ours (an ``SdkMcpServer``, answered here) or one built with the ``mcp``
+        package (its messages become ``McpForward`` actions for the shell's bridge, which runs
+        its low-level server, kept in ``package_servers``).
 
-    @classmethod
-    def from_options(cls, mcp_servers: Any) -> SdkMcpServers:
-        """The in-process entries of ``ClaudeAgentOptions.mcp_servers`` (see
-        ``sdk_server_instance``). A path or JSON string gives an empty registry.
-
-        Raises ValueError / TypeError for a ``"sdk"`` entry without a usable ``instance``.
+        Raises TypeError for a server that is neither.
         """
-        if not isinstance(mcp_servers, Mapping):
-            return cls()
-        own: Dict[str, SdkMcpServer] = {}
-        package: Dict[str, Any] = {}
-        for key, config in mcp_servers.items():
-            instance = sdk_server_instance(str(key), config)
-            if instance is None:
+        self._servers: Dict[str, SdkMcpServer] = {}
+        self.package_servers: Dict[str, Any] = {}
+        self._order: List[str] = []
+        for key, server in (servers or {}).items():
+            self._order.append(key)
+            if _is_own_server(server):
+                self._servers[key] = server
                 continue
-            if _is_own_server(instance):
-                own[str(key)] = instance
-            else:
-                package[str(key)] = mcp_package_lowlevel_server(instance)
-        return cls(own, package)
+            lowlevel = mcp_package_lowlevel_server(server)
+            if lowlevel is None:
+                raise TypeError(f"mcp_servers[{key!r}] is not an in-process server: {server!r}")
+            self.package_servers[key] = lowlevel
 
     @property
     def names(self) -> List[str]:
-        """For ``initialize.sdkMcpServers``."""
-        return [*self._servers, *self.package_servers]
+        """The server names, in ``mcp_servers`` order (for ``initialize.sdkMcpServers``)."""
+        return list(self._order)
 
     def __len__(self) -> int:
         return len(self._servers) + len(self.package_servers)

@@ -329,7 +329,7 @@ def _annotation_dict(name: str, annotations: Any) -> Dict[str, Any]:
 
 
 def _tool_result(call: McpToolCall, signal: Optional[CancellationSignal]) -> Dict[str, Any]:
-    from .validation import validate
+    from .schema_validation import validate
 
     spec = call.tool
     if signal is not None and signal.is_set():

@@ -1,6 +1,7 @@
-"""Immutable message and content-block types (what iterating a stream yields).
+"""Immutable message types (what iterating a stream yields), and the rules of every message
+and block class.
 
-Rules of this module:
+Rules for the classes here, in ``blocks`` and in ``system_messages``:
 
 * Every class is a ``@frozen_record``: messages cross threads, so they never change
   after the reader thread built them. Dict and list *values* (``usage``, ``raw`` …) are
@@ -16,13 +17,13 @@ Rules of this module:
   ``"web_search_tool_result"`` …). It is a constant of the class, not a constructor
   argument, except on the classes whose wire type varies (``UnknownMessage``,
   ``UnknownBlock``, ``ServerToolResultBlock``).
-* Classes are ``frozen_record`` dataclasses (``_record.py``): immutable, with generic
+* Classes are ``frozen_record`` dataclasses (``record.py``): immutable, with generic
   methods instead of generated ones, so defining ~40 of them stays cheap at import.
   The parser (``parse.py``) does not call ``__init__`` at all (it checks arguments field
   by field, too slow for a per-line hot path); it uses ``construct(cls, attrs)`` (in
   ``record``), which must receive every ``init`` field.
 * ``to_dict()`` / ``to_json()`` / ``from_dict()`` / ``from_json()`` come from dataclasses-json,
-  imported on first use only (see ``_serde.py``). ``type(m).from_dict(m.to_dict()) == m``
+  imported on first use only (see ``serde.py``). ``type(m).from_dict(m.to_dict()) == m``
   for every class, nested blocks included; ``message_from_dict`` picks the class itself.
 
 Content blocks are in ``blocks``, ``system`` messages in ``system_messages``, and the

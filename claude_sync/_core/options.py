@@ -1,11 +1,12 @@
-"""Options, callback arguments and callback results (pure data, no I/O).
+"""``ClaudeAgentOptions`` and the config shapes its fields take (pure data, no I/O).
 
-Everything here is a dataclass or a TypedDict. Classes built once per session
-(``ClaudeAgentOptions``, ``AgentDefinition``, ``HookMatcher``) are records — mutable
-dataclasses with generic methods, cheaper to define (see ``_record``); those built per callback
-keep ``@dataclass``'s generated ``__init__``, cheaper to call. ``ClaudeAgentOptions`` uses the official
-SDK's field names so code ports by dropping ``async``/``await``; the fields marked "ours"
-are claude_sync additions (pool size and the timeouts of the threaded shell).
+Everything here is a record or a TypedDict. ``ClaudeAgentOptions`` and ``AgentDefinition`` are
+built once per session and users may change them (``options.raise_on_error_result = False``),
+so they are records — mutable dataclasses with generic methods, cheaper to define (see
+``record``). ``ClaudeAgentOptions`` uses the official SDK's field names so code ports by
+dropping ``async``/``await``; the fields marked "ours" are claude_sync additions (pool size and
+the timeouts of the threaded shell). The permission and hook types its fields hold are in
+``permission_types`` and ``hook_types``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
     from .mcp import SdkMcpServer
+    from .session_types import SessionStore, SessionStoreFlushMode
     from .ts_extras import OnElicitation, OnUserDialog
 
 SettingSource = Literal["user", "project", "local"]
@@ -163,6 +165,9 @@ class ClaudeAgentOptions(Record):
     output_format: Optional[Dict[str, Any]] = None
     enable_file_checkpointing: bool = False
     task_budget: Optional[TaskBudget] = None
+    session_store: Optional[SessionStore] = None  # mirror transcripts to it; resume from it
+    session_store_flush: SessionStoreFlushMode = "batched"
+    load_timeout_ms: int = 60_000  # bounds each store call of a resume from the store
     # ours
     callback_workers: int = 4
     control_timeout: float = 60.0

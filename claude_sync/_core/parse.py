@@ -6,6 +6,8 @@ Rules:
   parser; content-block ``type`` → a small parser. A type missing from a table is not an
   error: the table's ``__missing__`` picks ``UnknownMessage`` / plain ``SystemMessage`` /
   ``ServerToolResultBlock`` (any ``*_tool_result``) / ``UnknownBlock``. Nothing is dropped.
+  The message tables are built from ``messages.MESSAGE_CLASSES`` and
+  ``system_messages.SYSTEM_CLASSES``; the block parsers are in ``parse_blocks``.
 * A *known* type with a broken shape (``assistant`` without ``message``, content that is
   not a list, a block that is not an object, a required key missing …) raises
   ``MessageParseError`` naming the problem, with the whole object as ``.data``.
@@ -22,56 +24,25 @@ Pure module: no threads, no I/O, no clocks.
 from __future__ import annotations
 
 from dataclasses import MISSING, fields
-from typing import Any, Callable, Dict, Iterable, Optional, Tuple, Type
+from typing import Any, Dict, Iterable, Optional, Tuple, Type
 
-from .blocks import (
-    ImageBlock,
-    RedactedThinkingBlock,
-    ServerToolResultBlock,
-    ServerToolUseBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    UnknownBlock,
-)
 from .errors import MessageParseError
 from .messages import (
+    MESSAGE_CLASSES,
     AssistantMessage,
-    AuthStatusMessage,
     Message,
-    PromptSuggestionMessage,
     RateLimitEvent,
     RateLimitInfo,
     ResultMessage,
     StreamEvent,
-    ToolProgressMessage,
     UnknownMessage,
     UserMessage,
 )
+from .parse_blocks import _BLOCK_PARSERS, Parser, _DispatchTable
 from .record import construct
 from .system_messages import SYSTEM_CLASSES, SystemMessage, TaskUpdatedMessage
 
 __all__ = ["parse_message"]
-
-Parser = Callable[[Dict[str, Any]], Any]
-
-
-class _DispatchTable(Dict[str, Parser]):
-    """A dict of parsers whose misses are answered by ``fallback(key)``.
-
-    A hit is a plain dict subscript (no Python call); ``__missing__`` runs only on a miss.
-    """
-
-    __slots__ = ("_fallback",)
-
-    def __init__(self, entries: Dict[str, Parser], fallback: Callable[[Any], Parser]):
-        super().__init__(entries)
-        self._fallback = fallback
-
-    def __missing__(self, key: Any) -> Parser:
-        return self._fallback(key)
-
 
 def parse_message(obj: Dict[str, Any]) -> Message:
     """Turn one decoded stdout object into its message class.
@@ -88,97 +59,6 @@ def parse_message(obj: Dict[str, Any]) -> Message:
 
 def _shape_error(obj: Dict[str, Any], problem: str) -> MessageParseError:
     return MessageParseError(f"{obj['type']!r} message: {problem}", obj)
-
-
-# ----------------------------------------------------------------------------- blocks
-
-
-def _parse_text(block: Dict[str, Any]) -> TextBlock:
-    return construct(TextBlock, {"text": block["text"], "raw": block})
-
-
-def _parse_thinking(block: Dict[str, Any]) -> ThinkingBlock:
-    return construct(
-        ThinkingBlock,
-        {
-            "thinking": block["thinking"],
-            "signature": block["signature"] if "signature" in block else "",
-            "raw": block,
-        },
-    )
-
-
-def _parse_redacted_thinking(block: Dict[str, Any]) -> RedactedThinkingBlock:
-    return construct(RedactedThinkingBlock, {"data": block["data"], "raw": block})
-
-
-def _parse_tool_use(block: Dict[str, Any]) -> ToolUseBlock:
-    return construct(
-        ToolUseBlock,
-        {"id": block["id"], "name": block["name"], "input": block["input"], "raw": block},
-    )
-
-
-def _parse_tool_result(block: Dict[str, Any]) -> ToolResultBlock:
-    return construct(
-        ToolResultBlock,
-        {
-            "tool_use_id": block["tool_use_id"],
-            "content": block["content"] if "content" in block else None,
-            "is_error": block["is_error"] if "is_error" in block else None,
-            "raw": block,
-        },
-    )
-
-
-def _parse_server_tool_use(block: Dict[str, Any]) -> ServerToolUseBlock:
-    return construct(
-        ServerToolUseBlock,
-        {"id": block["id"], "name": block["name"], "input": block["input"], "raw": block},
-    )
-
-
-def _parse_server_tool_result(block: Dict[str, Any]) -> ServerToolResultBlock:
-    return construct(
-        ServerToolResultBlock,
-        {
-            "tool_use_id": block["tool_use_id"],
-            "content": block["content"],
-            "type": block["type"],
-            "raw": block,
-        },
-    )
-
-
-def _parse_image(block: Dict[str, Any]) -> ImageBlock:
-    return construct(ImageBlock, {"source": block["source"], "raw": block})
-
-
-def _parse_unknown_block(block: Dict[str, Any]) -> UnknownBlock:
-    return construct(UnknownBlock, {"type": block["type"], "raw": block})
-
-
-def _block_parser_for_unlisted(block_type: Any) -> Parser:
-    """Raises ``TypeError`` when the block's ``type`` is not a string."""
-    if type(block_type) is not str:
-        raise TypeError(f"content block 'type' is not a string: {block_type!r}")
-    if block_type.endswith("_tool_result"):
-        return _parse_server_tool_result
-    return _parse_unknown_block
-
-
-_BLOCK_PARSERS = _DispatchTable(
-    {
-        "text": _parse_text,
-        "thinking": _parse_thinking,
-        "redacted_thinking": _parse_redacted_thinking,
-        "tool_use": _parse_tool_use,
-        "tool_result": _parse_tool_result,
-        "server_tool_use": _parse_server_tool_use,
-        "image": _parse_image,
-    },
-    _block_parser_for_unlisted,
-)
 
 
 # ----------------------------------------------------------------------------- hot message types
@@ -407,17 +287,21 @@ def _message_parser_for_unlisted(kind: Any) -> Parser:
     return _parse_unknown_message
 
 
+_PARSER_BY_MESSAGE_CLASS: Dict[Type[Any], Parser] = {
+    AssistantMessage: _parse_assistant,
+    UserMessage: _parse_user,
+    ResultMessage: _parse_result,
+    StreamEvent: _parse_stream_event,
+    SystemMessage: _parse_system,
+    RateLimitEvent: _parse_rate_limit_event,
+}
+"""Message classes with a hand-written parser; every other class in ``MESSAGE_CLASSES`` (the
+one message-type table) is read field by field (``_record_parser``)."""
+
 _MESSAGE_PARSERS = _DispatchTable(
     {
-        "assistant": _parse_assistant,
-        "user": _parse_user,
-        "result": _parse_result,
-        "stream_event": _parse_stream_event,
-        "system": _parse_system,
-        "rate_limit_event": _parse_rate_limit_event,
-        "prompt_suggestion": _record_parser(PromptSuggestionMessage),
-        "tool_progress": _record_parser(ToolProgressMessage),
-        "auth_status": _record_parser(AuthStatusMessage),
+        kind: _PARSER_BY_MESSAGE_CLASS.get(cls) or _record_parser(cls)
+        for kind, cls in MESSAGE_CLASSES.items()
     },
     _message_parser_for_unlisted,
 )

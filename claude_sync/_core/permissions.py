@@ -10,10 +10,8 @@ out; ``fail_closed_permission_wire`` / ``deny_all_permission_wire`` build the de
 sends on its own. (Hooks are the same shape: see ``hooks``.)
 
 What happens when a permission callback goes wrong: fail-closed table. "CLI" = the real CLI
-2.1.197 as seen on the wire (``REAL_CLI_2.1.197.md`` §b, §c, §i, §l); "(inferred)" = not
-seen, follows from a case that was.
-
-seen, follows from a case that was.
+2.1.197 as seen on the wire (``docs/protocol/REAL_CLI_2.1.197.md`` §4 b, c, i, l);
+"(inferred)" = not seen, follows from a case that was.
 
 +----------------------------------+-------------------------------+-----------------------------+
 | situation                        | claude_sync sends             | the CLI then                |
@@ -60,13 +58,16 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from .errors import CallbackRequestError
 from .permission_types import (
     CancellationSignal,
+    CanUseTool,
     PermissionResultAllow,
     PermissionResultDeny,
     PermissionUpdate,
     ToolPermissionContext,
 )
+from .record import FrozenRecord, frozen_record
 
 __all__ = [
+    "PermissionRouting",
     "callback_failure_reason",
     "deny_all_permission_wire",
     "fail_closed_permission_wire",
@@ -76,6 +77,61 @@ __all__ = [
 ]
 
 _MAX_REASON_CHARS = 2000
+
+
+@frozen_record
+class PermissionRouting(FrozenRecord):
+    """Who answers the CLI's permission prompts, decided once from the options.
+
+    ``callback`` set: the CLI asks us (``--permission-prompt-tool stdio``) and the shell calls
+    it. ``deny_all``: the CLI asks us and the shell denies every request without a call.
+    ``prompt_tool_name`` set: the CLI asks that MCP tool instead. None of them: the CLI
+    decides alone (``permission_mode``, settings); a ``can_use_tool`` request that still
+    arrives is denied (fail-closed).
+    """
+
+    callback: Optional[CanUseTool] = None
+    deny_all: bool = False
+    prompt_tool_name: Optional[str] = None
+
+    @classmethod
+    def from_options(
+        cls,
+        can_use_tool: Optional[CanUseTool],
+        permission_prompt_tool_name: Optional[str],
+        deny_all_permissions: bool,
+    ) -> PermissionRouting:
+        """The routing the three permission options ask for.
+
+        Raises ``ValueError`` when two of them are set (each one routes the prompts
+        somewhere else).
+        """
+        if can_use_tool is not None and permission_prompt_tool_name is not None:
+            raise ValueError(
+                "can_use_tool and permission_prompt_tool_name are mutually exclusive: "
+                "can_use_tool already routes permission prompts to this process"
+            )
+        if deny_all_permissions and can_use_tool is not None:
+            raise ValueError("deny_all_permissions and can_use_tool are mutually exclusive")
+        if deny_all_permissions and permission_prompt_tool_name is not None:
+            raise ValueError(
+                "deny_all_permissions and permission_prompt_tool_name are mutually exclusive: "
+                "deny_all_permissions needs the prompts routed to this process"
+            )
+        return cls(
+            callback=can_use_tool,
+            deny_all=bool(deny_all_permissions),
+            prompt_tool_name=permission_prompt_tool_name,
+        )
+
+    @property
+    def prompt_tool(self) -> Optional[str]:
+        """The CLI's ``--permission-prompt-tool`` value: ``"stdio"`` when the prompts come to
+        this process, the named MCP tool, or None (flag left out)."""
+        if self.callback is not None or self.deny_all:
+            return "stdio"
+        return self.prompt_tool_name
+
 
 def permission_call_from_request(
     request: Mapping[str, Any],
@@ -280,10 +336,3 @@ def _with_tool_use_id(wire: Dict[str, Any], tool_use_id: Optional[str]) -> Dict[
     if tool_use_id is not None:
         wire["toolUseID"] = tool_use_id
     return wire
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _str_or_none(value: Any) -> Optional[str]:
-    return value if isinstance(value, str) else None
-

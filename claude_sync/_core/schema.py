@@ -10,7 +10,7 @@
   ``NotRequired``; a dataclass one in which fields with defaults are optional;
 * any other supported type becomes its own schema (see ``_Converter.convert``).
 
-The validator for such schemas is in ``validation``.
+The validator for such schemas is in ``schema_validation``.
 
 Type introspection happens when a tool is decorated, never at import time.
 """
@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import typing_extensions as te
 
-from .validation import _json_type_name
+from .schema_validation import _json_type_name
 
 JsonSchema = Dict[str, Any]
 

@@ -43,6 +43,7 @@ __all__ = [
     "CANCELLED_DIALOG",
     "ElicitationRequest",
     "ElicitationResult",
+    "HostCallbacks",
     "McpSetServersResult",
     "OnElicitation",
     "OnUserDialog",
@@ -280,6 +281,14 @@ def user_dialog_result_to_wire(result: Any) -> Dict[str, Any]:
     if behavior != "completed":
         raise ValueError(f"dialog behavior must be 'completed' or 'cancelled', not {behavior!r}")
     return {"behavior": "completed", "result": value if has_value else None}
+
+
+@frozen_record
+class HostCallbacks(FrozenRecord):
+    """The host callbacks of ``ClaudeAgentOptions`` the request server serves with."""
+
+    on_elicitation: Optional[OnElicitation] = None
+    on_user_dialog: Optional[OnUserDialog] = None
 
 
 # --------------------------------------------------------------------------- typed answers

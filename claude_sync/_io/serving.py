@@ -1,22 +1,33 @@
-"""Serving the CLI's requests: permission prompts, hook callbacks, in-process MCP servers,
-MCP elicitations and user dialogs.
+"""Serving the CLI's requests: permission prompts, hook callbacks, in-process MCP servers
+(MCP elicitations and user dialogs: ``dialogs``).
 
-Each handler runs on a ``claude_sync-callback-<n>`` pool thread (never the reader), gets the
-request and its cancellation signal (a ``threading.Event``), calls the pure adapters of
-``_core.permissions`` / ``_core.hooks`` / ``_core.mcp`` around the user's function, and returns
-the success payload. A raised exception becomes an error response (the session logs it);
-``NoResponse`` sends nothing. What the CLI does with each outcome is the fail-closed /
-fail-open table in the docstrings of ``_core.permissions`` and ``_core.hooks``.
+Two parts:
+
+- ``RequestServer``: the machinery. The session's reader thread hands it each CLI request
+  (``dispatch``) and each cancel (``cancel``); it keeps the in-flight table (request id →
+  cancellation signal, a ``threading.Event``), runs handlers on the ``claude_sync-callback-<n>``
+  pool, and writes **exactly one answer** per request that was not cancelled — a success, or,
+  when the handler failed in any way (``SystemExit``/``KeyboardInterrupt`` included) or its
+  answer cannot be encoded as JSON, the handler's refusal (a deny for permissions:
+  fail-closed) or an error response, with the reason logged.
+- the handlers ``build_handlers`` makes from the options plan: each calls the pure adapters
+  of ``_core.permissions`` / ``_core.hooks`` / ``_core.mcp`` around the user's function and
+  returns the success payload. ``NoResponse`` sends nothing. What the CLI does with each
+  outcome is the fail-closed / fail-open table in the docstrings of ``_core.permissions``
+  and ``_core.hooks``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from .._core.command import OptionsPlan
 from .._core.errors import ClaudeSDKError
+from .._core.framing import encode_frame
 from .._core.hook_types import HookContext
 from .._core.hooks import HookRegistry, hook_call_from_request, hook_output_to_wire
 from .._core.mcp import (
@@ -29,62 +40,240 @@ from .._core.mcp import (
     mcp_control_response,
     run_tool_call,
 )
-from .._core.options import ClaudeAgentOptions
-from .._core.permission_types import CanUseTool
 from .._core.permissions import (
+    PermissionRouting,
     callback_failure_reason,
     deny_all_permission_wire,
     fail_closed_permission_wire,
     permission_call_from_request,
     permission_result_to_wire,
 )
-from .._core.protocol import ControlRequestReceived
-from .._core.ts_extras import (
-    CANCELLED_DIALOG,
-    DECLINE_ELICITATION,
-    OnElicitation,
-    OnUserDialog,
-    elicitation_request_from_wire,
-    elicitation_result_to_wire,
-    user_dialog_request_from_wire,
-    user_dialog_result_to_wire,
-)
-from .session import CliRequestHandler
+from .._core.protocol import ControlRequestReceived, control_error_frame, control_success_frame
+from .pool import CallbackPool
 
-__all__ = ["build_handlers"]
+__all__ = ["Handler", "NoResponse", "RequestServer", "build_handlers"]
 
 logger = logging.getLogger("claude_sync.callbacks")
 
+ServeFn = Callable[[ControlRequestReceived, threading.Event], Optional[Dict[str, Any]]]
+"""Serves one CLI request on a pool thread; returns the success payload or raises."""
+RouteFn = Callable[[ControlRequestReceived, threading.Event], None]
+"""Reader-thread bookkeeping for one request, before it is queued: never user code, never
+blocks (e.g. MCP routing, so a cancel notification finds the call it cancels)."""
+RefuseFn = Callable[[ControlRequestReceived, str], Dict[str, Any]]
+"""The success payload that refuses a request (``reason`` given), when serving it failed."""
+CloseFn = Callable[[float], None]
+"""Stops what a handler started (e.g. an ``mcp`` package server's thread), within a grace."""
 
-def build_handlers(
-    options: ClaudeAgentOptions, close_hooks: Optional[List[Callable[[float], None]]] = None
-) -> Tuple[Dict[str, CliRequestHandler], Dict[str, Any]]:
-    """The request handlers and the extra ``initialize`` fields ``options`` call for.
 
-    What must be stopped when the session closes (the threads serving ``mcp`` package
-    servers) is appended to ``close_hooks``, each called with the close grace in seconds.
+class NoResponse(Exception):
+    """Raised by a handler when the request must get no control response at all."""
 
-    Raises ``ValueError``/``TypeError`` for invalid callback options (contradictions, bad hook
-    matchers, a ``"sdk"`` MCP entry without a usable ``instance``), before any process starts.
+
+class Handler:
+    """How one request subtype is served: ``serve`` on the pool; ``route`` (optional) on the
+    reader thread first; ``refuse`` (optional) builds the answer when serving failed or its
+    answer cannot be encoded (default: an error response); ``close`` (optional) runs when the
+    server closes, before its pool stops."""
+
+    __slots__ = ("serve", "route", "refuse", "close")
+
+    def __init__(
+        self,
+        serve: ServeFn,
+        route: Optional[RouteFn] = None,
+        refuse: Optional[RefuseFn] = None,
+        close: Optional[CloseFn] = None,
+    ) -> None:
+        self.serve = serve
+        self.route = route
+        self.refuse = refuse
+        self.close = close
+
+
+class RequestServer:
+    """Serves the CLI's control requests (see the module docstring).
+
+    Threads: ``dispatch`` and ``cancel`` run on the session's reader thread (they never run
+    user code or block); handlers and answers on the pool; ``signal_all``, ``in_flight`` on
+    any thread; ``close`` on the closing thread. ``attach`` gives it the session's writer.
     """
-    if options.can_use_tool is not None and options.permission_prompt_tool_name is not None:
-        raise ValueError("can_use_tool and permission_prompt_tool_name are mutually exclusive")
-    if options.can_use_tool is not None and options.deny_all_permissions:
-        raise ValueError("can_use_tool and deny_all_permissions are mutually exclusive")
-    handlers: Dict[str, CliRequestHandler] = {
-        "can_use_tool": _permission_handler(options.can_use_tool, options.deny_all_permissions),
+
+    def __init__(self, handlers: Dict[str, Handler], workers: int) -> None:
+        self.handlers = handlers
+        self._pool = CallbackPool(workers, "claude_sync-callback")
+        self._lock = threading.Lock()
+        self._inflight: Dict[str, threading.Event] = {}
+        self._accepting = True
+        self._write: Optional[Callable[[bytes], None]] = None
+
+    def attach(self, write: Callable[[bytes], None]) -> None:
+        """Set how answers are written (the session's ``write_encoded``)."""
+        self._write = write
+
+    # -- the reader thread -------------------------------------------------------------
+
+    def dispatch(self, event: ControlRequestReceived) -> None:
+        """Register the request as in flight and queue it for the pool (reader thread)."""
+        signal = threading.Event()
+        with self._lock:
+            if not self._accepting:
+                return
+            self._inflight[event.request_id] = signal
+        handler = self.handlers.get(event.subtype)
+        if handler is not None and handler.route is not None:
+            handler.route(event, signal)
+        self._pool.submit(self._serve, event, signal)
+
+    def cancel(self, request_id: str) -> None:
+        """The CLI withdrew a request: set its signal; it gets no answer (reader thread)."""
+        with self._lock:
+            signal = self._inflight.pop(request_id, None)
+        if signal is None:
+            logger.debug("control_cancel_request for %s, which is not in flight", request_id)
+            return
+        signal.set()
+
+    # -- the pool ----------------------------------------------------------------------
+
+    def _serve(self, event: ControlRequestReceived, signal: threading.Event) -> Optional[Tuple[Any, ...]]:
+        """Pool thread: run the handler; returns the answer's write for the pool to run once
+        the worker counts as idle (None: cancelled, or no response wanted)."""
+        if event.request_id not in self._inflight:
+            return None  # cancelled before it started (a cancel drops the entry): not run
+        handler = self.handlers.get(event.subtype)
+        try:
+            if handler is None:
+                raise ClaudeSDKError(f"claude_sync does not handle control request subtype {event.subtype!r}")
+            frame = control_success_frame(event.request_id, handler.serve(event, signal) or {})
+            try:
+                data = encode_frame(frame)
+            except (TypeError, ValueError, RecursionError) as exc:
+                data = self._encode_harder(event, handler, frame, exc)
+        except NoResponse:
+            self._forget(event.request_id)
+            return None
+        except Exception as exc:  # noqa: BLE001 - any failure becomes an error response
+            if not isinstance(exc, ClaudeSDKError):
+                logger.error("Handler for CLI request %r failed: %r", event.subtype, exc)
+            data = encode_frame(control_error_frame(event.request_id, _wire_text(str(exc) or type(exc).__name__)))
+        except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt in user code
+            reason = callback_failure_reason(exc)
+            logger.error("A callback for CLI request %r raised %s; refused instead", event.subtype, reason)
+            data = self._refusal(event, handler, reason)
+        if not self._forget(event.request_id):
+            return None  # cancelled meanwhile: the CLI wants no answer
+        return (self._answer, event.request_id, data)  # the answer provokes the next request
+
+    def _encode_harder(
+        self, event: ControlRequestReceived, handler: Handler, frame: Dict[str, Any], failure: BaseException
+    ) -> bytes:
+        """An answer ``encode_frame`` refused: lone surrogates are sent as JSON escapes;
+        anything else JSON cannot carry (NaN, inf, a set, a datetime …) turns the answer into
+        the refusal."""
+        try:
+            data = (json.dumps(frame, ensure_ascii=True, allow_nan=False, separators=(",", ":")) + "\n").encode()
+        except (TypeError, ValueError, RecursionError) as exc:
+            reason = f"the answer cannot be encoded as JSON ({type(exc).__name__}: {exc})"
+            logger.error("Answer to CLI request %r (%s): %s; refused instead", event.subtype, event.request_id, reason)
+            return self._refusal(event, handler, reason)
+        logger.warning("Answer to CLI request %r had text JSON cannot carry as UTF-8 (%s); sent escaped", event.subtype, failure)
+        return data
+
+    def _refusal(self, event: ControlRequestReceived, handler: Optional[Handler], reason: str) -> bytes:
+        reason = _wire_text(reason)
+        if handler is not None and handler.refuse is not None:
+            return encode_frame(control_success_frame(event.request_id, handler.refuse(event, reason)))
+        return encode_frame(control_error_frame(event.request_id, reason))
+
+    def _answer(self, request_id: str, data: bytes) -> None:
+        """Pool thread: write the answer to a CLI request."""
+        write = self._write
+        if write is None:
+            return
+        try:
+            write(data)
+        except ClaudeSDKError as exc:
+            logger.debug("Could not answer CLI request %s: %s", request_id, exc)
+
+    def _forget(self, request_id: str) -> bool:
+        """Drop an in-flight entry; False if it was already gone (cancelled)."""
+        with self._lock:
+            return self._inflight.pop(request_id, None) is not None
+
+    # -- any thread --------------------------------------------------------------------
+
+    def in_flight(self, request_id: str) -> bool:
+        with self._lock:
+            return request_id in self._inflight
+
+    def signal_all(self) -> None:
+        """Set every in-flight request's signal (interrupt, close)."""
+        with self._lock:
+            signals = list(self._inflight.values())
+        for signal in signals:
+            signal.set()
+
+    def stop_accepting(self) -> None:
+        """Refuse new requests from now on and signal the running ones (close, step one)."""
+        with self._lock:
+            self._accepting = False
+        self.signal_all()
+
+    def close(self, grace: float) -> List[str]:
+        """Stop accepting, close the handlers (which releases workers waiting on them), then
+        shut the pool down (bounded by ``grace``); the names of worker threads still busy
+        (abandoned)."""
+        self.stop_accepting()
+        for handler in self.handlers.values():
+            if handler.close is not None:
+                try:
+                    handler.close(grace)
+                except Exception:  # noqa: BLE001 - closing goes on
+                    logger.exception("Closing the handler of a CLI request subtype failed")
+        return self._pool.shutdown(grace)
+
+    @property
+    def thread_count(self) -> int:
+        return self._pool.thread_count
+
+    def in_worker(self) -> bool:
+        return self._pool.in_worker()
+
+
+def _wire_text(text: str) -> str:
+    """``text`` with anything UTF-8 cannot carry (lone surrogates) written as escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def build_handlers(plan: OptionsPlan) -> Dict[str, Handler]:
+    """The request handlers that serve what ``plan`` carries: its permission routing, its
+    hook registry and its SDK MCP servers (exactly the ones announced to the CLI).
+
+    Raises nothing: the options were checked when the plan was made.
+    """
+    handlers: Dict[str, Handler] = {
+        "can_use_tool": Handler(_permission_handler(plan.permissions), refuse=_deny_on_failure),
     }
-    initialize: Dict[str, Any] = {}
-    registry = HookRegistry.from_options(options.hooks)
-    if len(registry):
-        handlers["hook_callback"] = _hook_handler(registry)
-        initialize["hooks"] = registry.initialize_hooks_field()
-    _add_mcp_handlers(options, handlers, close_hooks)
-    _add_host_dialog_handlers(options, handlers)
-    return handlers, initialize
+    if len(plan.hooks):
+        handlers["hook_callback"] = Handler(_hook_handler(plan.hooks))
+    if plan.sdk_mcp_servers:
+        bridge = _McpBridge(SdkMcpServers(plan.sdk_mcp_servers))
+        handlers["mcp_message"] = Handler(bridge.serve, route=bridge.route_on_reader, close=bridge.close)
+    from .dialogs import host_dialog_handlers
+
+    handlers.update(host_dialog_handlers(plan.host_callbacks))
+    return handlers
 
 
-def _permission_handler(callback: Optional[CanUseTool], deny_all: bool) -> CliRequestHandler:
+def _deny_on_failure(event: ControlRequestReceived, reason: str) -> Dict[str, Any]:
+    """Permissions fail closed: whatever went wrong, the tool is denied."""
+    return fail_closed_permission_wire(reason, event.request.get("tool_use_id"))
+
+
+def _permission_handler(routing: PermissionRouting) -> ServeFn:
+    callback, deny_all = routing.callback, routing.deny_all
+
     def serve_permission(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
         request = event.request
         tool_use_id = request.get("tool_use_id")
@@ -110,7 +299,7 @@ def _permission_handler(callback: Optional[CanUseTool], deny_all: bool) -> CliRe
     return serve_permission
 
 
-def _hook_handler(registry: HookRegistry) -> CliRequestHandler:
+def _hook_handler(registry: HookRegistry) -> ServeFn:
     def serve_hook(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
         callback_id, hook_input, tool_use_id = hook_call_from_request(event.request)
         callback = registry.lookup(callback_id)
@@ -130,73 +319,6 @@ def _hook_handler(registry: HookRegistry) -> CliRequestHandler:
     return serve_hook
 
 
-def _add_host_dialog_handlers(
-    options: ClaudeAgentOptions, handlers: Dict[str, CliRequestHandler]
-) -> None:
-    """``elicitation`` is always answered (a decline without ``on_elicitation``);
-    ``request_user_dialog`` only with ``on_user_dialog`` (see ``_core.ts_extras``)."""
-    handlers["elicitation"] = _elicitation_handler(options.on_elicitation)
-    if options.on_user_dialog is not None:
-        handlers["request_user_dialog"] = _user_dialog_handler(options.on_user_dialog)
-
-
-def _elicitation_handler(callback: Optional[OnElicitation]) -> CliRequestHandler:
-    def serve_elicitation(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
-        if callback is None:
-            return dict(DECLINE_ELICITATION)
-        request = elicitation_request_from_wire(event.request, signal, event.request_id)
-        try:
-            return elicitation_result_to_wire(callback(request))
-        except Exception as exc:  # noqa: BLE001 - fail safe: decline, keep the session
-            logger.error(
-                "on_elicitation failed for %s (%s); declined",
-                request.server_name,
-                callback_failure_reason(exc),
-            )
-            return dict(DECLINE_ELICITATION)
-
-    return serve_elicitation
-
-
-def _user_dialog_handler(callback: OnUserDialog) -> CliRequestHandler:
-    def serve_user_dialog(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
-        request = user_dialog_request_from_wire(event.request, signal, event.request_id)
-        try:
-            return user_dialog_result_to_wire(callback(request))
-        except Exception as exc:  # noqa: BLE001 - fail safe: cancelled (the dialog's default)
-            logger.error(
-                "on_user_dialog failed for %s (%s); answered cancelled",
-                request.dialog_kind,
-                callback_failure_reason(exc),
-            )
-            return dict(CANCELLED_DIALOG)
-
-    return serve_user_dialog
-
-
-def _add_mcp_handlers(
-    options: ClaudeAgentOptions,
-    handlers: Dict[str, CliRequestHandler],
-    close_hooks: Optional[List[Callable[[float], None]]],
-) -> None:
-    """Serve ``mcp_message`` for the in-process servers in ``options.mcp_servers``."""
-    servers = SdkMcpServers.from_options(options.mcp_servers)
-    if not servers.names:
-        return
-    package_bridges: Dict[str, Any] = {}
-    if servers.package_servers:
-        from .mcp_bridge import McpPackageBridge  # imports mcp lazily, on the first message
-
-        if close_hooks is None:
-            raise ValueError("mcp package servers need a session that closes them")
-        for key, server in servers.package_servers.items():
-            package_bridges[key] = McpPackageBridge(key, server)
-            close_hooks.append(package_bridges[key].close)
-    bridge = _McpBridge(servers, package_bridges)
-    handlers["@reader:mcp_message"] = bridge.route_on_reader
-    handlers["mcp_message"] = bridge.serve
-
-
 class _McpBridge:
     """Routes JSON-RPC messages to in-process servers; tool calls run on the pool.
 
@@ -210,9 +332,14 @@ class _McpBridge:
     entry behind once the session drops its signal.
     """
 
-    def __init__(self, servers: SdkMcpServers, package_bridges: Dict[str, Any]) -> None:
+    def __init__(self, servers: SdkMcpServers) -> None:
         self._servers = servers
-        self._package_bridges = package_bridges
+        self._package_bridges: Dict[str, Any] = {}
+        if servers.package_servers:
+            from .mcp_bridge import McpPackageBridge  # imports mcp lazily, on the first message
+
+            for key, server in servers.package_servers.items():
+                self._package_bridges[key] = McpPackageBridge(key, server)
         self._lock = threading.Lock()
         self._actions: weakref.WeakKeyDictionary[threading.Event, McpAction] = (
             weakref.WeakKeyDictionary()
@@ -249,3 +376,8 @@ class _McpBridge:
                     if self._calls.get(action.key) is signal:
                         del self._calls[action.key]
         return mcp_control_response(action.response if isinstance(action, McpReply) else None)
+
+    def close(self, grace: float) -> None:
+        """Stop the threads serving ``mcp`` package servers (joined within ``grace``)."""
+        for bridge in self._package_bridges.values():
+            bridge.close(grace)

@@ -2,7 +2,7 @@
 
 * ``find_test_cli()``: where the pinned real binary is (or None).
 * ``require_test_cli()``: that path, or a pytest *skip* (locally) / *fail* (``CI=true``).
-* ``hermetic_env(tmp_path, base_url, **extra)``: the environment of the protocol doc's §2: a
+* ``hermetic_env(tmp_path, base_url, **extra)``: the environment of docs/protocol/REAL_CLI_2.1.197.md §2: a
   fresh HOME, no inherited keys or proxies, every request to the loopback fake.
 * ``StreamJsonCli``: a small subprocess driver for stream-json stdin/stdout, for tests that talk
   to the CLI without the library. It always ends the process by its PID.

@@ -3,7 +3,8 @@
 Every test runs the real ``claude`` binary (``--permission-mode default``, and the
 ``--permission-prompt-tool stdio`` the library adds for ``can_use_tool``) against the loopback
 fake Anthropic API, which scripts the model's tool calls. What the CLI does with each answer
-is the authority here; the exact wire facts each test pins are in its docstring.
+is the authority here; the exact wire facts each test pins are in its docstring. The
+``§b1``-style tags name the scenarios of ``docs/protocol/REAL_CLI_2.1.197.md`` §4.
 """
 
 from __future__ import annotations

@@ -189,7 +189,7 @@ def test_a_850_kb_answer_arrives_whole_with_its_result(
     fake_api.add(big)
     with query("say a lot", options=e2e_options()) as stream:
         messages = list(stream)
-    # Stdin stays open until the result is read, so nothing is cut off (protocol doc 11a).
+    # Stdin stays open until the result is read, so nothing is cut off (docs/protocol/REAL_CLI_2.1.197.md §6, 11a).
     assert texts(messages) == [big.full_text]
     (result,) = results(messages)
     assert result.is_error is False and result.result == big.full_text
