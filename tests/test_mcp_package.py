@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
-from test_mcp_shell import handshake, mcp_answer, mcp_request, rpc, run_turn, turn, wait_response
+from test_mcp_shell import (
+    Kit,
+    handshake,
+    mcp_answer,
+    mcp_request,
+    rpc,
+    run_turn,
+    turn,
+    wait_response,
+)
 
 from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, create_sdk_mcp_server
 
@@ -138,18 +147,18 @@ def test_a_low_level_server_is_accepted_too() -> None:
     assert mcp_package_lowlevel_server(create_sdk_mcp_server("c")["instance"]) is None
 
 
-def test_a_client_serves_an_mcp_package_server_and_joins_its_thread(fake_cli: Any) -> None:
+def test_a_client_serves_an_mcp_package_server_and_joins_its_thread(tmp_path: Path) -> None:
     server = mcp_server()
-    steps = turn(
-        *handshake("hs", server="demo"),
+    script = turn(
+        handshake("hs", server="demo"),
         mcp_request("call", "demo", rpc("tools/call", 2, {"name": "echo", "arguments": {"text": "yo"}})),
         wait_response("call"),
         mcp_request("read", "demo", rpc("resources/read", 3, {"uri": "demo://greeting"})),
         wait_response("read"),
     )
-    cli = fake_cli(steps)
+    cli = Kit(script, "memory", tmp_path)
     config = {"type": "sdk", "name": "demo", "instance": server}
-    with ClaudeSDKClient(cli.options(mcp_servers={"demo": config})) as client:
+    with cli.client(mcp_servers={"demo": config}) as client:
         run_turn(client)
         assert any(t.name == "claude_sync-mcp-demo" for t in threading.enumerate())
     assert not any(t.name == "claude_sync-mcp-demo" for t in threading.enumerate())

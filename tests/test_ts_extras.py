@@ -8,10 +8,10 @@ import threading
 from typing import Any, Dict, List
 
 import pytest
-from test_mcp_shell import responses, turn, wait_response
 
-from claude_sync import ClaudeSDKClient, create_sdk_mcp_server
-from claude_sync._core.ts_extras import (
+from claude_sync import (
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
     ElicitationRequest,
     ElicitationResult,
     McpSetServersResult,
@@ -20,9 +20,10 @@ from claude_sync._core.ts_extras import (
     UsageResult,
     UserDialogRequest,
     UserDialogResult,
-    elicitation_result_to_wire,
-    user_dialog_result_to_wire,
+    create_sdk_mcp_server,
 )
+from claude_sync._core.ts_extras import elicitation_result_to_wire, user_dialog_result_to_wire
+from claude_sync.testing import ScriptedCLI
 
 ELICITATION = {
     "subtype": "elicitation",
@@ -40,32 +41,54 @@ DIALOG = {
 }
 
 
-def ask(request_id: str, request: Dict[str, Any]) -> List[Dict[str, Any]]:
-    return [{"op": "request", "id": request_id, "request": request}, wait_response(request_id)]
+def ask(request_id: str, request: Dict[str, Any], *, expect_error: bool = False) -> ScriptedCLI:
+    """A turn in which the scripted CLI asks ``request`` and waits for our answer."""
+    return (
+        ScriptedCLI()
+        .expect_user()
+        .ask_control(request, request_id=request_id, wait=False)
+        .expect_answer(request_id, timeout=10, expect_error=expect_error or None)
+        .text("done")
+        .result()
+    )
 
 
-def answer_of(cli: Any, request_id: str) -> Dict[str, Any]:
-    response = responses(cli)[request_id]
-    assert response is not None, "no answer"
-    return response
+def run(script: ScriptedCLI, **options: Any) -> ClaudeSDKClient:
+    options.setdefault("close_timeout", 2.0)
+    client = ClaudeSDKClient(ClaudeAgentOptions(**options), transport=script.transport())
+    with client:
+        client.query("go")
+        list(client.receive_response(timeout=30))
+    return client
+
+
+def frames(script: ScriptedCLI) -> List[Dict[str, Any]]:
+    return [f for f in script.last_run.received if isinstance(f, dict)]
+
+
+def answer_of(script: ScriptedCLI, request_id: str) -> Dict[str, Any]:
+    [response] = [
+        f["response"]
+        for f in frames(script)
+        if f.get("type") == "control_response" and f["response"]["request_id"] == request_id
+    ]
+    return dict(response)
 
 
 # ----------------------------------------------------------------------------- elicitation
 
 
-def test_on_elicitation_gets_a_typed_request_on_a_pool_thread(fake_cli: Any) -> None:
+def test_on_elicitation_gets_a_typed_request_on_a_pool_thread() -> None:
     seen: List[Any] = []
 
     def fill(request: ElicitationRequest) -> ElicitationResult:
         seen.append((threading.current_thread().name, request))
         return ElicitationResult("accept", {"name": "Ada"})
 
-    cli = fake_cli(turn(*ask("e1", ELICITATION)))
-    with ClaudeSDKClient(cli.options(on_elicitation=fill)) as client:
-        client.query("go")
-        list(client.receive_response(timeout=30))
+    script = ask("e1", ELICITATION)
+    run(script, on_elicitation=fill)
 
-    assert answer_of(cli, "e1") == {
+    assert answer_of(script, "e1") == {
         "subtype": "success",
         "request_id": "e1",
         "response": {"action": "accept", "content": {"name": "Ada"}},
@@ -84,56 +107,47 @@ def test_on_elicitation_gets_a_typed_request_on_a_pool_thread(fake_cli: Any) -> 
     [None, lambda request: 1 / 0, lambda request: {"action": "maybe"}, lambda request: None],
     ids=["no callback", "raises", "bad action", "returns None"],
 )
-def test_elicitation_is_declined_without_a_usable_answer(fake_cli: Any, callback: Any) -> None:
-    cli = fake_cli(turn(*ask("e1", ELICITATION)))
-    with ClaudeSDKClient(cli.options(on_elicitation=callback)) as client:
-        client.query("go")
-        list(client.receive_response(timeout=30))
-    assert answer_of(cli, "e1")["response"] == {"action": "decline"}
+def test_elicitation_is_declined_without_a_usable_answer(callback: Any) -> None:
+    script = ask("e1", ELICITATION)
+    run(script, on_elicitation=callback)
+    assert answer_of(script, "e1")["response"] == {"action": "decline"}
 
 
 # ----------------------------------------------------------------------------- user dialogs
 
 
-def test_on_user_dialog_answers_with_its_result(fake_cli: Any) -> None:
+def test_on_user_dialog_answers_with_its_result() -> None:
     seen: List[UserDialogRequest] = []
 
     def render(request: UserDialogRequest) -> UserDialogResult:
         seen.append(request)
         return UserDialogResult("completed", {"choice": "fallback"})
 
-    cli = fake_cli(turn(*ask("d1", DIALOG)))
-    options = cli.options(on_user_dialog=render, supported_dialog_kinds=["refusal_fallback_prompt"])
-    with ClaudeSDKClient(options) as client:
-        client.query("go")
-        list(client.receive_response(timeout=30))
+    script = ask("d1", DIALOG)
+    run(script, on_user_dialog=render, supported_dialog_kinds=["refusal_fallback_prompt"])
 
-    assert answer_of(cli, "d1")["response"] == {"behavior": "completed", "result": {"choice": "fallback"}}
+    assert answer_of(script, "d1")["response"] == {"behavior": "completed", "result": {"choice": "fallback"}}
     [request] = seen
     assert (request.dialog_kind, request.payload, request.tool_use_id) == (
         "refusal_fallback_prompt", {"model": "m"}, "toolu_1"
     )
-    initialize = cli.stdin_frames()[0]["request"]
+    initialize = frames(script)[0]["request"]
     assert initialize["supportedDialogKinds"] == ["refusal_fallback_prompt"]
 
 
-def test_a_raising_dialog_callback_answers_cancelled(fake_cli: Any) -> None:
+def test_a_raising_dialog_callback_answers_cancelled() -> None:
     def render(request: UserDialogRequest) -> Any:
         raise RuntimeError("no UI here")
 
-    cli = fake_cli(turn(*ask("d1", DIALOG)))
-    with ClaudeSDKClient(cli.options(on_user_dialog=render)) as client:
-        client.query("go")
-        list(client.receive_response(timeout=30))
-    assert answer_of(cli, "d1")["response"] == {"behavior": "cancelled"}
+    script = ask("d1", DIALOG)
+    run(script, on_user_dialog=render)
+    assert answer_of(script, "d1")["response"] == {"behavior": "cancelled"}
 
 
-def test_without_on_user_dialog_the_dialog_gets_an_error_answer(fake_cli: Any) -> None:
-    cli = fake_cli(turn(*ask("d1", DIALOG)))
-    with ClaudeSDKClient(cli.options()) as client:
-        client.query("go")
-        list(client.receive_response(timeout=30))
-    assert answer_of(cli, "d1")["subtype"] == "error"  # the CLI discards it: dialog stays pending
+def test_without_on_user_dialog_the_dialog_gets_an_error_answer() -> None:
+    script = ask("d1", DIALOG, expect_error=True)
+    run(script)
+    assert answer_of(script, "d1")["subtype"] == "error"  # the CLI discards it: dialog stays pending
 
 
 def test_result_adapters_check_what_callbacks_return() -> None:
@@ -152,44 +166,35 @@ def test_result_adapters_check_what_callbacks_return() -> None:
 # ----------------------------------------------------------------------------- control methods
 
 
-def respond(subtype: str, response: Dict[str, Any]) -> Dict[str, Any]:
-    return {"op": "wait_request", "subtype": subtype, "respond": response}
-
-
-def sent(cli: Any, subtype: str) -> Dict[str, Any]:
-    [frame] = [
+def sent(script: ScriptedCLI, subtype: str) -> Dict[str, Any]:
+    [request] = [
         f["request"]
-        for f in cli.stdin_frames()
+        for f in frames(script)
         if f.get("type") == "control_request" and f["request"]["subtype"] == subtype
     ]
-    return frame
+    return dict(request)
 
 
-def test_typed_control_methods_send_the_ts_payloads_and_type_the_answers(fake_cli: Any) -> None:
-    steps = [
-        respond("apply_flag_settings", {}),
-        respond("mcp_set_servers", {"added": ["web"], "removed": [], "errors": {"bad": "refused"}}),
-        respond(
-            "reload_plugins",
-            {"commands": [{"name": "x"}], "agents": [], "plugins": [], "mcpServers": [], "error_count": 1},
-        ),
-        respond("read_file", {"contents": "aGk=", "absPath": "/w/a.bin", "encoding": "base64"}),
-        respond("background_tasks", {"backgrounded": False}),
-        respond(
-            "get_usage",
-            {"session": {"total_cost_usd": 0.5}, "subscription_type": None, "rate_limits_available": False,
-             "rate_limits": None, "behaviors": None},
-        ),
-        {"op": "wait_eof"},
-    ]
-    cli = fake_cli(steps)
+def test_typed_control_methods_send_the_ts_payloads_and_type_the_answers() -> None:
+    usage = {"session": {"total_cost_usd": 0.5}, "subscription_type": None, "rate_limits_available": False,
+             "rate_limits": None, "behaviors": None}
+    plugins = {"commands": [{"name": "x"}], "agents": [], "plugins": [], "mcpServers": [], "error_count": 1}
+    changed = {"added": ["web"], "removed": [], "errors": {"bad": "refused"}}
+    script = (
+        ScriptedCLI()
+        .expect_control("apply_flag_settings", response={})
+        .expect_control("mcp_set_servers", response=changed)
+        .expect_control("reload_plugins", response=plugins)
+        .expect_control("read_file", response={"contents": "aGk=", "absPath": "/w/a.bin", "encoding": "base64"})
+        .expect_control("background_tasks", response={"backgrounded": False})
+        .expect_control("get_usage", response=usage)
+    )
     calc = create_sdk_mcp_server("calc")
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc})) as client:
+    web = {"type": "http", "url": "http://127.0.0.1:9/mcp"}
+    options = ClaudeAgentOptions(mcp_servers={"calc": calc}, close_timeout=2.0)
+    with ClaudeSDKClient(options, transport=script.transport()) as client:
         assert client.apply_flag_settings({"model": "m", "effortLevel": None}) is None
-        web = {"type": "http", "url": "http://127.0.0.1:9/mcp"}
-        assert client.set_mcp_servers({"web": web}) == McpSetServersResult(
-            ["web"], [], {"bad": "refused"}, raw={"added": ["web"], "removed": [], "errors": {"bad": "refused"}}
-        )
+        assert client.set_mcp_servers({"web": web}) == McpSetServersResult(["web"], [], {"bad": "refused"}, raw=changed)
         reloaded = client.reload_plugins(add_plugins=[{"type": "local", "path": "/p"}], refuse_if_busy=True)
         assert isinstance(reloaded, ReloadPluginsResult)
         assert reloaded.commands == [{"name": "x"}] and reloaded.error_count == 1 and reloaded.held is None
@@ -197,23 +202,24 @@ def test_typed_control_methods_send_the_ts_payloads_and_type_the_answers(fake_cl
         assert isinstance(read, ReadFileResult)
         assert (read.contents, read.abs_path, read.encoding, read.truncated) == ("aGk=", "/w/a.bin", "base64", False)
         assert client.background_tasks("toolu_9") is False
-        usage = client.get_usage(skip_behaviors=True)
-        assert isinstance(usage, UsageResult) and usage.session == {"total_cost_usd": 0.5}
+        got = client.get_usage(skip_behaviors=True)
+        assert isinstance(got, UsageResult) and got.session == {"total_cost_usd": 0.5}
+    script.verify()
 
-    assert sent(cli, "apply_flag_settings")["settings"] == {"model": "m", "effortLevel": None}
+    assert sent(script, "apply_flag_settings")["settings"] == {"model": "m", "effortLevel": None}
     # our in-process server is named again, so the CLI keeps it
-    assert sent(cli, "mcp_set_servers")["servers"] == {"web": web, "calc": {"type": "sdk", "name": "calc"}}
-    assert sent(cli, "reload_plugins") == {
+    assert sent(script, "mcp_set_servers")["servers"] == {"web": web, "calc": {"type": "sdk", "name": "calc"}}
+    assert sent(script, "reload_plugins") == {
         "subtype": "reload_plugins", "add_plugins": [{"type": "local", "path": "/p"}], "refuse_if_busy": True
     }
-    assert sent(cli, "read_file") == {"subtype": "read_file", "path": "a.bin", "max_bytes": 10, "encoding": "base64"}
-    assert sent(cli, "background_tasks") == {"subtype": "background_tasks", "tool_use_id": "toolu_9"}
-    assert sent(cli, "get_usage") == {"subtype": "get_usage", "skip_behaviors": True}
+    assert sent(script, "read_file") == {"subtype": "read_file", "path": "a.bin", "max_bytes": 10, "encoding": "base64"}
+    assert sent(script, "background_tasks") == {"subtype": "background_tasks", "tool_use_id": "toolu_9"}
+    assert sent(script, "get_usage") == {"subtype": "get_usage", "skip_behaviors": True}
 
 
-def test_set_mcp_servers_refuses_a_new_in_process_server(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}])
-    with ClaudeSDKClient(cli.options()) as client:
+def test_set_mcp_servers_refuses_a_new_in_process_server() -> None:
+    client = ClaudeSDKClient(ClaudeAgentOptions(close_timeout=2.0), transport=ScriptedCLI().transport())
+    with client:
         with pytest.raises(ValueError, match="'calc' is an in-process server"):
             client.set_mcp_servers({"calc": create_sdk_mcp_server("calc")})
         with pytest.raises(ValueError, match="encoding must be"):
