@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import os
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional
@@ -110,7 +112,7 @@ FLAG_CASES = [
         ["--resume=abc", "--resume-session-at=m1"],
     ),
     ("max turns", dict(max_turns=3), ["--max-turns", "3"]),
-    ("max turns zero is passed", dict(max_turns=0), ["--max-turns", "0"]),
+    ("max turns zero is left out (official)", dict(max_turns=0), []),
     ("budget", dict(max_budget_usd=1.5), ["--max-budget-usd", "1.5"]),
     ("task budget", dict(task_budget={"total": 5000}), ["--task-budget", "5000"]),
     ("model", dict(model="claude-sonnet-4-5"), ["--model", "claude-sonnet-4-5"]),
@@ -378,7 +380,6 @@ def test_sandbox_alone_becomes_settings() -> None:
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(settings="/etc/s.json", sandbox={"enabled": True}), "settings file path"),
         (dict(settings="{not json}"), "not valid JSON"),
         (dict(settings="{}", sandbox={}), None),
     ],
@@ -412,14 +413,14 @@ ERROR_CASES = [
         ValueError,
         "mutually exclusive",
     ),
-    ("prompt type", dict(system_prompt={"type": "custom", "prompt": "x"}), ValueError, "custom"),
+    ("prompt type", dict(system_prompt={"type": "bogus", "prompt": "x"}), ValueError, "bogus"),
     ("prompt kind", dict(system_prompt=["a"]), TypeError, "system_prompt"),
     ("thinking type", dict(thinking={"type": "turbo"}), ValueError, "turbo"),
     ("output format", dict(output_format={"type": "text"}), ValueError, "json_schema"),
     ("plugin type", dict(plugins=[{"type": "git", "path": "x"}]), ValueError, "git"),
     ("skill comma", dict(skills=["a,b"]), ValueError, "a,b"),
-    ("skill empty", dict(skills=[" "]), ValueError, "non-empty"),
-    ("skills str", dict(skills="pdf"), ValueError, "pdf"),
+    ("skill empty", dict(skills=[" "]), ValueError, "empty"),
+    ("skills str", dict(skills="pdf"), TypeError, "Did you mean"),
     ("agent type", dict(agents={"a": "prompt"}), TypeError, "AgentDefinition"),
     ("env value", dict(env={"A": 1}), TypeError, "options.env"),
     ("tools str", dict(tools="Read,Bash"), TypeError, "tools"),
@@ -460,6 +461,7 @@ def test_env_inherits_strips_claudecode_and_adds_ours() -> None:
         "PATH": "/bin",
         "CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT,
         "CLAUDE_AGENT_SDK_VERSION": __version__,
+        "CLAUDE_CODE_SDK_READS_SESSION_STATE": "1",
     }
 
 
@@ -470,7 +472,7 @@ def test_entrypoint_is_one_the_cli_treats_as_an_sdk() -> None:
 
 def test_file_checkpointing_sets_its_variable() -> None:
     env = plan_for(enable_file_checkpointing=True).env
-    assert env["CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"] == "1"
+    assert env["CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"] == "true"
     assert "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING" not in plan_for().env
 
 
@@ -504,7 +506,10 @@ def test_cwd_is_a_string_and_sets_pwd() -> None:
 
 
 def test_user_is_passed_to_the_shell() -> None:
-    assert plan_for(user="builder").user == "builder"
+    import pwd  # the user must exist: options check it at construction
+
+    builder = pwd.getpwuid(os.getuid()).pw_name
+    assert plan_for(user=builder).user == builder
 
 
 def test_argv_strings_shows_file_placeholders() -> None:
@@ -539,7 +544,7 @@ NON_DEFAULT: Dict[str, Any] = {
     "env": {"K": "V"},
     "extra_args": {"bare": None},
     "can_use_tool": no_permission_prompts,
-    "user": "someone",
+    "user": "root",  # must exist: options check it at construction
     "include_partial_messages": True,
     "include_hook_events": True,
     "forward_subagent_text": True,
@@ -555,6 +560,8 @@ NON_DEFAULT: Dict[str, Any] = {
     "enable_file_checkpointing": True,
     "task_budget": {"total": 100},
     "deny_all_permissions": True,
+    "resume_drops_turn": "u2",
+    "client_app": "my-app/1.0",
     "hooks": {"PreToolUse": [HookMatcher(hooks=[lambda *a: None])]},
     "session_store": InMemorySessionStore(),
     # TS-SDK extras
@@ -604,6 +611,8 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "initialize_timeout": 2.0,
         "close_timeout": 3.0,
         "raise_on_error_result": False,
+        "verbatim_prompts": True,
+        "debug_stderr": sys.stderr,
         "session_store_flush": "eager",
         "load_timeout_ms": 5,
         "on_elicitation": lambda request: {"action": "decline"},
@@ -693,13 +702,23 @@ FIND_CASES = [
         "/home/u/.claude/local/claude",
     ),
     (
-        "install paths before wheel",
+        "wheel before install paths (official order)",
         None,
         dict(
             files=["/home/u/.claude/local/claude", "/site/claude_agent_sdk/_bundled/claude"],
             wheel_dir="/site/claude_agent_sdk",
         ),
-        "/home/u/.claude/local/claude",
+        "/site/claude_agent_sdk/_bundled/claude",
+    ),
+    (
+        "wheel before PATH (official order)",
+        None,
+        dict(
+            files=["/site/claude_agent_sdk/_bundled/claude"],
+            wheel_dir="/site/claude_agent_sdk",
+            on_path={"claude": "/bin/claude"},
+        ),
+        "/site/claude_agent_sdk/_bundled/claude",
     ),
     (
         "bundled in wheel",

@@ -5,7 +5,9 @@ imported here: a user's object is recognised by the module its class comes from)
 
 from __future__ import annotations
 
-from typing import Any, Literal, Mapping, TypedDict
+from typing import Any, Mapping
+
+from .options import McpSdkServerConfig  # the official TypedDict (re-exported here)
 
 __all__ = [
     "McpSdkServerConfig",
@@ -13,21 +15,6 @@ __all__ = [
     "mcp_package_lowlevel_server",
     "sdk_server_instance",
 ]
-
-
-class McpSdkServerConfig(TypedDict):
-    """An in-process server entry of ``mcp_servers``: ``{"type": "sdk", "name", "instance"}``.
-
-    ``create_sdk_mcp_server`` makes one whose ``instance`` is an ``SdkMcpServer``. The
-    ``instance`` may also be a server built with the ``mcp`` package (``mcp.server.Server``,
-    or FastMCP / ``MCPServer``, whose low-level server is used); claude_sync then serves
-    everything that server handles (tools, resources, prompts, …) through the CLI's
-    ``mcp_message`` requests. ``mcp`` is never imported unless such an object is given.
-    """
-
-    type: Literal["sdk"]
-    name: str
-    instance: Any
 
 
 def _is_own_server(value: Any) -> bool:
