@@ -404,9 +404,26 @@ class Session:
             except FutureTimeoutError:
                 continue
             except ClaudeSDKError as exc:
+                reported = self._error_result_before_the_end()
+                if reported is not None:  # e.g. a refused resume: the CLI's own reason
+                    raise reported from exc
                 raise CLIConnectionError(
                     f"The CLI ended while waiting for control request {subtype!r}: {exc}"
                 ) from exc
+
+    def _error_result_before_the_end(self) -> Optional[ClaudeSDKError]:
+        """The ``ResultError`` of an error result the CLI reported before it ended (as the
+        official SDK raises for a request that was still waiting), else None."""
+        with self._lock:
+            result = self.last_result
+        if result is None or not result.is_error:
+            return None
+        from .._core.protocol import result_error
+
+        transport = self._transport
+        if transport is None:
+            return result_error(result)
+        return result_error(result, exit_code=transport.exit_code(), stderr=transport.stderr_tail() or None)
 
     @property
     def has_pending_requests(self) -> bool:
