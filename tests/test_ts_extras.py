@@ -224,3 +224,15 @@ def test_set_mcp_servers_refuses_a_new_in_process_server() -> None:
             client.set_mcp_servers({"calc": create_sdk_mcp_server("calc")})
         with pytest.raises(ValueError, match="encoding must be"):
             client.read_file("x", encoding="latin-1")
+
+
+def test_options_with_host_callbacks_do_not_pickle_and_name_the_field() -> None:
+    import pickle
+
+    def fill(request: ElicitationRequest) -> ElicitationResult:
+        return ElicitationResult("decline")
+
+    with pytest.raises(TypeError, match=r"ClaudeAgentOptions\.on_elicitation"):
+        pickle.dumps(ClaudeAgentOptions(on_elicitation=fill))
+    plain = ClaudeAgentOptions(title="t", tool_aliases={"A": "B"})
+    assert pickle.loads(pickle.dumps(plain)) == plain
