@@ -19,11 +19,12 @@ yielded until the CLI exits.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
-from ._core.errors import ClaudeSDKError, ResultError
+from ._core.errors import ClaudeSDKError, ResultError, UsageError
 from ._core.messages import Message, ResultMessage
 from ._core.options import ClaudeAgentOptions
 from ._core.protocol import iter_user_frames, result_error, user_message_frame
@@ -72,6 +73,23 @@ class QueryStream:
 
     def __next__(self) -> Message:
         return next(iter(self))
+
+    def text_stream(self) -> Iterator[str]:
+        """Iterate the answer's text as it arrives (token by token) instead of messages.
+
+        Turns ``include_partial_messages`` on for this run (the options object passed in is
+        not changed) and yields each text delta of the top-level assistant; separate text
+        blocks are joined by a blank line. Call it before iterating the stream (else
+        ``UsageError``); the run ends as iterating would (``ResultError`` …), and closing the
+        text iterator closes the stream.
+        """
+        from ._core.text import iter_text
+
+        if self._gen is not None:
+            raise UsageError("text_stream() must be called before the stream is iterated")
+        if not self._run.options.include_partial_messages:
+            self._run.options = dataclasses.replace(self._run.options, include_partial_messages=True)
+        return iter_text(self)
 
     def close(self) -> None:
         """End the run now and reap the CLI (idempotent; any thread)."""
