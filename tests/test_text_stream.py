@@ -6,7 +6,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from claude_sync import ClaudeAgentOptions, UsageError, query
+from claude_sync import ClaudeAgentOptions, CLINotFoundError, UsageError, query
 from claude_sync._core.parse import parse_message
 from claude_sync._core.text import TextDeltas, iter_text
 
@@ -107,7 +107,7 @@ def test_query_text_stream_turns_partial_messages_on_without_touching_the_option
 
 def test_query_text_stream_after_iteration_started_is_a_usage_error() -> None:
     stream = query("hi", options=ClaudeAgentOptions(cli_path="/nonexistent/claude"))
-    with pytest.raises(Exception):
+    with pytest.raises(CLINotFoundError):
         next(stream)
     with pytest.raises(UsageError):
         stream.text_stream()
