@@ -63,6 +63,7 @@ from .._core.protocol import (
 )
 from .mailbox import Mailbox
 from .pool import CallbackPool
+from .wire_log import WireTap, wire_tap
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.command import OptionsPlan, SpawnPlan
@@ -126,6 +127,7 @@ class Session:
         self._ids = itertools.count(1)
         self._id_prefix = os.urandom(4).hex()
         self._reader: Optional[threading.Thread] = None
+        self._wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
         self._flow = threading.Condition(threading.Lock())
         self._paused = False
         self._resume_below = 0
@@ -181,6 +183,7 @@ class Session:
             argv, env=plan.env, cwd=plan.cwd, user=plan.user, stderr_callback=self.options.stderr
         )
         self._transport.start()
+        self._wire = wire_tap(f"cli[{self._transport.pid}]")
         self._reader = threading.Thread(
             target=self._read_loop, name=f"claude_sync-reader-{self._transport.pid}", daemon=True
         )
@@ -217,6 +220,8 @@ class Session:
         if transport is None:
             raise UsageError("the session is not connected")
         data = encode_frame(frame)
+        if self._wire is not None:
+            self._wire.sent(data)
         try:
             transport.write(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
@@ -359,7 +364,8 @@ class Session:
         assert self._transport is not None
         error: Optional[BaseException] = None
         try:
-            self._pump(self._transport.read_chunk)
+            read = self._transport.read_chunk
+            self._pump(read if self._wire is None else self._wire.reading(read))
         except ClaudeSDKError as exc:
             error = exc
         except BaseException as exc:  # noqa: BLE001 - a reader bug must still wake everyone
