@@ -26,6 +26,7 @@ import re
 from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Optional, Tuple
 
+from .hints import hint_for
 from .redaction import REDACTED, redact
 
 __all__ = [
@@ -299,6 +300,9 @@ def _result_html(result: Any) -> str:
         body += f'<div style="white-space:pre-wrap">{esc(_redact_text(result.result))}</div>'
     for error in result.errors or ():
         body += f'<div style="color:{_COLORS["error"]}">{esc(_redact_text(error))}</div>'
+    hint = hint_for(result)
+    if hint is not None:
+        body += f"<div><b>Hint:</b> {esc(hint)}</div>"
     return _box("error" if result.is_error else "result", "result", body)
 
 
@@ -349,6 +353,9 @@ def to_markdown(obj: Any) -> str:
         text = f"**{esc(result_footer(obj))}**"
         if obj.result:
             text += "\n\n" + safe_markdown(obj.result)
+        hint = hint_for(obj)
+        if hint is not None:
+            text += f"\n\n**Hint:** {esc(hint)}"
         return text
     if obj.__class__.__name__ in _BLOCK_CLASS_NAMES:
         return block_markdown(obj)

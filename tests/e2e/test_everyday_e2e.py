@@ -3,13 +3,16 @@ display, and the hints newcomers get for the usual failures."""
 
 from __future__ import annotations
 
-from typing import Any, List
+import socket
+from pathlib import Path
+from typing import Any, Dict, List
 
 import pytest
 
-from claude_sync import ClaudeSDKClient, query
+from claude_sync import ClaudeSDKClient, ResultError, query
+from claude_sync._core import hints
 
-from .fake_api import FakeAnthropicAPI, text, tool_use
+from .fake_api import FakeAnthropicAPI, error, text, tool_use
 
 pytestmark = pytest.mark.e2e
 
@@ -37,3 +40,41 @@ def test_client_text_stream_per_turn(fake_api: FakeAnthropicAPI, e2e_options: An
         second = list(client.text_stream(timeout=60))
     assert first == ["o", "n", "e"]
     assert "".join(second) == "two"
+
+
+# ----------------------------------------------------------------------------- hints
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+HINT_CASES = [
+    ("not logged in", {"env": {"ANTHROPIC_API_KEY": None}}, [], hints.NOT_LOGGED_IN, "Not logged in"),
+    ("invalid key", {}, [error(401, "authentication_error", "invalid x-api-key")], hints.INVALID_KEY, "Invalid API key"),
+    ("unreachable", {"closed_port": True}, [], hints.UNREACHABLE, "API Error"),
+    ("model not found", {"model": "claude-nope"}, [error(404, "not_found_error", "model: claude-nope")] * 3, hints.MODEL_NOT_FOUND, "claude-nope"),
+    ("budget exceeded", {"max_budget_usd": 0.0000001}, [text("a"), text("b")], hints.BUDGET, "budget"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, setup, script, hint, cli_text", HINT_CASES, ids=[c[0] for c in HINT_CASES])
+def test_newcomer_failures_raise_with_a_hint(
+    name: str, setup: Dict[str, Any], script: List[Any], hint: str, cli_text: str,
+    fake_api: FakeAnthropicAPI, e2e_options: Any, tmp_path: Path,
+) -> None:  # fmt: skip
+    fields = {k: v for k, v in setup.items() if k not in ("env", "closed_port")}
+    env: Dict[str, Any] = {"CLAUDE_CODE_MAX_RETRIES": "0", **setup.get("env", {})}
+    options = e2e_options(env=env, **fields)
+    if setup.get("closed_port"):
+        options.env["ANTHROPIC_BASE_URL"] = f"http://127.0.0.1:{_free_port()}"
+    for item in script:
+        fake_api.add(item)
+    with pytest.raises(ResultError) as info:
+        list(query("hi", options=options))
+    message = str(info.value)
+    assert f"\nHint: {hint}" in message
+    assert cli_text in message.splitlines()[0]  # the CLI's own words come first
+    assert info.value.hint == hint  # type: ignore[attr-defined]
