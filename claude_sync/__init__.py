@@ -88,6 +88,7 @@ from ._version import __version__
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
     from ._core.mcp import SdkMcpServer, create_sdk_mcp_server
     from ._core.mcp_tools import SdkMcpTool, ToolContext, tool
+    from ._display import show
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.
@@ -96,6 +97,7 @@ _LAZY = {
     "SdkMcpServer": "._core.mcp",
     "SdkMcpTool": "._core.mcp_tools",
     "ToolContext": "._core.mcp_tools",
+    "show": "._display",  # the live display loads on first use
 }
 
 
@@ -118,6 +120,7 @@ __all__ = [
     "ClaudeAgentOptions",
     "AgentDefinition",
     "merge_assistant_messages",
+    "show",
     "Transport",
     # callbacks
     "CanUseTool",

@@ -1,0 +1,153 @@
+"""``show()``: watch a run live, in a notebook or a terminal.
+
+::
+
+    from claude_sync import query, show
+    show(query("Summarise README.md", options=opts))      # a notebook cell or a script
+    with ClaudeSDKClient(opts) as client:
+        client.query("And now?")
+        show(client.receive_response())
+
+In Jupyter (an IPython kernel is running) one output area is updated as the run goes: the
+streamed text as Markdown, thinking and each tool call (input, result) collapsed, permission
+decisions and hook outcomes marked, a footer with turns, tokens, cost and elapsed time, then
+the final answer. Anywhere else a compact plain-text transcript is printed as it happens
+(no escape codes). IPython is used only when it is already loaded; nothing is imported for it.
+
+The caller's thread iterates; ``show`` returns when the messages end, and closes them when it
+stops early (an exception, a kernel interrupt), so the CLI is reaped.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import sys
+import time
+from typing import Any, Deque, Iterable, List, Optional, TextIO, Tuple
+
+from ._core.live import RunView
+from ._core.messages import Message
+from ._core.render import result_footer
+
+__all__ = ["show", "Transcript"]
+
+REFRESH_SECONDS = 0.25
+"""How often, at most, the notebook output is redrawn while messages stream in."""
+
+
+class Transcript(List[Message]):
+    """The messages ``show()`` displayed (a plain list), with a one-line repr."""
+
+    def __repr__(self) -> str:
+        result = next((m for m in reversed(self) if getattr(m, "type", None) == "result"), None)
+        summary = result_footer(result) if result is not None else "no result"
+        return f"<Transcript: {len(self)} messages; {summary}>"
+
+
+def show(messages: Iterable[Message], *, file: Optional[TextIO] = None) -> Transcript:
+    """Display a run as it happens; return its messages.
+
+    ``messages`` is a ``query()`` stream, a ``ClaudeSDKClient`` response iterator, or any
+    message iterable (a saved list renders at once). For a ``query()`` stream not yet
+    iterated, ``show`` turns on ``include_partial_messages`` (text streams token by token)
+    and ``include_hook_events`` for that run, and notes every ``can_use_tool`` decision
+    (the caller's options object is not changed). ``file`` (terminal mode) defaults to
+    ``sys.stdout``; passing it forces terminal mode. Raises what iterating ``messages``
+    raises (``ResultError`` after an error result is shown, …).
+    """
+    decisions: Deque[Tuple[str, Optional[str], str]] = collections.deque()
+    _prepare_query_stream(messages, decisions)
+    view = RunView()
+    notebook = _notebook_sink() if file is None else None
+    sink: Any = notebook if notebook is not None else _TerminalSink(file if file is not None else sys.stdout)
+    shown = Transcript()
+    started = time.monotonic()
+    try:
+        for message in messages:
+            shown.append(message)
+            pieces: List[str] = []
+            while decisions:
+                pieces.extend(view.note_permission(*decisions.popleft()))
+            pieces.extend(view.feed(message))
+            sink.update(view, pieces, time.monotonic() - started, final=False)
+    finally:
+        sink.update(view, [], time.monotonic() - started, final=True)
+        close = getattr(messages, "close", None)
+        if close is not None:
+            close()
+    return shown
+
+
+def _prepare_query_stream(messages: Any, decisions: Deque[Tuple[str, Optional[str], str]]) -> None:
+    from ._query import QueryStream
+
+    if not isinstance(messages, QueryStream) or messages._gen is not None:
+        return
+    options = messages._run.options
+    changes: dict = {"include_partial_messages": True, "include_hook_events": True}  # type: ignore[type-arg]
+    if options.can_use_tool is not None:
+        changes["can_use_tool"] = _noting(options.can_use_tool, decisions)
+    messages._run.options = dataclasses.replace(options, **changes)
+
+
+def _noting(callback: Any, decisions: Deque[Tuple[str, Optional[str], str]]) -> Any:
+    """``callback`` that also records its decision for the display (callback-pool thread;
+    ``deque.append`` is thread-safe)."""
+
+    def can_use_tool(tool_name: str, tool_input: Any, context: Any) -> Any:
+        result = callback(tool_name, tool_input, context)
+        behavior = getattr(result, "behavior", "?")
+        label = "allowed" if behavior == "allow" else f"denied: {getattr(result, 'message', '') or 'no reason'}"
+        decisions.append((tool_name, getattr(context, "tool_use_id", None), label))
+        return result
+
+    return can_use_tool
+
+
+class _TerminalSink:
+    """Prints the view's pieces as they come: plain text, no escape codes."""
+
+    def __init__(self, file: TextIO) -> None:
+        self.file = file
+        self._started = False
+
+    def update(self, view: RunView, pieces: List[str], elapsed: float, final: bool) -> None:
+        text = "".join(pieces)
+        if not self._started:
+            text = text.lstrip("\n")
+            self._started = bool(text)
+        if text:
+            self.file.write(text)
+        if final and view.result is None:
+            self.file.write(f"\n[{view.footer(elapsed)}: the run ended without a result]\n")
+        self.file.flush()
+
+
+class _NotebookSink:
+    """One IPython display area, redrawn at most every ``REFRESH_SECONDS`` (and at the end)."""
+
+    def __init__(self, display: Any, markdown: Any) -> None:
+        self._markdown = markdown
+        self._handle = display(markdown("*starting…*"), display_id=True)
+        self._last = 0.0
+
+    def update(self, view: RunView, pieces: List[str], elapsed: float, final: bool) -> None:
+        now = time.monotonic()
+        if not final and now - self._last < REFRESH_SECONDS:
+            return
+        self._last = now
+        self._handle.update(self._markdown(view.to_markdown(elapsed)))
+
+
+def _notebook_sink() -> Optional[_NotebookSink]:
+    """A notebook sink when an IPython *kernel* is running (never imports IPython itself)."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return None
+    shell = ipython.get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return None  # terminal IPython: the plain transcript reads better
+    from IPython.display import Markdown, display  # type: ignore[import-not-found,unused-ignore]
+
+    return _NotebookSink(display, Markdown)
