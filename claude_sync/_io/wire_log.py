@@ -11,8 +11,10 @@ check, no per-chunk check). Turning DEBUG on later affects the next session.
 stderr handler to the ``claude_sync`` logger at that level, as ``ANTHROPIC_LOG`` does for the
 Anthropic SDK; ``debug`` includes the wire log. Read at the first connect (not at import).
 
-**The CLI's own debug output** is not on the wire: pass ``debug_stderr`` / ``stderr=`` (a
-callback per stderr line) and ``extra_args={"debug-to-stderr": None}`` in the options.
+**The CLI's own debug output** is not on the wire: ``extra_args={"debug-to-stderr": None}``
+makes the CLI write its debug log (``[DEBUG] …`` lines; ~150 for one short run of CLI
+2.1.197) to its stderr, which goes to the ``stderr=`` callback (one call per line) or, without
+one, to ``debug_stderr`` (a file object; default ``sys.stderr``).
 
 Which thread: ``WireTap.reading`` runs on the session's reader thread; ``WireTap.sent`` on
 whichever thread writes a frame.

@@ -1,0 +1,103 @@
+"""Sphinx configuration for the claude_sync documentation (``python -m sphinx -W docs out``).
+
+``api.rst`` includes ``_generated/api_names.rst``, written here from ``claude_sync.__all__``
+at every build, so the reference always covers every public name
+(``tests/test_docs.py`` checks each has a docstring and is in the page).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import claude_sync  # noqa: E402
+
+project = "claude_sync"
+author = "claude_sync contributors"
+copyright = "claude_sync contributors, MIT licence"  # noqa: A001
+release = claude_sync.__version__
+version = release
+
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon"]
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
+autodoc_default_options = {"members": False}
+exclude_patterns = ["_build", "_generated", "protocol", "Thumbs.db", ".DS_Store"]
+suppress_warnings = ["ref.python"]  # typing names inside annotations have no target here
+nitpicky = False
+
+try:
+    import furo  # noqa: F401
+
+    html_theme = "furo"
+except ImportError:  # pragma: no cover - the docs extra installs furo
+    html_theme = "alabaster"
+html_title = f"claude_sync {release}"
+
+
+ALIAS_DOCS = {
+    "CanUseTool": "The type of ``ClaudeAgentOptions.can_use_tool``: ``(tool_name, tool_input, context: "
+    "ToolPermissionContext) -> PermissionResultAllow | PermissionResultDeny``, run on the callback pool.",
+    "HookCallback": "The type of a hook function: ``(hook_input: dict, tool_use_id: str | None, context: "
+    "HookContext) -> dict | None``, run on the callback pool.",
+    "KNOWN_HOOK_EVENTS": "The hook event names the CLI knows (``PreToolUse``, ``PostToolUse``, ``Stop`` …), "
+    "the keys of ``ClaudeAgentOptions.hooks``.",
+    "PermissionMode": "``\"default\"``, ``\"acceptEdits\"``, ``\"plan\"``, ``\"bypassPermissions\"``, "
+    "``\"dontAsk\"`` or ``\"auto\"``.",
+    "PermissionResult": "``PermissionResultAllow | PermissionResultDeny``: what a ``can_use_tool`` callback returns.",
+    "Message": "Any message a stream yields: ``UserMessage``, ``AssistantMessage``, ``SystemMessage`` (and its "
+    "subclasses), ``ResultMessage``, ``StreamEvent``, ``RateLimitEvent`` …, ``UnknownMessage``.",
+    "ContentBlock": "Any item of a message's ``content``: ``TextBlock``, ``ThinkingBlock``, ``ToolUseBlock``, "
+    "``ToolResultBlock`` …, ``UnknownBlock``.",
+}
+"""One line for each public name that is a type alias or a constant (they carry no docstring)."""
+
+
+def api_directives() -> str:
+    """The reference body: one autodoc (or ``data``) directive per public name."""
+    lines = []
+    for name in claude_sync.__all__:
+        if name == "__version__":
+            continue
+        obj = getattr(claude_sync, name)
+        if isinstance(obj, type):
+            lines.append(f".. autoclass:: claude_sync.{name}\n   :members:\n   :exclude-members: {_SERDE}\n\n")
+        elif callable(obj) and hasattr(obj, "__code__"):
+            lines.append(f".. autofunction:: claude_sync.{name}\n\n")
+        else:
+            lines.append(f".. data:: claude_sync.{name}\n\n   {ALIAS_DOCS[name]}\n\n")
+    return "".join(lines)
+
+
+_SERDE = "to_dict, to_json, from_dict, from_json, schema"
+
+
+def _write_api_names() -> None:
+    target = HERE / "_generated" / "api_names.rst"
+    target.parent.mkdir(exist_ok=True)
+    text = api_directives()
+    if not target.exists() or target.read_text() != text:
+        target.write_text(text)
+
+
+_write_api_names()
+
+
+def _plain_section_headers(app: object, what: str, name: str, obj: object, options: object, lines: list) -> None:
+    """``Raises (on construction):`` → a sentence, then ``Raises:``, so napoleon (which runs
+    after this) formats the section instead of docutils reading a broken definition list."""
+    import re
+
+    pattern = re.compile(r"^(\s*)(Raises|Returns|Args) \(([^)]*)\):\s*$")
+    for index, line in enumerate(list(lines)):
+        match = pattern.match(line)
+        if match:
+            indent, section, note = match.groups()
+            lines[index : index + 1] = [f"{indent}{note[:1].upper()}{note[1:]}:", "", f"{indent}{section}:"]
+
+
+def setup(app: object) -> None:
+    app.connect("autodoc-process-docstring", _plain_section_headers, priority=400)  # type: ignore[attr-defined]
