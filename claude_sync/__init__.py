@@ -33,6 +33,7 @@ from ._core.errors import (
     ProcessError,
     ReceiveTimeoutError,
     ResultError,
+    SessionStoreError,
     UsageError,
 )
 from ._core.hook_types import KNOWN_HOOK_EVENTS, HookCallback, HookContext, HookMatcher
@@ -88,7 +89,43 @@ from ._version import __version__
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
     from ._core.mcp import SdkMcpServer, create_sdk_mcp_server
     from ._core.mcp_tools import SdkMcpTool, ToolContext, tool
+    from ._core.session_summary import fold_session_summary
+    from ._core.session_types import (
+        ForkSessionResult,
+        SDKSessionInfo,
+        SessionKey,
+        SessionListSubkeysKey,
+        SessionMessage,
+        SessionStore,
+        SessionStoreEntry,
+        SessionStoreFlushMode,
+        SessionStoreListEntry,
+        SessionSummaryEntry,
+    )
     from ._display import show
+    from ._io.memory_store import InMemorySessionStore
+    from ._io.sqlite_store import SQLiteSessionStore
+    from ._io.store_functions import (
+        delete_session_via_store,
+        fork_session_via_store,
+        get_session_info_from_store,
+        get_session_messages_from_store,
+        get_subagent_messages_from_store,
+        import_session_to_store,
+        list_sessions_from_store,
+        list_subagents_from_store,
+        project_key_for_directory,
+        rename_session_via_store,
+        tag_session_via_store,
+    )
+    from ._io.transcript_edits import delete_session, fork_session, rename_session, tag_session
+    from ._io.transcripts import (
+        get_session_info,
+        get_session_messages,
+        get_subagent_messages,
+        list_sessions,
+        list_subagents,
+    )
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.
@@ -98,6 +135,28 @@ _LAZY = {
     "SdkMcpTool": "._core.mcp_tools",
     "ToolContext": "._core.mcp_tools",
     "show": "._display",  # the live display loads on first use
+    # Sessions and session stores load on first use too.
+    **dict.fromkeys(
+        ("SDKSessionInfo", "SessionMessage", "ForkSessionResult", "SessionKey", "SessionListSubkeysKey",
+         "SessionStore", "SessionStoreEntry", "SessionStoreFlushMode", "SessionStoreListEntry",
+         "SessionSummaryEntry"),
+        "._core.session_types",
+    ),
+    "fold_session_summary": "._core.session_summary",
+    "InMemorySessionStore": "._io.memory_store",
+    "SQLiteSessionStore": "._io.sqlite_store",
+    **dict.fromkeys(
+        ("list_sessions", "get_session_info", "get_session_messages", "list_subagents", "get_subagent_messages"),
+        "._io.transcripts",
+    ),
+    **dict.fromkeys(("rename_session", "tag_session", "delete_session", "fork_session"), "._io.transcript_edits"),
+    **dict.fromkeys(
+        ("project_key_for_directory", "import_session_to_store", "list_sessions_from_store",
+         "get_session_info_from_store", "get_session_messages_from_store", "list_subagents_from_store",
+         "get_subagent_messages_from_store", "rename_session_via_store", "tag_session_via_store",
+         "delete_session_via_store", "fork_session_via_store"),
+        "._io.store_functions",
+    ),
 }
 
 
@@ -195,5 +254,40 @@ __all__ = [
     "ControlTimeoutError",
     "ReceiveTimeoutError",
     "UsageError",
+    "SessionStoreError",
+    # sessions (transcript files) and session stores
+    "list_sessions",
+    "get_session_info",
+    "get_session_messages",
+    "list_subagents",
+    "get_subagent_messages",
+    "rename_session",
+    "tag_session",
+    "delete_session",
+    "fork_session",
+    "SDKSessionInfo",
+    "SessionMessage",
+    "ForkSessionResult",
+    "SessionKey",
+    "SessionListSubkeysKey",
+    "SessionStore",
+    "SessionStoreEntry",
+    "SessionStoreFlushMode",
+    "SessionStoreListEntry",
+    "SessionSummaryEntry",
+    "InMemorySessionStore",
+    "SQLiteSessionStore",
+    "fold_session_summary",
+    "project_key_for_directory",
+    "import_session_to_store",
+    "list_sessions_from_store",
+    "get_session_info_from_store",
+    "get_session_messages_from_store",
+    "list_subagents_from_store",
+    "get_subagent_messages_from_store",
+    "rename_session_via_store",
+    "tag_session_via_store",
+    "delete_session_via_store",
+    "fork_session_via_store",
     "__version__",
 ]

@@ -4,7 +4,8 @@ Thread-safety contract (enforced):
 
 - **One consumer at a time.** ``receive_messages()`` / ``receive_response()`` hold the
   consumer slot from their first ``next()`` until they finish or are closed; a second
-  concurrent consumer gets ``UsageError``.
+  concurrent consumer gets ``UsageError`` (on its first ``next()``). An iterator that was
+  never started holds nothing.
 - **Any thread** may call ``query``, ``interrupt``, every control method and ``close``
   while another thread iterates — including a callback running on the callback pool and a
   signal handler. Control calls never wait for the consumer: the reader thread keeps
@@ -23,13 +24,20 @@ idle is harmless (the CLI acknowledges, nothing else happens; ``drain=True`` ret
 
 Ctrl-C: a ``KeyboardInterrupt`` while ``receive_*`` waits sends the protocol ``interrupt``
 (never a signal to the CLI) and re-raises; a second one before that turn's result tears the
-session down. Waits are sliced so Ctrl-C is seen promptly.
+session down. Waits are sliced so Ctrl-C is seen promptly. Nothing taken from the stream is
+lost: with ``merge_assistant=True`` the block lines held for merging go back to the queue
+when the iteration stops for any reason (Ctrl-C, a receive timeout, leaving the loop).
+
+A connected client that is dropped without ``close()`` is closed when it is garbage
+collected, with a ``ResourceWarning`` (as files and sockets do).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import warnings
+import weakref
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._core.errors import ClaudeSDKError, UsageError
@@ -37,8 +45,10 @@ from ._core.merger import AssistantMessageMerger
 from ._core.messages import Message, ResultMessage
 from ._core.options import ClaudeAgentOptions
 from ._core.permission_types import PermissionMode
-from ._core.protocol import iter_user_frames, user_message_frame
+from ._core.protocol import StreamItem, iter_user_frames, user_message_frame
+from ._core.stream_merge import extends_head, next_merged
 from ._io.session import Session
+from ._io.transport import Transport
 
 __all__ = ["ClaudeSDKClient", "build_session"]
 
@@ -47,30 +57,42 @@ logger = logging.getLogger("claude_sync.client")
 _INTERRUPT_ON_CTRL_C_TIMEOUT = 2.0
 
 
-def build_session(options: ClaudeAgentOptions) -> Session:
+def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = None) -> Session:
     """A not-yet-connected session for ``options``, interpreted once (``interpret_options``):
-    the session spawns from that plan and the request handlers serve from it.
+    the session spawns from that plan and the request handlers serve from it; over
+    ``transport`` (None: the CLI as a child process).
 
     Raises ``ValueError`` / ``TypeError`` for invalid options (e.g. ``can_use_tool`` together
     with ``permission_prompt_tool_name``), before anything starts.
     """
     from ._core.command import interpret_options  # first use only, not at import
-    from ._io.serving import build_handlers  # callback machinery loads on first use
+    from ._io.serving import RequestServer, build_handlers  # callback machinery loads on first use
 
     plan = interpret_options(options)
-    return Session(options, plan=plan, handlers=build_handlers(plan))
+    server = RequestServer(build_handlers(plan), options.callback_workers)
+    return Session(options, plan=plan, server=server, transport=transport)
 
 
 class ClaudeSDKClient:
-    """A multi-turn conversation with one CLI process. See the module doc for the contract."""
+    """A multi-turn conversation with one CLI process. See the module doc for the contract.
 
-    def __init__(self, options: Optional[ClaudeAgentOptions] = None) -> None:
+    ``transport``: a ``Transport`` to use instead of spawning the CLI (one client, one
+    transport). As in the official SDK, the options that become CLI flags (model, cwd,
+    tools …) are then not applied; the ones sent through the protocol are (hooks, agents,
+    permission callbacks, SDK MCP servers). Raises ``TypeError`` for a non-``Transport``.
+    """
+
+    def __init__(self, options: Optional[ClaudeAgentOptions] = None, transport: Optional[Transport] = None) -> None:
+        if transport is not None and not isinstance(transport, Transport):
+            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
         self.options = options or ClaudeAgentOptions()
+        self._transport = transport
         self._session: Optional[Session] = None
         self._consumer = threading.Lock()
         self._state = threading.Lock()
         self._closed = False
         self._ctrl_c_pending = False
+        self._reaper: Optional[weakref.finalize[Any, Any]] = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -86,8 +108,10 @@ class ClaudeSDKClient:
                 raise UsageError("this client is closed; create a new one")
             if self._session is not None:
                 raise UsageError("this client is already connected")
-            self._session = build_session(self.options)
-        self._session.connect()
+            session = self._session = build_session(self.options, self._transport)
+            self._reaper = weakref.finalize(self, _reap_dropped_client, session)
+            self._reaper.atexit = False  # at exit the transport's own reaper stops the CLI
+        session.connect()
         if prompt is not None:
             self.query(prompt)
 
@@ -96,6 +120,9 @@ class ClaudeSDKClient:
         with self._state:
             self._closed = True
             session = self._session
+            reaper = self._reaper
+        if reaper is not None:
+            reaper.detach()
         if session is not None:
             session.close()
 
@@ -145,7 +172,7 @@ class ClaudeSDKClient:
 
     def receive_messages(
         self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None
-    ) -> Iterator[Message]:
+    ) -> Iterator[StreamItem]:
         """Every message until the CLI ends (caller's thread; one consumer at a time).
 
         ``timeout`` bounds the whole iteration, ``idle_timeout`` the silence between two
@@ -161,7 +188,7 @@ class ClaudeSDKClient:
         timeout: Optional[float] = None,
         idle_timeout: Optional[float] = None,
         merge_assistant: bool = False,
-    ) -> Iterator[Message]:
+    ) -> Iterator[StreamItem]:
         """Messages up to and including the next ``ResultMessage`` (see ``receive_messages``).
 
         With ``merge_assistant=True``, the per-content-block ``AssistantMessage`` lines the
@@ -182,20 +209,24 @@ class ClaudeSDKClient:
 
     def _receive(
         self, *, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float], merge: bool = False
-    ) -> Iterator[Message]:
+    ) -> Iterator[StreamItem]:
         session = self._live_session()
-        if not self._consumer.acquire(blocking=False):
-            raise UsageError("another thread is already receiving from this client")
         if merge:
             return self._consume_merged(session, until_result, timeout, idle_timeout)
         return self._consume(session, until_result, timeout, idle_timeout)
 
+    def _take_consumer_slot(self) -> None:
+        """Called on an iterator's first ``next()``; ``UsageError`` if another one holds it."""
+        if not self._consumer.acquire(blocking=False):
+            raise UsageError("another thread is already receiving from this client")
+
     def _consume(
         self, session: Session, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float]
-    ) -> Iterator[Message]:
+    ) -> Iterator[StreamItem]:
         # A `for` loop, not `item = next(messages)`: CPython checks for a pending Ctrl-C when
         # a call returns, which would drop the item `next` returned. Between `for` handing
         # over an item and our `yield` there is no call, so an interrupt loses nothing.
+        self._take_consumer_slot()
         try:
             for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
                 if item.__class__ is ResultMessage:
@@ -213,34 +244,46 @@ class ClaudeSDKClient:
 
     def _consume_merged(
         self, session: Session, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float]
-    ) -> Iterator[Message]:
-        """``_consume`` with whole assistant messages. On Ctrl-C, what the merger holds (the
-        block lines of an unfinished message, merged messages not yet yielded) goes back to
-        the head of the session's queue for the next ``receive_*``. (Only an interrupt that
-        lands inside the merger's few microseconds of work on one line can still lose it.)"""
-        merger = AssistantMessageMerger()
-        ready: List[Message] = []
+    ) -> Iterator[StreamItem]:
+        """``_consume`` with whole assistant messages. Every item taken from the session goes
+        into ``held`` first (a list append: the item is in it before any signal check) and
+        leaves it by one ``del`` right before its ``yield``; whatever is still held when the
+        iteration stops — Ctrl-C, a timeout, the CLI's end, the loop left — goes back to the
+        head of the session's queue for the next ``receive_*`` (see ``_core.stream_merge``)."""
+        self._take_consumer_slot()
+        held: List[Any] = []
+        complete = False
         try:
             for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
-                ready = merger.feed(item)
-                while ready:
-                    message = ready[0]
-                    del ready[0]  # nothing that checks for signals between this and the yield
+                held.append(item)
+                if extends_head(held, complete):
+                    continue
+                ready = next_merged(held, complete=complete)
+                while ready is not None:
+                    complete = ready.head_complete
+                    message = ready.message
+                    del held[ready.start : ready.start + ready.length]
                     if message.__class__ is ResultMessage:
                         self._ctrl_c_pending = False
                     yield message
-                if until_result and item.__class__ is ResultMessage:
-                    return
-            ready = merger.flush()
-            while ready:
-                message = ready[0]
-                del ready[0]
+                    if until_result and message.__class__ is ResultMessage:
+                        return
+                    ready = next_merged(held, complete=complete)
+            ready = next_merged(held, at_end=True, complete=complete)
+            while ready is not None:
+                complete = ready.head_complete
+                message = ready.message
+                del held[ready.start : ready.start + ready.length]
                 yield message
+                ready = next_merged(held, at_end=True, complete=complete)
         except KeyboardInterrupt:
-            session.requeue_front([*ready, *merger.take_held()])
+            session.requeue_front(held)
+            held = []
             self._on_ctrl_c(session)
             raise
         finally:
+            if held:
+                session.requeue_front(held)
             self._consumer.release()
 
     def _on_ctrl_c(self, session: Session) -> None:
@@ -262,7 +305,7 @@ class ClaudeSDKClient:
 
     # ------------------------------------------------------------------ control
 
-    def interrupt(self, *, drain: bool = False, timeout: Optional[float] = None) -> List[Message]:
+    def interrupt(self, *, drain: bool = False, timeout: Optional[float] = None) -> List[StreamItem]:
         """Abort the running turn (any thread). Returns ``[]``, or with ``drain=True`` the
         messages consumed up to and including the aborted turn's ``ResultMessage``.
 
@@ -273,8 +316,7 @@ class ClaudeSDKClient:
         Raises ``ControlTimeoutError``, ``ControlRequestError``, ``CLIConnectionError``.
         """
         session = self._live_session()
-        with session._lock:
-            running = session.ledger.turn_running
+        running = session.turn_running
         if drain and not self._consumer.acquire(blocking=False):
             raise UsageError("interrupt(drain=True) needs the consumer slot; another thread is receiving")
         if drain:
@@ -360,6 +402,19 @@ class ClaudeSDKClient:
     @property
     def session(self) -> Optional[Session]:
         return self._session
+
+
+def _reap_dropped_client(session: Session) -> None:
+    """A connected client was garbage-collected without ``close()``: close its session."""
+    if session.closed:
+        return
+    warnings.warn(
+        f"ClaudeSDKClient with a connected Claude Code CLI (pid {session.pid}) was never closed; "
+        "closing it now. Use `with ClaudeSDKClient(...) as client:` or call close().",
+        ResourceWarning,
+        stacklevel=2,
+    )
+    session.close()
 
 
 def merge_assistant_messages(messages: Iterable[Message]) -> Iterator[Message]:

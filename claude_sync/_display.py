@@ -27,7 +27,7 @@ import time
 from typing import Any, Deque, Iterable, List, Optional, TextIO, Tuple
 
 from ._core.live import RunView
-from ._core.messages import Message
+from ._core.protocol import StreamItem
 from ._core.render import result_footer
 
 __all__ = ["show", "Transcript"]
@@ -36,7 +36,7 @@ REFRESH_SECONDS = 0.25
 """How often, at most, the notebook output is redrawn while messages stream in."""
 
 
-class Transcript(List[Message]):
+class Transcript(List[StreamItem]):
     """The messages ``show()`` displayed (a plain list), with a one-line repr."""
 
     def __repr__(self) -> str:
@@ -45,7 +45,7 @@ class Transcript(List[Message]):
         return f"<Transcript: {len(self)} messages; {summary}>"
 
 
-def show(messages: Iterable[Message], *, file: Optional[TextIO] = None) -> Transcript:
+def show(messages: Iterable[StreamItem], *, file: Optional[TextIO] = None) -> Transcript:
     """Display a run as it happens; return its messages.
 
     ``messages`` is a ``query()`` stream, a ``ClaudeSDKClient`` response iterator, or any

@@ -25,10 +25,11 @@ import threading
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
 from ._core.errors import ClaudeSDKError, ResultError, UsageError
-from ._core.messages import Message, ResultMessage
+from ._core.messages import ResultMessage
 from ._core.options import ClaudeAgentOptions
-from ._core.protocol import iter_user_frames, result_error, user_message_frame
+from ._core.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
 from ._io.session import Session
+from ._io.transport import Transport
 
 __all__ = ["query", "QueryStream"]
 
@@ -37,7 +38,9 @@ logger = logging.getLogger("claude_sync.query")
 Prompt = Union[str, Iterable[Dict[str, Any]]]
 
 
-def query(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None) -> QueryStream:
+def query(
+    prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None, transport: Optional[Transport] = None
+) -> QueryStream:
     """Run the CLI on ``prompt`` and iterate over what it says.
 
     ``prompt`` is a str, or an iterable of user-message dicts (or strs) that is consumed on a
@@ -46,8 +49,12 @@ def query(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None) -> Qu
     ``ProcessError`` …), and ``ResultError`` once the run-ending ``ResultMessage`` with
     ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
     data). Raises ``TypeError`` at once for a prompt of the wrong type.
+
+    ``transport``: a ``Transport`` to use instead of spawning the CLI; the options that become
+    CLI flags are then not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` for a
+    non-``Transport``.
     """
-    return QueryStream(prompt, options or ClaudeAgentOptions())
+    return QueryStream(prompt, options or ClaudeAgentOptions(), transport)
 
 
 class QueryStream:
@@ -58,20 +65,22 @@ class QueryStream:
     raises finalises it at once (no reference cycle waiting for the garbage collector).
     """
 
-    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions) -> None:
+    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions, transport: Optional[Transport] = None) -> None:
+        if transport is not None and not isinstance(transport, Transport):
+            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
         if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
             raise TypeError(
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
             )
-        self._run = _Run(prompt, options)
-        self._gen: Optional[Generator[Message, None, None]] = None
+        self._run = _Run(prompt, options, transport)
+        self._gen: Optional[Generator[StreamItem, None, None]] = None
 
-    def __iter__(self) -> Iterator[Message]:
+    def __iter__(self) -> Iterator[StreamItem]:
         if self._gen is None:
             self._gen = self._run.messages()
         return self._gen
 
-    def __next__(self) -> Message:
+    def __next__(self) -> StreamItem:
         return next(iter(self))
 
     def text_stream(self) -> Iterator[str]:
@@ -119,18 +128,19 @@ class QueryStream:
 class _Run:
     """The state of one run, shared by the stream and its generator."""
 
-    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions) -> None:
+    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions, transport: Optional[Transport]) -> None:
         self.prompt = prompt
         self.options = options
+        self.transport = transport
         self.session: Optional[Session] = None
         self.writer: Optional[threading.Thread] = None
         self.prompt_error: Optional[BaseException] = None
 
-    def messages(self) -> Generator[Message, None, None]:
+    def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
         from ._client import build_session  # callback wiring lives with the client
 
-        session = self.session = build_session(self.options)
+        session = self.session = build_session(self.options, self.transport)
         try:
             session.connect()
             self._send_prompt(session)
@@ -138,7 +148,7 @@ class _Run:
         finally:
             self._shutdown(session)
 
-    def _relay(self, session: Session) -> Iterator[Message]:
+    def _relay(self, session: Session) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
         for item in session.messages():
             if item.__class__ is ResultMessage:
@@ -184,14 +194,11 @@ class _Run:
         self._input_done(session)
 
     def _input_done(self, session: Session) -> None:
-        with session._lock:
-            session.ledger.input_exhausted()
+        session.input_exhausted()
         self._close_stdin_if_done(session)
 
     def _close_stdin_if_done(self, session: Session) -> None:
-        with session._lock:
-            done = session.ledger.should_close
-        if done:
+        if session.run_finished:
             session.close_stdin()
 
     def _shutdown(self, session: Session) -> None:
@@ -207,4 +214,4 @@ def _result_error_with_exit(result: ResultMessage, session: Session) -> ResultEr
     transport = session.transport
     if transport is None:
         return result_error(result)
-    return result_error(result, exit_code=transport.returncode, stderr=transport.stderr_tail() or None)
+    return result_error(result, exit_code=transport.exit_code(), stderr=transport.stderr_tail() or None)

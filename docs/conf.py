@@ -52,6 +52,8 @@ ALIAS_DOCS = {
     "subclasses), ``ResultMessage``, ``StreamEvent``, ``RateLimitEvent`` …, ``UnknownMessage``.",
     "ContentBlock": "Any item of a message's ``content``: ``TextBlock``, ``ThinkingBlock``, ``ToolUseBlock``, "
     "``ToolResultBlock`` …, ``UnknownBlock``.",
+    "SessionStoreFlushMode": "``\"batched\"``: a session store is written once per turn (and past 500 "
+    "entries / 1 MiB); ``\"eager\"``: after every transcript write.",
 }
 """One line for each public name that is a type alias or a constant (they carry no docstring)."""
 
@@ -68,7 +70,8 @@ def api_directives() -> str:
         elif callable(obj) and hasattr(obj, "__code__"):
             lines.append(f".. autofunction:: claude_sync.{name}\n\n")
         else:
-            lines.append(f".. data:: claude_sync.{name}\n\n   {ALIAS_DOCS[name]}\n\n")
+            text = ALIAS_DOCS.get(name, "(not documented yet: add it to ALIAS_DOCS in docs/conf.py)")
+            lines.append(f".. data:: claude_sync.{name}\n\n   {text}\n\n")
     return "".join(lines)
 
 

@@ -7,12 +7,12 @@ import os
 import stat
 import sys
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
+from helpers import wait_until
 
 from claude_sync import ClaudeAgentOptions
 
@@ -46,15 +46,6 @@ def _fds() -> List[int]:
         return []
 
 
-def _wait_until(predicate: Any, timeout: float = 3.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
-
-
 @pytest.fixture(autouse=True)
 def no_leaks(request: pytest.FixtureRequest) -> Any:
     """Fail a test that leaves claude_sync threads, child processes or fds behind.
@@ -68,12 +59,12 @@ def no_leaks(request: pytest.FixtureRequest) -> Any:
     yield
     if request.node.get_closest_marker("allow_leaks"):
         return
-    _wait_until(lambda: not (set(_our_threads()) - threads_before), 2.0)
+    wait_until(lambda: not (set(_our_threads()) - threads_before), 2.0, fail=False)
     leaked_threads = set(_our_threads()) - threads_before
-    _wait_until(lambda: not (set(_children()) - children_before), 2.0)
+    wait_until(lambda: not (set(_children()) - children_before), 2.0, fail=False)
     leaked_children = set(_children()) - children_before
     leaked_fds = set()
-    if _wait_until(lambda: not (set(_fds()) - fds_before), 1.0) is False:
+    if not wait_until(lambda: not (set(_fds()) - fds_before), 1.0, fail=False):
         leaked_fds = {fd for fd in set(_fds()) - fds_before if _describe_fd(fd) is not None}
     problems = []
     if leaked_threads:

@@ -1,18 +1,19 @@
-"""ClaudeSDKClient against the fake CLI: every method, every misuse path, timeouts, Ctrl-C."""
+"""ClaudeSDKClient against the scripted in-memory CLI: every method, every misuse path,
+timeouts (Ctrl-C: ``test_ctrl_c.py``)."""
 
 from __future__ import annotations
 
-import _thread
 import asyncio
+import gc
 import threading
+import warnings
 from typing import Any, Dict, List
 
 import pytest
-from helpers import texts, wait_for
+from helpers import ScriptedCLI, control_frames, interruptible_turn, texts, wait_until
 
 from claude_sync import (
     AssistantMessage,
-    ClaudeSDKClient,
     ControlRequestError,
     ControlTimeoutError,
     ReceiveTimeoutError,
@@ -23,22 +24,13 @@ from claude_sync import (
 ECHO = {"echo_controls": True, "fail_subtypes": ["frobnicate"], "silent_subtypes": ["never_answered"]}
 
 
-def control_frames(cli: Any, subtype: str) -> List[Dict[str, Any]]:
-    return [
-        f["request"]
-        for f in cli.stdin_frames()
-        if f.get("type") == "control_request" and f["request"]["subtype"] == subtype
-    ]
-
-
-
 
 # ----------------------------------------------------------------------------- turns
 
 
-def test_two_turns_each_response_ends_at_its_result(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "echo_turns"}])
-    with ClaudeSDKClient(cli.options()) as client:
+def test_two_turns_each_response_ends_at_its_result() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}])
+    with cli.client() as client:
         client.query("first")
         first = list(client.receive_response())
         client.query("second")
@@ -47,9 +39,9 @@ def test_two_turns_each_response_ends_at_its_result(fake_cli: Any) -> None:
     assert texts(second) == ["echo: second"] and isinstance(second[-1], ResultMessage)
 
 
-def test_connect_with_prompt_sends_it(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "echo_turns"}])
-    client = ClaudeSDKClient(cli.options())
+def test_connect_with_prompt_sends_it() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}])
+    client = cli.client()
     try:
         client.connect("hello")
         assert texts(list(client.receive_response())) == ["echo: hello"]
@@ -57,24 +49,24 @@ def test_connect_with_prompt_sends_it(fake_cli: Any) -> None:
         client.close()
 
 
-def test_query_accepts_an_iterable_of_user_dicts_with_uuid(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "echo_turns"}])
-    with ClaudeSDKClient(cli.options()) as client:
+def test_query_accepts_an_iterable_of_user_dicts_with_uuid() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}])
+    with cli.client() as client:
         client.query([{"type": "user", "message": {"role": "user", "content": "a"}, "uuid": "u-1"}])
         list(client.receive_response())
     user = [f for f in cli.stdin_frames() if f["type"] == "user"][0]
     assert user["uuid"] == "u-1" and user["session_id"] == "default"
 
 
-def test_merge_assistant_gives_whole_messages(fake_cli: Any) -> None:
-    cli = fake_cli([
+def test_merge_assistant_gives_whole_messages() -> None:
+    cli = ScriptedCLI([
         {"op": "wait_user"},
         {"op": "text", "text": "part one", "id": "msg_A"},
         {"op": "text", "text": "part two", "id": "msg_A"},
         {"op": "result"},
         {"op": "wait_eof"},
     ])
-    with ClaudeSDKClient(cli.options()) as client:
+    with cli.client() as client:
         client.query("hi")
         merged = list(client.receive_response(merge_assistant=True))
     assistants = [m for m in merged if isinstance(m, AssistantMessage)]
@@ -103,9 +95,9 @@ def test_merge_assistant_gives_whole_messages(fake_cli: Any) -> None:
         (lambda c: c.send_control_request("get_settings", {"x": 1}), "get_settings", {"x": 1}),
     ],
 )
-def test_control_methods_send_their_request(fake_cli: Any, call: Any, subtype: str, payload: Dict[str, Any]) -> None:
-    cli = fake_cli([{"op": "wait_eof"}], auto=ECHO)
-    with ClaudeSDKClient(cli.options()) as client:
+def test_control_methods_send_their_request(call: Any, subtype: str, payload: Dict[str, Any]) -> None:
+    cli = ScriptedCLI([{"op": "wait_eof"}], auto=ECHO)
+    with cli.client() as client:
         answer = call(client)
     sent = control_frames(cli, subtype)
     assert sent == [dict({"subtype": subtype}, **payload)]
@@ -113,9 +105,9 @@ def test_control_methods_send_their_request(fake_cli: Any, call: Any, subtype: s
         assert answer == {"echo": sent[0]}
 
 
-def test_control_error_carries_the_cli_text(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}], auto=ECHO)
-    with ClaudeSDKClient(cli.options()) as client:
+def test_control_error_carries_the_cli_text() -> None:
+    cli = ScriptedCLI([{"op": "wait_eof"}], auto=ECHO)
+    with cli.client() as client:
         with pytest.raises(ControlRequestError) as info:
             client.send_control_request("frobnicate")
         assert str(info.value) == "Unsupported control request subtype: frobnicate"
@@ -123,18 +115,18 @@ def test_control_error_carries_the_cli_text(fake_cli: Any) -> None:
         assert client.get_mcp_status()["echo"]["subtype"] == "mcp_status"  # session still fine
 
 
-def test_control_timeout_is_a_timeout_error_and_the_session_survives(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}], auto=ECHO)
-    with ClaudeSDKClient(cli.options()) as client:
+def test_control_timeout_is_a_timeout_error_and_the_session_survives() -> None:
+    cli = ScriptedCLI([{"op": "wait_eof"}], auto=ECHO)
+    with cli.client() as client:
         with pytest.raises(TimeoutError) as info:
             client.send_control_request("never_answered", timeout=0.3)
         assert isinstance(info.value, ControlTimeoutError) and info.value.timeout == 0.3
         assert client.get_mcp_status()["echo"]["subtype"] == "mcp_status"
 
 
-def test_get_server_info_is_the_cached_initialize_response(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}])
-    with ClaudeSDKClient(cli.options()) as client:
+def test_get_server_info_is_the_cached_initialize_response() -> None:
+    cli = ScriptedCLI([{"op": "wait_eof"}])
+    with cli.client() as client:
         info = client.get_server_info()
     assert info is not None and info["fake"] is True and "pid" in info
     assert len(control_frames(cli, "initialize")) == 1
@@ -143,9 +135,9 @@ def test_get_server_info_is_the_cached_initialize_response(fake_cli: Any) -> Non
 # ----------------------------------------------------------------------------- misuse
 
 
-def test_misuse_paths(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "echo_turns"}], auto=ECHO)
-    client = ClaudeSDKClient(cli.options())
+def test_misuse_paths() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}], auto=ECHO)
+    client = cli.client()
     with pytest.raises(UsageError, match="connect"):
         client.query("too early")
     client.connect()
@@ -165,18 +157,15 @@ def test_misuse_paths(fake_cli: Any) -> None:
     assert isinstance(UsageError("x"), RuntimeError)
 
 
-def test_second_concurrent_consumer_is_rejected(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "text", "text": "one"}, {"op": "wait_file", "path": "GATE"}, {"op": "result"}, {"op": "wait_eof"}])
-    gate = cli.gate("release")
-    script = cli.script_path.read_text().replace("GATE", str(gate))
-    cli.script_path.write_text(script)
-    with ClaudeSDKClient(cli.options()) as client:
+def test_second_concurrent_consumer_is_rejected() -> None:
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "text", "text": "one"}, {"op": "wait_gate", "name": "release"}, {"op": "result"}, {"op": "wait_eof"}])
+    with cli.client() as client:
         client.query("hi")
         first = client.receive_response()
         assert isinstance(next(first), AssistantMessage)
         with pytest.raises(UsageError, match="already receiving"):
             next(client.receive_response())
-        gate.touch()
+        cli.release("release")
         assert isinstance(list(first)[-1], ResultMessage)
         client.query("again")  # the slot is free again after the first consumer finished
         gate_free = client.receive_messages(idle_timeout=0.3)
@@ -184,9 +173,9 @@ def test_second_concurrent_consumer_is_rejected(fake_cli: Any) -> None:
             list(gate_free)
 
 
-def test_idle_timeout_raises_and_leaves_the_session_running(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "wait_user"}, {"op": "text", "text": "late"}, {"op": "result"}, {"op": "wait_eof"}])
-    with ClaudeSDKClient(cli.options()) as client:
+def test_idle_timeout_raises_and_leaves_the_session_running() -> None:
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "wait_user"}, {"op": "text", "text": "late"}, {"op": "result"}, {"op": "wait_eof"}])
+    with cli.client() as client:
         client.query("first")
         with pytest.raises(ReceiveTimeoutError) as info:
             list(client.receive_response(idle_timeout=0.3))
@@ -195,10 +184,10 @@ def test_idle_timeout_raises_and_leaves_the_session_running(fake_cli: Any) -> No
         assert texts(list(client.receive_response(timeout=10))) == ["late"]
 
 
-def test_total_timeout_applies_even_while_messages_flow(fake_cli: Any) -> None:
+def test_total_timeout_applies_even_while_messages_flow() -> None:
     steps = [{"op": "wait_user"}] + [{"op": "text", "text": str(i)} if i % 2 == 0 else {"op": "sleep", "seconds": 0.05} for i in range(200)]
-    cli = fake_cli(steps + [{"op": "result"}, {"op": "wait_eof"}])
-    with ClaudeSDKClient(cli.options()) as client:
+    cli = ScriptedCLI(steps + [{"op": "result"}, {"op": "wait_eof"}])
+    with cli.client() as client:
         client.query("slow drip")
         with pytest.raises(ReceiveTimeoutError) as info:
             list(client.receive_response(timeout=0.5, idle_timeout=0.4))
@@ -208,26 +197,11 @@ def test_total_timeout_applies_even_while_messages_flow(fake_cli: Any) -> None:
 # ----------------------------------------------------------------------------- interrupt
 
 
-def _interruptible_turn(cli_factory: Any) -> Any:
-    return cli_factory(
-        [
-            {"op": "wait_user"},
-            {"op": "text", "text": "partial"},
-            {"op": "wait_request", "subtype": "interrupt"},
-            {"op": "emit", "obj": {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}, "parent_tool_use_id": None, "session_id": "s"}},
-            {"op": "result", "subtype": "error_during_execution", "is_error": True, "terminal_reason": "aborted_streaming", "errors": ["[ede_diagnostic] aborted"]},
-            {"op": "turn", "text": "second answer"},
-            {"op": "wait_eof"},
-        ],
-        auto={"manual_interrupt": True},
-    )
-
-
-def test_interrupt_with_drain_consumes_the_aborted_turn(fake_cli: Any) -> None:
-    cli = _interruptible_turn(fake_cli)
-    with ClaudeSDKClient(cli.options()) as client:
+def test_interrupt_with_drain_consumes_the_aborted_turn() -> None:
+    cli = interruptible_turn()
+    with cli.client() as client:
         client.query("long task")
-        wait_for(lambda: any(e["kind"] == "got_user" for e in cli.log()))
+        wait_until(lambda: any(e["kind"] == "got_user" for e in cli.log()))
         drained = client.interrupt(drain=True)
         assert isinstance(drained[-1], ResultMessage)
         assert drained[-1].subtype == "error_during_execution" and drained[-1].terminal_reason == "aborted_streaming"
@@ -236,11 +210,11 @@ def test_interrupt_with_drain_consumes_the_aborted_turn(fake_cli: Any) -> None:
     assert texts(nxt) == ["second answer"] and not nxt[-1].is_error
 
 
-def test_interrupt_without_drain_next_response_ends_at_the_aborted_result(fake_cli: Any) -> None:
-    cli = _interruptible_turn(fake_cli)
-    with ClaudeSDKClient(cli.options()) as client:
+def test_interrupt_without_drain_next_response_ends_at_the_aborted_result() -> None:
+    cli = interruptible_turn()
+    with cli.client() as client:
         client.query("long task")
-        wait_for(lambda: any(e["kind"] == "got_user" for e in cli.log()))
+        wait_until(lambda: any(e["kind"] == "got_user" for e in cli.log()))
         assert client.interrupt() == []
         aborted = list(client.receive_response())
         assert aborted[-1].terminal_reason == "aborted_streaming"
@@ -248,9 +222,9 @@ def test_interrupt_without_drain_next_response_ends_at_the_aborted_result(fake_c
         assert texts(list(client.receive_response())) == ["second answer"]
 
 
-def test_interrupt_while_idle_is_harmless(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "echo_turns"}])
-    with ClaudeSDKClient(cli.options()) as client:
+def test_interrupt_while_idle_is_harmless() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}])
+    with cli.client() as client:
         assert client.interrupt(drain=True) == []
         client.query("after")
         assert texts(list(client.receive_response())) == ["echo: after"]
@@ -260,10 +234,10 @@ def test_interrupt_while_idle_is_harmless(fake_cli: Any) -> None:
 # ----------------------------------------------------------------------------- threads
 
 
-def test_control_call_from_another_thread_while_iterating(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "text", "text": "a"}, {"op": "sleep", "seconds": 0.5}, {"op": "text", "text": "b"}, {"op": "result"}, {"op": "wait_eof"}], auto=ECHO)
+def test_control_call_from_another_thread_while_iterating() -> None:
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "text", "text": "a"}, {"op": "sleep", "seconds": 0.5}, {"op": "text", "text": "b"}, {"op": "result"}, {"op": "wait_eof"}], auto=ECHO)
     answers: List[Any] = []
-    with ClaudeSDKClient(cli.options()) as client:
+    with cli.client() as client:
         client.query("hi")
         for message in client.receive_response():
             if isinstance(message, AssistantMessage) and message.content[0].text == "a":
@@ -273,9 +247,9 @@ def test_control_call_from_another_thread_while_iterating(fake_cli: Any) -> None
     assert answers == [{"echo": {"subtype": "mcp_status"}}]
 
 
-def test_queries_from_several_threads(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "echo_turns"}])
-    with ClaudeSDKClient(cli.options()) as client:
+def test_queries_from_several_threads() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}])
+    with cli.client() as client:
         workers = [threading.Thread(target=client.query, args=(f"q{i}",)) for i in range(4)]
         for w in workers:
             w.start()
@@ -287,9 +261,9 @@ def test_queries_from_several_threads(fake_cli: Any) -> None:
     assert sorted(r.result for r in results) == [f"echo: q{i}" for i in range(4)]
 
 
-def test_close_from_another_thread_ends_iteration(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "text", "text": "a"}, {"op": "sleep", "seconds": 60}])
-    client = ClaudeSDKClient(cli.options(close_timeout=0.5))
+def test_close_from_another_thread_ends_iteration() -> None:
+    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "text", "text": "a"}, {"op": "sleep", "seconds": 60}])
+    client = cli.client(close_timeout=0.5)
     client.connect()
     client.query("hi")
     seen = []
@@ -300,48 +274,92 @@ def test_close_from_another_thread_ends_iteration(fake_cli: Any) -> None:
     client.close()
 
 
-def test_sync_api_inside_a_running_event_loop(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "echo_turns"}])
+def test_sync_api_inside_a_running_event_loop() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}])
 
     async def main() -> List[str]:
         asyncio.get_running_loop()  # we are inside a loop, as in Jupyter
-        with ClaudeSDKClient(cli.options()) as client:
+        with cli.client() as client:
             client.query("from a loop")
             return texts(list(client.receive_response()))
 
     assert asyncio.run(main()) == ["echo: from a loop"]
 
 
-# ----------------------------------------------------------------------------- Ctrl-C
+# ----------------------------------------------------------------------------- nothing held, nothing lost
 
 
-def test_ctrl_c_while_waiting_sends_interrupt_and_session_survives(fake_cli: Any) -> None:
-    cli = _interruptible_turn(fake_cli)
-    with ClaudeSDKClient(cli.options()) as client:
-        client.query("long task")
-        timer = threading.Timer(0.3, _thread.interrupt_main)
-        timer.start()
-        with pytest.raises(KeyboardInterrupt):
-            for _ in client.receive_response():
-                pass
-        timer.join()
-        assert len(control_frames(cli, "interrupt")) == 1
-        aborted = list(client.receive_response())
-        assert aborted[-1].terminal_reason == "aborted_streaming"
-        client.query("next")
-        assert texts(list(client.receive_response())) == ["second answer"]
+def test_a_receive_timeout_while_merging_keeps_the_held_block_lines() -> None:
+    """Text and tool_use lines of one message are held while a long tool runs; a receive
+    timeout fires; the next merged receive still gets the whole message."""
+    cli = ScriptedCLI([
+        {"op": "wait_user"},
+        {"op": "text", "text": "a1", "id": "msg_a"},
+        {"op": "text", "text": "a2", "id": "msg_a"},
+        {"op": "wait_gate", "name": "tool_done"},
+        {"op": "text", "text": "a3", "id": "msg_a"},
+        {"op": "result"},
+        {"op": "wait_eof"},
+    ])
+    with cli.client() as client:
+        client.query("go")
+        with pytest.raises(ReceiveTimeoutError):
+            list(client.receive_response(merge_assistant=True, idle_timeout=0.3))
+        cli.release("tool_done")
+        rest = list(client.receive_response(merge_assistant=True, timeout=10))
+    assert [texts([m]) for m in rest if isinstance(m, AssistantMessage)] == [["a1", "a2", "a3"]]
+    assert isinstance(rest[-1], ResultMessage)
 
 
-def test_second_ctrl_c_before_the_result_closes(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "sleep", "seconds": 60}])
-    with ClaudeSDKClient(cli.options(close_timeout=0.5)) as client:
-        client.query("stuck")
-        for _ in range(2):
-            timer = threading.Timer(0.2, _thread.interrupt_main)
-            timer.start()
-            with pytest.raises(KeyboardInterrupt):
-                list(client.receive_response())
-            timer.join()
-        assert client.session is not None and client.session.closed
-        with pytest.raises(UsageError):
-            client.query("dead")
+def test_leaving_a_merged_loop_early_gives_the_held_lines_back() -> None:
+    cli = ScriptedCLI([
+        {"op": "wait_user"},
+        {"op": "text", "text": "a", "id": "msg_a"},
+        {"op": "text", "text": "b1", "id": "msg_b"},
+        {"op": "wait_gate", "name": "more"},
+        {"op": "text", "text": "b2", "id": "msg_b"},
+        {"op": "result"},
+        {"op": "wait_eof"},
+    ])
+    with cli.client() as client:
+        client.query("go")
+        for message in client.receive_response(merge_assistant=True):
+            assert texts([message]) == ["a"]
+            break  # b1 is held by then: it goes back to the queue
+        cli.release("more")
+        rest = list(client.receive_response(merge_assistant=True, timeout=10))
+    assert [texts([m]) for m in rest if isinstance(m, AssistantMessage)] == [["b1", "b2"]]
+
+
+def test_an_iterator_never_started_does_not_hold_the_consumer_slot() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}])
+    with cli.client() as client:
+        client.query("one")
+        forgotten = client.receive_response()  # created, never iterated
+        assert texts(list(client.receive_response())) == ["echo: one"]
+        client.query("two")
+        assert texts(list(client.receive_response())) == ["echo: two"]
+        del forgotten
+
+
+def test_a_dropped_connected_client_is_reaped_with_a_resource_warning() -> None:
+    cli = ScriptedCLI([{"op": "wait_eof"}])
+    client = cli.client()
+    client.connect()
+    session = client.session
+    assert session is not None and not session.closed
+    with pytest.warns(ResourceWarning, match="never closed"):
+        del client
+        gc.collect()
+    assert session.closed and session.transport is not None and session.transport.exit_code() is not None
+
+
+def test_a_closed_client_dropped_gives_no_warning() -> None:
+    cli = ScriptedCLI([{"op": "wait_eof"}])
+    client = cli.client()
+    client.connect()
+    client.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        del client
+        gc.collect()

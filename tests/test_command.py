@@ -22,6 +22,7 @@ from claude_sync._core.discovery import CLI_INSTALL_HINT, find_cli
 from claude_sync._core.errors import CLINotFoundError
 from claude_sync._core.hook_types import HookMatcher
 from claude_sync._core.options import AgentDefinition, ClaudeAgentOptions
+from claude_sync._io.memory_store import InMemorySessionStore
 from claude_sync._version import __version__
 
 CLI = "/opt/claude/bin/claude"
@@ -545,6 +546,7 @@ NON_DEFAULT: Dict[str, Any] = {
     "task_budget": {"total": 100},
     "deny_all_permissions": True,
     "hooks": {"PreToolUse": [HookMatcher(hooks=[lambda *a: None])]},
+    "session_store": InMemorySessionStore(),
 }
 
 
@@ -584,6 +586,8 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "initialize_timeout": 2.0,
         "close_timeout": 3.0,
         "raise_on_error_result": False,
+        "session_store_flush": "eager",
+        "load_timeout_ms": 5,
     }
     changed = dataclasses.replace(ClaudeAgentOptions(), **{name: values[name]})
     environ = {"PATH": "/bin"}

@@ -325,11 +325,11 @@ def test_a_call_withdrawn_by_control_cancel_request_leaves_nothing_behind(fake_c
     )
     calc = create_sdk_mcp_server("calc", tools=[job])
     with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc}, callback_workers=1)) as client:
-        bridge = client.session._handlers["mcp_message"].__self__  # type: ignore[union-attr]
+        bridge = client.session.server.handlers["mcp_message"].serve.__self__  # type: ignore[union-attr,attr-defined]
         client.query("go")
         deadline = time.monotonic() + 10
         # "second" was routed (its call is registered) and then withdrawn (no longer in flight)
-        while ("calc", 3) not in bridge._calls or "second" in client.session._inflight:
+        while ("calc", 3) not in bridge._calls or client.session.server.in_flight("second"):
             assert time.monotonic() < deadline
             time.sleep(0.01)
         release.set()

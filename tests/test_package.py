@@ -45,6 +45,16 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
         "ReceiveTimeoutError", "UsageError", "__version__",
+        # sessions and session stores
+        "list_sessions", "get_session_info", "get_session_messages", "list_subagents",
+        "get_subagent_messages", "rename_session", "tag_session", "delete_session", "fork_session",
+        "SDKSessionInfo", "SessionMessage", "ForkSessionResult", "SessionKey", "SessionListSubkeysKey",
+        "SessionStore", "SessionStoreEntry", "SessionStoreFlushMode", "SessionStoreListEntry",
+        "SessionSummaryEntry", "InMemorySessionStore", "SQLiteSessionStore", "fold_session_summary",
+        "project_key_for_directory", "import_session_to_store", "list_sessions_from_store",
+        "get_session_info_from_store", "get_session_messages_from_store", "list_subagents_from_store",
+        "get_subagent_messages_from_store", "rename_session_via_store", "tag_session_via_store",
+        "delete_session_via_store", "fork_session_via_store", "SessionStoreError",
     }  # fmt: skip
     assert set(claude_sync.__all__) == expected
     assert len(claude_sync.__all__) == len(expected)  # no duplicates
@@ -133,6 +143,7 @@ ERRORS = [
     _errors.ControlTimeoutError("slow", subtype="mcp_status", request_id="req_2", timeout=1.5),
     _errors.ReceiveTimeoutError("quiet", kind="idle", timeout=2.0),
     _errors.UsageError("closed"),
+    _errors.SessionStoreError("store down"),
 ]
 
 

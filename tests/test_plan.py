@@ -86,8 +86,10 @@ def test_every_announced_sdk_server_is_served() -> None:
     for name in announced:
         event = _mcp_request(name, {"jsonrpc": "2.0", "id": 0, "method": "tools/list"})
         signal = threading.Event()
-        handlers["@reader:mcp_message"](event, signal)
-        answer = handlers["mcp_message"](event, signal)
+        route = handlers["mcp_message"].route
+        assert route is not None
+        route(event, signal)
+        answer = handlers["mcp_message"].serve(event, signal)
         assert answer is not None and "result" in answer["mcp_response"], (name, answer)
 
 
@@ -138,7 +140,7 @@ def test_the_flag_and_the_handler_follow_one_routing(kwargs: Dict[str, Any], pro
         subtype="can_use_tool",
         request={"subtype": "can_use_tool", "tool_name": "Bash", "input": {}, "tool_use_id": "t1"},
     )
-    answer = build_handlers(plan)["can_use_tool"](event, threading.Event())
+    answer = build_handlers(plan)["can_use_tool"].serve(event, threading.Event())
     assert answer is not None
     assert answer["behavior"] == ("allow" if kwargs.get("can_use_tool") else "deny")
 
@@ -162,7 +164,7 @@ def test_the_hook_ids_announced_are_the_ones_served() -> None:
         subtype="hook_callback",
         request={"subtype": "hook_callback", "callback_id": "hook_0", "input": {}},
     )
-    assert build_handlers(plan)["hook_callback"](event, threading.Event()) == {}
+    assert build_handlers(plan)["hook_callback"].serve(event, threading.Event()) == {}
     assert seen == ["hook_0"]
 
 

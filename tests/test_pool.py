@@ -6,7 +6,7 @@ import threading
 from typing import Any, List
 
 import pytest
-from helpers import wait_for
+from helpers import wait_until
 
 from claude_sync._io.pool import CallbackPool
 
@@ -37,11 +37,11 @@ def test_threads_start_on_demand_up_to_the_limit(pool: Any) -> None:
     started: List[str] = []
     for _ in range(5):
         p.submit(lambda: (started.append(threading.current_thread().name), gate.wait(10)))
-    wait_for(lambda: len(started) == 3)
+    wait_until(lambda: len(started) == 3)
     assert p.thread_count == 3  # five jobs, three threads; two wait in the queue
     assert sorted(started) == ["claude_sync-test-pool-0", "claude_sync-test-pool-1", "claude_sync-test-pool-2"]
     gate.set()
-    wait_for(lambda: len(started) == 5)
+    wait_until(lambda: len(started) == 5)
     assert p.thread_count == 3
 
 
@@ -51,7 +51,7 @@ def test_an_idle_worker_is_reused(pool: Any) -> None:
         done = threading.Event()
         p.submit(done.set)
         assert done.wait(10)
-        wait_for(lambda: p._idle == 1)  # the worker has counted itself idle again
+        wait_until(lambda: p._idle == 1)  # the worker has counted itself idle again
     assert p.thread_count == 1
 
 

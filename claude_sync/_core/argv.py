@@ -142,6 +142,8 @@ def _session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
         argv.append("--fork-session")
     if options.resume_session_at is not None:
         argv.append(f"--resume-session-at={options.resume_session_at}")
+    if options.session_store is not None:
+        argv.append("--session-mirror")  # the CLI then echoes each transcript write on stdout
     return argv
 
 

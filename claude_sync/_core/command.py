@@ -52,6 +52,7 @@ Where each option goes (checked against the real CLI 2.1.197)::
     enable_file_checkpointing  env CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=1
     cwd                        SpawnPlan.cwd (and env PWD)
     user                       SpawnPlan.user (the shell's ``Popen(user=…)``)
+    session_store              --session-mirror (the store bridge does the rest)
 
 Consumed by the shell, not here (``SHELL_CONSUMED_FIELDS``): ``cli_path``
 (``discovery.find_cli``), ``stderr``, ``max_buffer_size``, ``callback_workers``,
@@ -160,6 +161,8 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "initialize_timeout",
         "close_timeout",
         "raise_on_error_result",  # query() raises ResultError after an error result
+        "session_store_flush",  # the store bridge's batching (session_store itself: --session-mirror)
+        "load_timeout_ms",  # bounds the store bridge's loads for a resume from the store
     }
 )
 """``ClaudeAgentOptions`` fields ``interpret_options`` deliberately leaves to the I/O shell."""

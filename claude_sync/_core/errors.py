@@ -39,6 +39,7 @@ __all__ = [
     "ControlTimeoutError",
     "ReceiveTimeoutError",
     "UsageError",
+    "SessionStoreError",
 ]
 
 
@@ -246,3 +247,9 @@ class ReceiveTimeoutError(ClaudeSDKError, TimeoutError):
 
 class UsageError(ClaudeSDKError, RuntimeError):
     """The API was used in a way it does not support (after close, two consumers, …)."""
+
+
+class SessionStoreError(ClaudeSDKError, RuntimeError):
+    """A ``SessionStore`` call failed or timed out where the session cannot go on without it
+    (loading a session to resume from the store). Mirroring failures never raise: they are
+    reported as a ``SystemMessage`` with ``subtype="mirror_error"``."""

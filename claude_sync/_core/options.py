@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
     from .mcp import SdkMcpServer
+    from .session_types import SessionStore, SessionStoreFlushMode
 
 SettingSource = Literal["user", "project", "local"]
 EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
@@ -162,6 +163,9 @@ class ClaudeAgentOptions(Record):
     output_format: Optional[Dict[str, Any]] = None
     enable_file_checkpointing: bool = False
     task_budget: Optional[TaskBudget] = None
+    session_store: Optional[SessionStore] = None  # mirror transcripts to it; resume from it
+    session_store_flush: SessionStoreFlushMode = "batched"
+    load_timeout_ms: int = 60_000  # bounds each store call of a resume from the store
     # ours
     callback_workers: int = 4
     control_timeout: float = 60.0

@@ -1,6 +1,6 @@
 """The stream-json protocol, sans I/O: one stdout line in → one event out; frames out.
 
-Pure: no threads, no subprocess, no clocks. The threaded shell (``_session.py``) feeds it
+Pure: no threads, no subprocess, no clocks. The threaded shell (``_io/session.py``) feeds it
 lines and acts on what comes back.
 
 Line rules (``decode_line``):
@@ -11,7 +11,7 @@ Line rules (``decode_line``):
   messages already queued are still delivered first). A corrupt object line means the stream
   can no longer be trusted — it may have been a control response somebody waits for.
 - ``control_request`` / ``control_response`` / ``control_cancel_request`` / ``keep_alive``
-  become control events; every other object is parsed into a message (unknown types stay
+  / ``transcript_mirror`` become control events; every other object is parsed into a message (unknown types stay
   visible as ``UnknownMessage``). A known type with a broken shape raises
   ``MessageParseError`` (also session-ending, for the same reason).
 
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import field
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
 from .errors import ClaudeSDKError, CLIJSONDecodeError, ProcessError, ResultError
-from .messages import ResultMessage
+from .messages import Message, ResultMessage
 from .parse import parse_message
 from .record import FrozenRecord, construct, frozen_record
 
@@ -33,9 +33,12 @@ __all__ = [
     "ControlCancelReceived",
     "ControlRequestReceived",
     "ControlResponseReceived",
+    "Event",
     "KeepAliveReceived",
     "NoiseLineSkipped",
     "OversizedLineSkipped",
+    "StreamItem",
+    "TranscriptMirrorReceived",
     "TurnLedger",
     "control_error_frame",
     "control_request_frame",
@@ -88,24 +91,37 @@ class NoiseLineSkipped(FrozenRecord):
     text: str
 
 
+@frozen_record
+class TranscriptMirrorReceived(FrozenRecord):
+    """A ``transcript_mirror`` frame (sent under ``--session-mirror``): the CLI just wrote
+    ``entries`` to its transcript ``file_path``. For the session store, never the user."""
+
+    file_path: str
+    entries: List[Any]
+
+
 ControlEvent = Union[
     ControlRequestReceived, ControlResponseReceived, ControlCancelReceived, KeepAliveReceived,
-    NoiseLineSkipped,
+    NoiseLineSkipped, TranscriptMirrorReceived,
 ]  # fmt: skip
 CONTROL_EVENT_TYPES = frozenset(
     (ControlRequestReceived, ControlResponseReceived, ControlCancelReceived, KeepAliveReceived,
-     NoiseLineSkipped)
+     NoiseLineSkipped, TranscriptMirrorReceived)
 )  # fmt: skip
+
+Event = Union[Message, ControlEvent]
+"""What ``decode_line`` returns for one line: a message for the user, or a control event."""
 
 _KEEP_ALIVE = KeepAliveReceived()
 _scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner
 
 
-def decode_line(line: bytes) -> Any:
+def decode_line(line: bytes) -> Event:
     """One complete stdout line → a message object or a control event.
 
-    Raises ``CLIJSONDecodeError`` (corrupt ``{…}`` line) or ``MessageParseError`` (known type,
-    broken shape).
+    Raises ``CLIJSONDecodeError`` (corrupt ``{…}`` line, or JSON nested too deeply to decode)
+    or ``MessageParseError`` (known type with a broken shape, or a ``type`` that is not a
+    string).
     """
     if line[:1] != b"{":
         stripped = line.strip()
@@ -114,9 +130,9 @@ def decode_line(line: bytes) -> Any:
         line = stripped
     obj = _load_object(line)
     kind = obj.get("type")
-    if kind in _CONTROL_DECODERS:
+    if kind.__class__ is str and kind in _CONTROL_DECODERS:
         return _CONTROL_DECODERS[kind](obj)
-    return parse_message(obj)
+    return parse_message(obj)  # a non-string type: MessageParseError
 
 
 def _load_object(line: bytes) -> Dict[str, Any]:
@@ -124,7 +140,7 @@ def _load_object(line: bytes) -> Dict[str, Any]:
     try:
         text = line.decode("utf-8")
         obj, end = _scan(text, 0)
-    except (UnicodeDecodeError, StopIteration, ValueError):
+    except (UnicodeDecodeError, StopIteration, ValueError, RecursionError):
         return _load_object_slowly(line)
     if end != len(text) or obj.__class__ is not dict:
         return _load_object_slowly(line)
@@ -138,6 +154,10 @@ def _load_object_slowly(line: bytes) -> Dict[str, Any]:
     except (UnicodeDecodeError, ValueError) as exc:
         raise CLIJSONDecodeError(
             f"Failed to decode a JSON line from the CLI ({len(line)} bytes): {exc}", line=excerpt
+        ) from exc
+    except RecursionError as exc:
+        raise CLIJSONDecodeError(
+            f"A JSON line from the CLI ({len(line)} bytes) is nested too deeply to decode", line=excerpt
         ) from exc
     if not isinstance(obj, dict):
         raise CLIJSONDecodeError(
@@ -183,11 +203,20 @@ def _decode_keep_alive(obj: Dict[str, Any]) -> KeepAliveReceived:
     return _KEEP_ALIVE
 
 
-_CONTROL_DECODERS = {
+def _decode_transcript_mirror(obj: Dict[str, Any]) -> TranscriptMirrorReceived:
+    entries = obj.get("entries")
+    return construct(
+        TranscriptMirrorReceived,
+        {"file_path": str(obj.get("filePath", "")), "entries": entries if isinstance(entries, list) else []},
+    )
+
+
+_CONTROL_DECODERS: Dict[str, Callable[[Dict[str, Any]], ControlEvent]] = {
     "control_request": _decode_control_request,
     "control_response": _decode_control_response,
     "control_cancel_request": _decode_control_cancel,
     "keep_alive": _decode_keep_alive,
+    "transcript_mirror": _decode_transcript_mirror,
 }
 
 
@@ -373,3 +402,8 @@ def iter_user_frames(prompts: Iterable[Any], session_id: str = "default") -> Ite
             yield user_message_frame(item, session_id=session_id)
         else:
             yield normalize_user_frame(item, session_id)
+
+
+StreamItem = Union[Message, OversizedLineSkipped]
+"""What a session's message stream yields: the messages, and a marker where a line over
+``max_buffer_size`` was skipped."""

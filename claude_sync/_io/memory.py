@@ -79,7 +79,10 @@ class MemoryPeer:
         """Write one line: a dict is JSON-encoded, str/bytes are sent as they are (add the
         newline yourself to send a partial line)."""
         if isinstance(message, dict):
-            data = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+            try:
+                data = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+            except UnicodeEncodeError:  # lone surrogates: sent as JSON escapes, as the CLI does
+                data = json.dumps(message).encode("ascii") + b"\n"
         elif isinstance(message, str):
             data = message.encode("utf-8")
         else:
@@ -174,6 +177,15 @@ class MemoryTransport(Transport):
         self._stdin.close()
         if self._exit_code is None:
             self._exit(-9)
+
+    def stop(self, grace: float) -> Optional[str]:
+        """End input and give the peer ``grace`` seconds to exit: ``"eof"`` if it did, else
+        ``close()`` kills it (exit -9) and the answer is ``"killed"``."""
+        self.end_input()
+        if self.wait(grace) is not None:
+            return "eof"
+        self.close()
+        return "killed"
 
     def is_ready(self) -> bool:
         return self._connected.is_set() and not self._stdin.eof and self._exit_code is None

@@ -1,11 +1,12 @@
 """The CLI child process: spawn, write, read, drain stderr, stop. The I/O shell's bottom layer.
 
-``SubprocessTransport`` owns one ``subprocess.Popen`` with binary pipes, started in a new
-process group (POSIX) so tools the CLI started die with it. Threads that touch it:
+``SubprocessTransport`` is the default ``Transport``: it owns one ``subprocess.Popen`` with
+binary pipes, started in a new process group (POSIX) so tools the CLI started die with it.
+Threads that touch it:
 
-- the session's reader thread calls ``read_chunk`` (only it);
-- any thread may call ``write`` (serialised by a lock, with a deadline), ``close_stdin``,
-  ``stop`` and ``stderr_tail``;
+- the session's reader thread iterates ``read_chunks`` (only it);
+- any thread may call ``write_bytes`` (serialised by a lock, with a deadline),
+  ``end_input``, ``stop``, ``close`` and ``stderr_tail``;
 - its own ``claude_sync-stderr`` thread drains stderr into a bounded tail and calls the
   user's ``stderr`` callback per line (exceptions there are logged, never propagated).
 
@@ -25,9 +26,10 @@ import subprocess
 import threading
 import time
 import weakref
-from typing import Callable, Deque, Dict, List, Optional, Union
+from typing import Callable, Deque, Dict, Iterator, List, Optional, Union
 
 from .._core.errors import CLIConnectionError, CLINotFoundError
+from .transport import Transport
 
 __all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
 
@@ -52,8 +54,12 @@ def _reap_all_at_exit() -> None:
 atexit.register(_reap_all_at_exit)
 
 
-class SubprocessTransport:
-    """One CLI process with binary stdin/stdout/stderr pipes."""
+class SubprocessTransport(Transport):
+    """One CLI process with binary stdin/stdout/stderr pipes.
+
+    ``close_timeout`` is each wait of the close ladder (``stop``) that ``close`` runs, and
+    the bound on waiting for the stderr drain once the process has exited.
+    """
 
     def __init__(
         self,
@@ -63,8 +69,10 @@ class SubprocessTransport:
         cwd: Optional[str] = None,
         user: Optional[Union[str, int]] = None,
         stderr_callback: Optional[Callable[[str], None]] = None,
+        close_timeout: float = 5.0,
     ) -> None:
         self.argv = argv
+        self.close_timeout = close_timeout
         self.env = env
         self.cwd = cwd
         self.user = user
@@ -81,7 +89,7 @@ class SubprocessTransport:
 
     # -- start -------------------------------------------------------------------------
 
-    def start(self) -> None:
+    def connect(self) -> None:
         """Spawn the CLI. Raises ``CLINotFoundError`` (no such binary) or
         ``CLIConnectionError`` (any other OS error, e.g. not executable, bad cwd)."""
         kwargs: Dict[str, object] = {}
@@ -125,9 +133,25 @@ class SubprocessTransport:
 
     @property
     def returncode(self) -> Optional[int]:
+        """The exit status once the process ended (``Popen.returncode``), else None."""
         return self._proc.poll() if self._proc else None
 
+    def exit_code(self) -> Optional[int]:
+        return self.returncode
+
+    def is_ready(self) -> bool:
+        return self._proc is not None and not self._stdin_closed and self._proc.poll() is None
+
     # -- stdout (reader thread only) ---------------------------------------------------
+
+    def read_chunks(self) -> Iterator[bytes]:
+        """Yield stdout bytes as they arrive until EOF. Only the reader thread iterates."""
+        read = self.read_chunk
+        while True:
+            chunk = read()
+            if not chunk:
+                return
+            yield chunk
 
     def read_chunk(self) -> bytes:
         """Block until stdout has bytes; ``b""`` at EOF. Only the reader thread calls this."""
@@ -139,7 +163,7 @@ class SubprocessTransport:
 
     # -- stdin (any thread) ------------------------------------------------------------
 
-    def write(self, data: bytes, timeout: Optional[float]) -> None:
+    def write_bytes(self, data: bytes, timeout: Optional[float]) -> None:
         """Write all of ``data`` to stdin, giving up after ``timeout`` seconds (None: wait).
 
         Raises ``CLIConnectionError`` if stdin is closed, the CLI went away (broken pipe), or
@@ -179,7 +203,7 @@ class SubprocessTransport:
                 )
             select.select([], [fd], [], 0.5 if remaining is None else min(remaining, 0.5))
 
-    def close_stdin(self) -> None:
+    def end_input(self) -> None:
         """Send EOF to the CLI (idempotent). Waits for an in-progress write to finish."""
         with self._write_lock:
             self._close_stdin_locked()
@@ -193,10 +217,6 @@ class SubprocessTransport:
                 self._proc.stdin.close()
             except OSError:
                 pass
-
-    @property
-    def stdin_closed(self) -> bool:
-        return self._stdin_closed
 
     # -- stop --------------------------------------------------------------------------
 
@@ -221,7 +241,7 @@ class SubprocessTransport:
         if self._proc.poll() is not None:
             rung = "exited"
         else:
-            self.close_stdin()
+            self.end_input()
             rung = self._escalate(grace)
         self.last_rung = self.last_rung or rung
         self._after_exit(grace)
@@ -263,11 +283,19 @@ class SubprocessTransport:
             self._stderr_thread.join(grace)
         _live.discard(self)
 
-    def close_pipes(self) -> None:
-        """Close stdout/stderr after the reader and stderr threads are done (idempotent)."""
+    def close(self) -> None:
+        """Run the close ladder (``stop(close_timeout)``), then close every pipe (idempotent).
+
+        The session calls ``stop`` first and this only after its reader thread is joined, so
+        no thread is reading a pipe when it is closed (its fd number could be reused).
+        """
+        self.stop(self.close_timeout)
+        self._close_pipes()
+
+    def _close_pipes(self) -> None:
         if self._proc is None:
             return
-        self.close_stdin()
+        self.end_input()
         for pipe in (self._proc.stdout, self._proc.stderr):
             if pipe is not None:
                 try:
@@ -313,7 +341,13 @@ class SubprocessTransport:
                 logger.exception("The stderr callback raised; stderr keeps being drained")
 
     def stderr_tail(self) -> str:
-        """The last lines the CLI wrote to stderr (at most ``STDERR_TAIL_BYTES``)."""
+        """The last lines the CLI wrote to stderr (at most ``STDERR_TAIL_BYTES``).
+
+        Once the process has exited, first waits (at most ``close_timeout``) for the drain
+        to reach EOF, so the tail is complete.
+        """
+        if self._proc is not None and self._proc.poll() is not None:
+            self.join_stderr(self.close_timeout)
         with self._stderr_lock:
             return "\n".join(self._stderr_lines)
 

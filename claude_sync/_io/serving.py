@@ -1,22 +1,32 @@
 """Serving the CLI's requests: permission prompts, hook callbacks, in-process MCP servers.
 
-Each handler runs on a ``claude_sync-callback-<n>`` pool thread (never the reader), gets the
-request and its cancellation signal (a ``threading.Event``), calls the pure adapters of
-``_core.permissions`` / ``_core.hooks`` / ``_core.mcp`` around the user's function, and returns
-the success payload. A raised exception becomes an error response (the session logs it);
-``NoResponse`` sends nothing. What the CLI does with each outcome is the fail-closed /
-fail-open table in the docstrings of ``_core.permissions`` and ``_core.hooks``.
+Two parts:
+
+- ``RequestServer``: the machinery. The session's reader thread hands it each CLI request
+  (``dispatch``) and each cancel (``cancel``); it keeps the in-flight table (request id →
+  cancellation signal, a ``threading.Event``), runs handlers on the ``claude_sync-callback-<n>``
+  pool, and writes **exactly one answer** per request that was not cancelled — a success, or,
+  when the handler failed in any way (``SystemExit``/``KeyboardInterrupt`` included) or its
+  answer cannot be encoded as JSON, the handler's refusal (a deny for permissions:
+  fail-closed) or an error response, with the reason logged.
+- the handlers ``build_handlers`` makes from the options plan: each calls the pure adapters
+  of ``_core.permissions`` / ``_core.hooks`` / ``_core.mcp`` around the user's function and
+  returns the success payload. ``NoResponse`` sends nothing. What the CLI does with each
+  outcome is the fail-closed / fail-open table in the docstrings of ``_core.permissions``
+  and ``_core.hooks``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import weakref
-from typing import Any, Dict, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .._core.command import OptionsPlan
 from .._core.errors import ClaudeSDKError
+from .._core.framing import encode_frame
 from .._core.hook_types import HookContext
 from .._core.hooks import HookRegistry, hook_call_from_request, hook_output_to_wire
 from .._core.mcp import (
@@ -36,33 +46,210 @@ from .._core.permissions import (
     permission_call_from_request,
     permission_result_to_wire,
 )
-from .._core.protocol import ControlRequestReceived
-from .session import CliRequestHandler
+from .._core.protocol import ControlRequestReceived, control_error_frame, control_success_frame
+from .pool import CallbackPool
 
-__all__ = ["build_handlers"]
+__all__ = ["Handler", "NoResponse", "RequestServer", "build_handlers"]
 
 logger = logging.getLogger("claude_sync.callbacks")
 
+ServeFn = Callable[[ControlRequestReceived, threading.Event], Optional[Dict[str, Any]]]
+"""Serves one CLI request on a pool thread; returns the success payload or raises."""
+RouteFn = Callable[[ControlRequestReceived, threading.Event], None]
+"""Reader-thread bookkeeping for one request, before it is queued: never user code, never
+blocks (e.g. MCP routing, so a cancel notification finds the call it cancels)."""
+RefuseFn = Callable[[ControlRequestReceived, str], Dict[str, Any]]
+"""The success payload that refuses a request (``reason`` given), when serving it failed."""
 
-def build_handlers(plan: OptionsPlan) -> Dict[str, CliRequestHandler]:
+
+class NoResponse(Exception):
+    """Raised by a handler when the request must get no control response at all."""
+
+
+class Handler:
+    """How one request subtype is served: ``serve`` on the pool; ``route`` (optional) on the
+    reader thread first; ``refuse`` (optional) builds the answer when serving failed or its
+    answer cannot be encoded (default: an error response)."""
+
+    __slots__ = ("serve", "route", "refuse")
+
+    def __init__(self, serve: ServeFn, route: Optional[RouteFn] = None, refuse: Optional[RefuseFn] = None) -> None:
+        self.serve = serve
+        self.route = route
+        self.refuse = refuse
+
+
+class RequestServer:
+    """Serves the CLI's control requests (see the module docstring).
+
+    Threads: ``dispatch`` and ``cancel`` run on the session's reader thread (they never run
+    user code or block); handlers and answers on the pool; ``signal_all``, ``in_flight`` on
+    any thread; ``close`` on the closing thread. ``attach`` gives it the session's writer.
+    """
+
+    def __init__(self, handlers: Dict[str, Handler], workers: int) -> None:
+        self.handlers = handlers
+        self._pool = CallbackPool(workers, "claude_sync-callback")
+        self._lock = threading.Lock()
+        self._inflight: Dict[str, threading.Event] = {}
+        self._accepting = True
+        self._write: Optional[Callable[[bytes], None]] = None
+
+    def attach(self, write: Callable[[bytes], None]) -> None:
+        """Set how answers are written (the session's ``write_encoded``)."""
+        self._write = write
+
+    # -- the reader thread -------------------------------------------------------------
+
+    def dispatch(self, event: ControlRequestReceived) -> None:
+        """Register the request as in flight and queue it for the pool (reader thread)."""
+        signal = threading.Event()
+        with self._lock:
+            if not self._accepting:
+                return
+            self._inflight[event.request_id] = signal
+        handler = self.handlers.get(event.subtype)
+        if handler is not None and handler.route is not None:
+            handler.route(event, signal)
+        self._pool.submit(self._serve, event, signal)
+
+    def cancel(self, request_id: str) -> None:
+        """The CLI withdrew a request: set its signal; it gets no answer (reader thread)."""
+        with self._lock:
+            signal = self._inflight.pop(request_id, None)
+        if signal is None:
+            logger.debug("control_cancel_request for %s, which is not in flight", request_id)
+            return
+        signal.set()
+
+    # -- the pool ----------------------------------------------------------------------
+
+    def _serve(self, event: ControlRequestReceived, signal: threading.Event) -> Optional[Tuple[Any, ...]]:
+        """Pool thread: run the handler; returns the answer's write for the pool to run once
+        the worker counts as idle (None: cancelled, or no response wanted)."""
+        if event.request_id not in self._inflight:
+            return None  # cancelled before it started (a cancel drops the entry): not run
+        handler = self.handlers.get(event.subtype)
+        try:
+            if handler is None:
+                raise ClaudeSDKError(f"claude_sync does not handle control request subtype {event.subtype!r}")
+            frame = control_success_frame(event.request_id, handler.serve(event, signal) or {})
+            try:
+                data = encode_frame(frame)
+            except (TypeError, ValueError, RecursionError) as exc:
+                data = self._encode_harder(event, handler, frame, exc)
+        except NoResponse:
+            self._forget(event.request_id)
+            return None
+        except Exception as exc:  # noqa: BLE001 - any failure becomes an error response
+            if not isinstance(exc, ClaudeSDKError):
+                logger.error("Handler for CLI request %r failed: %r", event.subtype, exc)
+            data = encode_frame(control_error_frame(event.request_id, _wire_text(str(exc) or type(exc).__name__)))
+        except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt in user code
+            reason = callback_failure_reason(exc)
+            logger.error("A callback for CLI request %r raised %s; refused instead", event.subtype, reason)
+            data = self._refusal(event, handler, reason)
+        if not self._forget(event.request_id):
+            return None  # cancelled meanwhile: the CLI wants no answer
+        return (self._answer, event.request_id, data)  # the answer provokes the next request
+
+    def _encode_harder(
+        self, event: ControlRequestReceived, handler: Handler, frame: Dict[str, Any], failure: BaseException
+    ) -> bytes:
+        """An answer ``encode_frame`` refused: lone surrogates are sent as JSON escapes;
+        anything else JSON cannot carry (NaN, inf, a set, a datetime …) turns the answer into
+        the refusal."""
+        try:
+            data = (json.dumps(frame, ensure_ascii=True, allow_nan=False, separators=(",", ":")) + "\n").encode()
+        except (TypeError, ValueError, RecursionError) as exc:
+            reason = f"the answer cannot be encoded as JSON ({type(exc).__name__}: {exc})"
+            logger.error("Answer to CLI request %r (%s): %s; refused instead", event.subtype, event.request_id, reason)
+            return self._refusal(event, handler, reason)
+        logger.warning("Answer to CLI request %r had text JSON cannot carry as UTF-8 (%s); sent escaped", event.subtype, failure)
+        return data
+
+    def _refusal(self, event: ControlRequestReceived, handler: Optional[Handler], reason: str) -> bytes:
+        reason = _wire_text(reason)
+        if handler is not None and handler.refuse is not None:
+            return encode_frame(control_success_frame(event.request_id, handler.refuse(event, reason)))
+        return encode_frame(control_error_frame(event.request_id, reason))
+
+    def _answer(self, request_id: str, data: bytes) -> None:
+        """Pool thread: write the answer to a CLI request."""
+        write = self._write
+        if write is None:
+            return
+        try:
+            write(data)
+        except ClaudeSDKError as exc:
+            logger.debug("Could not answer CLI request %s: %s", request_id, exc)
+
+    def _forget(self, request_id: str) -> bool:
+        """Drop an in-flight entry; False if it was already gone (cancelled)."""
+        with self._lock:
+            return self._inflight.pop(request_id, None) is not None
+
+    # -- any thread --------------------------------------------------------------------
+
+    def in_flight(self, request_id: str) -> bool:
+        with self._lock:
+            return request_id in self._inflight
+
+    def signal_all(self) -> None:
+        """Set every in-flight request's signal (interrupt, close)."""
+        with self._lock:
+            signals = list(self._inflight.values())
+        for signal in signals:
+            signal.set()
+
+    def stop_accepting(self) -> None:
+        """Refuse new requests from now on and signal the running ones (close, step one)."""
+        with self._lock:
+            self._accepting = False
+        self.signal_all()
+
+    def close(self, grace: float) -> List[str]:
+        """Stop accepting, then shut the pool down (bounded by ``grace``); the names of
+        worker threads still busy (abandoned)."""
+        self.stop_accepting()
+        return self._pool.shutdown(grace)
+
+    @property
+    def thread_count(self) -> int:
+        return self._pool.thread_count
+
+    def in_worker(self) -> bool:
+        return self._pool.in_worker()
+
+
+def _wire_text(text: str) -> str:
+    """``text`` with anything UTF-8 cannot carry (lone surrogates) written as escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def build_handlers(plan: OptionsPlan) -> Dict[str, Handler]:
     """The request handlers that serve what ``plan`` carries: its permission routing, its
     hook registry and its SDK MCP servers (exactly the ones announced to the CLI).
 
     Raises nothing: the options were checked when the plan was made.
     """
-    handlers: Dict[str, CliRequestHandler] = {
-        "can_use_tool": _permission_handler(plan.permissions),
+    handlers: Dict[str, Handler] = {
+        "can_use_tool": Handler(_permission_handler(plan.permissions), refuse=_deny_on_failure),
     }
     if len(plan.hooks):
-        handlers["hook_callback"] = _hook_handler(plan.hooks)
+        handlers["hook_callback"] = Handler(_hook_handler(plan.hooks))
     if plan.sdk_mcp_servers:
         bridge = _McpBridge(SdkMcpServers(plan.sdk_mcp_servers))
-        handlers["@reader:mcp_message"] = bridge.route_on_reader
-        handlers["mcp_message"] = bridge.serve
+        handlers["mcp_message"] = Handler(bridge.serve, route=bridge.route_on_reader)
     return handlers
 
 
-def _permission_handler(routing: PermissionRouting) -> CliRequestHandler:
+def _deny_on_failure(event: ControlRequestReceived, reason: str) -> Dict[str, Any]:
+    """Permissions fail closed: whatever went wrong, the tool is denied."""
+    return fail_closed_permission_wire(reason, event.request.get("tool_use_id"))
+
+
+def _permission_handler(routing: PermissionRouting) -> ServeFn:
     callback, deny_all = routing.callback, routing.deny_all
 
     def serve_permission(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
@@ -90,7 +277,7 @@ def _permission_handler(routing: PermissionRouting) -> CliRequestHandler:
     return serve_permission
 
 
-def _hook_handler(registry: HookRegistry) -> CliRequestHandler:
+def _hook_handler(registry: HookRegistry) -> ServeFn:
     def serve_hook(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
         callback_id, hook_input, tool_use_id = hook_call_from_request(event.request)
         callback = registry.lookup(callback_id)

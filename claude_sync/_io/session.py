@@ -1,32 +1,45 @@
-"""One CLI process and the threads around it: the I/O shell over the pure protocol core.
+"""One connected CLI and the threads around it: the I/O shell over the pure protocol core.
 
-Threads (all named ``claude_sync-…``, all joined — bounded — by ``close``):
+A ``Session`` drives one ``Transport`` (the CLI as a child process by default). Threads (all
+named ``claude_sync-…``, all joined — bounded — by ``close``):
 
-- ``claude_sync-reader-<pid>``: reads stdout, frames, decodes, routes. Messages go to an
-  unbounded ``Mailbox`` (a deque and a doorbell, see ``_mailbox``); responses to our control
-  requests resolve ``Future``\\ s in the futures table; requests from the CLI go to the
-  callback pool; cancels set signals. It never runs user code, never writes to stdin, and
-  blocks only on the pipe — or, deliberately, on flow control (below).
-- ``claude_sync-stderr-<pid>`` (in the transport): drains stderr into a bounded tail.
-- ``claude_sync-callback-<n>``: the pool serving CLI requests (permissions, hooks, MCP).
+- ``claude_sync-reader-<pid>``: reads the transport's chunks, frames, decodes, routes.
+  Messages go to an unbounded ``Mailbox``; responses to our control requests resolve
+  ``Future``\\ s in the futures table; requests from the CLI go to the ``RequestServer``
+  (``serving.py``), cancels too. It never runs user code, never writes, and blocks only on
+  the transport — or, deliberately, on flow control (``reader.py``).
+- ``claude_sync-stderr-<pid>`` (in the subprocess transport): drains stderr into a tail.
+- ``claude_sync-mirror-<pid>`` (only with a ``session_store``): see ``store_bridge``.
+- ``claude_sync-callback-<n>``: the request server's pool (permissions, hooks, MCP).
 - the caller's threads: iterate messages, send control requests, close.
 
-Flow control without deadlock. The queue is unbounded, so the reader can always deliver
-what somebody waits for. Memory is bounded differently: when the consumer's backlog passes
-a high-water mark (``HIGH_WATER_MESSAGES`` messages or ``HIGH_WATER_BYTES`` of wire data),
-the reader stops reading stdout, so the pipe fills and the CLI blocks on its next write.
-It resumes when the consumer drains below half the mark, **and whenever one of our control
-requests is pending** (registering a request wakes it), and on close. So a thread that calls
-``interrupt()`` or any control method while nobody drains always gets its answer — at the
-cost of buffering what the CLI writes before that answer.
+States. One explicit state per session; what each call does in each state (h11-style: the
+table below is ``_MOVES`` and ``_REFUSED``; "UsageError (x)" raises with text x):
 
-When the reader ends (EOF, crash, corrupt line) it records a sticky terminal error (None for
-a clean end), fails every pending future, and enqueues the end-of-stream sentinel once: every
-waiter wakes, messages queued before it are still delivered first.
+================  ==================  ===================  ===========================
+state             ``connect``         ``send``/``request``  ``close``
+================  ==================  ===================  ===========================
+NEW               → CONNECTING        UsageError (a)        → CLOSING → CLOSED
+CONNECTING        UsageError (b)      allowed               → CLOSING → CLOSED
+OPEN              UsageError (b)      allowed               → CLOSING → CLOSED
+CLOSING           UsageError (b)      UsageError (c)        waits for the closing thread,
+                                                            or resumes a cut-short close
+CLOSED            UsageError (b)      UsageError (c)        nothing to do
+================  ==================  ===================  ===========================
+
+(a) "the session is not connected"; (b) "this session was already connected; create a new
+one"; (c) "the session is closed". A successful ``initialize`` moves CONNECTING → OPEN.
+The reader ending (EOF, crash) changes no state: it records a sticky terminal error (None
+for a clean end), fails every pending future and queues the end-of-stream sentinel once.
+
+Why over 400 lines: connect, the futures table, turn bookkeeping and the close ladder are
+one object's life cycle guarded by one lock and one state; the parts that run on their own
+threads are already apart (``reader.py``, ``serving.py``).
 """
 
 from __future__ import annotations
 
+import enum
 import itertools
 import logging
 import os
@@ -34,118 +47,129 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .._core.errors import (
     ClaudeSDKError,
     CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
-    ReceiveTimeoutError,
     UsageError,
 )
-from .._core.framing import LineFramer, OversizedLine, encode_frame
+from .._core.framing import encode_frame
 from .._core.messages import ResultMessage
-from .._core.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
-from .._core.protocol import (
-    CONTROL_EVENT_TYPES,
-    ControlCancelReceived,
-    ControlRequestReceived,
-    ControlResponseReceived,
-    NoiseLineSkipped,
-    OversizedLineSkipped,
-    TurnLedger,
-    control_error_frame,
-    control_request_frame,
-    control_success_frame,
-    decode_line,
-    exit_error,
-)
-from .mailbox import Mailbox
-from .pool import CallbackPool
+from .._core.options import ClaudeAgentOptions
+from .._core.protocol import ControlResponseReceived, StreamItem, TurnLedger, control_request_frame
+from .reader import END, WAIT_SLICE, Reader
+from .transport import Transport
 from .wire_log import WireTap, wire_tap
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.command import OptionsPlan, SpawnPlan
-    from .process import SubprocessTransport
+    from .serving import RequestServer
+    from .store_bridge import StoreBridge
 
-__all__ = ["Session", "END"]
+__all__ = ["Session", "SessionState", "END"]
 
 logger = logging.getLogger("claude_sync.session")
 
-HIGH_WATER_MESSAGES = 1000
-HIGH_WATER_BYTES = 1 << 20
-WAIT_SLICE = 0.1
-"""Waits are cut into slices this long so Ctrl-C is seen promptly (and on every platform)."""
+
+class SessionState(enum.Enum):
+    NEW = "new"
+    CONNECTING = "connecting"
+    OPEN = "open"
+    CLOSING = "closing"
+    CLOSED = "closed"
 
 
-class _End:
-    """The end-of-stream sentinel (one per session, re-queued so every waiter sees it)."""
-
-    def __repr__(self) -> str:
-        return "<end of stream>"
-
-
-END = _End()
-
-CliRequestHandler = Callable[[ControlRequestReceived, threading.Event], Optional[Dict[str, Any]]]
-"""Serves one CLI request on a pool thread; returns the success payload or raises."""
-
-
-class NoResponse(Exception):
-    """Raised by a handler when the request must get no control response at all."""
+_S = SessionState
+_MOVES: Dict[Tuple[SessionState, str], SessionState] = {
+    (_S.NEW, "connect"): _S.CONNECTING,
+    (_S.CONNECTING, "connected"): _S.OPEN,
+    (_S.NEW, "close"): _S.CLOSING,
+    (_S.CONNECTING, "close"): _S.CLOSING,
+    (_S.OPEN, "close"): _S.CLOSING,
+    (_S.CLOSING, "closed"): _S.CLOSED,
+}
+_ALREADY = "this session was already connected; create a new one"
+_REFUSED: Dict[Tuple[SessionState, str], str] = {
+    (_S.NEW, "send"): "the session is not connected",
+    (_S.CLOSING, "send"): "the session is closed",
+    (_S.CLOSED, "send"): "the session is closed",
+    **{(state, "connect"): _ALREADY for state in (_S.CONNECTING, _S.OPEN, _S.CLOSING, _S.CLOSED)},
+}
 
 
 class Session:
-    """One connected CLI process. See the module docstring for the threading model."""
+    """One connected CLI. See the module docstring for the threads and the states."""
 
     def __init__(
         self,
         options: ClaudeAgentOptions,
         *,
-        handlers: Optional[Dict[str, CliRequestHandler]] = None,
+        server: Optional[RequestServer] = None,
         initialize_fields: Optional[Dict[str, Any]] = None,
         plan: Optional[OptionsPlan] = None,
         environ: Optional[Dict[str, str]] = None,
+        transport: Optional[Transport] = None,
     ) -> None:
         self.options = options
-        handlers = dict(handlers or {})
-        # "@reader:<subtype>" entries are bookkeeping run on the reader thread itself.
-        self._reader_hooks = {k[len("@reader:"):]: handlers.pop(k) for k in list(handlers) if k.startswith("@reader:")}
-        self._handlers = handlers
+        self._server = server
         self._extra_initialize = dict(initialize_fields or {})
         self._options_plan = plan  # interpret_options(options), when the caller made it
         self._environ = environ
-        self._transport: Optional[SubprocessTransport] = None
+        self._custom_transport = transport
+        self._transport: Optional[Transport] = None
+        self._store_bridge: Optional[StoreBridge] = None  # options.session_store's mirror/resume
         self._temp_files: List[str] = []
-        self._mailbox = Mailbox()
-        self._framer = LineFramer(options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE)
-        self._pool = CallbackPool(options.callback_workers, "claude_sync-callback")
         self._lock = threading.Lock()
+        self._state = SessionState.NEW
         self._futures: Dict[str, Future[ControlResponseReceived]] = {}
-        self._inflight: Dict[str, threading.Event] = {}
         self._ids = itertools.count(1)
         self._id_prefix = os.urandom(4).hex()
-        self._reader: Optional[threading.Thread] = None
-        self._wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
-        self._flow = threading.Condition(threading.Lock())
-        self._paused = False
-        self._resume_below = 0
-        self.frames_seen = 0
-        self.ledger = TurnLedger()
+        self._reader = Reader(self)
+        self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
+        self._ledger = TurnLedger()
         self.last_result: Optional[ResultMessage] = None
         self.terminal_error: Optional[BaseException] = None
         self.server_info: Optional[Dict[str, Any]] = None
-        self._connected = False
-        self._closing = False
+        self._closer: Optional[threading.Thread] = None
+        self._close_steps_done = 0
         self._close_done = threading.Event()
-        self._close_started = False
         self.close_rung: Optional[str] = None
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def state(self) -> SessionState:
+        return self._state
+
+    def _move(self, call: str) -> None:
+        """Apply ``call`` to the state table (caller holds ``_lock``). Raises ``UsageError``."""
+        refused = _REFUSED.get((self._state, call))
+        if refused is not None:
+            raise UsageError(refused)
+        self._state = _MOVES[(self._state, call)]
+
+    def _check_send(self) -> None:
+        refused = _REFUSED.get((self._state, "send"))
+        if refused is not None:
+            raise UsageError(refused)
+
+    @property
+    def closed(self) -> bool:
+        """True from the moment ``close`` started."""
+        return self._state is SessionState.CLOSING or self._state is SessionState.CLOSED
 
     # ------------------------------------------------------------------ connect
 
     def connect(self) -> Dict[str, Any]:
-        """Spawn the CLI, start the reader, run the ``initialize`` handshake.
+        """Spawn the CLI (or connect the custom transport), start the reader, run the
+        ``initialize`` handshake (caller's thread).
+
+        With a custom transport the options' command-line part (model, cwd, tools …) is not
+        applied — no process is spawned here — but everything sent through the protocol is
+        (hooks, agents, SDK MCP servers, permission callbacks), as in the official SDK.
 
         Returns the initialize response. Raises ``CLINotFoundError``, ``CLIConnectionError``,
         ``ProcessError`` (the CLI died during start-up, with its stderr tail),
@@ -153,15 +177,16 @@ class Session:
         (connect called twice). On failure everything started so far is torn down.
         """
         with self._lock:
-            if self._connected or self._close_started:
-                raise UsageError("this session was already connected; create a new one")
-            self._connected = True
+            self._move("connect")
         try:
             plan = self._plan()
-            self._start_process(plan)
+            self._start_transport(plan)
             payload = dict(plan.initialize_fields)
             payload.update(self._extra_initialize)
             response = self.request("initialize", payload, timeout=self.options.initialize_timeout)
+            with self._lock:
+                if self._state is SessionState.CONNECTING:
+                    self._move("connected")
         except BaseException:
             self.close()
             raise
@@ -171,23 +196,43 @@ class Session:
     def _plan(self) -> SpawnPlan:
         from .._core.command import build_spawn_plan, find_cli  # first connect only, not at import
 
-        cli = find_cli(self.options.cli_path)
         environ = self._environ if self._environ is not None else dict(os.environ)
-        return build_spawn_plan(self.options, cli, environ=environ, interpreted=self._options_plan)
+        # With a custom transport only the protocol part of the plan is used (the options are
+        # still validated); the CLI path is a placeholder, so no CLI needs to be installed.
+        cli = "claude" if self._custom_transport is not None else find_cli(self.options.cli_path)
+        options, plan = self.options, self._options_plan
+        if options.session_store is not None:
+            from .store_bridge import StoreBridge  # session stores: first connect with one only
 
-    def _start_process(self, plan: SpawnPlan) -> None:
-        from .process import SubprocessTransport  # subprocess machinery: first connect only
+            self._store_bridge, options = StoreBridge.prepare(options, environ, self._report_mirror_error)
+            plan = StoreBridge.replan(plan, self.options, options)
+        return build_spawn_plan(options, cli, environ=environ, interpreted=plan)
 
-        argv = [self._materialize(arg) for arg in plan.argv]
-        self._transport = SubprocessTransport(
-            argv, env=plan.env, cwd=plan.cwd, user=plan.user, stderr_callback=self.options.stderr
-        )
-        self._transport.start()
-        self._wire = wire_tap(f"cli[{self._transport.pid}]")
-        self._reader = threading.Thread(
-            target=self._read_loop, name=f"claude_sync-reader-{self._transport.pid}", daemon=True
-        )
-        self._reader.start()
+    def _start_transport(self, plan: SpawnPlan) -> None:
+        if self._server is None:
+            from .serving import RequestServer  # a bare session answers every request with an error
+
+            self._server = RequestServer({}, self.options.callback_workers)
+        self._server.attach(self.write_encoded)
+        transport = self._custom_transport
+        if transport is None:
+            from .process import SubprocessTransport  # subprocess machinery: first connect only
+
+            transport = SubprocessTransport(
+                [self._materialize(arg) for arg in plan.argv],
+                env=plan.env,
+                cwd=plan.cwd,
+                user=plan.user,
+                stderr_callback=self.options.stderr,
+                close_timeout=self.options.close_timeout,
+            )
+        self._transport = transport
+        transport.connect()
+        if self._store_bridge is not None:
+            self._store_bridge.start(transport.pid)
+        label = transport.pid if transport.pid is not None else self._id_prefix
+        self.wire = wire_tap(f"cli[{label}]")
+        self._reader.start(transport, self._server, label)
 
     def _materialize(self, arg: Any) -> str:
         """Turn a ``FileArg`` into a private temp file (deleted on close)."""
@@ -208,52 +253,87 @@ class Session:
         return self._transport.pid if self._transport else None
 
     @property
-    def transport(self) -> Optional[SubprocessTransport]:
+    def transport(self) -> Optional[Transport]:
         return self._transport
+
+    @property
+    def server(self) -> Optional[RequestServer]:
+        """What serves the CLI's requests (None before ``connect``)."""
+        return self._server
 
     # ------------------------------------------------------------------ writing
 
     def write_frame(self, frame: Dict[str, Any], timeout: Optional[float] = None) -> None:
         """Encode and write one frame (any thread). Raises ``CLIConnectionError`` (chained to
-        the terminal error when the CLI is gone) or ``UsageError`` after close."""
+        the terminal error when the CLI is gone), ``UsageError`` (not connected, or closed),
+        ``TypeError``/``ValueError`` (not JSON)."""
+        self.write_encoded(encode_frame(frame), timeout)
+
+    def write_encoded(self, data: bytes, timeout: Optional[float] = None) -> None:
+        """Write whole encoded frames (any thread); raises as ``write_frame``."""
         transport = self._transport
-        if transport is None:
-            raise UsageError("the session is not connected")
-        data = encode_frame(frame)
-        if self._wire is not None:
-            self._wire.sent(data)
+        if transport is None or self._state is not SessionState.OPEN:
+            self._check_send()
+            if transport is None:
+                raise UsageError("the session is not connected")
+        if self.wire is not None:
+            self.wire.sent(data)
         try:
-            transport.write(data, self.options.control_timeout if timeout is None else timeout)
+            transport.write_bytes(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
-            if self._closing:
+            if self.closed:
                 raise UsageError("the session is closed") from exc
             # A broken pipe usually means the CLI exited; its exit status and stderr, which
             # say why, arrive with the reader's end: wait (bounded) for it to name them.
-            self._await_reader_end(2 * self.options.close_timeout)
+            self._reader.join(2 * self.options.close_timeout)
             if self.terminal_error is not None:
                 raise CLIConnectionError(f"{exc} (the CLI has ended: {self.terminal_error})") from self.terminal_error
-            raise
-
-    def _await_reader_end(self, timeout: float) -> None:
-        reader = self._reader
-        if reader is not None and reader is not threading.current_thread():
-            reader.join(timeout)
-
-    def send_user_message(self, frame: Dict[str, Any], timeout: Optional[float] = None) -> None:
-        """Write a user frame and count it in the turn ledger (any thread)."""
-        with self._lock:
-            self.ledger.sent_user_message()
-        try:
-            self.write_frame(frame, timeout)
-        except BaseException:
-            with self._lock:
-                self.ledger.user_messages -= 1
             raise
 
     def close_stdin(self) -> None:
         """Send EOF to the CLI (idempotent, any thread)."""
         if self._transport is not None:
-            self._transport.close_stdin()
+            self._transport.end_input()
+
+    # ------------------------------------------------------------------ turns
+
+    def send_user_message(self, frame: Dict[str, Any], timeout: Optional[float] = None) -> None:
+        """Write a user frame and count it as a turn (any thread)."""
+        with self._lock:
+            self._ledger.sent_user_message()
+        try:
+            self.write_frame(frame, timeout)
+        except BaseException:
+            with self._lock:
+                self._ledger.user_messages -= 1
+            raise
+
+    @property
+    def turn_running(self) -> bool:
+        """True while a user message written has not had its result yet (any thread)."""
+        with self._lock:
+            return self._ledger.turn_running
+
+    def input_exhausted(self) -> None:
+        """Record that no user message will follow (a one-shot run's prompt is all sent)."""
+        with self._lock:
+            self._ledger.input_exhausted()
+
+    @property
+    def run_finished(self) -> bool:
+        """True once input is exhausted and every user message got its result: a one-shot
+        run may end input now (see ``TurnLedger``)."""
+        with self._lock:
+            return self._ledger.should_close
+
+    def result_received(self, result: ResultMessage) -> None:
+        """Reader thread: count a turn's result (with a session store: once the store has the
+        turn, waiting at most its flush timeout)."""
+        if self._store_bridge is not None:
+            self._store_bridge.flush(self._store_bridge.flush_timeout)
+        with self._lock:
+            self._ledger.result_received()
+            self.last_result = result
 
     # ------------------------------------------------------------------ control requests
 
@@ -268,18 +348,17 @@ class Session:
         Returns the CLI's ``response`` payload (``{}`` when it sends none). Raises
         ``ControlRequestError`` (the CLI's error text), ``ControlTimeoutError`` (no answer
         within ``timeout``, default ``control_timeout``), ``CLIConnectionError`` (the CLI
-        ended first), ``UsageError`` (closed).
+        ended first), ``UsageError`` (not connected, or closed).
         """
         timeout = self.options.control_timeout if timeout is None else timeout
         request_id = self.new_request_id()
         future: Future[ControlResponseReceived] = Future()
         with self._lock:
-            if self._closing:
-                raise UsageError("the session is closed")
-            if self.terminal_error is not None or (self._reader is not None and not self._reader.is_alive()):
+            self._check_send()
+            if self.terminal_error is not None or self._reader.ended:
                 raise CLIConnectionError(f"the CLI has ended: {self.terminal_error}") from self.terminal_error
             self._futures[request_id] = future
-        self._wake_reader()
+        self._reader.wake()
         try:
             self.write_frame(control_request_frame(request_id, subtype, payload), timeout)
             response = self._wait_future(future, timeout, subtype, request_id)
@@ -312,155 +391,12 @@ class Session:
                     f"The CLI ended while waiting for control request {subtype!r}: {exc}"
                 ) from exc
 
-    # ------------------------------------------------------------------ receiving
+    @property
+    def has_pending_requests(self) -> bool:
+        return bool(self._futures)
 
-    def messages(
-        self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None
-    ) -> Iterator[Any]:
-        """Yield queued messages until end of stream (caller's thread).
-
-        At end of stream, raises the sticky terminal error if there is one, else returns.
-        ``timeout`` bounds the whole iteration, ``idle_timeout`` the silence between two
-        frames (any stdout line counts); both raise ``ReceiveTimeoutError`` and leave the
-        session running.
-        """
-        items = self._mailbox.items
-        wait = self._mailbox.wait
-        deadline = None if timeout is None else time.monotonic() + timeout
-        idle = _IdleWatch(self, idle_timeout)
-        while True:
-            if not items and not wait(WAIT_SLICE):
-                self._check_timeouts(deadline, timeout, idle)
-                continue
-            item = items[0]
-            if item is END:  # stays queued: every later waiter sees it too
-                if self.terminal_error is not None:
-                    raise self.terminal_error
-                return
-            if self._paused and len(items) <= self._resume_below:
-                self._wake_reader()
-            # Take it only now, with nothing that checks for signals between the removal
-            # and the yield: a Ctrl-C anywhere above leaves the item queued (see _mailbox).
-            del items[0]
-            yield item
-            if deadline is not None:
-                self._check_timeouts(deadline, timeout, None)
-
-    def requeue_front(self, items: List[Any]) -> None:
-        """Put messages taken by ``messages()`` back at the head of the queue, in order
-        (the consumer's thread, e.g. a layer that buffered them when Ctrl-C arrived)."""
-        self._mailbox.items.extendleft(reversed(items))
-
-    def _check_timeouts(self, deadline: Optional[float], timeout: Optional[float], idle: Optional[_IdleWatch]) -> None:
-        if deadline is not None and time.monotonic() >= deadline:
-            raise ReceiveTimeoutError(f"No complete response within {timeout}s", kind="total", timeout=timeout)
-        if idle is not None:
-            idle.check()
-
-    # ------------------------------------------------------------------ reader thread
-
-    def _read_loop(self) -> None:
-        """The reader thread's body. Never raises; ends with the sentinel queued."""
-        assert self._transport is not None
-        error: Optional[BaseException] = None
-        try:
-            read = self._transport.read_chunk
-            self._pump(read if self._wire is None else self._wire.reading(read))
-        except ClaudeSDKError as exc:
-            error = exc
-        except BaseException as exc:  # noqa: BLE001 - a reader bug must still wake everyone
-            logger.exception("claude_sync reader thread failed")
-            error = CLIConnectionError(f"internal error in the claude_sync reader thread: {exc!r}")
-            error.__cause__ = exc
-        self._finish(error)
-
-    def _pump(self, read: Callable[[], bytes]) -> None:
-        feed = self._framer.feed
-        items = self._mailbox.items
-        put = items.append
-        ring = self._mailbox.ring_if_sleeping
-        route = self._route_control
-        control_types = CONTROL_EVENT_TYPES
-        result_type = ResultMessage
-        while True:
-            chunk = read()
-            if not chunk:
-                break
-            lines = feed(chunk)
-            if self._framer.oversized:
-                self._report_oversized()
-            puts = 0
-            for line in lines:
-                item = decode_line(line)
-                if item.__class__ in control_types:
-                    route(item)
-                    continue
-                if item.__class__ is result_type:
-                    self._on_result(item)
-                put(item)
-                puts += 1
-            self.frames_seen += len(lines)
-            if puts:
-                ring()
-                backlog = len(items)
-                if backlog > HIGH_WATER_MESSAGES or backlog * len(chunk) > HIGH_WATER_BYTES * puts:
-                    self._pause(len(chunk) // puts or 1)
-        tail = self._framer.finish()
-        if tail is not None and tail.strip():
-            # A line cut off by the CLI's exit: decode it so a corrupt one is a typed error.
-            item = decode_line(tail)
-            if item.__class__ in control_types:
-                route(item)
-            else:
-                self._mailbox.put(item)
-
-    def _on_result(self, result: ResultMessage) -> None:
-        with self._lock:
-            self.ledger.result_received()
-            self.last_result = result
-
-    def _report_oversized(self) -> None:
-        for record in self._framer.oversized:
-            self._mailbox.put(_oversized_message(record))
-            logger.warning(
-                "Skipped a %d-byte stdout line over the %d-byte max_buffer_size (starts %r)",
-                record.size,
-                record.limit,
-                record.prefix[:80],
-            )
-        self._framer.oversized.clear()
-
-    def _pause(self, bytes_per_message: int) -> None:
-        """Flow control: stop reading while the consumer is far behind (see module doc)."""
-        resume_below = min(HIGH_WATER_MESSAGES, HIGH_WATER_BYTES // bytes_per_message) // 2
-        with self._flow:
-            self._resume_below = resume_below
-            self._paused = True
-            while (
-                len(self._mailbox.items) > resume_below
-                and not self._futures
-                and not self._closing
-            ):
-                self._flow.wait(WAIT_SLICE * 5)
-            self._paused = False
-
-    def _wake_reader(self) -> None:
-        with self._flow:
-            self._flow.notify_all()
-
-    def _route_control(self, event: Any) -> None:
-        """Reader thread: act on one control event without blocking or running user code."""
-        cls = event.__class__
-        if cls is ControlResponseReceived:
-            self._resolve(event)
-        elif cls is ControlRequestReceived:
-            self._dispatch_cli_request(event)
-        elif cls is ControlCancelReceived:
-            self._cancel_cli_request(event.request_id)
-        elif cls is NoiseLineSkipped:
-            logger.warning("Skipped a non-JSON stdout line from the CLI: %r", event.text[:200])
-
-    def _resolve(self, response: ControlResponseReceived) -> None:
+    def resolve(self, response: ControlResponseReceived) -> None:
+        """Reader thread: hand a control response to the request waiting for it."""
         with self._lock:
             future = self._futures.get(response.request_id)
         if future is None:
@@ -469,216 +405,168 @@ class Session:
         if not future.done():
             future.set_result(response)
 
-    def _dispatch_cli_request(self, event: ControlRequestReceived) -> None:
-        signal = threading.Event()
-        with self._lock:
-            if self._closing:
-                return
-            self._inflight[event.request_id] = signal
-        if self._reader_hooks:
-            pre = self._reader_hooks.get(event.subtype)
-            if pre is not None:
-                pre(event, signal)  # bookkeeping only (e.g. MCP routing and cancel notifications)
-        self._pool.submit(self._serve_cli_request, event, signal)
-
-    def _cancel_cli_request(self, request_id: str) -> None:
-        with self._lock:
-            signal = self._inflight.pop(request_id, None)
-        if signal is None:
-            logger.debug("control_cancel_request for %s, which is not in flight", request_id)
-            return
-        signal.set()
-
-    # ------------------------------------------------------------------ callback pool
-
-    def _serve_cli_request(self, event: ControlRequestReceived, signal: threading.Event) -> Optional[Tuple[Any, ...]]:
-        """Pool thread: run the handler for one CLI request; returns the answer's write for
-        the pool to run once the worker counts as idle (None: cancelled, nothing to send)."""
-        if event.request_id not in self._inflight:
-            return None  # cancelled before it started (a cancel drops the entry): not run
-        handler = self._handlers.get(event.subtype)
-        try:
-            if handler is None:
-                raise ClaudeSDKError(
-                    f"claude_sync does not handle control request subtype {event.subtype!r}"
-                )
-            payload = handler(event, signal)
-            frame = control_success_frame(event.request_id, payload if payload is not None else {})
-        except NoResponse:
-            self._forget(event.request_id)
-            return None
-        except Exception as exc:  # noqa: BLE001 - any failure becomes an error response
-            if not isinstance(exc, ClaudeSDKError):
-                logger.error("Handler for CLI request %r failed: %r", event.subtype, exc)
-            frame = control_error_frame(event.request_id, str(exc) or type(exc).__name__)
-        if not self._forget(event.request_id):
-            return None  # cancelled meanwhile: the CLI wants no answer
-        return (self._answer, event.request_id, frame)  # the answer provokes the next request
-
-    def _answer(self, request_id: str, frame: Dict[str, Any]) -> None:
-        """Pool thread: write the answer to a CLI request."""
-        try:
-            self.write_frame(frame)
-        except ClaudeSDKError as exc:
-            logger.debug("Could not answer CLI request %s: %s", request_id, exc)
-
-    def _forget(self, request_id: str) -> bool:
-        """Drop an in-flight entry; False if it was already gone (cancelled)."""
-        with self._lock:
-            return self._inflight.pop(request_id, None) is not None
-
-    def signal_all_inflight(self) -> None:
-        """Set every in-flight callback's signal (interrupt, close). Any thread."""
-        with self._lock:
-            signals = list(self._inflight.values())
-        for signal in signals:
-            signal.set()
-
-    @property
-    def callback_thread_count(self) -> int:
-        return self._pool.thread_count
-
-    def in_callback_thread(self) -> bool:
-        return self._pool.in_worker()
-
-    # ------------------------------------------------------------------ end of stream
-
-    def _finish(self, error: Optional[BaseException]) -> None:
-        """Reader thread, last act: compute the terminal error, wake every waiter."""
-        transport = self._transport
-        assert transport is not None
-        if error is None and not self._closing:
-            grace = self.options.close_timeout
-            returncode = transport.wait(grace)
-            transport.join_stderr(grace)
-            with self._lock:
-                expecting = self.ledger.turn_running
-                last = self.last_result
-            error = exit_error(
-                returncode,
-                stderr_tail=transport.stderr_tail(),
-                last_result=last,
-                expecting_result=expecting,
-                killed_by_us=self._closing or transport.stopped_by_us,
-            )
-        elif error is not None and not self._closing:
-            error = _with_stderr(error, transport)
-        if self._closing and error is not None:
-            logger.debug("Ignoring reader error during close: %r", error)
-            error = None
-        with self._lock:
-            self.terminal_error = error
-            futures = list(self._futures.values())
-        failure = error if error is not None else CLIConnectionError("The CLI closed its stdout")
-        for future in futures:
-            if not future.done():
-                future.set_exception(failure)
-        self._mailbox.put(END)
-        self._wake_reader()
-
-    # ------------------------------------------------------------------ close
-
-    def close(self) -> None:
-        """Stop everything (idempotent, any thread, bounded).
-
-        The ladder: cancel in-flight callbacks' signals → if a turn is running, a best-effort
-        ``interrupt`` → stdin EOF → wait → SIGTERM the process group → wait → SIGKILL → wait
-        (each wait ``close_timeout``) → join the reader → shut the pool down (bounded) →
-        close pipes → delete temp files. Concurrent callers wait for the first one.
-        """
-        with self._lock:
-            started = self._close_started
-            self._close_started = True
-            self._closing = True
-        if started:
-            if not self._pool.in_worker() and threading.current_thread() is not self._reader:
-                self._close_done.wait(self.options.close_timeout * 5)
-            return
-        try:
-            self._close_ladder()
-        finally:
-            self._close_done.set()
-
-    def _close_ladder(self) -> None:
-        grace = self.options.close_timeout
-        self.signal_all_inflight()
-        self._wake_reader()
-        transport = self._transport
-        if transport is not None:
-            self._interrupt_running_turn(transport)
-            self.close_rung = transport.stop(grace)
-        if self._reader is not None and self._reader is not threading.current_thread():
-            self._reader.join(grace)
-            if self._reader.is_alive():
-                logger.error("claude_sync reader thread did not end within %.1fs", grace)
-        self._pool.shutdown(grace)
-        if transport is not None:
-            transport.close_pipes()
-        self._fail_pending(UsageError("the session was closed"))
-        self._mailbox.put(END)
-        for path in self._temp_files:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-        self._temp_files.clear()
-
-    def _interrupt_running_turn(self, transport: SubprocessTransport) -> None:
-        """A turn still running would keep going after EOF; ask it to stop first."""
-        with self._lock:
-            running = self.ledger.turn_running
-        if not running or transport.stdin_closed or transport.returncode is not None:
-            return
-        frame = control_request_frame(self.new_request_id(), "interrupt")
-        try:
-            transport.write(encode_frame(frame), timeout=min(0.5, self.options.close_timeout))
-        except ClaudeSDKError:
-            pass
-
-    def _fail_pending(self, error: BaseException) -> None:
+    def fail_pending(self, error: BaseException) -> None:
+        """Fail every waiting control request with ``error`` (any thread)."""
         with self._lock:
             futures = list(self._futures.values())
         for future in futures:
             if not future.done():
                 future.set_exception(error)
 
+    # ------------------------------------------------------------------ receiving
+
+    def messages(
+        self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None
+    ) -> Iterator[StreamItem]:
+        """Yield queued messages until end of stream (caller's thread; see ``Reader.items``)."""
+        return self._reader.items(timeout=timeout, idle_timeout=idle_timeout)
+
+    def requeue_front(self, items: List[Any]) -> None:
+        """Put messages taken by ``messages()`` back at the head of the queue, in order
+        (the consumer's thread, e.g. a layer that held them when it was interrupted)."""
+        self._reader.requeue_front(items)
+
     @property
-    def closed(self) -> bool:
-        return self._closing
+    def frames_seen(self) -> int:
+        return self._reader.frames_seen
 
+    # ------------------------------------------------------------------ session store
 
-class _IdleWatch:
-    """Raises ``ReceiveTimeoutError(kind="idle")`` when no frame arrived for ``limit`` s."""
+    @property
+    def store_bridge(self) -> Optional[StoreBridge]:
+        return self._store_bridge
 
-    __slots__ = ("session", "limit", "seen", "since")
+    def _report_mirror_error(self, key: Optional[Mapping[str, Any]], error: str) -> None:
+        """Mirror thread (or reader): a ``SystemMessage`` ``mirror_error`` for the consumer."""
+        from .._core.parse import parse_message
 
-    def __init__(self, session: Session, limit: Optional[float]) -> None:
-        self.session = session
-        self.limit = limit
-        self.seen = session.frames_seen
-        self.since = time.monotonic()
+        session_id = key.get("session_id", "") if key else ""
+        frame = {"type": "system", "subtype": "mirror_error", "error": error, "key": key, "session_id": session_id}
+        self._reader.mailbox.put(parse_message(frame))
 
-    def check(self) -> None:
-        if self.limit is None:
+    # ------------------------------------------------------------------ callbacks
+
+    def signal_all_inflight(self) -> None:
+        """Set every in-flight callback's signal (interrupt, close). Any thread."""
+        if self._server is not None:
+            self._server.signal_all()
+
+    def in_callback_thread(self) -> bool:
+        return self._server is not None and self._server.in_worker()
+
+    # ------------------------------------------------------------------ close
+
+    def close(self) -> None:
+        """Stop everything (idempotent, any thread, bounded).
+
+        The ladder: refuse new CLI requests and set in-flight callbacks' signals → if a turn
+        is running, a best-effort ``interrupt`` → ``transport.stop`` (stdin EOF → wait →
+        SIGTERM the process group → wait → SIGKILL → wait, each wait ``close_timeout``) →
+        join the reader → shut the pool down (bounded) → ``transport.close`` → fail what
+        still waits → delete temp files. Concurrent callers wait for the first one.
+
+        A ``KeyboardInterrupt`` during a step re-runs that step once, finishes the ladder
+        and is re-raised at the end; one that cuts the ladder short anyway leaves the
+        session CLOSING, and the next ``close()`` resumes where it stopped.
+        """
+        with self._lock:
+            if self._state is SessionState.CLOSED:
+                return
+            if not self.closed:
+                self._move("close")
+            closer = self._closer
+            # The closing thread itself, back after a Ctrl-C cut its close short, resumes it.
+            run = closer is None or closer is threading.current_thread() or not closer.is_alive()
+            if run:
+                self._closer = threading.current_thread()
+        if not run:
+            if not self.in_callback_thread() and not self._reader.is_current():
+                self._close_done.wait(self.options.close_timeout * 5)
             return
-        now = time.monotonic()
-        if self.session.frames_seen != self.seen:
-            self.seen = self.session.frames_seen
-            self.since = now
-        elif now - self.since >= self.limit:
-            raise ReceiveTimeoutError(
-                f"No frame from the CLI for {self.limit}s", kind="idle", timeout=self.limit
-            )
+        try:
+            deferred = self._close_ladder()
+        finally:
+            with self._lock:
+                self._closer = None
+        with self._lock:
+            self._move("closed")
+            self._close_done.set()
+        if deferred is not None:
+            raise deferred
 
+    def _close_ladder(self) -> Optional[BaseException]:
+        steps = (
+            self._stop_serving,
+            self._interrupt_running_turn,
+            self._stop_transport,
+            self._join_reader,
+            self._close_server,
+            self._close_store_bridge,
+            self._close_transport,
+            self._end_stream,
+            self._remove_temp_files,
+        )
+        deferred: Optional[BaseException] = None
+        while self._close_steps_done < len(steps):
+            step = steps[self._close_steps_done]
+            try:
+                step()
+            except KeyboardInterrupt as exc:
+                deferred = exc
+                logger.info("Ctrl-C while closing the Claude Code session: finishing the close first")
+                try:
+                    step()  # once more: a step may have been cut short
+                except KeyboardInterrupt:
+                    pass
+            self._close_steps_done += 1
+        return deferred
 
-def _oversized_message(record: OversizedLine) -> OversizedLineSkipped:
-    return OversizedLineSkipped(size=record.size, limit=record.limit, prefix=record.prefix.decode("utf-8", "replace"))
+    def _stop_serving(self) -> None:
+        if self._server is not None:
+            self._server.stop_accepting()
+        self._reader.wake()
 
+    def _interrupt_running_turn(self) -> None:
+        """A turn still running would keep going after EOF; ask it to stop first."""
+        transport = self._transport
+        if transport is None or not self.turn_running or not transport.is_ready():
+            return
+        frame = control_request_frame(self.new_request_id(), "interrupt")
+        try:
+            transport.write_bytes(encode_frame(frame), min(0.5, self.options.close_timeout))
+        except ClaudeSDKError:
+            pass
 
-def _with_stderr(error: BaseException, transport: SubprocessTransport) -> BaseException:
-    """Attach the stderr tail to a reader error (as a note in the message, type unchanged)."""
-    transport.join_stderr(0.5)
-    tail = transport.stderr_tail()
-    if tail and isinstance(error, ClaudeSDKError) and not hasattr(error, "stderr"):
-        error.args = (f"{error.args[0]}\nstderr tail:\n{tail}",) + error.args[1:]
-    return error
+    def _stop_transport(self) -> None:
+        if self._transport is not None:
+            rung = self._transport.stop(self.options.close_timeout)
+            self.close_rung = self.close_rung or rung
+
+    def _join_reader(self) -> None:
+        if not self._reader.join(self.options.close_timeout):
+            logger.error("claude_sync reader thread did not end within %.1fs", self.options.close_timeout)
+
+    def _close_server(self) -> None:
+        if self._server is not None:
+            self._server.close(self.options.close_timeout)
+
+    def _close_store_bridge(self) -> None:
+        if self._store_bridge is not None:
+            self._store_bridge.close(self.options.close_timeout)  # after the reader: every mirror frame is in
+
+    def _close_transport(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    def _end_stream(self) -> None:
+        self.fail_pending(UsageError("the session was closed"))
+        self._reader.put_end()
+
+    def _remove_temp_files(self) -> None:
+        while self._temp_files:
+            try:
+                os.unlink(self._temp_files[-1])
+            except OSError:
+                pass
+            self._temp_files.pop()
+

@@ -21,6 +21,9 @@ method                  called from                 must
 ``read_chunks`` /       the session's reader thread  block until data, end at EOF; never
 ``read_messages``       only                         raise for EOF
 ``end_input``           any thread                   idempotent; no frame after it
+``stop``                the closing thread           end the peer (bounded by about
+                                                     ``3 * grace``) so the reader sees
+                                                     EOF; may leave resources to ``close``
 ``close``               any thread                   idempotent, **bounded**; makes a
                                                      blocked reader see EOF
 ``is_ready``,           any thread                   never block
@@ -34,6 +37,11 @@ them into lines, the fast path) **or** ``read_messages`` (decoded JSON objects, 
 shape); each has a default in terms of the other. Likewise ``write`` (a ``str``, the official
 shape) and ``write_bytes`` (bytes with a deadline, what the session calls) default to each
 other. A subclass that overrides neither of a pair gets a ``TypeError`` at class creation.
+
+A session closes its transport in two steps: ``stop(grace)`` (default: ``close()``), then —
+once its reader thread has been joined — ``close()``. A transport whose ``close`` would pull
+a resource from under a blocked reader (a file descriptor) ends the peer in ``stop`` and
+releases the resource in ``close``.
 """
 
 from __future__ import annotations
@@ -121,9 +129,18 @@ class Transport(ABC):
         for message in self.read_messages():
             yield dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
 
+    def stop(self, grace: float) -> Optional[str]:
+        """End the peer, waiting about ``grace`` seconds per step; how it ended (e.g.
+        ``"eof"``, ``"sigkill"``), or None. The session's close calls this before it joins
+        its reader, and ``close()`` after. Default: ``close()``."""
+        self.close()
+        return None
+
     def exit_code(self) -> Optional[int]:
         """The peer's exit status once it has ended (a negative number: killed by that
-        signal), else None. Never blocks. Default: None (no process to speak of)."""
+        signal), else None. Never blocks. Default: None (no process to speak of); the
+        session treats a stream that ended without a status, from a transport without a
+        ``pid``, like exit 0 (an error only if a result was still expected)."""
         return None
 
     def wait(self, timeout: Optional[float]) -> Optional[int]:

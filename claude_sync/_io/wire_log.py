@@ -16,7 +16,7 @@ makes the CLI write its debug log (``[DEBUG] …`` lines; ~150 for one short run
 2.1.197) to its stderr, which goes to the ``stderr=`` callback (one call per line) or, without
 one, to ``debug_stderr`` (a file object; default ``sys.stderr``).
 
-Which thread: ``WireTap.reading`` runs on the session's reader thread; ``WireTap.sent`` on
+Which thread: ``WireTap.tapped`` runs on the session's reader thread; ``WireTap.sent`` on
 whichever thread writes a frame.
 """
 
@@ -26,7 +26,7 @@ import logging
 import os
 import re
 import sys
-from typing import Callable, Mapping, Optional
+from typing import Iterator, Mapping, Optional
 
 from .._core.redaction import REDACTED, redact
 
@@ -62,15 +62,12 @@ class WireTap:
         self.label = label
         self._pending = b""
 
-    def reading(self, read: Callable[[], bytes]) -> Callable[[], bytes]:
-        """Wrap a transport's ``read`` so each complete stdout line is logged (reader thread)."""
-
-        def read_and_log() -> bytes:
-            chunk = read()
+    def tapped(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        """``chunks`` unchanged, each complete stdout line logged (the reader thread)."""
+        for chunk in chunks:
             self.received(chunk)
-            return chunk
-
-        return read_and_log
+            yield chunk
+        self.received(b"")
 
     def received(self, chunk: bytes) -> None:
         """Log the complete lines ``chunk`` finishes (the rest waits for the next chunk);

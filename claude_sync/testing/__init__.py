@@ -12,6 +12,7 @@ from typing import Any, Dict
 
 _LAZY: Dict[str, str] = {
     # name -> module (relative to this package) that defines it; one entry per public name
+    "run_session_store_conformance": ".conformance",
 }
 
 __all__ = sorted(_LAZY)

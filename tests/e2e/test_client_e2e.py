@@ -21,7 +21,7 @@ from types import CodeType
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import pytest
-from helpers import results, texts
+from helpers import results, texts, wait_until
 
 from claude_sync import (
     AssistantMessage,
@@ -35,6 +35,7 @@ from claude_sync import (
     UsageError,
     UserMessage,
 )
+from claude_sync._io.reader import Reader
 from claude_sync._io.session import Session
 
 from .fake_api import FakeAnthropicAPI, Reply, content_text, text, tool_use
@@ -127,16 +128,7 @@ def main_thread_is_in(code: CodeType) -> bool:
     return False
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.002)
-    return True
-
-
-WAITING_FOR_MESSAGES = Session.messages.__code__
+WAITING_FOR_MESSAGES = Reader.items.__code__
 """The code object of the library's receive loop: the main thread is blocked in it while
 ``receive_response()`` waits for the CLI."""
 
@@ -155,7 +147,7 @@ class CtrlC:
 
     def _run(self) -> None:
         try:
-            if not wait_until(self._ready, 60):
+            if not wait_until(self._ready, 60, fail=False):
                 return
             self.fired = True
             _thread.interrupt_main()
@@ -556,7 +548,7 @@ def test_second_ctrl_c_before_the_aborted_result_closes_the_session(
         spy = FrameSpy(session)
         reader_held = threading.Event()
         release_reader = threading.Event()
-        original_resolve = session._resolve
+        original_resolve = session.resolve
 
         def resolve_then_hold(response: Any) -> None:  # runs on the reader thread
             original_resolve(response)
@@ -564,7 +556,7 @@ def test_second_ctrl_c_before_the_aborted_result_closes_the_session(
                 reader_held.set()
                 release_reader.wait(60)
 
-        session._resolve = resolve_then_hold  # type: ignore[method-assign]
+        session.resolve = resolve_then_hold  # type: ignore[method-assign]
         try:
             client.query("talk slowly")
             first = CtrlC(_streaming_and_waiting(fake_api, 3 * SLOW_DELAY))
@@ -573,10 +565,10 @@ def test_second_ctrl_c_before_the_aborted_result_closes_the_session(
             first.join()
             assert reader_held.is_set() and spy.control_subtypes() == ["interrupt"]
             assert not session.closed  # the first Ctrl-C only interrupted
-            assert session.ledger.turn_running  # and the aborted result is not in yet
+            assert session.turn_running  # and the aborted result is not in yet
 
             def release_once_closing() -> None:
-                wait_until(lambda: main_thread_is_in(Session.close.__code__), 30)
+                wait_until(lambda: main_thread_is_in(Session.close.__code__), 30, fail=False)
                 release_reader.set()
 
             second = CtrlC(

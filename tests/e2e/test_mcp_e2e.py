@@ -28,9 +28,10 @@ import threading
 import time
 import zlib
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
+from helpers import wait_until
 
 import claude_sync._core.command as command
 from claude_sync import (
@@ -102,13 +103,6 @@ def tool_results(messages: List[Any]) -> List[Tuple[UserMessage, ToolResultBlock
         for block in message.content
         if isinstance(block, ToolResultBlock)
     ]
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.01)
 
 
 # ----------------------------------------------------------------------------- round trip
@@ -189,7 +183,7 @@ def test_with_mcp_config_the_handshake_runs_while_connect_waits(
         assert "sdkMcpServers" not in command.build_spawn_plan(options, "claude").initialize_fields
         # Give the first handshake time to finish: then there is exactly one and the server is
         # listed before any turn (a user message during the handshake makes the CLI redo it).
-        wait_until(lambda: "tools/list" in calc.methods())
+        wait_until(lambda: "tools/list" in calc.methods(), timeout=30)
         wait_until(lambda: client.get_mcp_status()["mcpServers"] != [], timeout=10)
         listed = client.get_mcp_status()["mcpServers"]
         messages = run_turn(client, "add")

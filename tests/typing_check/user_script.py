@@ -21,6 +21,7 @@ from claude_sync import (
     ToolPermissionContext,
     ToolUseBlock,
     query,
+    show,
     tool,
 )
 
@@ -65,8 +66,16 @@ def answer(prompt: str) -> str:
 def chat() -> None:
     with ClaudeSDKClient(ClaudeAgentOptions(max_turns=1)) as client:
         client.query("Hello")
-        received: List[Message] = list(client.receive_response(timeout=60.0))
+        received = list(client.receive_response(timeout=60.0))
         print(len(received), repr(received[-1]))
+        print("".join(client.text_stream(timeout=60.0)))
+
+
+def watch(prompt: str) -> Optional[str]:
+    run = show(query(prompt))
+    last: Message = run[-1] if isinstance(run[-1], ResultMessage) else ResultMessage("x", 0, 0, True, 0, "s")
+    pieces: List[str] = list(query(prompt).text_stream())
+    return "".join(pieces) if isinstance(last, ResultMessage) else None
 
 
 print(inspect.signature(ClaudeAgentOptions).parameters["max_turns"].default)
