@@ -183,3 +183,18 @@ def test_an_exception_while_showing_reaps_the_cli(fake_cli: Any) -> None:
     assert stream.session is not None and stream.session.closed
     assert not [t for t in threading.enumerate() if t.name.startswith("claude_sync-reader")]
     assert isinstance(ClaudeAgentOptions(), ClaudeAgentOptions)
+
+
+def test_a_finished_run_renders_as_html_and_markdown() -> None:
+    from types import SimpleNamespace
+
+    from claude_sync._core.live import run_result_html, run_result_markdown
+
+    run = SimpleNamespace(text=HOSTILE + " It is 42.", result=RUN[-1], messages=tuple(RUN))
+    html_text = run_result_html(run)
+    parser = _Tags()
+    parser.feed(html_text)
+    assert set(parser.tags) <= {"div", "details", "summary", "b", "i", "pre", "code", "table", "tr", "td"}
+    assert "It is 42." in html_text and "transcript (7 messages)" in html_text
+    assert "done · 2 turns · 100 in / 20 out tokens · $0.0123 · 2.5 s" in html_text
+    assert run_result_markdown(run).endswith("**Answer**\n\nIt is 42.")

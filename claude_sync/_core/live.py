@@ -239,3 +239,33 @@ def _details(summary: str, body: str) -> str:
         f"<details><summary>{summary}</summary>"
         f"<pre style=\"white-space:pre-wrap\">{esc(body)}</pre></details>"
     )
+
+
+# --------------------------------------------------------------------------- whole runs
+
+
+def run_result_markdown(run: Any) -> str:
+    """A finished run (anything with ``messages``, e.g. ``RunResult``) as ``show()`` ends
+    it: the transcript view, its footer and the answer. For ``_repr_markdown_``."""
+    view = RunView()
+    for message in getattr(run, "messages", ()):
+        view.feed(message)
+    return view.to_markdown()
+
+
+def run_result_html(run: Any) -> str:
+    """A finished run as HTML: the answer (``run.text``), the footer, then every message in
+    a collapsed transcript. For ``_repr_html_`` (``RunResult``)."""
+    from .render import to_html
+
+    messages = list(getattr(run, "messages", ()))
+    result = getattr(run, "result", None)
+    footer = result_footer(result) if result is not None else f"{len(messages)} messages"
+    answer = getattr(run, "text", None)
+    body = f'<div style="white-space:pre-wrap">{esc(redact(answer))}</div>' if isinstance(answer, str) and answer else ""
+    transcript = "".join(to_html(message) for message in messages if hasattr(message, "__dataclass_fields__"))
+    return (
+        f'<div style="border-left:3px solid #2e9e5b;padding:2px 8px">{body}'
+        f'<div style="color:#777">{esc(footer)}</div>'
+        f"<details><summary>transcript ({len(messages)} messages)</summary>{transcript}</details></div>"
+    )
