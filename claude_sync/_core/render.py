@@ -32,11 +32,17 @@ from .redaction import REDACTED, redact
 __all__ = [
     "short_repr",
     "short_value",
+    "shown_fields",
     "to_html",
     "to_markdown",
+    "block_html",
+    "block_markdown",
     "block_text",
+    "safe_markdown",
+    "esc",
     "result_footer",
     "tool_input_summary",
+    "tool_result_text",
     "usage_tokens",
 ]
 
@@ -111,9 +117,7 @@ def short_value(value: Any, depth: int = 0, name: Optional[str] = None) -> str:
         return _short_seq(value, depth)
     if isinstance(value, dict):
         return _short_dict(value, depth)
-    if hasattr(value, "__dataclass_fields__") and depth <= MAX_DEPTH:
-        return repr(value)
-    return repr(value)
+    return repr(value)  # numbers, None, nested records (their own short repr) …
 
 
 def _short_str(text: str) -> str:
