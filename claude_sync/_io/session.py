@@ -62,12 +62,12 @@ from .._core.options import ClaudeAgentOptions
 from .._core.protocol import ControlResponseReceived, StreamItem, TurnLedger, control_request_frame
 from .reader import END, WAIT_SLICE, Reader
 from .transport import Transport
-from .wire_log import WireTap, wire_tap
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.command import OptionsPlan, SpawnPlan
     from .serving import RequestServer
     from .store_bridge import StoreBridge
+    from .wire_log import WireTap
 
 __all__ = ["Session", "SessionState", "END"]
 
@@ -231,6 +231,8 @@ class Session:
         if self._store_bridge is not None:
             self._store_bridge.start(transport.pid)
         label = transport.pid if transport.pid is not None else self._id_prefix
+        from .wire_log import wire_tap  # first connect only, not at import
+
         self.wire = wire_tap(f"cli[{label}]")
         self._reader.start(transport, self._server, label)
 

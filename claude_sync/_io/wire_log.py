@@ -28,8 +28,6 @@ import re
 import sys
 from typing import Iterator, Mapping, Optional
 
-from .._core.redaction import REDACTED, redact
-
 __all__ = ["WIRE_LOGGER", "WireTap", "wire_tap", "configure_from_env", "MAX_LINE_CHARS"]
 
 WIRE_LOGGER = logging.getLogger("claude_sync.wire")
@@ -46,6 +44,8 @@ _configured = False
 
 def redact_line(text: str) -> str:
     """A wire line with secrets replaced by ``<redacted>``, cut to ``MAX_LINE_CHARS``."""
+    from .._core.redaction import REDACTED, redact  # DEBUG only
+
     size = len(text)
     if size > MAX_LINE_CHARS:
         text = text[:MAX_LINE_CHARS]
