@@ -1,5 +1,5 @@
 """Try claude_sync without an account or a network: the real ``claude`` CLI, pinned, against
-the test suite's fake Anthropic API on 127.0.0.1, in a scratch HOME.
+``claude_sync.testing``'s fake Anthropic API on 127.0.0.1, in a scratch HOME.
 
     bash .ci/install_cli.sh          # once: the pinned CLI into ~/.cache/claude_sync (needs npm)
     python examples/try_offline.py "What is 2 + 2?"
@@ -7,32 +7,32 @@ the test suite's fake Anthropic API on 127.0.0.1, in a scratch HOME.
 The fake "model" answers by asking for the Bash tool; the CLI really runs it (after asking our
 ``can_use_tool`` callback, a plain function), and the fake then reads the tool's output back to
 you. Everything else — the stream-json protocol, the permission round trip, the messages — is
-the real thing. ``CLAUDE_SYNC_TEST_CLI`` picks another binary.
+the real thing. ``CLAUDE_SYNC_TEST_CLI`` picks another binary. Needs nothing beyond
+``pip install claude-sync`` (and the CLI).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
-from pathlib import Path
 from typing import Any, Dict
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "e2e"))  # the fake API and the hermetic environment
-
-from fake_api import FakeAnthropicAPI, text, tool_use  # noqa: E402
-from harness import INSTALL_COMMAND, _is_stripped, find_test_cli, hermetic_env  # noqa: E402
-
-from claude_sync import (  # noqa: E402
+from claude_sync import (
     AssistantMessage,
-    ClaudeAgentOptions,
+    CLINotFoundError,
     PermissionResultAllow,
     ResultMessage,
     TextBlock,
     ToolPermissionContext,
     ToolUseBlock,
     query,
+)
+from claude_sync.testing import (
+    FakeAnthropicAPI,
+    offline_options,
+    scrubbed_environ,
+    text,
+    tool_use,
 )
 
 
@@ -52,23 +52,13 @@ def read_back(request: Any) -> Any:
 
 def main() -> int:
     prompt = " ".join(sys.argv[1:]) or "What is 2 + 2?"
-    cli = find_test_cli()
-    if cli is None:
-        print(f"No pinned claude CLI found. Install it first: {INSTALL_COMMAND}", file=sys.stderr)
-        return 1
-    for name in [name for name in os.environ if _is_stripped(name)]:
-        del os.environ[name]  # no real keys, providers or proxies reach the CLI
     script = [tool_use("Bash", {"command": "echo 2 + 2 = $((2 + 2))", "description": "Add"}), read_back]
-    with FakeAnthropicAPI(script) as api, tempfile.TemporaryDirectory(prefix="claude_sync-try-") as scratch:
-        work = Path(scratch) / "work"
-        work.mkdir()
-        options = ClaudeAgentOptions(
-            cli_path=cli,
-            cwd=str(work),
-            env=hermetic_env(scratch, api.base_url, CLAUDE_CODE_MAX_RETRIES=0),
-            permission_mode="default",
-            can_use_tool=allow_and_show,
-        )
+    with FakeAnthropicAPI(script) as api, scrubbed_environ(), tempfile.TemporaryDirectory(prefix="claude_sync-try-") as scratch:
+        try:
+            options = offline_options(api, scratch, permission_mode="default", can_use_tool=allow_and_show)
+        except CLINotFoundError as exc:
+            print(exc, file=sys.stderr)
+            return 1
         print(f"> {prompt}")
         for message in query(prompt, options=options):
             if isinstance(message, AssistantMessage):
@@ -78,7 +68,7 @@ def main() -> int:
                     elif isinstance(block, ToolUseBlock):
                         print(f"  [the model asks for {block.name}]")
             elif isinstance(message, ResultMessage):
-                print(f"[{message.subtype}, {message.num_turns} turn(s), {message.duration_ms} ms, CLI {cli}]")
+                print(f"[{message.subtype}, {message.num_turns} turn(s), {message.duration_ms} ms, CLI {options.cli_path}]")
     return 0
 
 

@@ -86,6 +86,9 @@ def _describe_fd(fd: int) -> Optional[str]:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "allow_leaks: skip the leak check (documented reason required)")
+    # The kit's own plugin (claude_cli, claude_offline): already loaded through its pytest11
+    # entry point when claude_sync is installed; import_plugin does nothing then.
+    config.pluginmanager.import_plugin("claude_sync.testing.pytest_plugin")
 
 
 # ----------------------------------------------------------------------------- fake CLI

@@ -1,7 +1,9 @@
-"""Permission and hook callbacks through the threaded shell, against the scriptable fake CLI.
+"""Permission and hook callbacks through the threaded shell, against ``claude_sync.testing``'s
+scripted CLI (in-process through ``ScriptedCLI.transport()`` for most tests; as a real
+subprocess, through ``cli_path``, where the process and its pipes matter).
 
-The fake CLI sends CLI→SDK ``control_request``\\ s (``request`` step) and logs what we answer
-(every stdin line is logged); these tests check the exact wire answers, that callbacks run on
+The scripted CLI sends CLI→SDK ``control_request``\\ s (``ask_control``) and records every
+frame we write (``RunReport.received``); these tests check the exact wire answers, that callbacks run on
 the pool concurrently and never hold up the message stream, the cancellation races
 (``control_cancel_request`` before / during / after a callback, ``interrupt()``, ``close()``),
 and re-entrancy (a callback calling the client).
@@ -15,12 +17,14 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 from helpers import texts
 
 from claude_sync import (
+    ClaudeAgentOptions,
     ClaudeSDKClient,
     HookContext,
     HookMatcher,
@@ -32,8 +36,12 @@ from claude_sync import (
     ToolPermissionContext,
     query,
 )
+from claude_sync.testing import ScriptedCLI
 
-ECHO = {"echo_controls": True}
+ECHO = {
+    "auto_answers": {subtype: ScriptedCLI.ECHO for subtype in ("get_settings", "set_permission_mode", "mcp_status")},
+    "initialize_response": {"commands": [], "fake": True},
+}
 
 # The can_use_tool request of docs/protocol/REAL_CLI_2.1.197.md §4 b (Bash `touch`, b1), with the fields the
 # CLI sends in the other cases added: decision_reason(_type) (b5, Write outside cwd) and
@@ -105,27 +113,90 @@ def hook_request(callback_id: str, event: str = "PreToolUse", tool_use_id: str =
     }
 
 
-def cancel(request_id: str) -> Dict[str, Any]:
-    return {"op": "emit", "obj": {"type": "control_cancel_request", "request_id": request_id}}
+Step = Callable[[ScriptedCLI], Any]
 
 
-def ask(request_id: str, request: Dict[str, Any], *, wait: bool = True, timeout: float = 20) -> List[Dict[str, Any]]:
-    steps: List[Dict[str, Any]] = [{"op": "request", "id": request_id, "request": request}]
-    if wait:
-        steps.append({"op": "wait_response", "id": request_id, "timeout": timeout})
-    return steps
+def cancel(request_id: str) -> Step:
+    return lambda cli: cli.emit({"type": "control_cancel_request", "request_id": request_id})
 
 
-def turn_script(*steps: Any) -> List[Dict[str, Any]]:
-    """wait for the user message, run ``steps`` (lists of steps are flattened), end the turn."""
-    flat: List[Dict[str, Any]] = [{"op": "wait_user"}]
+def ask(request_id: str, request: Dict[str, Any], *, wait: bool = True, error: bool = False, timeout: float = 20) -> Step:
+    """Send ``request`` as ``request_id``; wait for the answer (an error answer only with
+    ``error``) unless ``wait`` is False (then ``wait_response`` collects it)."""
+    return lambda cli: cli.ask_control(request, request_id=request_id, wait=wait, expect_error=error or None, timeout=timeout)
+
+
+def wait_response(request_id: str) -> Step:
+    return lambda cli: cli.expect_answer(request_id, timeout=20)
+
+
+def text(content: str, message_id: Optional[str] = None) -> Step:
+    return lambda cli: cli.text(content, message_id=message_id)
+
+
+def wait_file(path: Any) -> Step:
+    return lambda cli: cli.wait_for_file(path, timeout=30)
+
+
+def turn_script(*steps: Any, **settings: Any) -> ScriptedCLI:
+    """Wait for the user message, run ``steps`` (lists are flattened), end the turn. The CLI
+    answers ``interrupt`` whenever it comes (and what ``auto_answers`` adds)."""
+    settings["auto_answers"] = {"interrupt": None, **settings.get("auto_answers", {})}
+    cli = ScriptedCLI(**settings).expect_user()
     for step in steps:
-        flat.extend(step if isinstance(step, list) else [step])
-    return flat + [{"op": "result"}, {"op": "wait_eof"}]
+        for one in step if isinstance(step, list) else [step]:
+            one(cli)
+    return cli.result()
 
 
-def responses(cli: Any) -> Dict[str, Dict[str, Any]]:
-    """Our control_responses to the CLI's requests, by request id (from the stdin log)."""
+class Kit:
+    """A ``ScriptedCLI`` and how this test connects to it (``mode``)."""
+
+    def __init__(self, cli: ScriptedCLI, mode: str, tmp_path: Path) -> None:
+        self.cli, self.mode, self.tmp_path = cli, mode, tmp_path
+
+    def options(self, **kwargs: Any) -> ClaudeAgentOptions:
+        kwargs.setdefault("close_timeout", 2.0)
+        kwargs.setdefault("initialize_timeout", 10.0)
+        kwargs.setdefault("control_timeout", 10.0)
+        if self.mode == "subprocess":
+            return ClaudeAgentOptions(cli_path=self.cli.install(self.tmp_path), **kwargs)
+        return ClaudeAgentOptions(**kwargs)
+
+    def connect(self, **kwargs: Any) -> Dict[str, Any]:
+        """``options=`` (and ``transport=`` in-process) for ``query``/``ClaudeSDKClient``."""
+        found: Dict[str, Any] = {"options": self.options(**kwargs)}
+        if self.mode == "memory":
+            found["transport"] = self.cli.transport()
+        return found
+
+    def client(self, **kwargs: Any) -> ClaudeSDKClient:
+        return ClaudeSDKClient(**self.connect(**kwargs))
+
+    def stdin_frames(self) -> List[Dict[str, Any]]:
+        """Every frame we wrote, in order (live while an in-process run goes on)."""
+        return [f for f in self.cli.last_run.received if isinstance(f, dict)]
+
+    def never_started(self) -> bool:
+        return not self.cli.runs
+
+
+@pytest.fixture
+def mode(request: pytest.FixtureRequest) -> str:
+    """``memory`` unless a test parametrizes it (indirect) with ``subprocess`` too."""
+    return str(getattr(request, "param", "memory"))
+
+
+@pytest.fixture
+def scripted(mode: str, tmp_path: Path) -> Callable[[ScriptedCLI], Kit]:
+    return lambda cli: Kit(cli, mode, tmp_path)
+
+
+BOTH = pytest.mark.parametrize("mode", ["memory", "subprocess"], indirect=True)
+
+
+def responses(cli: Kit) -> Dict[str, Dict[str, Any]]:
+    """Our control_responses to the CLI's requests, by request id (from the frames we wrote)."""
     found: Dict[str, Dict[str, Any]] = {}
     for frame in cli.stdin_frames():
         if frame.get("type") == "control_response":
@@ -135,11 +206,13 @@ def responses(cli: Any) -> Dict[str, Dict[str, Any]]:
     return found
 
 
-def run_turn(cli: Any, **options: Any) -> Tuple[Dict[str, Dict[str, Any]], List[Any]]:
-    """Connect, send one prompt, read the response; return (our answers, the messages)."""
-    with ClaudeSDKClient(cli.options(**options)) as client:
+def run_turn(cli: Kit, **options: Any) -> Tuple[Dict[str, Dict[str, Any]], List[Any]]:
+    """Connect, send one prompt, read the response, check the script was followed; return
+    (our answers, the messages)."""
+    with cli.client(**options) as client:
         client.query("go")
         messages = list(client.receive_response(timeout=30))
+    cli.cli.verify()
     return responses(cli), messages
 
 
@@ -150,7 +223,8 @@ def must(event: threading.Event, what: str, timeout: float = 10.0) -> None:
 # ============================================================================ can_use_tool
 
 
-def test_allow_with_no_updated_input_sends_the_original_input_and_tool_use_id(fake_cli: Any) -> None:
+@BOTH
+def test_allow_with_no_updated_input_sends_the_original_input_and_tool_use_id(scripted: Any) -> None:
     seen: List[Tuple[str, Dict[str, Any], ToolPermissionContext]] = []
 
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
@@ -158,7 +232,7 @@ def test_allow_with_no_updated_input_sends_the_original_input_and_tool_use_id(fa
         return PermissionResultAllow()
 
     request = can_use_tool_request("Bash", {"command": "touch x", "description": "d"}, "toolu_1")
-    cli = fake_cli(turn_script(ask("p1", request)))
+    cli = scripted(turn_script(ask("p1", request)))
     answers, messages = run_turn(cli, can_use_tool=can_use_tool)
     assert answers["p1"] == {
         "subtype": "success",
@@ -174,7 +248,7 @@ def test_allow_with_no_updated_input_sends_the_original_input_and_tool_use_id(fa
     assert isinstance(messages[-1], ResultMessage)
 
 
-def test_allow_with_changed_input_and_updated_permissions(fake_cli: Any) -> None:
+def test_allow_with_changed_input_and_updated_permissions(scripted: Any) -> None:
     rule = PermissionUpdate(
         type="addRules",
         rules=[PermissionRuleValue(tool_name="Bash", rule_content="echo safe")],
@@ -185,7 +259,7 @@ def test_allow_with_changed_input_and_updated_permissions(fake_cli: Any) -> None
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
         return PermissionResultAllow(updated_input={"command": "echo safe"}, updated_permissions=[rule])
 
-    cli = fake_cli(turn_script(ask("p1", can_use_tool_request("Bash", {"command": "rm -rf /"}, "toolu_2"))))
+    cli = scripted(turn_script(ask("p1", can_use_tool_request("Bash", {"command": "rm -rf /"}, "toolu_2"))))
     answers, _ = run_turn(cli, can_use_tool=can_use_tool)
     assert answers["p1"]["response"] == {
         "behavior": "allow",
@@ -203,11 +277,11 @@ def test_allow_with_changed_input_and_updated_permissions(fake_cli: Any) -> None
 
 
 @pytest.mark.parametrize("interrupt", [False, True])
-def test_deny_sends_message_and_interrupt(fake_cli: Any, interrupt: bool) -> None:
+def test_deny_sends_message_and_interrupt(scripted: Any, interrupt: bool) -> None:
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
         return PermissionResultDeny(message="Not allowed in tests", interrupt=interrupt)
 
-    cli = fake_cli(turn_script(ask("p1", can_use_tool_request("Bash", tool_use_id="toolu_3"))))
+    cli = scripted(turn_script(ask("p1", can_use_tool_request("Bash", tool_use_id="toolu_3"))))
     answers, _ = run_turn(cli, can_use_tool=can_use_tool)
     assert answers["p1"] == {
         "subtype": "success",
@@ -231,7 +305,7 @@ class Boom(Exception):
     ],
     ids=["raises", "returns-None", "returns-dict", "returns-bool", "bad-updated-input"],
 )
-def test_a_failing_callback_fails_closed_and_the_session_goes_on(fake_cli: Any, bad: Any, reason: str, caplog: Any) -> None:
+def test_a_failing_callback_fails_closed_and_the_session_goes_on(scripted: Any, bad: Any, reason: str, caplog: Any) -> None:
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
         if name == "Bad":
             if isinstance(bad, Exception):
@@ -239,7 +313,7 @@ def test_a_failing_callback_fails_closed_and_the_session_goes_on(fake_cli: Any, 
             return bad
         return PermissionResultAllow()
 
-    cli = fake_cli(
+    cli = scripted(
         turn_script(
             ask("p1", can_use_tool_request("Bad", tool_use_id="toolu_bad")),
             ask("p2", can_use_tool_request("Good", tool_use_id="toolu_good")),
@@ -258,14 +332,14 @@ def test_a_failing_callback_fails_closed_and_the_session_goes_on(fake_cli: Any, 
     assert any("the tool is denied" in r.getMessage() for r in caplog.records if r.levelname == "ERROR")
 
 
-def test_context_is_fully_populated_from_the_real_wire_request(fake_cli: Any) -> None:
+def test_context_is_fully_populated_from_the_real_wire_request(scripted: Any) -> None:
     contexts: List[ToolPermissionContext] = []
 
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
         contexts.append(context)
         return PermissionResultAllow(updated_permissions=context.suggestions)
 
-    cli = fake_cli(turn_script(ask("perm-1", REAL_CAN_USE_TOOL)))
+    cli = scripted(turn_script(ask("perm-1", REAL_CAN_USE_TOOL)))
     answers, _ = run_turn(cli, can_use_tool=can_use_tool)
     (context,) = contexts
     assert context.tool_use_id == "toolu_01ABC"
@@ -295,8 +369,8 @@ def test_context_is_fully_populated_from_the_real_wire_request(fake_cli: Any) ->
     assert answers["perm-1"]["response"]["updatedInput"] == REAL_CAN_USE_TOOL["input"]
 
 
-def test_deny_all_permissions_denies_without_a_callback(fake_cli: Any) -> None:
-    cli = fake_cli(turn_script(ask("p1", can_use_tool_request("Bash", tool_use_id="toolu_4"))))
+def test_deny_all_permissions_denies_without_a_callback(scripted: Any) -> None:
+    cli = scripted(turn_script(ask("p1", can_use_tool_request("Bash", tool_use_id="toolu_4"))))
     answers, _ = run_turn(cli, deny_all_permissions=True)
     response = answers["p1"]["response"]
     assert response["behavior"] == "deny" and response["interrupt"] is False
@@ -304,28 +378,29 @@ def test_deny_all_permissions_denies_without_a_callback(fake_cli: Any) -> None:
     assert "deny_all_permissions=True" in response["message"] and "Bash" in response["message"]
 
 
-def test_no_callback_configured_fails_closed(fake_cli: Any) -> None:
-    cli = fake_cli(turn_script(ask("p1", can_use_tool_request("Bash", tool_use_id="toolu_5"))))
+def test_no_callback_configured_fails_closed(scripted: Any) -> None:
+    cli = scripted(turn_script(ask("p1", can_use_tool_request("Bash", tool_use_id="toolu_5"))))
     answers, _ = run_turn(cli)
     assert answers["p1"]["response"]["behavior"] == "deny"
     assert "no can_use_tool callback" in answers["p1"]["response"]["message"]
 
 
-def test_malformed_permission_request_gets_an_error_response(fake_cli: Any) -> None:
+def test_malformed_permission_request_gets_an_error_response(scripted: Any) -> None:
     called = threading.Event()
 
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
         called.set()
         return PermissionResultAllow()
 
-    cli = fake_cli(turn_script(ask("p1", {"subtype": "can_use_tool", "tool_name": "Bash", "input": "ls"})))
+    cli = scripted(turn_script(ask("p1", {"subtype": "can_use_tool", "tool_name": "Bash", "input": "ls"}, error=True)))
     answers, _ = run_turn(cli, can_use_tool=can_use_tool)
     assert answers["p1"]["subtype"] == "error" and "must be an object" in answers["p1"]["error"]
     assert not called.is_set()
 
 
-def test_can_use_tool_with_permission_prompt_tool_name_is_rejected_before_spawning(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}])
+@BOTH
+def test_can_use_tool_with_permission_prompt_tool_name_is_rejected_before_spawning(scripted: Any) -> None:
+    cli = scripted(ScriptedCLI())
     options = cli.options(can_use_tool=lambda *a: PermissionResultAllow(), permission_prompt_tool_name="stdio")
     client = ClaudeSDKClient(options)
     with pytest.raises(ValueError, match="mutually exclusive"):
@@ -333,13 +408,13 @@ def test_can_use_tool_with_permission_prompt_tool_name_is_rejected_before_spawni
     client.close()
     with pytest.raises(ValueError, match="mutually exclusive"):
         list(query("hi", options=options))
-    assert not cli.log_path.exists()  # the fake CLI never started
+    assert cli.never_started()  # the scripted CLI never started
 
 
 # ============================================================================ hooks
 
 
-def test_hooks_are_registered_in_initialize_with_ids_matcher_and_timeout(fake_cli: Any) -> None:
+def test_hooks_are_registered_in_initialize_with_ids_matcher_and_timeout(scripted: Any) -> None:
     def noop(hook_input: Dict[str, Any], tool_use_id: Optional[str], context: HookContext) -> None:
         return None
 
@@ -347,8 +422,8 @@ def test_hooks_are_registered_in_initialize_with_ids_matcher_and_timeout(fake_cl
         "PreToolUse": [HookMatcher(matcher="Bash", hooks=[noop, noop], timeout=5), HookMatcher(hooks=[noop])],
         "UserPromptSubmit": [HookMatcher(hooks=[noop], timeout=2.5)],
     }
-    cli = fake_cli([{"op": "wait_eof"}])
-    with ClaudeSDKClient(cli.options(hooks=hooks)):
+    cli = scripted(ScriptedCLI())
+    with cli.client(hooks=hooks):
         pass
     (init,) = [f["request"] for f in cli.stdin_frames() if f.get("type") == "control_request" and f["request"]["subtype"] == "initialize"]
     assert init["hooks"] == {
@@ -360,15 +435,15 @@ def test_hooks_are_registered_in_initialize_with_ids_matcher_and_timeout(fake_cl
     }
 
 
-def test_no_hooks_no_hooks_field(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_eof"}])
-    with ClaudeSDKClient(cli.options()):
+def test_no_hooks_no_hooks_field(scripted: Any) -> None:
+    cli = scripted(ScriptedCLI())
+    with cli.client():
         pass
     init = [f["request"] for f in cli.stdin_frames() if f.get("type") == "control_request"][0]
     assert init["subtype"] == "initialize" and "hooks" not in init
 
 
-def test_hook_outputs_are_converted_and_none_is_empty(fake_cli: Any) -> None:
+def test_hook_outputs_are_converted_and_none_is_empty(scripted: Any) -> None:
     calls: List[Tuple[Dict[str, Any], Optional[str], HookContext]] = []
 
     def python_keys(hook_input: Dict[str, Any], tool_use_id: Optional[str], context: HookContext) -> Dict[str, Any]:
@@ -384,7 +459,7 @@ def test_hook_outputs_are_converted_and_none_is_empty(fake_cli: Any) -> None:
         calls.append((hook_input, tool_use_id, context))
 
     hooks = {"PreToolUse": [HookMatcher(hooks=[python_keys, nothing], timeout=5)]}
-    cli = fake_cli(turn_script(ask("h1", hook_request("hook_0", tool_use_id="toolu_A")), ask("h2", hook_request("hook_1", tool_use_id="toolu_B"))))
+    cli = scripted(turn_script(ask("h1", hook_request("hook_0", tool_use_id="toolu_A")), ask("h2", hook_request("hook_1", tool_use_id="toolu_B"))))
     answers, _ = run_turn(cli, hooks=hooks)
     assert answers["h1"] == {
         "subtype": "success",
@@ -409,7 +484,7 @@ def test_hook_outputs_are_converted_and_none_is_empty(fake_cli: Any) -> None:
     [(Boom("hook exploded"), "Boom: hook exploded"), ("a string", "must return a dict")],
     ids=["raises", "wrong-type"],
 )
-def test_a_failing_hook_gets_an_error_response_and_the_session_goes_on(fake_cli: Any, outcome: Any, text: str, caplog: Any) -> None:
+def test_a_failing_hook_gets_an_error_response_and_the_session_goes_on(scripted: Any, outcome: Any, text: str, caplog: Any) -> None:
     def bad(hook_input: Dict[str, Any], tool_use_id: Optional[str], context: HookContext) -> Any:
         if isinstance(outcome, Exception):
             raise outcome
@@ -419,7 +494,7 @@ def test_a_failing_hook_gets_an_error_response_and_the_session_goes_on(fake_cli:
         return {"continue_": True}
 
     hooks = {"PreToolUse": [HookMatcher(hooks=[bad, good], timeout=5)]}
-    cli = fake_cli(turn_script(ask("h1", hook_request("hook_0")), ask("h2", hook_request("hook_1"))))
+    cli = scripted(turn_script(ask("h1", hook_request("hook_0"), error=True), ask("h2", hook_request("hook_1"))))
     answers, messages = run_turn(cli, hooks=hooks)
     assert answers["h1"]["subtype"] == "error"
     assert answers["h1"]["error"].startswith("Hook hook_0 (PreToolUse) failed: ")
@@ -430,9 +505,9 @@ def test_a_failing_hook_gets_an_error_response_and_the_session_goes_on(fake_cli:
     assert len([e for e in errors if "hook_0" in e]) == 1, errors  # logged once, not twice
 
 
-def test_unknown_hook_callback_id_gets_an_error_response(fake_cli: Any) -> None:
+def test_unknown_hook_callback_id_gets_an_error_response(scripted: Any) -> None:
     hooks = {"Stop": [HookMatcher(hooks=[lambda *a: None], timeout=5)]}
-    cli = fake_cli(turn_script(ask("h1", hook_request("cb_nope", event="Stop"))))
+    cli = scripted(turn_script(ask("h1", hook_request("cb_nope", event="Stop"), error=True)))
     answers, _ = run_turn(cli, hooks=hooks)
     assert answers["h1"]["subtype"] == "error" and "cb_nope" in answers["h1"]["error"]
 
@@ -440,7 +515,8 @@ def test_unknown_hook_callback_id_gets_an_error_response(fake_cli: Any) -> None:
 # ============================================================================ concurrency
 
 
-def test_permission_and_hook_callbacks_run_concurrently_on_the_pool(fake_cli: Any) -> None:
+@BOTH
+def test_permission_and_hook_callbacks_run_concurrently_on_the_pool(scripted: Any) -> None:
     """The CLI sends can_use_tool and the PermissionRequest hook ~1 ms apart (§c). Each
     callback waits at a 2-party barrier: it only opens if both run at the same time."""
     barrier = threading.Barrier(2, timeout=10)
@@ -457,12 +533,12 @@ def test_permission_and_hook_callbacks_run_concurrently_on_the_pool(fake_cli: An
         return {}
 
     hooks = {"PermissionRequest": [HookMatcher(hooks=[permission_request_hook], timeout=30)]}
-    cli = fake_cli(
+    cli = scripted(
         turn_script(
             ask("p1", can_use_tool_request("Bash"), wait=False),
             ask("h1", hook_request("hook_0", event="PermissionRequest"), wait=False),
-            {"op": "wait_response", "id": "p1"},
-            {"op": "wait_response", "id": "h1"},
+            wait_response("p1"),
+            wait_response("h1"),
         )
     )
     answers, _ = run_turn(cli, can_use_tool=can_use_tool, hooks=hooks)
@@ -472,7 +548,7 @@ def test_permission_and_hook_callbacks_run_concurrently_on_the_pool(fake_cli: An
     assert len(set(threads)) == 2 and all(name.startswith("claude_sync-callback-") for name in threads)
 
 
-def test_sequential_permission_round_trips_reuse_one_pool_thread(fake_cli: Any) -> None:
+def test_sequential_permission_round_trips_reuse_one_pool_thread(scripted: Any) -> None:
     """The CLI asks again only after our answer: the worker counts itself idle before it
     writes that answer, so the next request finds it instead of starting a new thread."""
     threads: List[str] = []
@@ -481,13 +557,13 @@ def test_sequential_permission_round_trips_reuse_one_pool_thread(fake_cli: Any) 
         threads.append(threading.current_thread().name)
         return PermissionResultAllow()
 
-    cli = fake_cli(turn_script(*[ask(f"p{i}", can_use_tool_request("Bash", tool_use_id=f"toolu_{i}")) for i in range(30)]))
+    cli = scripted(turn_script(*[ask(f"p{i}", can_use_tool_request("Bash", tool_use_id=f"toolu_{i}")) for i in range(30)]))
     answers, _ = run_turn(cli, can_use_tool=can_use_tool, callback_workers=4)
     assert len(answers) == 30 and all(a["response"]["behavior"] == "allow" for a in answers.values())
     assert set(threads) == {"claude_sync-callback-0"}
 
 
-def test_a_slow_callback_does_not_delay_messages_emitted_after_it(fake_cli: Any) -> None:
+def test_a_slow_callback_does_not_delay_messages_emitted_after_it(scripted: Any) -> None:
     started, release = threading.Event(), threading.Event()
 
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
@@ -495,16 +571,16 @@ def test_a_slow_callback_does_not_delay_messages_emitted_after_it(fake_cli: Any)
         must(release, "the test to release the callback", 20)
         return PermissionResultAllow()
 
-    cli = fake_cli(
+    cli = scripted(
         turn_script(
             ask("p1", can_use_tool_request("Bash"), wait=False),
-            {"op": "text", "text": "emitted after the request"},
-            {"op": "wait_response", "id": "p1"},
-            {"op": "text", "text": "after the answer", "id": "msg_2"},
+            text("emitted after the request"),
+            wait_response("p1"),
+            text("after the answer", "msg_2"),
         )
     )
     received: List[str] = []
-    with ClaudeSDKClient(cli.options(can_use_tool=can_use_tool)) as client:
+    with cli.client(can_use_tool=can_use_tool) as client:
         client.query("go")
         for message in client.receive_response(timeout=30):
             received += texts([message])
@@ -520,7 +596,7 @@ def test_a_slow_callback_does_not_delay_messages_emitted_after_it(fake_cli: Any)
 # ============================================================================ cancellation
 
 
-def test_cancel_before_the_callback_starts_it_never_runs_and_nothing_is_sent(fake_cli: Any) -> None:
+def test_cancel_before_the_callback_starts_it_never_runs_and_nothing_is_sent(scripted: Any) -> None:
     """One worker, busy with a blocker: the cancelled request waits in the queue, so the
     cancel lands before it starts. It is dropped without calling the callback."""
     calls: List[str] = []
@@ -533,18 +609,18 @@ def test_cancel_before_the_callback_starts_it_never_runs_and_nothing_is_sent(fak
             must(release, "the test to release the blocker", 20)
         return PermissionResultAllow()
 
-    cli = fake_cli(
+    cli = scripted(
         turn_script(
             ask("blocker", can_use_tool_request("Blocker"), wait=False),
             ask("victim", can_use_tool_request("Victim"), wait=False),
             cancel("victim"),
-            {"op": "text", "text": "cancel sent"},  # read after the cancel: the reader has routed it
-            {"op": "wait_response", "id": "blocker"},
+            text("cancel sent"),  # read after the cancel: the reader has routed it
+            wait_response("blocker"),
             ask("marker", can_use_tool_request("Marker")),
         )
     )
     try:
-        with ClaudeSDKClient(cli.options(can_use_tool=can_use_tool, callback_workers=1)) as client:
+        with cli.client(can_use_tool=can_use_tool, callback_workers=1) as client:
             client.query("go")
             for message in client.receive_response(timeout=30):
                 if texts([message]) == ["cancel sent"]:
@@ -557,22 +633,22 @@ def test_cancel_before_the_callback_starts_it_never_runs_and_nothing_is_sent(fak
     assert sorted(responses(cli)) == ["blocker", "marker"]
 
 
-def test_cancel_while_the_callback_runs_sets_its_signal_and_nothing_is_sent(fake_cli: Any, tmp_path: Any) -> None:
+def test_cancel_while_the_callback_runs_sets_its_signal_and_nothing_is_sent(scripted: Any, tmp_path: Any) -> None:
     saw_signal: List[bool] = []
     gate = tmp_path / "gate-started"
 
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
         if name == "Slow":
-            gate.touch()  # lets the fake CLI send its cancel now
+            gate.touch()  # lets the scripted CLI send its cancel now
             assert context.signal is not None
             saw_signal.append(context.signal.wait(20))
             return PermissionResultAllow()  # answered anyway: must not reach the CLI
         return PermissionResultAllow()
 
-    cli = fake_cli(
+    cli = scripted(
         turn_script(
             ask("slow", can_use_tool_request("Slow"), wait=False),
-            {"op": "wait_file", "path": str(gate)},
+            wait_file(gate),
             cancel("slow"),
             ask("marker", can_use_tool_request("Marker")),
         )
@@ -583,7 +659,7 @@ def test_cancel_while_the_callback_runs_sets_its_signal_and_nothing_is_sent(fake
     assert isinstance(messages[-1], ResultMessage)
 
 
-def test_cancel_during_a_hook_sets_its_signal_and_nothing_is_sent(fake_cli: Any, tmp_path: Any) -> None:
+def test_cancel_during_a_hook_sets_its_signal_and_nothing_is_sent(scripted: Any, tmp_path: Any) -> None:
     saw_signal: List[bool] = []
     gate = tmp_path / "gate-hook"
 
@@ -597,10 +673,10 @@ def test_cancel_during_a_hook_sets_its_signal_and_nothing_is_sent(fake_cli: Any,
         return None
 
     hooks = {"PreToolUse": [HookMatcher(hooks=[slow_hook, marker], timeout=2)]}
-    cli = fake_cli(
+    cli = scripted(
         turn_script(
             ask("h1", hook_request("hook_0"), wait=False),
-            {"op": "wait_file", "path": str(gate)},
+            wait_file(gate),
             cancel("h1"),
             ask("h2", hook_request("hook_1")),
         )
@@ -610,14 +686,14 @@ def test_cancel_during_a_hook_sets_its_signal_and_nothing_is_sent(fake_cli: Any,
     assert sorted(answers) == ["h2"]
 
 
-def test_cancel_after_completion_is_harmless(fake_cli: Any) -> None:
+def test_cancel_after_completion_is_harmless(scripted: Any) -> None:
     signals: List[Any] = []
 
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
         signals.append(context.signal)
         return PermissionResultAllow()
 
-    cli = fake_cli(
+    cli = scripted(
         turn_script(
             ask("done", can_use_tool_request("Fast")),
             cancel("done"),
@@ -632,9 +708,9 @@ def test_cancel_after_completion_is_harmless(fake_cli: Any) -> None:
     assert isinstance(messages[-1], ResultMessage)
 
 
-def test_interrupt_sets_the_signal_of_an_in_flight_callback(fake_cli: Any) -> None:
+def test_interrupt_sets_the_signal_of_an_in_flight_callback(scripted: Any) -> None:
     """API.md: the signal is set on ``control_cancel_request``, on interrupt and on close.
-    The fake CLI does not cancel on interrupt (the real one does), so this checks that
+    The scripted CLI does not cancel on interrupt (the real one does), so this checks that
     ``client.interrupt()`` itself sets it."""
     started, saw = threading.Event(), threading.Event()
 
@@ -645,8 +721,8 @@ def test_interrupt_sets_the_signal_of_an_in_flight_callback(fake_cli: Any) -> No
             saw.set()
         return PermissionResultDeny(message="interrupted")
 
-    cli = fake_cli(turn_script(ask("p1", can_use_tool_request("Bash"))))
-    with ClaudeSDKClient(cli.options(can_use_tool=can_use_tool)) as client:
+    cli = scripted(turn_script(ask("p1", can_use_tool_request("Bash"))))
+    with cli.client(can_use_tool=can_use_tool) as client:
         client.query("go")
         must(started, "the callback to start")
         client.interrupt(timeout=10)
@@ -654,7 +730,7 @@ def test_interrupt_sets_the_signal_of_an_in_flight_callback(fake_cli: Any) -> No
         list(client.receive_response(timeout=30))
 
 
-def test_interrupt_is_written_before_an_answer_its_signal_provokes(fake_cli: Any, monkeypatch: Any) -> None:
+def test_interrupt_is_written_before_an_answer_its_signal_provokes(scripted: Any, monkeypatch: Any) -> None:
     """A callback that returns as soon as its signal is set (here: an allow) must not get that
     answer onto stdin ahead of the ``interrupt`` itself, or the CLI would run the tool before
     it learns of the interrupt. The interrupting thread is slowed down just before it sends
@@ -678,8 +754,8 @@ def test_interrupt_is_written_before_an_answer_its_signal_provokes(fake_cli: Any
         answered.set()
         return PermissionResultAllow()
 
-    cli = fake_cli(turn_script(ask("p1", can_use_tool_request("Bash"))))
-    with ClaudeSDKClient(cli.options(can_use_tool=can_use_tool)) as client:
+    cli = scripted(turn_script(ask("p1", can_use_tool_request("Bash"))))
+    with cli.client(can_use_tool=can_use_tool) as client:
         client.query("go")
         must(started, "the callback to start")
         client.interrupt(timeout=10)
@@ -692,7 +768,8 @@ def test_interrupt_is_written_before_an_answer_its_signal_provokes(fake_cli: Any
     assert order.index("interrupt") < order.index("p1"), order
 
 
-def test_close_sets_the_signal_and_is_bounded_while_a_callback_ignores_it(fake_cli: Any) -> None:
+@BOTH
+def test_close_sets_the_signal_and_is_bounded_while_a_callback_ignores_it(scripted: Any) -> None:
     started, saw_signal, release, returned = (threading.Event() for _ in range(4))
 
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
@@ -704,8 +781,8 @@ def test_close_sets_the_signal_and_is_bounded_while_a_callback_ignores_it(fake_c
         returned.set()
         return PermissionResultAllow()
 
-    cli = fake_cli(turn_script(ask("p1", can_use_tool_request("Bash"))))
-    client = ClaudeSDKClient(cli.options(can_use_tool=can_use_tool, close_timeout=0.5))
+    cli = scripted(turn_script(ask("p1", can_use_tool_request("Bash"))))
+    client = cli.client(can_use_tool=can_use_tool, close_timeout=0.5)
     try:
         client.connect()
         client.query("go")
@@ -725,7 +802,7 @@ def test_close_sets_the_signal_and_is_bounded_while_a_callback_ignores_it(fake_c
 # ============================================================================ re-entrancy
 
 
-def test_a_callback_may_call_client_methods_without_deadlock(fake_cli: Any) -> None:
+def test_a_callback_may_call_client_methods_without_deadlock(scripted: Any) -> None:
     holder: Dict[str, ClaudeSDKClient] = {}
     seen: Dict[str, Any] = {}
 
@@ -741,8 +818,8 @@ def test_a_callback_may_call_client_methods_without_deadlock(fake_cli: Any) -> N
         return {}
 
     hooks = {"PostToolUse": [HookMatcher(hooks=[hook], timeout=10)]}
-    cli = fake_cli(turn_script(ask("p1", can_use_tool_request("Bash")), ask("h1", hook_request("hook_0", event="PostToolUse"))), auto=ECHO)
-    with ClaudeSDKClient(cli.options(can_use_tool=can_use_tool, hooks=hooks, callback_workers=1)) as client:
+    cli = scripted(turn_script(ask("p1", can_use_tool_request("Bash")), ask("h1", hook_request("hook_0", event="PostToolUse")), **ECHO))
+    with cli.client(can_use_tool=can_use_tool, hooks=hooks, callback_workers=1) as client:
         holder["client"] = client
         client.query("go")
         list(client.receive_response(timeout=30))
@@ -754,7 +831,8 @@ def test_a_callback_may_call_client_methods_without_deadlock(fake_cli: Any) -> N
     assert answers["p1"]["response"]["behavior"] == "allow" and answers["h1"]["response"] == {}
 
 
-def test_a_callback_may_close_the_client(fake_cli: Any) -> None:
+@BOTH
+def test_a_callback_may_close_the_client(scripted: Any) -> None:
     """close() from a pool thread must not join itself or hang."""
     holder: Dict[str, ClaudeSDKClient] = {}
     closed = threading.Event()
@@ -764,8 +842,8 @@ def test_a_callback_may_close_the_client(fake_cli: Any) -> None:
         closed.set()
         return PermissionResultDeny(message="closing")
 
-    cli = fake_cli(turn_script(ask("p1", can_use_tool_request("Bash"))))
-    client = ClaudeSDKClient(cli.options(can_use_tool=can_use_tool, close_timeout=1.0))
+    cli = scripted(turn_script(ask("p1", can_use_tool_request("Bash"))))
+    client = cli.client(can_use_tool=can_use_tool, close_timeout=1.0)
     holder["client"] = client
     try:
         client.connect()

@@ -1,12 +1,14 @@
-"""In-process MCP servers through the threaded shell, against the fake CLI.
+"""In-process MCP servers through the threaded shell, against a scripted CLI.
 
 What the real CLI 2.1.197 does (docs/protocol/REAL_CLI_2.1.197.md §4 d, re-checked by ``tests/e2e/test_mcp_e2e.py``):
 it sends each JSON-RPC message for an SDK server as an ``mcp_message`` control request; the
 handshake (initialize → notifications/initialized → tools/list) can start *before* the CLI
 answers our ``initialize`` and can run twice with ids restarting at 0; an interrupt cancels a
 running ``tools/call`` with a ``notifications/cancelled`` message, not a
-``control_cancel_request``. These tests script exactly that with ``tests/fake_cli.py`` and
-check the wiring: the pool serves requests while ``connect()`` waits, tool handlers run on
+``control_cancel_request``. These tests script exactly that with ``claude_sync.testing``'s
+``ScriptedCLI`` (in-process for most; as a real subprocess where the process matters: the
+handshake while ``connect()`` waits, the ``--mcp-config`` file, close, a multi-megabyte line)
+and check the wiring: the pool serves requests while ``connect()`` waits, tool handlers run on
 ``claude_sync-callback-*`` threads, concurrently, and cancellation reaches a running tool even
 when every pool worker is busy.
 """
@@ -17,11 +19,19 @@ import json
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import pytest
 
-from claude_sync import ClaudeSDKClient, ResultMessage, ToolContext, create_sdk_mcp_server, tool
+from claude_sync import (
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    ResultMessage,
+    ToolContext,
+    create_sdk_mcp_server,
+    tool,
+)
+from claude_sync.testing import ScriptedCLI
 
 PROTOCOL = "2025-11-25"
 
@@ -29,17 +39,26 @@ PROTOCOL = "2025-11-25"
 # ----------------------------------------------------------------------------- helpers
 
 
-def mcp_request(request_id: str, server: str, message: Dict[str, Any]) -> Dict[str, Any]:
-    """A fake-CLI step sending one ``mcp_message`` control request."""
-    return {
-        "op": "request",
-        "id": request_id,
-        "request": {"subtype": "mcp_message", "server_name": server, "message": message},
-    }
+Step = Callable[[ScriptedCLI], Any]
 
 
-def wait_response(request_id: str) -> Dict[str, Any]:
-    return {"op": "wait_response", "id": request_id, "timeout": 10}
+def mcp_request(request_id: str, server: str, message: Any, *, error: bool = False) -> Step:
+    """A step sending one ``mcp_message`` control request (``wait_response`` collects the
+    answer; ``error``: a control error answer is what the test expects)."""
+    request = {"subtype": "mcp_message", "server_name": server, "message": message}
+    return lambda cli: cli.ask_control(request, request_id=request_id, wait=False, expect_error=error or None)
+
+
+def wait_response(request_id: str) -> Step:
+    return lambda cli: cli.expect_answer(request_id, timeout=10)
+
+
+def wait_file(path: Path) -> Step:
+    return lambda cli: cli.wait_for_file(path, timeout=30)
+
+
+def emit(line: Dict[str, Any]) -> Step:
+    return lambda cli: cli.emit(line)
 
 
 def rpc(method: str, rpc_id: Optional[int] = None, params: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
@@ -53,7 +72,7 @@ def rpc(method: str, rpc_id: Optional[int] = None, params: Optional[Dict[str, An
     return message
 
 
-def handshake(prefix: str, server: str = "calc") -> List[Dict[str, Any]]:
+def handshake(prefix: str, server: str = "calc") -> List[Step]:
     """The CLI's three-message handshake, each message waiting for our answer."""
     init_params = {
         "protocolVersion": PROTOCOL,
@@ -72,7 +91,7 @@ def handshake(prefix: str, server: str = "calc") -> List[Dict[str, Any]]:
 
 def tools_call(
     request_id: str, server: str, name: str, arguments: Dict[str, Any], rpc_id: int, tool_use_id: str
-) -> Dict[str, Any]:
+) -> Step:
     params = {
         "name": name,
         "arguments": arguments,
@@ -81,28 +100,65 @@ def tools_call(
     return mcp_request(request_id, server, rpc("tools/call", rpc_id, params))
 
 
-def cancelled(request_id: str, server: str, rpc_id: int) -> Dict[str, Any]:
+def cancelled(request_id: str, server: str, rpc_id: int) -> Step:
     params = {"requestId": rpc_id, "reason": "AbortError: remote-cancel"}
     return mcp_request(request_id, server, rpc("notifications/cancelled", None, params))
 
 
-def turn(*steps: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """Steps run inside one turn: after the user message, before the text and result."""
-    return [{"op": "wait_user"}, *steps, {"op": "text", "text": "done"}, {"op": "result"}, {"op": "wait_eof"}]
+def turn(*steps: Any, cli: Optional[ScriptedCLI] = None) -> ScriptedCLI:
+    """Steps run inside one turn: after the user message, before the text and result (lists
+    of steps are flattened; ``cli`` continues a script already begun)."""
+    script = (cli or ScriptedCLI()).expect_user()
+    for step in steps:
+        for one in step if isinstance(step, list) else [step]:
+            one(script)
+    return script.text("done").result()
 
 
-def responses(cli: Any) -> Dict[str, Optional[Dict[str, Any]]]:
-    """Our control_responses as the fake CLI received them (``wait_response`` log entries),
-    by request id; a wait that timed out shows up as None under ``"<timeout>"``."""
+class Kit:
+    """A ``ScriptedCLI`` and how this test connects to it (``mode``)."""
+
+    def __init__(self, cli: ScriptedCLI, mode: str, tmp_path: Path) -> None:
+        self.cli, self.mode, self.tmp_path = cli, mode, tmp_path
+
+    def client(self, **kwargs: Any) -> ClaudeSDKClient:
+        kwargs.setdefault("close_timeout", 2.0)
+        kwargs.setdefault("initialize_timeout", 10.0)
+        kwargs.setdefault("control_timeout", 10.0)
+        if self.mode == "subprocess":
+            return ClaudeSDKClient(ClaudeAgentOptions(cli_path=self.cli.install(self.tmp_path), **kwargs))
+        return ClaudeSDKClient(ClaudeAgentOptions(**kwargs), transport=self.cli.transport())
+
+    def stdin_frames(self) -> List[Dict[str, Any]]:
+        return [f for f in self.cli.last_run.received if isinstance(f, dict)]
+
+
+@pytest.fixture
+def mode(request: pytest.FixtureRequest) -> str:
+    """``memory`` unless a test parametrizes it (indirect) with ``subprocess``."""
+    return str(getattr(request, "param", "memory"))
+
+
+@pytest.fixture
+def scripted(mode: str, tmp_path: Path) -> Callable[[ScriptedCLI], Kit]:
+    return lambda cli: Kit(cli, mode, tmp_path)
+
+
+BOTH = pytest.mark.parametrize("mode", ["memory", "subprocess"], indirect=True)
+SUBPROCESS = pytest.mark.parametrize("mode", ["subprocess"], indirect=True)
+
+
+def responses(cli: Kit) -> Dict[str, Optional[Dict[str, Any]]]:
+    """Our control_responses as the scripted CLI received them, by request id (a request
+    never answered in time fails the script instead: ``"<timeout>"`` stays absent)."""
     found: Dict[str, Optional[Dict[str, Any]]] = {}
-    for entry in cli.log():
-        if entry["kind"] == "response":
-            data = entry["data"]
-            found[data["request_id"] if data else "<timeout>"] = data
+    for frame in cli.stdin_frames():
+        if frame.get("type") == "control_response":
+            found[frame["response"]["request_id"]] = frame["response"]
     return found
 
 
-def mcp_answer(cli: Any, request_id: str) -> Dict[str, Any]:
+def mcp_answer(cli: Kit, request_id: str) -> Dict[str, Any]:
     """The JSON-RPC message we answered ``request_id`` with (asserting the control envelope)."""
     response = responses(cli)[request_id]
     assert response is not None
@@ -145,22 +201,24 @@ NOTIFICATION_ACK = {"jsonrpc": "2.0", "result": {}}
 # ----------------------------------------------------------------------------- handshake
 
 
-def test_handshake_before_the_initialize_answer_then_again(fake_cli: Any) -> None:
-    """The fake holds our ``initialize`` until our pool has served a whole MCP handshake,
-    then runs the handshake a second time (ids restarting at 0), as the real CLI does with
-    ``--mcp-config``."""
-    steps = [
-        {"op": "hold_request", "subtype": "initialize"},
-        *handshake("first"),
-        {"op": "answer_held", "subtype": "initialize"},
-        *handshake("second"),
-        *turn(),
-    ]
-    cli = fake_cli(steps, auto={"no_initialize": True})
+@SUBPROCESS
+def test_handshake_before_the_initialize_answer_then_again(scripted: Any) -> None:
+    """The scripted CLI holds our ``initialize`` until our pool has served a whole MCP
+    handshake, then runs the handshake a second time (ids restarting at 0), as the real CLI
+    does with ``--mcp-config``."""
+    script = ScriptedCLI(auto_initialize=False, initialize_response={"commands": [], "fake": True})
+    script.expect_control("initialize", hold=True)
+    for step in handshake("first"):
+        step(script)
+    script.answer_held("initialize")
+    for step in handshake("second"):
+        step(script)
+    cli = scripted(turn(cli=script))
     calc = create_sdk_mcp_server("calc", tools=[add])
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc})) as client:
+    with cli.client(mcp_servers={"calc": calc}) as client:
         assert client.get_server_info() == {"commands": [], "pid": client.session.pid, "fake": True}
         run_turn(client)
+    cli.cli.verify()
 
     assert "<timeout>" not in responses(cli)
     for prefix in ("first", "second"):
@@ -181,7 +239,7 @@ def test_handshake_before_the_initialize_answer_then_again(fake_cli: Any) -> Non
 # ----------------------------------------------------------------------------- tool calls
 
 
-def test_tool_call_runs_on_a_pool_thread_with_its_context(fake_cli: Any) -> None:
+def test_tool_call_runs_on_a_pool_thread_with_its_context(scripted: Any) -> None:
     seen: List[Any] = []
 
     @tool("add", "Add two numbers", {"a": float, "b": float})
@@ -189,9 +247,9 @@ def test_tool_call_runs_on_a_pool_thread_with_its_context(fake_cli: Any) -> None
         seen.append((threading.current_thread().name, context))
         return {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]}
 
-    cli = fake_cli(turn(*handshake("hs"), tools_call("call", "calc", "add", {"a": 2, "b": 3}, 2, "toolu_01"), wait_response("call")))
+    cli = scripted(turn(*handshake("hs"), tools_call("call", "calc", "add", {"a": 2, "b": 3}, 2, "toolu_01"), wait_response("call")))
     calc = create_sdk_mcp_server("calc", tools=[add_with_context])
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc})) as client:
+    with cli.client(mcp_servers={"calc": calc}) as client:
         run_turn(client)
 
     assert mcp_answer(cli, "call") == {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "5"}]}}
@@ -203,7 +261,8 @@ def test_tool_call_runs_on_a_pool_thread_with_its_context(fake_cli: Any) -> None
     assert context.signal is not None and not context.signal.is_set()
 
 
-def test_two_tool_calls_run_concurrently(fake_cli: Any) -> None:
+@BOTH
+def test_two_tool_calls_run_concurrently(scripted: Any) -> None:
     barrier = threading.Barrier(2, timeout=10)
     threads: List[str] = []
 
@@ -213,7 +272,7 @@ def test_two_tool_calls_run_concurrently(fake_cli: Any) -> None:
         barrier.wait()  # raises BrokenBarrierError (an isError result) unless both run at once
         return f"met {args['n']}"
 
-    cli = fake_cli(
+    cli = scripted(
         turn(
             tools_call("one", "calc", "meet", {"n": 1}, 2, "toolu_1"),
             tools_call("two", "calc", "meet", {"n": 2}, 3, "toolu_2"),
@@ -222,7 +281,7 @@ def test_two_tool_calls_run_concurrently(fake_cli: Any) -> None:
         )
     )
     calc = create_sdk_mcp_server("calc", tools=[meet])
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc}, callback_workers=2)) as client:
+    with cli.client(mcp_servers={"calc": calc}, callback_workers=2) as client:
         run_turn(client)
 
     assert mcp_answer(cli, "one") == {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "met 1"}]}}
@@ -230,7 +289,7 @@ def test_two_tool_calls_run_concurrently(fake_cli: Any) -> None:
     assert len(set(threads)) == 2
 
 
-def test_cancelled_notification_reaches_a_running_tool_with_every_worker_busy(fake_cli: Any, tmp_path: Path) -> None:
+def test_cancelled_notification_reaches_a_running_tool_with_every_worker_busy(scripted: Any, tmp_path: Path) -> None:
     """``callback_workers=1``: the only worker runs the tool, so the cancel notification's own
     job waits in the queue; routing on the reader thread still sets the tool's signal."""
     gate = tmp_path / "tool-started"
@@ -244,17 +303,17 @@ def test_cancelled_notification_reaches_a_running_tool_with_every_worker_busy(fa
         outcome["waited"] = time.monotonic() - started
         return "stopped early" if outcome["cancelled"] else "ran to the end"
 
-    cli = fake_cli(
+    cli = scripted(
         turn(
             tools_call("call", "calc", "long", {}, 7, "toolu_long"),
-            {"op": "wait_file", "path": str(gate)},
+            wait_file(gate),
             cancelled("cancel", "calc", 7),
             wait_response("call"),
             wait_response("cancel"),
         )
     )
     calc = create_sdk_mcp_server("calc", tools=[long_running])
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc}, callback_workers=1)) as client:
+    with cli.client(mcp_servers={"calc": calc}, callback_workers=1) as client:
         run_turn(client)
 
     assert outcome["cancelled"] is True and outcome["waited"] < 5
@@ -262,7 +321,7 @@ def test_cancelled_notification_reaches_a_running_tool_with_every_worker_busy(fa
     assert mcp_answer(cli, "cancel") == NOTIFICATION_ACK
 
 
-def test_a_call_cancelled_while_queued_never_runs_its_handler(fake_cli: Any, tmp_path: Path) -> None:
+def test_a_call_cancelled_while_queued_never_runs_its_handler(scripted: Any, tmp_path: Path) -> None:
     """Call 2 waits for the only worker; its cancel is routed (on the reader) before call 1's,
     so when the worker frees up call 2 is already cancelled: an isError result, no handler run."""
     gate = tmp_path / "first-started"
@@ -275,10 +334,10 @@ def test_a_call_cancelled_while_queued_never_runs_its_handler(fake_cli: Any, tmp
         assert context.signal is not None and context.signal.wait(10)
         return f"job {args['n']} cancelled"
 
-    cli = fake_cli(
+    cli = scripted(
         turn(
             tools_call("first", "calc", "job", {"n": 1}, 2, "toolu_1"),
-            {"op": "wait_file", "path": str(gate)},
+            wait_file(gate),
             tools_call("second", "calc", "job", {"n": 2}, 3, "toolu_2"),
             cancelled("cancel-second", "calc", 3),
             cancelled("cancel-first", "calc", 2),
@@ -287,7 +346,7 @@ def test_a_call_cancelled_while_queued_never_runs_its_handler(fake_cli: Any, tmp
         )
     )
     calc = create_sdk_mcp_server("calc", tools=[job])
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc}, callback_workers=1)) as client:
+    with cli.client(mcp_servers={"calc": calc}, callback_workers=1) as client:
         run_turn(client)
 
     assert ran == [1]
@@ -298,7 +357,7 @@ def test_a_call_cancelled_while_queued_never_runs_its_handler(fake_cli: Any, tmp
     }
 
 
-def test_a_call_withdrawn_by_control_cancel_request_leaves_nothing_behind(fake_cli: Any, tmp_path: Path) -> None:
+def test_a_call_withdrawn_by_control_cancel_request_leaves_nothing_behind(scripted: Any, tmp_path: Path) -> None:
     """The CLI 2.1.197 cancels MCP calls with ``notifications/cancelled``, but a
     ``control_cancel_request`` for a queued ``mcp_message`` must work too: the session never
     serves it (no handler run, no answer) and the bridge keeps no entry for it (white-box)."""
@@ -313,18 +372,18 @@ def test_a_call_withdrawn_by_control_cancel_request_leaves_nothing_behind(fake_c
         release.wait(10)
         return f"job {args['n']}"
 
-    cli = fake_cli(
+    cli = scripted(
         turn(
             tools_call("first", "calc", "job", {"n": 1}, 2, "toolu_1"),
-            {"op": "wait_file", "path": str(gate)},
+            wait_file(gate),
             tools_call("second", "calc", "job", {"n": 2}, 3, "toolu_2"),
-            {"op": "emit", "obj": {"type": "control_cancel_request", "request_id": "second"}},
-            {"op": "wait_file", "path": str(tmp_path / "released")},
+            emit({"type": "control_cancel_request", "request_id": "second"}),
+            wait_file(tmp_path / "released"),
             wait_response("first"),
         )
     )
     calc = create_sdk_mcp_server("calc", tools=[job])
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc}, callback_workers=1)) as client:
+    with cli.client(mcp_servers={"calc": calc}, callback_workers=1) as client:
         bridge = client.session.server.handlers["mcp_message"].serve.__self__  # type: ignore[union-attr,attr-defined]
         client.query("go")
         deadline = time.monotonic() + 10
@@ -343,7 +402,8 @@ def test_a_call_withdrawn_by_control_cancel_request_leaves_nothing_behind(fake_c
     assert len(bridge._actions) == 0 and len(bridge._calls) == 0
 
 
-def test_close_sets_the_signal_of_a_running_tool(fake_cli: Any, tmp_path: Path) -> None:
+@BOTH
+def test_close_sets_the_signal_of_a_running_tool(scripted: Any, tmp_path: Path) -> None:
     gate = tmp_path / "tool-started"
     outcome: Dict[str, Any] = {}
 
@@ -353,9 +413,9 @@ def test_close_sets_the_signal_of_a_running_tool(fake_cli: Any, tmp_path: Path) 
         outcome["cancelled"] = context.signal is not None and context.signal.wait(10)
         return "stopped"
 
-    cli = fake_cli(turn(tools_call("call", "calc", "long", {}, 2, "toolu_long"), wait_response("call")))
+    cli = scripted(turn(tools_call("call", "calc", "long", {}, 2, "toolu_long"), wait_response("call")))
     calc = create_sdk_mcp_server("calc", tools=[long_running])
-    client = ClaudeSDKClient(cli.options(mcp_servers={"calc": calc}))
+    client = cli.client(mcp_servers={"calc": calc})
     try:
         client.connect()
         client.query("go")
@@ -370,12 +430,12 @@ def test_close_sets_the_signal_of_a_running_tool(fake_cli: Any, tmp_path: Path) 
     assert outcome == {"cancelled": True}
 
 
-def test_raising_tool_is_an_error_result_and_the_session_goes_on(fake_cli: Any) -> None:
+def test_raising_tool_is_an_error_result_and_the_session_goes_on(scripted: Any) -> None:
     @tool("divide", "a / b", {"a": float, "b": float})
     def divide(args: Dict[str, Any]) -> str:
         return str(args["a"] / args["b"])
 
-    cli = fake_cli(
+    cli = scripted(
         turn(
             tools_call("bad", "calc", "divide", {"a": 1, "b": 0}, 2, "toolu_1"),
             wait_response("bad"),
@@ -384,7 +444,7 @@ def test_raising_tool_is_an_error_result_and_the_session_goes_on(fake_cli: Any) 
         )
     )
     calc = create_sdk_mcp_server("calc", tools=[divide])
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc})) as client:
+    with cli.client(mcp_servers={"calc": calc}) as client:
         run_turn(client)
     assert mcp_answer(cli, "bad")["result"] == {
         "content": [{"type": "text", "text": "Tool 'divide' raised ZeroDivisionError: division by zero"}],
@@ -393,16 +453,17 @@ def test_raising_tool_is_an_error_result_and_the_session_goes_on(fake_cli: Any) 
     assert mcp_answer(cli, "good")["result"] == {"content": [{"type": "text", "text": "2.0"}]}
 
 
-def test_multi_megabyte_tool_result_goes_out_in_one_line(fake_cli: Any) -> None:
+@BOTH
+def test_multi_megabyte_tool_result_goes_out_in_one_line(scripted: Any) -> None:
     size = 5 * 1024 * 1024
 
     @tool("dump", "A big text", {})
     def dump(args: Dict[str, Any]) -> str:
         return "x" * size
 
-    cli = fake_cli(turn(tools_call("big", "calc", "dump", {}, 2, "toolu_1"), wait_response("big")))
+    cli = scripted(turn(tools_call("big", "calc", "dump", {}, 2, "toolu_1"), wait_response("big")))
     calc = create_sdk_mcp_server("calc", tools=[dump])
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc})) as client:
+    with cli.client(mcp_servers={"calc": calc}) as client:
         run_turn(client)
     [block] = mcp_answer(cli, "big")["result"]["content"]
     assert block == {"type": "text", "text": "x" * size}
@@ -411,8 +472,8 @@ def test_multi_megabyte_tool_result_goes_out_in_one_line(fake_cli: Any) -> None:
 # ----------------------------------------------------------------------------- routing
 
 
-def test_unknown_server_gets_a_jsonrpc_error_and_the_session_goes_on(fake_cli: Any) -> None:
-    cli = fake_cli(
+def test_unknown_server_gets_a_jsonrpc_error_and_the_session_goes_on(scripted: Any) -> None:
+    cli = scripted(
         turn(
             mcp_request("unknown-list", "nope", rpc("tools/list", 3)),
             wait_response("unknown-list"),
@@ -423,7 +484,7 @@ def test_unknown_server_gets_a_jsonrpc_error_and_the_session_goes_on(fake_cli: A
         )
     )
     calc = create_sdk_mcp_server("calc", tools=[add])
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc})) as client:
+    with cli.client(mcp_servers={"calc": calc}) as client:
         run_turn(client)
         assert not client.session.closed and client.session.terminal_error is None
     assert mcp_answer(cli, "unknown-list") == {
@@ -435,16 +496,17 @@ def test_unknown_server_gets_a_jsonrpc_error_and_the_session_goes_on(fake_cli: A
     assert mcp_answer(cli, "call")["result"] == {"content": [{"type": "text", "text": "2"}]}
 
 
-def test_mcp_message_without_sdk_servers_is_a_control_error(fake_cli: Any) -> None:
-    cli = fake_cli(turn(mcp_request("stray", "calc", rpc("tools/list", 1)), wait_response("stray")))
-    with ClaudeSDKClient(cli.options()) as client:
+def test_mcp_message_without_sdk_servers_is_a_control_error(scripted: Any) -> None:
+    cli = scripted(turn(mcp_request("stray", "calc", rpc("tools/list", 1), error=True), wait_response("stray")))
+    with cli.client() as client:
         run_turn(client)
     response = responses(cli)["stray"]
     assert response is not None and response["subtype"] == "error"
     assert "mcp_message" in response["error"]
 
 
-def test_several_sdk_servers_and_external_servers_coexist(fake_cli: Any) -> None:
+@SUBPROCESS
+def test_several_sdk_servers_and_external_servers_coexist(scripted: Any) -> None:
     """SDK servers are addressed by their ``mcp_servers`` key (not their own name); external
     entries go to ``--mcp-config``; ``initialize.sdkMcpServers`` lists the SDK keys."""
 
@@ -456,9 +518,8 @@ def test_several_sdk_servers_and_external_servers_coexist(fake_cli: Any) -> None
     other = create_sdk_mcp_server("named-differently", version="2.0.0", tools=[mul])
     external = {"type": "stdio", "command": "/bin/true", "args": ["--flag"]}
     remote = {"type": "http", "url": "http://127.0.0.1:9/mcp"}
-    cli = fake_cli(
-        [{"op": "log_file_arg", "flag": "--mcp-config"}]
-        + turn(
+    cli = scripted(
+        turn(
             *handshake("calc", "calc"),
             *handshake("math", "math"),
             tools_call("add", "calc", "add", {"a": 2, "b": 3}, 2, "toolu_1"),
@@ -470,10 +531,12 @@ def test_several_sdk_servers_and_external_servers_coexist(fake_cli: Any) -> None
         )
     )
     servers = {"calc": calc, "ext": external, "math": other, "remote": remote}
-    with ClaudeSDKClient(cli.options(mcp_servers=servers)) as client:
+    with cli.client(mcp_servers=servers) as client:
         run_turn(client)
 
-    [file_arg] = [e["data"] for e in cli.log() if e["kind"] == "file_arg"]
+    run = cli.cli.last_run  # the subprocess read its file arguments while they existed
+    path = run.argv[run.argv.index("--mcp-config") + 1]
+    file_arg = {"path": path, "content": run.argv_files[path]}
     assert json.loads(file_arg["content"]) == {"mcpServers": {"ext": external, "remote": remote}}
     assert not Path(file_arg["path"]).exists()  # the temp file is gone after close
     assert cli.stdin_frames()[0]["request"]["sdkMcpServers"] == ["calc", "math"]
@@ -489,8 +552,8 @@ def test_several_sdk_servers_and_external_servers_coexist(fake_cli: Any) -> None
 
 
 @pytest.mark.parametrize("bad", ["not an object", None, {"jsonrpc": "2.0", "id": 9}])
-def test_malformed_messages_get_jsonrpc_errors_not_a_crash(fake_cli: Any, bad: Any) -> None:
-    cli = fake_cli(
+def test_malformed_messages_get_jsonrpc_errors_not_a_crash(scripted: Any, bad: Any) -> None:
+    cli = scripted(
         turn(
             mcp_request("bad", "calc", bad),
             wait_response("bad"),
@@ -499,7 +562,7 @@ def test_malformed_messages_get_jsonrpc_errors_not_a_crash(fake_cli: Any, bad: A
         )
     )
     calc = create_sdk_mcp_server("calc", tools=[add])
-    with ClaudeSDKClient(cli.options(mcp_servers={"calc": calc})) as client:
+    with cli.client(mcp_servers={"calc": calc}) as client:
         run_turn(client)
     answer = mcp_answer(cli, "bad")
     assert answer["error"]["code"] == -32600

@@ -269,9 +269,9 @@ def test_a_resumed_transcript_the_store_missed_is_kept_locally(tmp_path: Path) -
     assert (real / "pk" / "s.jsonl").read_text() == '{"type":"user"}\n' and not temp.exists()
 
 
-def test_hooks_keep_working_on_a_resume_from_a_store(fake_cli: Any) -> None:
+def test_hooks_keep_working_on_a_resume_from_a_store(tmp_path: Path) -> None:
     from claude_sync import HookMatcher
-    from tests.test_callbacks_shell import ask, hook_request, responses, turn_script
+    from tests.test_callbacks_shell import Kit, ask, hook_request, responses, turn_script
 
     sid = str(uuid.uuid4())
     store = InMemorySessionStore()
@@ -282,10 +282,10 @@ def test_hooks_keep_working_on_a_resume_from_a_store(fake_cli: Any) -> None:
         calls.append(data["tool_name"])
         return {}
 
-    cli = fake_cli(turn_script(ask("r1", hook_request("hook_0"))))
+    cli = Kit(turn_script(ask("r1", hook_request("hook_0"))), "subprocess", tmp_path)  # the scripted CLI, spawned
     options = cli.options(session_store=store, resume=sid, hooks={"PreToolUse": [HookMatcher(hooks=[hook])]})
     list(query("go", options=options))
     assert calls == ["Bash"] and responses(cli)["r1"]["subtype"] == "success"
     init = next(f for f in cli.stdin_frames() if f.get("request", {}).get("subtype") == "initialize")
     assert "hook_0" in json.dumps(init["request"]["hooks"])
-    assert f"--resume={sid}" in next(e["data"] for e in cli.log() if e["kind"] == "argv")
+    assert f"--resume={sid}" in cli.cli.last_run.argv

@@ -1,5 +1,8 @@
 """Hermetic harness for running the real ``claude`` CLI against ``fake_api.FakeAnthropicAPI``.
 
+The environment builder and CLI discovery live in ``claude_sync.testing.offline`` (users need
+them too); this module adds what only our e2e tests use (pytest skip/fail, a raw driver).
+
 * ``find_test_cli()``: where the pinned real binary is (or None).
 * ``require_test_cli()``: that path, or a pytest *skip* (locally) / *fail* (``CI=true``).
 * ``hermetic_env(tmp_path, base_url, **extra)``: the environment of docs/protocol/REAL_CLI_2.1.197.md §2: a
@@ -28,42 +31,23 @@ from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Union
 
 import pytest
 
-PINNED_CLI_VERSION = os.environ.get("CLAUDE_SYNC_CLI_VERSION") or "2.1.197"
-"""The CLI version the e2e tests expect; ``.ci/install_cli.sh`` honours the same override."""
+from claude_sync.testing.offline import (  # noqa: F401 - re-exported for the e2e tests
+    FAKE_API_KEY,
+    LOOPBACK_NO_PROXY,
+    PINNED_CLI_VERSION,
+    QUIET_FLAGS,
+    STRIPPED_NAMES,
+    STRIPPED_PREFIXES,
+    default_cli_path,
+    find_offline_cli,
+    hermetic_env,
+    is_stripped,
+)
+
 INSTALL_COMMAND = "bash .ci/install_cli.sh  (then export CLAUDE_SYNC_TEST_CLI=<the path it prints>)"
-FAKE_API_KEY = "sk-ant-fake-e2e-0000000000000000"
 
-STRIPPED_PREFIXES = ("ANTHROPIC_", "CLAUDE", "AWS_", "GOOGLE_", "VERTEX_", "OTEL_", "DEBUG")
-STRIPPED_NAMES = frozenset(
-    {"NODE_OPTIONS", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "FTP_PROXY", "NO_PROXY"}
-)
-LOOPBACK_NO_PROXY = "127.0.0.1,localhost,::1"
-QUIET_FLAGS = (
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
-    "DISABLE_AUTOUPDATER",
-    "DISABLE_TELEMETRY",
-    "DISABLE_ERROR_REPORTING",
-    "DISABLE_BUG_COMMAND",
-    "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL",
-)
-
-
-def default_cli_path(version: str = PINNED_CLI_VERSION) -> Path:
-    """Where ``.ci/install_cli.sh`` puts the binary of ``version``."""
-    cache = os.environ.get("CLAUDE_SYNC_CLI_CACHE") or str(
-        Path.home() / ".cache" / "claude_sync" / "cli"
-    )
-    return Path(cache) / version / "node_modules" / ".bin" / "claude"
-
-
-def find_test_cli() -> Optional[str]:
-    """The real CLI to test against: ``$CLAUDE_SYNC_TEST_CLI`` if set, else the cached install
-    of the pinned version if it exists, else None. Never raises."""
-    explicit = os.environ.get("CLAUDE_SYNC_TEST_CLI")
-    if explicit:
-        return explicit
-    cached = default_cli_path()
-    return str(cached) if cached.exists() else None
+find_test_cli = find_offline_cli
+_is_stripped = is_stripped
 
 
 def require_test_cli() -> str:
@@ -83,53 +67,6 @@ def require_test_cli() -> str:
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason)
     raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _is_stripped(name: str) -> bool:
-    upper = name.upper()
-    return upper.startswith(STRIPPED_PREFIXES) or upper in STRIPPED_NAMES
-
-
-def hermetic_env(
-    tmp_path: Union[str, Path], base_url: str, **extra: Optional[Union[str, int]]
-) -> Dict[str, str]:
-    """The environment for one CLI run against the fake API at ``base_url``.
-
-    Creates ``tmp_path/home`` with ``.claude/``, ``tmp/`` and the XDG folders. Inherited
-    variables that could leak real keys, providers or proxies (``ANTHROPIC_*``, ``CLAUDE*``,
-    ``AWS_*``, ``GOOGLE_*``, ``VERTEX_*``, ``OTEL_*``, ``DEBUG*``, ``NODE_OPTIONS``, ``*_proxy``)
-    are removed. ``extra`` sets more variables (ints are turned into strings; ``None`` removes
-    one), e.g. ``CLAUDE_CODE_MAX_RETRIES=0``.
-    """
-    home = Path(tmp_path) / "home"
-    folders = {
-        "CLAUDE_CONFIG_DIR": home / ".claude",
-        "TMPDIR": home / "tmp",
-        "XDG_CONFIG_HOME": home / ".config",
-        "XDG_CACHE_HOME": home / ".cache",
-        "XDG_DATA_HOME": home / ".local" / "share",
-        "XDG_STATE_HOME": home / ".local" / "state",
-        "XDG_RUNTIME_DIR": home / ".run",
-    }
-    for folder in folders.values():
-        folder.mkdir(parents=True, exist_ok=True)
-    folders["XDG_RUNTIME_DIR"].chmod(0o700)
-    env = {name: value for name, value in os.environ.items() if not _is_stripped(name)}
-    env.update({name: str(path) for name, path in folders.items()})
-    env.update({flag: "1" for flag in QUIET_FLAGS})
-    env.update(
-        HOME=str(home),
-        ANTHROPIC_API_KEY=FAKE_API_KEY,
-        ANTHROPIC_BASE_URL=base_url,
-        NO_PROXY=LOOPBACK_NO_PROXY,
-        no_proxy=LOOPBACK_NO_PROXY,
-    )
-    for name, value in extra.items():
-        if value is None:
-            env.pop(name, None)
-        else:
-            env[name] = str(value)
-    return env
 
 
 # ----------------------------------------------------------------------------- raw driver

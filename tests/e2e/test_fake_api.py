@@ -582,6 +582,46 @@ def test_server_listens_on_loopback_only_and_closes_its_socket() -> None:
         _ = api.port
 
 
+def wait_until_stopped_by_itself(api: FakeAnthropicAPI, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while api.expired is None or fake_api_threads():
+        assert time.monotonic() < deadline, "the fake API did not stop by itself"
+        time.sleep(0.01)
+
+
+def test_an_idle_server_stops_by_itself_and_refuses_connections() -> None:
+    api = FakeAnthropicAPI(idle_timeout=0.3).start()
+    port = api.port
+    status, _headers, _body = post(api, "/v1/messages/count_tokens", messages_body())
+    assert status == 200
+    wait_until_stopped_by_itself(api)
+    assert api.expired == "idle 0.3s"
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    api.stop()  # still fine afterwards, and idempotent
+    api.stop()
+
+
+def test_a_busy_stream_does_not_count_as_idle_but_the_lifetime_bounds_everything() -> None:
+    api = FakeAnthropicAPI([text("a b c d e f g h", delay=0.1)], idle_timeout=0.2).start()
+    try:
+        status, _headers, body = post(api, "/v1/messages", messages_body())
+        assert status == 200 and "message_stop" in body.decode()  # streamed past the idle limit
+    finally:
+        api.stop()
+    api = FakeAnthropicAPI(idle_timeout=None, lifetime=0.3).start()
+    wait_until_stopped_by_itself(api)
+    assert api.expired == "lifetime 0.3s"
+    api.stop()
+
+
+@pytest.mark.parametrize("field", ["idle_timeout", "lifetime"])
+@pytest.mark.parametrize("value", [0, -1.0])
+def test_bad_self_stop_limits_are_refused(field: str, value: float) -> None:
+    with pytest.raises(ValueError, match=field):
+        FakeAnthropicAPI(**{field: value})
+
+
 # ============================================================================ unit: harness
 
 

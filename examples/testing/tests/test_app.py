@@ -1,0 +1,63 @@
+"""The service's tests, written only with ``claude_sync.testing``: the ``claude_cli`` fixture
+is a scripted ``claude`` CLI; the app runs it as a real subprocess through ``cli_path``, with
+no change to the app's code. The plugin checks after each test that the app followed the
+script (answered every question the CLI asked, as expected)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app import create_app
+
+from claude_sync.testing import ScriptedCLI
+
+
+def ask(cli: ScriptedCLI, question: str) -> Any:
+    client = create_app(cli_path=cli.install()).test_client()
+    return client.post("/ask", json={"question": question})
+
+
+def test_the_view_returns_the_answer_and_its_cost(claude_cli: ScriptedCLI) -> None:
+    claude_cli.expect_user("What is 2 + 2?").text("4").result(total_cost_usd=0.0012)
+    response = ask(claude_cli, "What is 2 + 2?")
+    assert response.status_code == 200
+    assert response.get_json() == {"answer": "4", "cost_usd": 0.0012}
+
+
+def test_the_policy_denies_writes(claude_cli: ScriptedCLI) -> None:
+    (claude_cli.expect_user()
+     .tool_use("Write", {"file_path": "notes.txt", "content": "hi"})
+     .ask_permission(expect={"behavior": "deny", "message": "Write is not allowed: this service is read-only"})
+     .tool_use("Read", {"file_path": "notes.txt"})
+     .ask_permission(expect={"behavior": "allow"})
+     .text("I could only read it.").result())
+    assert ask(claude_cli, "Write a note").get_json()["answer"] == "I could only read it."
+
+
+def test_the_hook_keeps_env_files_out_of_reach(claude_cli: ScriptedCLI) -> None:
+    (claude_cli.expect_user()
+     .ask_hook("PreToolUse", tool_name="Read", tool_input={"file_path": "/srv/app/.env"},
+               expect={"hookSpecificOutput": {"permissionDecision": "deny"}})
+     .ask_hook("PreToolUse", tool_name="Read", tool_input={"file_path": "/srv/app/README"}, expect={})
+     .text("done").result())
+    assert ask(claude_cli, "Show me the config").status_code == 200
+
+
+def test_the_mcp_tool_counts_words(claude_cli: ScriptedCLI) -> None:
+    (claude_cli.expect_user()
+     .ask_mcp_tool("text", "word_count", {"text": "one two three"}, expect={"content": [{"type": "text", "text": "3"}]})
+     .text("Three words.").result())
+    assert ask(claude_cli, "How many words?").get_json()["answer"] == "Three words."
+
+
+def test_an_api_failure_is_a_502(claude_cli: ScriptedCLI) -> None:
+    claude_cli.expect_user().api_error(529)
+    response = ask(claude_cli, "Anything")
+    assert response.status_code == 502
+    assert "529" in response.get_json()["error"]
+
+
+def test_an_empty_question_never_reaches_claude(claude_cli: ScriptedCLI) -> None:
+    response = ask(claude_cli, "  ")
+    assert response.status_code == 400
+    assert claude_cli.runs == []  # no CLI was started
