@@ -123,7 +123,7 @@ def test_a_kernel_interrupt_during_show_reaps_the_cli(fake_api: FakeAnthropicAPI
             deadline = time.monotonic() + 90
             while time.monotonic() < deadline:
                 children = _children(kernel_pid)
-                if children and fake_api.requests:
+                if children and fake_api.requests():  # the CLI runs and has asked the API
                     seen["cli"] = children[0]
                     os.kill(kernel_pid, signal.SIGINT)  # what the notebook UI's interrupt sends
                     return
