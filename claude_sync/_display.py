@@ -21,8 +21,10 @@ stops early (an exception, a kernel interrupt), so the CLI is reaped.
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import sys
+import threading
 import time
 from typing import Any, Deque, Iterable, List, Optional, TextIO, Tuple
 
@@ -34,6 +36,8 @@ __all__ = ["show", "Transcript"]
 
 REFRESH_SECONDS = 0.25
 """How often, at most, the notebook output is redrawn while messages stream in."""
+TICK_SECONDS = 1.0
+"""How often the notebook output is redrawn while no message arrives (the elapsed time)."""
 
 
 class Transcript(List[StreamItem]):
@@ -63,19 +67,23 @@ def show(messages: Iterable[StreamItem], *, file: Optional[TextIO] = None) -> Tr
     sink: Any = notebook if notebook is not None else _TerminalSink(file if file is not None else sys.stdout)
     shown = Transcript()
     started = time.monotonic()
+    sink.start(view, started)
     try:
         for message in messages:
             shown.append(message)
-            pieces: List[str] = []
-            while decisions:
-                pieces.extend(view.note_permission(*decisions.popleft()))
-            pieces.extend(view.feed(message))
-            sink.update(view, pieces, time.monotonic() - started, final=False)
+            with sink.lock:
+                pieces: List[str] = []
+                while decisions:
+                    pieces.extend(view.note_permission(*decisions.popleft()))
+                pieces.extend(view.feed(message))
+                sink.update(view, pieces, time.monotonic() - started, final=False)
     finally:
-        sink.update(view, [], time.monotonic() - started, final=True)
-        close = getattr(messages, "close", None)
-        if close is not None:
-            close()
+        try:
+            sink.finish(view, time.monotonic() - started)
+        finally:
+            close = getattr(messages, "close", None)
+            if close is not None:
+                close()  # reaps the CLI of a query() stream, whatever happened above
     return shown
 
 
@@ -111,6 +119,13 @@ class _TerminalSink:
     def __init__(self, file: TextIO) -> None:
         self.file = file
         self._started = False
+        self.lock = contextlib.nullcontext()  # one thread only
+
+    def start(self, view: RunView, started: float) -> None:
+        """Nothing to start: the transcript is written as messages arrive."""
+
+    def finish(self, view: RunView, elapsed: float) -> None:
+        self.update(view, [], elapsed, final=True)
 
     def update(self, view: RunView, pieces: List[str], elapsed: float, final: bool) -> None:
         text = "".join(pieces)
@@ -125,18 +140,50 @@ class _TerminalSink:
 
 
 class _NotebookSink:
-    """One IPython display area, redrawn at most every ``REFRESH_SECONDS`` (and at the end)."""
+    """One IPython display area, redrawn at most every ``REFRESH_SECONDS`` as messages arrive,
+    every ``TICK_SECONDS`` while none do (a ``claude_sync-display`` thread, so the elapsed
+    time in the footer keeps moving during a long tool call), and once at the end.
+
+    ``lock`` serialises the view between the caller's thread (feeding it) and the ticker.
+    """
 
     def __init__(self, display: Any, markdown: Any) -> None:
         self._markdown = markdown
         self._handle = display(markdown("*starting…*"), display_id=True)
         self._last = 0.0
+        self.lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: Optional[threading.Thread] = None
+
+    def start(self, view: RunView, started: float) -> None:
+        self._ticker = threading.Thread(
+            target=self._tick, args=(view, started), name="claude_sync-display", daemon=True
+        )
+        self._ticker.start()
+
+    def _tick(self, view: RunView, started: float) -> None:
+        """Ticker thread: redraw when nothing else has for ``TICK_SECONDS``."""
+        while not self._stop.wait(TICK_SECONDS):
+            with self.lock:
+                if time.monotonic() - self._last >= TICK_SECONDS and not self._stop.is_set():
+                    self._draw(view, time.monotonic() - started)
 
     def update(self, view: RunView, pieces: List[str], elapsed: float, final: bool) -> None:
-        now = time.monotonic()
-        if not final and now - self._last < REFRESH_SECONDS:
-            return
-        self._last = now
+        """Caller's thread, holding ``lock``: redraw unless one was drawn just now."""
+        if final or time.monotonic() - self._last >= REFRESH_SECONDS:
+            self._draw(view, elapsed)
+
+    def finish(self, view: RunView, elapsed: float) -> None:
+        """Stop and join the ticker (bounded), then draw the final view."""
+        self._stop.set()
+        ticker = self._ticker
+        if ticker is not None:
+            ticker.join(TICK_SECONDS * 5)
+        with self.lock:
+            self._draw(view, elapsed)
+
+    def _draw(self, view: RunView, elapsed: float) -> None:
+        self._last = time.monotonic()
         self._handle.update(self._markdown(view.to_markdown(elapsed)))
 
 

@@ -198,3 +198,27 @@ def test_a_finished_run_renders_as_html_and_markdown() -> None:
     assert "It is 42." in html_text and "transcript (7 messages)" in html_text
     assert "done · 2 turns · 100 in / 20 out tokens · $0.0123 · 2.5 s" in html_text
     assert run_result_markdown(run).endswith("**Answer**\n\nIt is 42.")
+
+
+def test_the_notebook_footer_keeps_ticking_while_no_message_arrives(monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn: List[str] = []
+    ticked = threading.Event()
+
+    class Handle:
+        def update(self, obj: Any) -> None:
+            drawn.append(obj)
+            if len(drawn) >= 3:
+                ticked.set()
+
+    monkeypatch.setattr(_display, "TICK_SECONDS", 0.05)
+    monkeypatch.setattr(_display, "_notebook_sink", lambda: _display._NotebookSink(lambda obj, display_id: Handle(), str))
+
+    def slow_run() -> Any:
+        yield RUN[0]
+        assert ticked.wait(10), "the ticker never redrew"  # a long tool call: no message for a while
+        yield from RUN[1:]
+
+    show(slow_run())
+    assert any("running · 0 turns" in text for text in drawn[:3])
+    assert drawn[-1].endswith("**Answer**\n\nIt is 42.")
+    assert not [t for t in threading.enumerate() if t.name == "claude_sync-display"]
