@@ -55,8 +55,8 @@ def show(messages: Iterable[StreamItem], *, file: Optional[TextIO] = None) -> Tr
     ``messages`` is a ``query()`` stream, a ``ClaudeSDKClient`` response iterator, or any
     message iterable (a saved list renders at once). For a ``query()`` stream not yet
     iterated, ``show`` turns on ``include_partial_messages`` (text streams token by token)
-    and ``include_hook_events`` for that run, and notes every ``can_use_tool`` decision
-    (the caller's options object is not changed). ``file`` (terminal mode) defaults to
+    and ``include_hook_events`` for that run, and notes every ``can_use_tool`` decision and
+    every hook's output (the caller's options object is not changed). ``file`` (terminal mode) defaults to
     ``sys.stdout``; passing it forces terminal mode. Raises what iterating ``messages``
     raises (``ResultError`` after an error result is shown, …).
     """
@@ -74,7 +74,7 @@ def show(messages: Iterable[StreamItem], *, file: Optional[TextIO] = None) -> Tr
             with sink.lock:
                 pieces: List[str] = []
                 while decisions:
-                    pieces.extend(view.note_permission(*decisions.popleft()))
+                    pieces.extend(view.note_decision(*decisions.popleft()))
                 pieces.extend(view.feed(message))
                 sink.update(view, pieces, time.monotonic() - started, final=False)
     finally:
@@ -96,6 +96,11 @@ def _prepare_query_stream(messages: Any, decisions: Deque[Tuple[str, Optional[st
     changes: dict = {"include_partial_messages": True, "include_hook_events": True}  # type: ignore[type-arg]
     if options.can_use_tool is not None:
         changes["can_use_tool"] = _noting(options.can_use_tool, decisions)
+    if options.hooks:
+        changes["hooks"] = {
+            event: [dataclasses.replace(m, hooks=[_noting_hook(h, decisions) for h in m.hooks]) for m in matchers]
+            for event, matchers in options.hooks.items()
+        }
     messages._run.options = dataclasses.replace(options, **changes)
 
 
@@ -107,10 +112,38 @@ def _noting(callback: Any, decisions: Deque[Tuple[str, Optional[str], str]]) -> 
         result = callback(tool_name, tool_input, context)
         behavior = getattr(result, "behavior", "?")
         label = "allowed" if behavior == "allow" else f"denied: {getattr(result, 'message', '') or 'no reason'}"
-        decisions.append((tool_name, getattr(context, "tool_use_id", None), label))
+        decisions.append((tool_name, getattr(context, "tool_use_id", None), f"permission {label}"))
         return result
 
     return can_use_tool
+
+
+def _noting_hook(hook: Any, decisions: Deque[Tuple[str, Optional[str], str]]) -> Any:
+    """``hook`` that also records what it decided (callback-pool thread). The CLI sends no
+    ``hook_response`` message for SDK hooks, so this is how the display learns about them."""
+
+    def noted(hook_input: Any, tool_use_id: Optional[str], context: Any) -> Any:
+        output = hook(hook_input, tool_use_id, context)
+        event = hook_input.get("hook_event_name", "hook") if isinstance(hook_input, dict) else "hook"
+        decisions.append((f"hook {event}", tool_use_id, _hook_label(output)))
+        return output
+
+    return noted
+
+
+def _hook_label(output: Any) -> str:
+    """``allow`` / ``deny: reason`` / ``block`` / ``stop`` / ``no decision`` from a hook's output."""
+    if not isinstance(output, dict):
+        return "no decision"
+    specific = output.get("hookSpecificOutput")
+    if isinstance(specific, dict) and specific.get("permissionDecision"):
+        reason = specific.get("permissionDecisionReason")
+        return f"{specific['permissionDecision']}" + (f": {reason}" if reason else "")
+    if output.get("decision"):
+        return str(output["decision"]) + (f": {output['reason']}" if output.get("reason") else "")
+    if output.get("continue") is False or output.get("continue_") is False:
+        return "stop"
+    return "no decision"
 
 
 class _TerminalSink:

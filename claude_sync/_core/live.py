@@ -84,14 +84,18 @@ class RunView:
 
     def note_permission(self, tool_name: str, tool_use_id: Optional[str], decision: str) -> List[str]:
         """Record a permission decision (``allowed`` / ``denied: …``) for a tool call."""
+        return self.note_decision(tool_name, tool_use_id, f"permission {decision}")
+
+    def note_decision(self, subject: str, tool_use_id: Optional[str], label: str) -> List[str]:
+        """Mark a tool call (or, without one, the transcript) with a decision taken for it:
+        a permission answer or a hook's output."""
         entry = self.tools.get(tool_use_id or "")
-        label = f"permission {decision}"
         if entry is not None:
             entry.marks.append(label)
         else:
             self._end_text()
-            self.entries.append(_Entry("note", f"{tool_name}: {label}"))
-        return [f"\n[{tool_name}: {label}]\n"]
+            self.entries.append(_Entry("note", f"{subject}: {label}"))
+        return [f"\n[{subject}: {label}]\n"]
 
     def _add_text(self, piece: str) -> List[str]:
         if piece == BLOCK_SEPARATOR:

@@ -78,3 +78,31 @@ def test_newcomer_failures_raise_with_a_hint(
     assert f"\nHint: {hint}" in message
     assert cli_text in message.splitlines()[0]  # the CLI's own words come first
     assert info.value.hint == hint  # type: ignore[attr-defined]
+
+
+# ----------------------------------------------------------------------------- show()
+
+
+def test_show_marks_hook_and_permission_decisions(fake_api: FakeAnthropicAPI, e2e_options: Any) -> None:
+    import io
+
+    from claude_sync import HookMatcher, PermissionResultDeny, show
+
+    fake_api.add(tool_use("Bash", {"command": "echo hi"}), tool_use("Bash", {"command": "rm -rf x"}), text("All done."))
+
+    def pre_bash(hook_input: Dict[str, Any], tool_use_id: Any, context: Any) -> Dict[str, Any]:
+        safe = "echo" in hook_input["tool_input"]["command"]
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow" if safe else "ask"}}
+
+    options = e2e_options(
+        hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[pre_bash], timeout=10)]},
+        can_use_tool=lambda name, tool_input, context: PermissionResultDeny(message="not rm"),
+    )
+    out = io.StringIO()
+    shown = show(query("tidy up", options=options), file=out)
+    text_out = out.getvalue()
+    assert "-> Bash(command='echo hi')\n\n[hook PreToolUse: allow]\n<- result: hi" in text_out
+    assert "[hook PreToolUse: ask]" in text_out and "[Bash: permission denied: not rm]" in text_out
+    assert "All done." in text_out and "done · 3 turns" in text_out
+    assert "\x1b" not in text_out
+    assert repr(shown).startswith("<Transcript: ")
