@@ -26,7 +26,7 @@ import dataclasses
 import sys
 import threading
 import time
-from typing import Any, Deque, Iterable, List, Optional, TextIO, Tuple
+from typing import Any, Deque, Dict, Iterable, List, Optional, TextIO, Tuple
 
 from ._core.live import RunView
 from ._core.protocol import StreamItem
@@ -93,7 +93,7 @@ def _prepare_query_stream(messages: Any, decisions: Deque[Tuple[str, Optional[st
     if not isinstance(messages, QueryStream) or messages._gen is not None:
         return
     options = messages._run.options
-    changes: dict = {"include_partial_messages": True, "include_hook_events": True}  # type: ignore[type-arg]
+    changes: Dict[str, Any] = {"include_partial_messages": True, "include_hook_events": True}
     if options.can_use_tool is not None:
         changes["can_use_tool"] = _noting(options.can_use_tool, decisions)
     if options.hooks:

@@ -13,7 +13,7 @@ The shell (``claude_sync._display``) owns the clock, the output device and the t
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from .redaction import redact
 from .render import (
@@ -62,7 +62,7 @@ class RunView:
         self.model: Optional[str] = None
         self._deltas = TextDeltas()
         self._text: Optional[_Entry] = None
-        self._counted: set = set()  # type: ignore[type-arg]
+        self._counted: Set[str] = set()  # message ids already counted as turns
 
     # ------------------------------------------------------------------ feeding
 
