@@ -66,8 +66,10 @@ def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = 
     with ``permission_prompt_tool_name``), before anything starts.
     """
     from ._core.command import interpret_options  # first use only, not at import
+    from ._core.validation import validate_options
     from ._io.serving import RequestServer, build_handlers  # callback machinery loads on first use
 
+    validate_options(options)  # again: options are mutable after construction
     plan = interpret_options(options)
     server = RequestServer(build_handlers(plan), options.callback_workers)
     return Session(options, plan=plan, server=server, transport=transport)

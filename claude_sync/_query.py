@@ -22,9 +22,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+import time
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
-from ._core.errors import ClaudeSDKError, ResultError, UsageError
+from ._core.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
 from ._core.messages import ResultMessage
 from ._core.options import ClaudeAgentOptions
 from ._core.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
@@ -39,7 +40,12 @@ Prompt = Union[str, Iterable[Dict[str, Any]]]
 
 
 def query(
-    prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None, transport: Optional[Transport] = None
+    prompt: Prompt,
+    *,
+    options: Optional[ClaudeAgentOptions] = None,
+    transport: Optional[Transport] = None,
+    timeout: Optional[float] = None,
+    idle_timeout: Optional[float] = None,
 ) -> QueryStream:
     """Run the CLI on ``prompt`` and iterate over what it says.
 
@@ -53,8 +59,15 @@ def query(
     ``transport``: a ``Transport`` to use instead of spawning the CLI; the options that become
     CLI flags are then not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` for a
     non-``Transport``.
+
+    ``timeout`` bounds the whole run (seconds from the first ``next()``; start-up counts
+    against it, though the handshake itself is bounded by ``options.initialize_timeout``),
+    ``idle_timeout`` the silence between two frames from the CLI; either raises
+    ``ReceiveTimeoutError`` from the iteration and reaps the CLI, so a request handler can
+    bound a run without a watchdog thread. Both default to None (no bound); a value that is
+    not a finite number > 0 raises ``TypeError``/``ValueError`` at once.
     """
-    return QueryStream(prompt, options or ClaudeAgentOptions(), transport)
+    return QueryStream(prompt, options or ClaudeAgentOptions(), transport, timeout=timeout, idle_timeout=idle_timeout)
 
 
 class QueryStream:
@@ -65,14 +78,25 @@ class QueryStream:
     raises finalises it at once (no reference cycle waiting for the garbage collector).
     """
 
-    def __init__(self, prompt: Prompt, options: ClaudeAgentOptions, transport: Optional[Transport] = None) -> None:
+    def __init__(
+        self,
+        prompt: Prompt,
+        options: ClaudeAgentOptions,
+        transport: Optional[Transport] = None,
+        *,
+        timeout: Optional[float] = None,
+        idle_timeout: Optional[float] = None,
+    ) -> None:
         if transport is not None and not isinstance(transport, Transport):
             raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
         if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
             raise TypeError(
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
             )
+        _check_timeouts(timeout, idle_timeout)
         self._run = _Run(prompt, options, transport)
+        self._run.timeout = timeout
+        self._run.idle_timeout = idle_timeout
         self._gen: Optional[Generator[StreamItem, None, None]] = None
 
     def __iter__(self) -> Iterator[StreamItem]:
@@ -135,26 +159,43 @@ class _Run:
         self.session: Optional[Session] = None
         self.writer: Optional[threading.Thread] = None
         self.prompt_error: Optional[BaseException] = None
+        self.timeout: Optional[float] = None
+        self.idle_timeout: Optional[float] = None
 
     def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
         from ._client import build_session  # callback wiring lives with the client
 
+        started = time.monotonic()
         session = self.session = build_session(self.options, self.transport)
         try:
             session.connect()
             self._send_prompt(session)
-            yield from self._relay(session)
+            yield from self._relay(session, started)
         finally:
             self._shutdown(session)
 
-    def _relay(self, session: Session) -> Iterator[StreamItem]:
+    def _relay(self, session: Session, started: float) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
-        for item in session.messages():
-            if item.__class__ is ResultMessage:
-                last = item
-                self._close_stdin_if_done(session)
-            yield item
+        remaining = None
+        if self.timeout is not None:
+            remaining = self.timeout - (time.monotonic() - started)
+            if remaining <= 0:
+                raise ReceiveTimeoutError(
+                    f"No complete response within {self.timeout}s", kind="total", timeout=self.timeout
+                )
+        try:
+            for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout):
+                if item.__class__ is ResultMessage:
+                    last = item
+                    self._close_stdin_if_done(session)
+                yield item
+        except ReceiveTimeoutError as exc:
+            if exc.kind != "total":
+                raise
+            raise ReceiveTimeoutError(  # name the caller's bound, not what was left of it
+                f"No complete response within {self.timeout}s", kind="total", timeout=self.timeout
+            ) from None
         if self.prompt_error is not None:
             raise self.prompt_error
         if last is not None and last.is_error and self.options.raise_on_error_result:
@@ -208,6 +249,17 @@ class _Run:
             writer.join(self.options.close_timeout)
             if writer.is_alive():
                 logger.error("The prompt iterable did not return within %.1fs after close", self.options.close_timeout)
+
+
+def _check_timeouts(timeout: Optional[float], idle_timeout: Optional[float]) -> None:
+    from ._core.validation import seconds
+
+    for name, value in (("timeout", timeout), ("idle_timeout", idle_timeout)):
+        if value is not None:
+            try:
+                seconds(name, value)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(str(exc).replace("ClaudeAgentOptions.", "query() ")) from None
 
 
 def _result_error_with_exit(result: ResultMessage, session: Session) -> ResultError:

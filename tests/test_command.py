@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import os
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional
@@ -494,7 +495,10 @@ def test_cwd_is_a_string_and_sets_pwd() -> None:
 
 
 def test_user_is_passed_to_the_shell() -> None:
-    assert plan_for(user="builder").user == "builder"
+    import pwd  # the user must exist: options check it at construction
+
+    builder = pwd.getpwuid(os.getuid()).pw_name
+    assert plan_for(user=builder).user == builder
 
 
 def test_argv_strings_shows_file_placeholders() -> None:
@@ -529,7 +533,7 @@ NON_DEFAULT: Dict[str, Any] = {
     "env": {"K": "V"},
     "extra_args": {"bare": None},
     "can_use_tool": no_permission_prompts,
-    "user": "someone",
+    "user": "root",  # must exist: options check it at construction
     "include_partial_messages": True,
     "include_hook_events": True,
     "forward_subagent_text": True,

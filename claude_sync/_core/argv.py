@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .options import AgentDefinition, ClaudeAgentOptions
@@ -27,9 +28,10 @@ JsonDict = Dict[str, Any]
 @frozen_record
 class FileArg(FrozenRecord):
     """An argv value to be passed as a file: the shell writes ``content`` (UTF-8) to a private
-    temp file named ``*<suffix>``, puts its path on argv, and deletes it on close."""
+    temp file named ``*<suffix>``, puts its path on argv, and deletes it on close. ``content``
+    is left out of ``repr`` (an MCP config may hold headers that are secrets)."""
 
-    content: str
+    content: str = field(repr=False)
     suffix: str = ".json"
 
 

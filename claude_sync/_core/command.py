@@ -186,7 +186,7 @@ class OptionsPlan(FrozenRecord):
     """
 
     cli_args: List[ArgvItem]
-    env_overlay: Dict[str, str]
+    env_overlay: Dict[str, str] = field(repr=False)  # holds options.env: keys may be secrets
     cwd: Optional[str]
     user: Optional[Union[str, int]]
     initialize_fields: JsonDict
@@ -228,7 +228,7 @@ class SpawnPlan(FrozenRecord):
     """
 
     argv: List[ArgvItem]
-    env: Dict[str, str]
+    env: Dict[str, str] = field(repr=False)  # the whole environment: API keys included
     cwd: Optional[str] = None
     user: Optional[Union[str, int]] = None
     initialize_fields: JsonDict = field(default_factory=dict)

@@ -174,6 +174,18 @@ class ClaudeAgentOptions(Record):
     deny_all_permissions: bool = False
     raise_on_error_result: bool = True
 
+    def __post_init__(self) -> None:
+        """Raises ``TypeError``/``ValueError`` naming a bad option (see ``validation``)."""
+        from .validation import validate_options
+
+        validate_options(self)
+
+    def __repr__(self) -> str:
+        """The fields, with ``env`` values and anything that looks like a secret redacted."""
+        from .redaction import redacted_repr
+
+        return redacted_repr(self)
+
 
 DEFAULT_MAX_BUFFER_SIZE = 64 * 1024 * 1024
 """Default cap, in bytes, of one stdout line (``max_buffer_size``)."""

@@ -348,19 +348,41 @@ class OversizedLineSkipped(FrozenRecord):
 def result_error(
     result: ResultMessage, *, exit_code: Optional[int] = None, stderr: Optional[str] = None
 ) -> ResultError:
-    """The ``ResultError`` an error result turns into (raised after it was yielded)."""
-    detail = result.result or "; ".join(result.errors or []) or "(no detail)"
+    """The ``ResultError`` an error result turns into (raised after it was yielded).
+
+    Whatever shape ``errors``/``result`` have on the wire, this returns a ``ResultError``:
+    ``errors`` becomes a list of strs (see ``_error_texts``), a non-str ``result`` its JSON.
+    """
+    errors = _error_texts(result.errors)
+    text = result.result if result.result is None or isinstance(result.result, str) else _as_text(result.result)
+    detail = text or "; ".join(errors) or "(no detail)"
     status = f" (API status {result.api_error_status})" if result.api_error_status else ""
     return ResultError(
         f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}",
         subtype=result.subtype,
-        errors=list(result.errors or []),
-        result=result.result,
+        errors=errors,
+        result=text,
         api_error_status=result.api_error_status,
         data=dict(result.raw),
         exit_code=exit_code,
         stderr=stderr,
     )
+
+
+def _error_texts(errors: Any) -> List[str]:
+    """The CLI sends ``errors`` as a list of strs; anything else (a str, a dict, a list of
+    objects, a number) is kept as text rather than failing the error path."""
+    if errors is None or errors == []:
+        return []
+    items = errors if isinstance(errors, list) else [errors]
+    return [item if isinstance(item, str) else _as_text(item) for item in items]
+
+
+def _as_text(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=repr)[:2000]
+    except (TypeError, ValueError, RecursionError):
+        return f"<{type(value).__name__}>"
 
 
 def exit_error(

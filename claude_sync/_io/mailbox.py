@@ -19,9 +19,10 @@ consumer at a time calls ``wait`` (the session's callers serialise themselves).
 
 from __future__ import annotations
 
-from _queue import Empty, SimpleQueue  # the C queue itself: `queue` would add 3 modules
 from collections import deque
 from typing import Any, Deque
+
+from .green import simple_queue  # the C queue unless gevent patched `queue` (see green)
 
 __all__ = ["Mailbox"]
 
@@ -29,12 +30,12 @@ __all__ = ["Mailbox"]
 class Mailbox:
     """An unbounded FIFO whose consumer can be interrupted without losing an item."""
 
-    __slots__ = ("items", "_bell", "_sleeping")
+    __slots__ = ("items", "_bell", "_empty", "_sleeping")
 
     def __init__(self) -> None:
         self.items: Deque[Any] = deque()
         """Read by the consumer directly: ``items[0]`` to peek, ``del items[0]`` to take."""
-        self._bell: SimpleQueue[None] = SimpleQueue()
+        self._bell, self._empty = simple_queue()
         self._sleeping = False
 
     def put(self, item: Any) -> None:
@@ -67,7 +68,7 @@ class Mailbox:
             return True
         try:
             self._bell.get(True, timeout)
-        except Empty:
+        except self._empty:
             pass
         finally:
             self._sleeping = False

@@ -13,8 +13,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from _queue import SimpleQueue
 from typing import Any, Callable, List, Tuple
+
+from .green import simple_queue
 
 __all__ = ["CallbackPool"]
 
@@ -37,7 +38,7 @@ class CallbackPool:
             raise ValueError(f"callback_workers must be an int >= 1, got {max_workers!r}")
         self._max_workers = max_workers
         self._name = name
-        self._jobs: SimpleQueue[Any] = SimpleQueue()
+        self._jobs: Any = simple_queue()[0]  # gevent's when patched (see green)
         self._lock = threading.Lock()
         self._threads: List[threading.Thread] = []
         self._idle = 0

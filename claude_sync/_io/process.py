@@ -29,6 +29,8 @@ import weakref
 from typing import Callable, Deque, Dict, Iterator, List, Optional, Union
 
 from .._core.errors import CLIConnectionError, CLINotFoundError
+from .child import ChildProcess
+from .green import wait_readable
 from .transport import Transport
 
 __all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
@@ -86,6 +88,7 @@ class SubprocessTransport(Transport):
         self._stderr_thread: Optional[threading.Thread] = None
         self.stopped_by_us = False
         self.last_rung: Optional[str] = None
+        self._child: Optional[ChildProcess] = None
 
     # -- start -------------------------------------------------------------------------
 
@@ -118,6 +121,7 @@ class SubprocessTransport(Transport):
             ) from exc
         except OSError as exc:
             raise CLIConnectionError(f"Failed to start Claude Code CLI {self.argv[0]!r}: {exc}") from exc
+        self._child = ChildProcess(self._proc)
         _live.add(self)
         if _POSIX:
             assert self._proc.stdin is not None
@@ -133,14 +137,14 @@ class SubprocessTransport(Transport):
 
     @property
     def returncode(self) -> Optional[int]:
-        """The exit status once the process ended (``Popen.returncode``), else None."""
-        return self._proc.poll() if self._proc else None
+        """The exit status once the process ended (it is then reaped, see ``child``), else None."""
+        return self._child.poll() if self._child is not None else None
 
     def exit_code(self) -> Optional[int]:
         return self.returncode
 
     def is_ready(self) -> bool:
-        return self._proc is not None and not self._stdin_closed and self._proc.poll() is None
+        return self._child is not None and not self._stdin_closed and self._child.poll() is None
 
     # -- stdout (reader thread only) ---------------------------------------------------
 
@@ -156,10 +160,15 @@ class SubprocessTransport(Transport):
     def read_chunk(self) -> bytes:
         """Block until stdout has bytes; ``b""`` at EOF. Only the reader thread calls this."""
         assert self._proc is not None and self._proc.stdout is not None
-        try:
-            return os.read(self._proc.stdout.fileno(), _READ_SIZE)
-        except OSError:  # closed under us during teardown
-            return b""
+        fd = self._proc.stdout.fileno()
+        while True:
+            try:
+                return os.read(fd, _READ_SIZE)
+            except BlockingIOError:  # a non-blocking pipe (gevent's subprocess): not EOF
+                if not wait_readable(fd, None):
+                    return b""
+            except OSError:  # closed under us during teardown
+                return b""
 
     # -- stdin (any thread) ------------------------------------------------------------
 
@@ -220,25 +229,25 @@ class SubprocessTransport(Transport):
 
     # -- stop --------------------------------------------------------------------------
 
+    # Waiting, signalling and reaping go through ``ChildProcess`` (``child.py``), which never
+    # signals a process group once its leader was reaped.
+
     def wait(self, timeout: Optional[float]) -> Optional[int]:
-        """Wait up to ``timeout`` seconds for exit; the return code, or None if still alive."""
-        if self._proc is None:
-            return None
-        try:
-            return self._proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
+        """Wait up to ``timeout`` seconds (None: forever) for exit; the return code, or None
+        if still alive. Reaps the child (after clearing its group, see ``child``)."""
+        return self._child.wait(timeout) if self._child is not None else None
 
     def stop(self, grace: float) -> str:
         """The close ladder: stdin EOF → wait → SIGTERM (group) → wait → SIGKILL → wait.
 
         Each wait is at most ``grace`` seconds. Returns the rung that ended the process:
         ``"exited"`` (already gone), ``"eof"``, ``"sigterm"``, ``"sigkill"`` or ``"stuck"``.
-        Idempotent; callable from any thread except the stderr thread.
+        Idempotent; callable from any thread except the stderr thread. Never signals a
+        process that was already reaped (see ``child``).
         """
-        if self._proc is None:
+        if self._child is None:
             return "exited"
-        if self._proc.poll() is not None:
+        if self._child.poll() is not None:
             rung = "exited"
         else:
             self.end_input()
@@ -261,24 +270,12 @@ class SubprocessTransport(Transport):
         return "stuck"
 
     def _signal_group(self, sig: int) -> None:
-        assert self._proc is not None
-        if self._proc.poll() is not None:
-            return
-        try:
-            if _POSIX:
-                os.killpg(self._proc.pid, sig)
-            else:  # pragma: no cover
-                self._proc.send_signal(sig)
-        except (ProcessLookupError, PermissionError):
-            pass
+        assert self._child is not None
+        self._child.signal_group(sig)
 
     def _after_exit(self, grace: float) -> None:
-        """Reap stragglers of the group, join the stderr thread, close the pipes."""
-        if _POSIX and self._proc is not None:
-            try:
-                os.killpg(self._proc.pid, signal.SIGKILL)  # tools the CLI left behind
-            except (ProcessLookupError, PermissionError):
-                pass
+        """Join the stderr thread and forget the transport (the group was cleared when the
+        leader was reaped)."""
         if self._stderr_thread is not None and self._stderr_thread is not threading.current_thread():
             self._stderr_thread.join(grace)
         _live.discard(self)
@@ -296,6 +293,8 @@ class SubprocessTransport(Transport):
         if self._proc is None:
             return
         self.end_input()
+        if self._child is not None:
+            self._child.close()  # the pidfd
         for pipe in (self._proc.stdout, self._proc.stderr):
             if pipe is not None:
                 try:
@@ -313,6 +312,10 @@ class SubprocessTransport(Transport):
         while True:
             try:
                 chunk = os.read(fd, 65536)
+            except BlockingIOError:  # non-blocking pipe under gevent: wait, read again
+                if wait_readable(fd, None):
+                    continue
+                break
             except OSError:
                 break
             if not chunk:
@@ -346,7 +349,7 @@ class SubprocessTransport(Transport):
         Once the process has exited, first waits (at most ``close_timeout``) for the drain
         to reach EOF, so the tail is complete.
         """
-        if self._proc is not None and self._proc.poll() is not None:
+        if self._child is not None and self._child.poll() is not None:
             self.join_stderr(self.close_timeout)
         with self._stderr_lock:
             return "\n".join(self._stderr_lines)

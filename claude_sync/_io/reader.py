@@ -48,6 +48,7 @@ from .._core.protocol import (
     decode_line,
     exit_error,
 )
+from .._core.system_messages import APIRetryMessage
 from .mailbox import Mailbox
 from .transport import Transport
 
@@ -140,6 +141,7 @@ class Reader:
         route = self._route_control
         control_types = CONTROL_EVENT_TYPES
         result_type = ResultMessage
+        retry_type = APIRetryMessage
         on_result = self._session.result_received
         for chunk in chunks:
             lines = feed(chunk)
@@ -153,6 +155,10 @@ class Reader:
                     continue
                 if item.__class__ is result_type:
                     on_result(item)
+                elif item.__class__ is retry_type:
+                    from .notices import log_api_retry  # rare: loaded on the first retry
+
+                    log_api_retry(item)
                 put(item)
                 puts += 1
             self.frames_seen += len(lines)

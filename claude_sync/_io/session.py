@@ -242,12 +242,10 @@ class Session:
 
         if not isinstance(arg, FileArg):
             return str(arg)
-        import tempfile
+        from .tempfiles import make_private_file  # removed at exit if close never runs
 
-        fd, path = tempfile.mkstemp(prefix="claude_sync-", suffix=arg.suffix)
+        path = make_private_file(arg.content, arg.suffix)
         self._temp_files.append(path)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(arg.content)
         return path
 
     @property
@@ -565,10 +563,11 @@ class Session:
         self._reader.put_end()
 
     def _remove_temp_files(self) -> None:
+        if not self._temp_files:
+            return
+        from .tempfiles import remove_private_file
+
         while self._temp_files:
-            try:
-                os.unlink(self._temp_files[-1])
-            except OSError:
-                pass
+            remove_private_file(self._temp_files[-1])
             self._temp_files.pop()
 

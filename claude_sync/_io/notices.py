@@ -1,0 +1,33 @@
+"""Log lines for what the CLI reports in passing, so a silent wait is not silent in the logs.
+
+``api_retry``: while the Anthropic API is unreachable or overloaded the CLI retries for minutes
+(``CLAUDE_CODE_MAX_RETRIES``, 10 by default, with growing delays) and reports each attempt as a
+``system/api_retry`` message. The reader thread logs each one at WARNING on the
+``claude_sync.api`` logger, whether or not anybody iterates the messages.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+__all__ = ["log_api_retry"]
+
+logger = logging.getLogger("claude_sync.api")
+
+
+def log_api_retry(message: Any) -> None:
+    """Reader thread: one WARNING for one ``APIRetryMessage`` (never raises)."""
+    delay = message.retry_delay_ms
+    delay_text = f"{delay / 1000:.1f}s" if isinstance(delay, (int, float)) else "an unknown delay"
+    status = message.error_status
+    # No status: no HTTP answer at all (2.1.197 says error "unknown" for a refused connection).
+    status_text = f"HTTP {status}" if status is not None else "no HTTP response"
+    logger.warning(
+        "Claude API call failed (%s, error %s); the CLI retries in %s (attempt %s of %s)",
+        status_text,
+        message.error,
+        delay_text,
+        message.attempt,
+        message.max_retries,
+    )

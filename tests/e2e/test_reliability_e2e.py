@@ -1,0 +1,63 @@
+"""Issue 10 item 9 against the real CLI: an unreachable API is loud (each ``api_retry`` logged at
+WARNING) and ``query(timeout=…)`` bounds the run without a watchdog thread."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from typing import Any, List
+
+import pytest
+
+from claude_sync import APIRetryMessage, ReceiveTimeoutError, query
+
+from .conftest import OptionsFactory
+from .fake_api import error, text
+
+
+def _closed_port() -> int:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = int(probe.getsockname()[1])
+    probe.close()
+    return port
+
+
+def test_unreachable_api_is_logged_and_query_timeout_bounds_the_run(
+    e2e_options: OptionsFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    # CLI 2.1.197 on a refused connection: api_retry with error_status null, error "unknown",
+    # delays ~0.6, 1.2, 2.0, 4.3 s … for its default 10 retries (minutes in all).
+    options = e2e_options(env={"ANTHROPIC_BASE_URL": f"http://127.0.0.1:{_closed_port()}"}, max_turns=1)
+    seen: List[Any] = []
+    started = time.monotonic()
+    stream = query("hi", options=options, timeout=15.0)
+    with caplog.at_level(logging.WARNING, logger="claude_sync.api"):
+        with pytest.raises(ReceiveTimeoutError) as info:
+            for message in stream:
+                seen.append(message)
+    assert info.value.kind == "total" and info.value.timeout == 15.0
+    assert time.monotonic() - started < 15.0 + 2 * options.close_timeout + 5
+    retries = [m for m in seen if isinstance(m, APIRetryMessage)]
+    assert retries and retries[0].attempt == 1 and retries[0].error_status is None
+    warnings = [r.getMessage() for r in caplog.records if r.name == "claude_sync.api"]
+    assert len(warnings) >= len(retries)
+    assert warnings[0].startswith("Claude API call failed (no HTTP response, error unknown); the CLI retries in ")
+    assert warnings[0].endswith("(attempt 1 of 10)")
+    session = stream.session
+    assert session is not None and session.transport is not None and session.transport.exit_code() is not None
+
+
+def test_overloaded_api_retries_are_logged_with_their_status(
+    e2e_options: OptionsFactory, fake_api: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake_api.add(error(529, "overloaded_error", "Overloaded"), text("recovered"))
+    options = e2e_options(env={"CLAUDE_CODE_MAX_RETRIES": "2"}, max_turns=1)
+    with caplog.at_level(logging.WARNING, logger="claude_sync.api"):
+        messages = list(query("hi", options=options, timeout=60.0, idle_timeout=30.0))
+    warnings = [r.getMessage() for r in caplog.records if r.name == "claude_sync.api"]
+    assert len(warnings) == 1, warnings
+    assert warnings[0].startswith("Claude API call failed (HTTP 529, error overloaded); the CLI retries in ")
+    assert warnings[0].endswith("(attempt 1 of 2)")
+    assert any(isinstance(m, APIRetryMessage) for m in messages)

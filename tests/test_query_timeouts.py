@@ -1,0 +1,77 @@
+"""Issue 10 item 9: ``api_retry`` notices are logged at WARNING, and ``query()`` takes the
+``timeout=``/``idle_timeout=`` of ``receive_response()`` (ReceiveTimeoutError, CLI reaped)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, List
+
+import pytest
+from helpers import texts
+
+from claude_sync import ReceiveTimeoutError, query
+
+RETRY = {
+    "type": "system",
+    "subtype": "api_retry",
+    "attempt": 1,
+    "max_retries": 2,
+    "retry_delay_ms": 623.7,
+    "error_status": 529,
+    "error": "server_error",
+    "session_id": "fake-session",
+    "uuid": "u-1",
+}
+
+
+def test_each_api_retry_is_logged_at_warning(fake_cli: Any, caplog: pytest.LogCaptureFixture) -> None:
+    second = dict(RETRY, attempt=2, retry_delay_ms=1100.0, uuid="u-2")
+    cli = fake_cli([{"op": "wait_user"}, {"op": "emit", "obj": RETRY}, {"op": "emit", "obj": second},
+                    {"op": "text", "text": "done"}, {"op": "result"}])  # fmt: skip
+    with caplog.at_level(logging.WARNING, logger="claude_sync.api"):
+        messages = list(query("hi", options=cli.options()))
+    assert texts(messages) == ["done"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "claude_sync.api" and r.levelno == logging.WARNING]
+    assert lines == [
+        "Claude API call failed (HTTP 529, error server_error); the CLI retries in 0.6s (attempt 1 of 2)",
+        "Claude API call failed (HTTP 529, error server_error); the CLI retries in 1.1s (attempt 2 of 2)",
+    ]
+
+
+def test_query_idle_timeout_raises_and_reaps_the_cli(fake_cli: Any) -> None:
+    cli = fake_cli([{"op": "wait_user"}, {"op": "text", "text": "thinking"}, {"op": "sleep", "seconds": 60}])
+    seen: List[Any] = []
+    stream = query("hi", options=cli.options(), idle_timeout=2.0)
+    with pytest.raises(ReceiveTimeoutError) as info:
+        for message in stream:
+            seen.append(message)
+    assert info.value.kind == "idle"
+    assert texts(seen) == ["thinking"]
+    session = stream.session
+    assert session is not None and session.closed
+    assert session.transport is not None and session.transport.exit_code() is not None
+
+
+def test_query_total_timeout_bounds_a_chatty_run(fake_cli: Any) -> None:
+    steps = [{"op": "wait_user"}] + [{"op": "text", "text": f"t{i}"} if i % 2 == 0 else {"op": "sleep", "seconds": 0.1}
+                                     for i in range(400)]  # fmt: skip
+    cli = fake_cli(steps)
+    stream = query("hi", options=cli.options(), timeout=1.0, idle_timeout=5.0)
+    with pytest.raises(ReceiveTimeoutError) as info:
+        for _ in stream:
+            pass
+    assert info.value.kind == "total"
+    session = stream.session
+    assert session is not None and session.transport is not None and session.transport.exit_code() is not None
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, fragment",
+    [
+        ({"timeout": 0}, ValueError, "query\\(\\) timeout must be a finite number of seconds > 0, got 0"),
+        ({"idle_timeout": "5"}, TypeError, "query\\(\\) idle_timeout must be a number of seconds, got str"),
+    ],
+)
+def test_query_timeouts_are_checked_at_once(kwargs: Any, error: type, fragment: str) -> None:
+    with pytest.raises(error, match=fragment):
+        query("hi", **kwargs)
