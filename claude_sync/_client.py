@@ -10,7 +10,10 @@ Thread-safety contract (enforced):
   while another thread iterates — including a callback running on the callback pool and a
   signal handler. Control calls never wait for the consumer: the reader thread keeps
   delivering control responses even when nobody drains messages.
-- Use after ``close()``, or ``connect()`` twice, raises ``UsageError``.
+- A call before ``connect()`` or after ``close()`` raises ``NotConnectedError`` (both a
+  ``CLIConnectionError``, as in the official SDK, and a ``UsageError``); ``connect()`` while
+  connected raises ``UsageError``. ``connect()`` after ``close()`` starts a new CLI process
+  (as the official client does on reconnect).
 
 Interrupt semantics: ``interrupt()`` asks the CLI to abort the running turn and returns when
 the CLI has acknowledged it. The aborted turn still ends with **its own** ``ResultMessage``
@@ -40,7 +43,7 @@ import warnings
 import weakref
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
-from ._core.errors import ClaudeSDKError, UsageError
+from ._core.errors import ClaudeSDKError, NotConnectedError, UsageError
 from ._core.merger import AssistantMessageMerger
 from ._core.messages import Message, ResultMessage
 from ._core.options import ClaudeAgentOptions
@@ -101,15 +104,15 @@ class ClaudeSDKClient:
     def connect(self, prompt: Union[str, Iterable[Dict[str, Any]], None] = None) -> None:
         """Start the CLI and run the initialize handshake; then send ``prompt`` if given.
 
-        Raises ``UsageError`` (already connected, or closed), ``CLINotFoundError``,
+        After ``close()`` this starts a new CLI process (a new session, unless the options
+        resume one). Raises ``UsageError`` (already connected), ``CLINotFoundError``,
         ``CLIConnectionError``, ``ProcessError``, ``ControlTimeoutError``
         (``initialize_timeout``), ``ValueError`` for contradictory options.
         """
         with self._state:
-            if self._closed:
-                raise UsageError("this client is closed; create a new one")
-            if self._session is not None:
+            if self._session is not None and not self._closed and not self._session.closed:
                 raise UsageError("this client is already connected")
+            self._closed = False
             session = self._session = build_session(self.options, self._transport)
             self._reaper = weakref.finalize(self, _reap_dropped_client, session)
             self._reaper.atexit = False  # at exit the transport's own reaper stops the CLI
@@ -140,9 +143,9 @@ class ClaudeSDKClient:
     def _live_session(self) -> Session:
         session = self._session
         if self._closed or (session is not None and session.closed):
-            raise UsageError("this client is closed")
+            raise NotConnectedError("Not connected: this client was closed; call connect() again")
         if session is None:
-            raise UsageError("call connect() (or use the client as a context manager) first")
+            raise NotConnectedError("Not connected. Call connect() first (or use the client as a context manager).")
         return session
 
     # ------------------------------------------------------------------ sending
@@ -254,15 +257,15 @@ class ClaudeSDKClient:
         head of the session's queue for the next ``receive_*`` (see ``_core.stream_merge``)."""
         self._take_consumer_slot()
         held: List[Any] = []
-        complete = False
+        closed = 0
         try:
             for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
                 held.append(item)
-                if extends_head(held, complete):
+                if extends_head(held, closed):
                     continue
-                ready = next_merged(held, complete=complete)
+                ready = next_merged(held, closed=closed)
                 while ready is not None:
-                    complete = ready.head_complete
+                    closed = ready.closed
                     message = ready.message
                     del held[ready.start : ready.start + ready.length]
                     if message.__class__ is ResultMessage:
@@ -270,14 +273,14 @@ class ClaudeSDKClient:
                     yield message
                     if until_result and message.__class__ is ResultMessage:
                         return
-                    ready = next_merged(held, complete=complete)
-            ready = next_merged(held, at_end=True, complete=complete)
+                    ready = next_merged(held, closed=closed)
+            ready = next_merged(held, at_end=True, closed=closed)
             while ready is not None:
-                complete = ready.head_complete
+                closed = ready.closed
                 message = ready.message
                 del held[ready.start : ready.start + ready.length]
                 yield message
-                ready = next_merged(held, at_end=True, complete=complete)
+                ready = next_merged(held, at_end=True, closed=closed)
         except KeyboardInterrupt:
             session.requeue_front(held)
             held = []

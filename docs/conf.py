@@ -7,6 +7,7 @@ at every build, so the reference always covers every public name
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -52,10 +53,68 @@ ALIAS_DOCS = {
     "subclasses), ``ResultMessage``, ``StreamEvent``, ``RateLimitEvent`` …, ``UnknownMessage``.",
     "ContentBlock": "Any item of a message's ``content``: ``TextBlock``, ``ThinkingBlock``, ``ToolUseBlock``, "
     "``ToolResultBlock`` …, ``UnknownBlock``.",
+    "EffortLevel": "``ClaudeAgentOptions.effort``: ``\"low\"``, ``\"medium\"``, ``\"high\"``, ``\"xhigh\"`` or ``\"max\"``.",
+    "FastModeDisabledReason": "Why fast mode is off, as ``system/init`` reports it (``\"free\"``, "
+    "``\"preference\"``, ``\"network_error\"``, ``\"model_not_allowed\"`` …).",
+    "FastModeState": "``\"off\"``, ``\"cooldown\"`` or ``\"on\"`` (``system/init`` ``fast_mode_state``).",
+    "HookJSONOutput": "What a hook returns: the synchronous output (``continue``, ``decision``, "
+    "``hookSpecificOutput`` …) or the asynchronous one (``async``, ``asyncTimeout``).",
+    "McpServerConfig": "A value of ``ClaudeAgentOptions.mcp_servers``: a stdio, SSE or HTTP server config, "
+    "an in-process server (``create_sdk_mcp_server``), or a plain dict.",
+    "McpServerConnectionStatus": "``\"connected\"``, ``\"failed\"``, ``\"needs-auth\"``, ``\"pending\"`` "
+    "or ``\"disabled\"`` (``get_mcp_status()``).",
+    "McpServerStatusConfig": "The ``config`` of a server in ``get_mcp_status()``: stdio, SSE, HTTP, an "
+    "in-process server, or a claude.ai proxy.",
+    "MessageOriginKind": "Who a turn came from: ``\"human\"``, ``\"channel\"``, ``\"peer\"``, "
+    "``\"task-notification\"``, ``\"coordinator\"`` ….",
+    "RateLimitStatus": "``\"allowed\"``, ``\"allowed_warning\"`` or ``\"rejected\"`` (``RateLimitInfo.status``).",
+    "RateLimitType": "Which limit a ``RateLimitEvent`` is about: ``\"five_hour\"``, ``\"seven_day\"``, "
+    "``\"seven_day_opus\"``, ``\"seven_day_sonnet\"`` or ``\"overage\"``.",
+    "SandboxIgnoreViolations": "Sandbox violations to ignore: a kind (``\"file\"``, ``\"network\"``) to a list "
+    "of patterns.",
+    "ServerToolName": "The tools the API runs itself (``ServerToolUseBlock.name``): ``\"web_search\"``, "
+    "``\"web_fetch\"``, ``\"code_execution\"`` ….",
+    "SettingSource": "Where the CLI reads settings from (``setting_sources``): ``\"user\"``, ``\"project\"``, ``\"local\"``.",
+    "TaskNotificationOriginSubkind": "``\"scheduled-trigger\"`` or ``\"peer-send-message\"``.",
+    "TaskNotificationStatus": "How a task ended (``TaskNotificationMessage.status``): ``\"completed\"``, "
+    "``\"failed\"`` or ``\"stopped\"``.",
+    "TaskUpdatedStatus": "A task's status in ``TaskUpdatedMessage``: ``\"pending\"``, ``\"running\"``, "
+    "``\"paused\"``, ``\"completed\"``, ``\"failed\"`` or ``\"killed\"``.",
+    "ThinkingConfig": "``ClaudeAgentOptions.thinking``: adaptive, enabled with a ``budget_tokens``, or disabled.",
     "SessionStoreFlushMode": "``\"batched\"``: a session store is written once per turn (and past 500 "
     "entries / 1 MiB); ``\"eager\"``: after every transcript write.",
 }
 """One line for each public name that is a type alias or a constant (they carry no docstring)."""
+
+
+@functools.cache
+def source_docstrings() -> dict:
+    """``name -> text`` of every module-level string literal right after an assignment in the
+    package (how aliases and functional TypedDicts are documented in the code)."""
+    import ast
+
+    found = {}
+    for path in sorted((HERE.parent / "claude_sync").rglob("*.py")):
+        body = ast.parse(path.read_text()).body
+        for node, after in zip(body, body[1:]):
+            targets = [t for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                targets.append(node.target)
+            value = getattr(after, "value", None)
+            if targets and isinstance(after, ast.Expr) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                for target in targets:
+                    found.setdefault(target.id, " ".join(value.value.split()))
+    return found
+
+
+def doc_for(name: str) -> str:
+    """The documentation of a public name: its docstring, else the string after its
+    assignment in the source, else its ``ALIAS_DOCS`` line; "" when there is none."""
+    obj = getattr(claude_sync, name)
+    own = obj.__dict__.get("__doc__") if isinstance(obj, type) else getattr(obj, "__doc__", None)
+    if (isinstance(obj, type) or callable(obj) and hasattr(obj, "__code__")) and own and own.strip():
+        return own
+    return source_docstrings().get(name) or ALIAS_DOCS.get(name, "")
 
 
 def api_directives() -> str:
@@ -65,12 +124,13 @@ def api_directives() -> str:
         if name == "__version__":
             continue
         obj = getattr(claude_sync, name)
-        if isinstance(obj, type):
+        own = obj.__dict__.get("__doc__") if isinstance(obj, type) else None
+        if isinstance(obj, type) and own and own.strip():
             lines.append(f".. autoclass:: claude_sync.{name}\n   :members:\n   :exclude-members: {_SERDE}\n\n")
         elif callable(obj) and hasattr(obj, "__code__"):
             lines.append(f".. autofunction:: claude_sync.{name}\n\n")
         else:
-            text = ALIAS_DOCS.get(name, "(not documented yet: add it to ALIAS_DOCS in docs/conf.py)")
+            text = doc_for(name) or "(not documented yet: add a docstring, or a line to ALIAS_DOCS in docs/conf.py)"
             lines.append(f".. data:: claude_sync.{name}\n\n   {text}\n\n")
     return "".join(lines)
 

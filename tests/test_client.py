@@ -14,6 +14,8 @@ from helpers import ScriptedCLI, control_frames, interruptible_turn, texts, wait
 
 from claude_sync import (
     AssistantMessage,
+    ClaudeSDKClient,
+    CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
     ReceiveTimeoutError,
@@ -140,6 +142,8 @@ def test_misuse_paths() -> None:
     client = cli.client()
     with pytest.raises(UsageError, match="connect"):
         client.query("too early")
+    with pytest.raises(CLIConnectionError, match="Not connected"):  # as the official client
+        client.get_mcp_status()
     client.connect()
     with pytest.raises(UsageError, match="already connected"):
         client.connect()
@@ -149,12 +153,29 @@ def test_misuse_paths() -> None:
         lambda: client.get_mcp_status(),
         lambda: client.interrupt(),
         lambda: client.receive_response(),
-        lambda: client.connect(),
     ):
-        with pytest.raises(UsageError):
+        with pytest.raises(UsageError) as info:
             call()
+        assert isinstance(info.value, CLIConnectionError)
     client.close()  # idempotent
     assert isinstance(UsageError("x"), RuntimeError)
+
+
+def test_connect_after_disconnect_starts_a_new_process(fake_cli: Any) -> None:
+    """As the official client: ``disconnect()`` then ``connect()`` reconnects (a new CLI)."""
+    cli = fake_cli([{"op": "echo_turns"}], auto=ECHO)
+    client = ClaudeSDKClient(cli.options())
+    client.connect()
+    first_pid = client.session.pid if client.session else None
+    client.disconnect()
+    client.connect()
+    try:
+        assert client.session is not None and client.session.pid != first_pid
+        client.query("again")
+        results = [m for m in client.receive_response(timeout=30) if isinstance(m, ResultMessage)]
+        assert len(results) == 1
+    finally:
+        client.disconnect()
 
 
 def test_second_concurrent_consumer_is_rejected() -> None:
@@ -363,3 +384,22 @@ def test_a_closed_client_dropped_gives_no_warning() -> None:
         warnings.simplefilter("error", ResourceWarning)
         del client
         gc.collect()
+
+
+def test_verbatim_prompts_marks_every_user_message_client_composed() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}], auto=ECHO)
+    with cli.client(verbatim_prompts=True) as client:
+        client.query("@/etc/passwd please")
+        list(client.receive_response(timeout=30))
+    users = [f for f in cli.stdin_frames() if f.get("type") == "user"]
+    assert users and all(f.get("client_composed") is True for f in users)
+    assert users[0]["message"]["content"] == "@/etc/passwd please"
+
+
+def test_user_messages_are_not_marked_by_default() -> None:
+    cli = ScriptedCLI([{"op": "echo_turns"}], auto=ECHO)
+    with cli.client() as client:
+        client.query("hi")
+        list(client.receive_response(timeout=30))
+    users = [f for f in cli.stdin_frames() if f.get("type") == "user"]
+    assert users and all("client_composed" not in f for f in users)

@@ -6,6 +6,7 @@ import ast
 import dataclasses
 import json
 import os
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Dict, List, Optional
@@ -111,7 +112,7 @@ FLAG_CASES = [
         ["--resume=abc", "--resume-session-at=m1"],
     ),
     ("max turns", dict(max_turns=3), ["--max-turns", "3"]),
-    ("max turns zero is passed", dict(max_turns=0), ["--max-turns", "0"]),
+    ("max turns zero is left out (official)", dict(max_turns=0), []),
     ("budget", dict(max_budget_usd=1.5), ["--max-budget-usd", "1.5"]),
     ("task budget", dict(task_budget={"total": 5000}), ["--task-budget", "5000"]),
     ("model", dict(model="claude-sonnet-4-5"), ["--model", "claude-sonnet-4-5"]),
@@ -369,7 +370,6 @@ def test_sandbox_alone_becomes_settings() -> None:
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(settings="/etc/s.json", sandbox={"enabled": True}), "settings file path"),
         (dict(settings="{not json}"), "not valid JSON"),
         (dict(settings="{}", sandbox={}), None),
     ],
@@ -403,14 +403,14 @@ ERROR_CASES = [
         ValueError,
         "mutually exclusive",
     ),
-    ("prompt type", dict(system_prompt={"type": "custom", "prompt": "x"}), ValueError, "custom"),
+    ("prompt type", dict(system_prompt={"type": "bogus", "prompt": "x"}), ValueError, "bogus"),
     ("prompt kind", dict(system_prompt=["a"]), TypeError, "system_prompt"),
     ("thinking type", dict(thinking={"type": "turbo"}), ValueError, "turbo"),
     ("output format", dict(output_format={"type": "text"}), ValueError, "json_schema"),
     ("plugin type", dict(plugins=[{"type": "git", "path": "x"}]), ValueError, "git"),
     ("skill comma", dict(skills=["a,b"]), ValueError, "a,b"),
-    ("skill empty", dict(skills=[" "]), ValueError, "non-empty"),
-    ("skills str", dict(skills="pdf"), ValueError, "pdf"),
+    ("skill empty", dict(skills=[" "]), ValueError, "empty"),
+    ("skills str", dict(skills="pdf"), TypeError, "Did you mean"),
     ("agent type", dict(agents={"a": "prompt"}), TypeError, "AgentDefinition"),
     ("env value", dict(env={"A": 1}), TypeError, "options.env"),
     ("tools str", dict(tools="Read,Bash"), TypeError, "tools"),
@@ -451,6 +451,7 @@ def test_env_inherits_strips_claudecode_and_adds_ours() -> None:
         "PATH": "/bin",
         "CLAUDE_CODE_ENTRYPOINT": ENTRYPOINT,
         "CLAUDE_AGENT_SDK_VERSION": __version__,
+        "CLAUDE_CODE_SDK_READS_SESSION_STATE": "1",
     }
 
 
@@ -461,7 +462,7 @@ def test_entrypoint_is_one_the_cli_treats_as_an_sdk() -> None:
 
 def test_file_checkpointing_sets_its_variable() -> None:
     env = plan_for(enable_file_checkpointing=True).env
-    assert env["CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"] == "1"
+    assert env["CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"] == "true"
     assert "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING" not in plan_for().env
 
 
@@ -549,6 +550,8 @@ NON_DEFAULT: Dict[str, Any] = {
     "enable_file_checkpointing": True,
     "task_budget": {"total": 100},
     "deny_all_permissions": True,
+    "resume_drops_turn": "u2",
+    "client_app": "my-app/1.0",
     "hooks": {"PreToolUse": [HookMatcher(hooks=[lambda *a: None])]},
     "session_store": InMemorySessionStore(),
 }
@@ -590,6 +593,8 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "initialize_timeout": 2.0,
         "close_timeout": 3.0,
         "raise_on_error_result": False,
+        "verbatim_prompts": True,
+        "debug_stderr": sys.stderr,
         "session_store_flush": "eager",
         "load_timeout_ms": 5,
     }
@@ -677,13 +682,23 @@ FIND_CASES = [
         "/home/u/.claude/local/claude",
     ),
     (
-        "install paths before wheel",
+        "wheel before install paths (official order)",
         None,
         dict(
             files=["/home/u/.claude/local/claude", "/site/claude_agent_sdk/_bundled/claude"],
             wheel_dir="/site/claude_agent_sdk",
         ),
-        "/home/u/.claude/local/claude",
+        "/site/claude_agent_sdk/_bundled/claude",
+    ),
+    (
+        "wheel before PATH (official order)",
+        None,
+        dict(
+            files=["/site/claude_agent_sdk/_bundled/claude"],
+            wheel_dir="/site/claude_agent_sdk",
+            on_path={"claude": "/bin/claude"},
+        ),
+        "/site/claude_agent_sdk/_bundled/claude",
     ),
     (
         "bundled in wheel",

@@ -28,6 +28,7 @@ from claude_sync._core.errors import ClaudeSDKError, MessageParseError
 from claude_sync._core.messages import (
     AssistantMessage,
     AuthStatusMessage,
+    ConversationResetMessage,
     PromptSuggestionMessage,
     RateLimitEvent,
     RateLimitInfo,
@@ -871,9 +872,18 @@ CASES: List[Tuple[str, Dict[str, Any], type, Dict[str, Any]]] = [
     ),
     (
         "unknown_type",
-        {"type": "conversation_reset", "new_conversation_id": "conv-2", "session_id": SID},
+        {"type": "tool_use_summary", "summary": "ran 2 tools", "session_id": SID},
         UnknownMessage,
-        {"type": "conversation_reset"},
+        {"type": "tool_use_summary"},
+    ),
+    (
+        "conversation_reset",  # CLI 2.1.330 after /clear (uuid == new_conversation_id there)
+        {
+            "type": "conversation_reset", "new_conversation_id": "conv-2", "uuid": "conv-2",
+            "session_id": SID, "trigger": "clear", "timestamp": "2026-01-01T00:00:00Z",
+        },
+        ConversationResetMessage,
+        {"new_conversation_id": "conv-2", "uuid": "conv-2", "session_id": SID, "trigger": "clear"},
     ),
 ]
 

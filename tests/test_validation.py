@@ -210,3 +210,17 @@ def test_plans_built_from_options_do_not_print_secrets() -> None:
         for secret in ("PLANSECRET", "plan-header-secret", "inherited-secret"):
             assert secret not in text
     assert "--mcp-config" in repr(spawn)
+
+
+@pytest.mark.parametrize(
+    "field,value,error,fragment",
+    [
+        ("verbatim_prompts", "yes", TypeError, "verbatim_prompts"),
+        ("resume_drops_turn", 42, TypeError, "resume_drops_turn"),
+        ("client_app", ["app"], TypeError, "client_app"),
+        ("debug_stderr", "stderr", TypeError, "debug_stderr"),
+    ],
+)
+def test_parity_options_are_validated(field: str, value: object, error: type, fragment: str) -> None:
+    with pytest.raises(error, match=fragment):
+        ClaudeAgentOptions(**{field: value})

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
+from .errors import CLIConnectionError
 from .options import AgentDefinition, ClaudeAgentOptions
 from .record import FrozenRecord, frozen_record
 
@@ -54,7 +55,12 @@ def _str_list(option: str, value: Any) -> List[Any]:
     return list(value)
 
 def _system_prompt_args(system_prompt: Any, init: JsonDict) -> List[ArgvItem]:
-    """Fill ``init`` for a string/preset/None prompt; return the argv for a file prompt."""
+    """Fill ``init`` for a string/custom/preset/None prompt; return the argv for a file prompt.
+
+    ``snapshot`` (preset or custom) → ``initialize.systemPromptSnapshot`` when it is a bool.
+    Raises ``TypeError`` for a prompt that is neither str nor dict (or a custom prompt that is
+    not a str), ``ValueError`` for an unknown ``type``.
+    """
     if system_prompt is None:
         init["systemPrompt"] = [""]
         return []
@@ -66,43 +72,25 @@ def _system_prompt_args(system_prompt: Any, init: JsonDict) -> List[ArgvItem]:
             f"system_prompt must be a str or a dict, not {type(system_prompt).__name__}"
         )
     kind = system_prompt.get("type")
+    if kind in ("preset", "custom") and isinstance(system_prompt.get("snapshot"), bool):
+        init["systemPromptSnapshot"] = system_prompt["snapshot"]
     if kind == "file":
         return _flag("system-prompt-file", os.fspath(system_prompt["path"]))
+    if kind == "custom":
+        prompt = system_prompt.get("prompt")
+        if not isinstance(prompt, str):
+            raise TypeError(f"a custom system_prompt needs a str 'prompt', got {prompt!r}")
+        init["systemPrompt"] = [prompt]
+        return []
     if kind == "preset":
         if system_prompt.get("append") is not None:
             init["appendSystemPrompt"] = system_prompt["append"]
-        if system_prompt.get("exclude_dynamic_sections") is not None:
-            init["excludeDynamicSections"] = bool(system_prompt["exclude_dynamic_sections"])
+        if isinstance(system_prompt.get("exclude_dynamic_sections"), bool):
+            init["excludeDynamicSections"] = system_prompt["exclude_dynamic_sections"]
         return []
-    raise ValueError(f"unknown system_prompt type {kind!r} (expected 'preset' or 'file')")
-
-
-def _skills_defaults(options: ClaudeAgentOptions) -> Tuple[List[str], Optional[List[str]]]:
-    """``allowed_tools`` and ``setting_sources`` with what ``skills`` implies added."""
-    allowed = _str_list("allowed_tools", options.allowed_tools)
-    sources = None
-    if options.setting_sources is not None:
-        sources = _str_list("setting_sources", options.setting_sources)
-    skills = options.skills
-    if skills is None:
-        return allowed, sources
-    if skills == "all":
-        wanted = ["Skill"]
-    elif isinstance(skills, (list, tuple)):
-        wanted = [f"Skill({_checked_skill_name(name)})" for name in skills]
-    else:
-        raise ValueError(f'skills must be a list of names or "all", not {skills!r}')
-    allowed += [rule for rule in wanted if rule not in allowed]
-    return allowed, (["user", "project"] if sources is None else sources)
-
-
-def _checked_skill_name(name: Any) -> str:
-    """Raises ``ValueError`` for names that cannot ride in a ``Skill(name)`` rule."""
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"a skill name must be a non-empty string, not {name!r}")
-    if any(ch in name for ch in ",()") or any(ch.isspace() for ch in name):
-        raise ValueError(f"skill name {name!r} contains a comma, parenthesis or whitespace")
-    return name
+    raise ValueError(
+        f"unknown system_prompt type {kind!r} (expected 'preset', 'custom' or 'file')"
+    )
 
 
 def _tools_args(options: ClaudeAgentOptions, allowed_tools: List[str]) -> List[ArgvItem]:
@@ -123,27 +111,31 @@ def _tools_args(options: ClaudeAgentOptions, allowed_tools: List[str]) -> List[A
 def _permission_args(prompt_tool: Optional[str], permission_mode: Optional[str]) -> List[ArgvItem]:
     """``prompt_tool`` is ``PermissionRouting.prompt_tool`` (the options' one reading)."""
     argv: List[ArgvItem] = []
-    if prompt_tool is not None:
+    if prompt_tool:  # an empty name or mode is left out, as the official SDK does
         argv += _flag("permission-prompt-tool", prompt_tool)
-    if permission_mode is not None:
+    if permission_mode:
         argv += _flag("permission-mode", permission_mode)
     return argv
 
 
 def _session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     """Session selection. IDs use ``--flag=value``: ``--resume`` takes an optional value, so a
-    separate dash-leading token would be parsed as another flag."""
+    separate dash-leading token would be parsed as another flag. Empty IDs are left out, as
+    the official SDK does, except ``resume_drops_turn``: an empty one is sent so the CLI
+    rejects it rather than the guard the caller asked for silently vanishing."""
     argv: List[ArgvItem] = []
     if options.continue_conversation:
         argv.append("--continue")
-    if options.resume is not None:
+    if options.resume:
         argv.append(f"--resume={options.resume}")
-    if options.session_id is not None:
+    if options.session_id:
         argv.append(f"--session-id={options.session_id}")
     if options.fork_session:
         argv.append("--fork-session")
-    if options.resume_session_at is not None:
+    if options.resume_session_at:
         argv.append(f"--resume-session-at={options.resume_session_at}")
+    if options.resume_drops_turn is not None:
+        argv.append(f"--resume-drops-turn={options.resume_drops_turn}")
     if options.session_store is not None:
         argv.append("--session-mirror")  # the CLI then echoes each transcript write on stdout
     return argv
@@ -151,7 +143,7 @@ def _session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
 
 def _limits_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     argv: List[ArgvItem] = []
-    if options.max_turns is not None:
+    if options.max_turns:  # 0 means "no limit" in the official SDK: left out
         argv += _flag("max-turns", str(options.max_turns))
     if options.max_budget_usd is not None:
         argv += _flag("max-budget-usd", str(options.max_budget_usd))
@@ -162,15 +154,15 @@ def _limits_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
 
 def _model_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     argv: List[ArgvItem] = []
-    if options.model is not None:
+    if options.model:
         argv += _flag("model", options.model)
-    if options.fallback_model is not None:
+    if options.fallback_model:
         argv += _flag("fallback-model", options.fallback_model)
     betas = _str_list("betas", options.betas)
     if betas:
         argv += _flag("betas", ",".join(betas))
     argv += _thinking_args(options.thinking, options.max_thinking_tokens)
-    if options.effort is not None:
+    if options.effort:
         argv += _flag("effort", options.effort)
     return argv
 
@@ -200,22 +192,39 @@ def _thinking_args(
     return argv
 
 
-def _settings_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
-    """``--settings``: inline JSON (with ``sandbox`` merged in) as a file, a path as given."""
+def _settings_args(
+    options: ClaudeAgentOptions, read_text: Callable[[str], str]
+) -> List[ArgvItem]:
+    """``--settings``: inline JSON (with ``sandbox`` merged in) as a file, a path as given.
+
+    With ``sandbox`` and a settings *path*, the file is read (``read_text``, relative to
+    ``cwd``, BOM tolerated) and merged like inline JSON. Raises ``CLIConnectionError`` when
+    that file cannot be read or parsed (starting without it would drop its rules),
+    ``ValueError`` for invalid inline JSON.
+    """
     settings, sandbox = options.settings, options.sandbox
     if settings is None and sandbox is None:
         return []
     if settings is not None and not _looks_like_json_object(settings):
-        if sandbox is not None:
-            raise ValueError(
-                "sandbox cannot be combined with a settings file path (claude_sync does not read "
-                "files while planning): put the sandbox into that file, or pass settings as JSON"
-            )
-        return _flag("settings", os.fspath(settings))
+        if sandbox is None:
+            return _flag("settings", os.fspath(settings))
+        settings = _read_settings_file(options, read_text)
     merged: JsonDict = {} if settings is None else _parse_settings_json(settings)
     if sandbox is not None:
         merged["sandbox"] = sandbox
     return ["--settings", FileArg(json.dumps(merged), ".json")]
+
+
+def _read_settings_file(options: ClaudeAgentOptions, read_text: Callable[[str], str]) -> str:
+    path = os.path.join(os.fspath(options.cwd or ""), os.fspath(str(options.settings).strip()))
+    try:
+        text = read_text(path).lstrip("\ufeff")
+        json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise CLIConnectionError(
+            f"cannot merge sandbox into the settings file {path!r}: {exc}"
+        ) from exc
+    return text
 
 
 def _looks_like_json_object(text: str) -> bool:

@@ -5,7 +5,8 @@ environment overlay, the working directory, the OS user, the whole body of our
 ``initialize`` control request, and what the shell serves (the SDK MCP servers, the hook
 registry, the permission routing). ``OptionsPlan.spawn_plan(cli_path, environ=…)`` (or
 ``build_spawn_plan``) adds the binary and the inherited environment: a ``SpawnPlan``. It
-reads no file, starts nothing and looks at no clock. The argv pieces are built in ``argv``; finding the binary is ``discovery.find_cli``.
+starts nothing and looks at no clock; it reads a file only to merge ``sandbox`` into a
+settings *path*. The argv pieces are built in ``argv``; finding the binary is ``discovery.find_cli``.
 
 Where each option goes (checked against the real CLI 2.1.197)::
 
@@ -13,8 +14,10 @@ Where each option goes (checked against the real CLI 2.1.197)::
     -------------------------  ---------------------------------------------------------------
     system_prompt None         initialize.systemPrompt = [""]   (empty prompt, as the SDKs do)
     system_prompt str          initialize.systemPrompt = [str]
+    system_prompt custom       initialize.systemPrompt = [prompt]
     system_prompt preset       initialize.appendSystemPrompt (``append``),
                                initialize.excludeDynamicSections (``exclude_dynamic_sections``)
+    snapshot (preset/custom)   initialize.systemPromptSnapshot (when a bool)
     system_prompt file         --system-prompt-file PATH   (hidden flag; the CLI reads the file)
     agents                     initialize.agents = {name: AgentDefinition.to_wire()}
     output_format json_schema  initialize.jsonSchema = schema
@@ -22,13 +25,15 @@ Where each option goes (checked against the real CLI 2.1.197)::
                                --setting-sources=user,project unless setting_sources is set
     skills "all"               "Skill" in --allowedTools, the same setting-sources default
     forward_subagent_text      initialize.forwardSubagentText = true
-    hooks                      initialize.hooks = {event: [{hookCallbackIds, matcher, timeout}]}
+    hooks                      initialize.hooks = {event: [{hookCallbackIds, matcher, timeout,
+                               onFailure}]}
     mcp_servers dict           --mcp-config FILE {"mcpServers": {...}} for external servers;
                                in-process servers (``type == "sdk"``, the one rule of
                                ``partition_mcp_servers``) go to
                                initialize.sdkMcpServers only (see SDK_MCP_VIA_INITIALIZE)
     mcp_servers str / Path     --mcp-config VALUE   (a file path or a JSON string, as given)
-    settings / sandbox         --settings FILE (JSON, sandbox merged in) or --settings PATH
+    settings / sandbox         --settings FILE (JSON, sandbox merged in, a settings path read
+                               and merged too) or --settings PATH
     tools                      --tools a,b | --tools "" | --tools default (preset)
     allowed_tools              --allowedTools a,b        disallowed_tools  --disallowedTools a,b
     permission_mode            --permission-mode M       model             --model M
@@ -37,7 +42,8 @@ Where each option goes (checked against the real CLI 2.1.197)::
     deny_all_permissions       --permission-prompt-tool stdio (the shell denies every request)
     continue_conversation      --continue                resume            --resume=ID
     session_id                 --session-id=ID           fork_session      --fork-session
-    resume_session_at          --resume-session-at=ID    max_turns         --max-turns N
+    resume_session_at          --resume-session-at=ID    max_turns         --max-turns N (if > 0)
+    resume_drops_turn          --resume-drops-turn=ID (sent even when empty)
     max_budget_usd             --max-budget-usd X        fallback_model    --fallback-model M
     betas                      --betas a,b               add_dirs          --add-dir D (each)
     include_partial_messages   --include-partial-messages
@@ -48,15 +54,20 @@ Where each option goes (checked against the real CLI 2.1.197)::
     max_thinking_tokens        --max-thinking-tokens N   (ignored when ``thinking`` is set)
     task_budget                --task-budget TOTAL
     extra_args                 --flag VALUE, or --flag for None (last, so they can override)
-    env                        overlaid last on the child's environment
-    enable_file_checkpointing  env CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=1
+    env                        overlaid on the child's environment (see ``environment``)
+    client_app                 env CLAUDE_AGENT_SDK_CLIENT_APP
+    enable_file_checkpointing  env CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true
     cwd                        SpawnPlan.cwd (and env PWD)
     user                       SpawnPlan.user (the shell's ``Popen(user=…)``)
     session_store              --session-mirror (the store bridge does the rest)
 
+Empty ``resume``/``session_id``/``model``/``permission_mode``… are left out, as the official
+SDK leaves them out.
+
 Consumed by the shell, not here (``SHELL_CONSUMED_FIELDS``): ``cli_path``
 (``discovery.find_cli``), ``stderr``, ``max_buffer_size``, ``callback_workers``,
-``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``.
+``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``,
+``verbatim_prompts``, ``debug_stderr``.
 ``can_use_tool``, ``deny_all_permissions`` and ``hooks`` are both: the flag / ``initialize``
 field is set here, the answers come from the shell, which serves what the ``OptionsPlan``
 carries (``permissions``, ``hooks``, ``sdk_mcp_servers``).
@@ -72,11 +83,11 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import field
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
 
-from .._version import __version__
 from .argv import (
     MAX_ARG_BYTES,
     ArgvItem,
@@ -94,16 +105,24 @@ from .argv import (
     _permission_args,
     _session_args,
     _settings_args,
-    _skills_defaults,
     _skills_fields,
     _system_prompt_args,
     _tools_args,
 )
 from .discovery import find_cli  # re-exported: the shell imports it with build_spawn_plan
-from .hooks import HookRegistry
+from .environment import (  # re-exported: the environment is part of the plan
+    ENTRYPOINT,
+    build_env,
+    env_overlay,
+    finish_env,
+    initialize_timeout,
+)
+from .hooks import HookRegistry, check_fail_closed_answer
 from .options import ClaudeAgentOptions
+from .permission_types import CanUseToolShadowedWarning
 from .permissions import PermissionRouting
 from .record import FrozenRecord, frozen_record
+from .tool_rules import can_use_tool_shadowing, skills_defaults
 
 __all__ = [
     "ENTRYPOINT",
@@ -119,22 +138,6 @@ __all__ = [
     "interpret_options",
     "partition_mcp_servers",
 ]
-
-ENTRYPOINT = "sdk-py"
-"""``CLAUDE_CODE_ENTRYPOINT`` for the child.
-
-2.1.197 only recognises ``sdk-ts``, ``sdk-py`` and ``sdk-cli`` as SDK entrypoints (source):
-any other value is treated as a non-SDK caller — the initialize answer then lists the extra
-built-in ``claude-code-guide`` agent, and the sessions show up in the interactive ``/resume``
-picker. claude_sync identifies itself through ``CLAUDE_AGENT_SDK_VERSION`` instead (it shows
-up in the User-Agent as ``agent-sdk/<version>``).
-"""
-
-SDK_VERSION_ENV = "CLAUDE_AGENT_SDK_VERSION"
-FILE_CHECKPOINTING_ENV = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"
-STRIPPED_ENV = ("CLAUDECODE",)
-"""Inherited variables never passed on: ``CLAUDECODE=1`` (set inside a Claude Code session)
-would make the child believe it runs nested in one."""
 
 SDK_MCP_VIA_INITIALIZE = True
 """In-process MCP servers are announced in ``initialize.sdkMcpServers`` and *not* written into
@@ -161,6 +164,8 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "initialize_timeout",
         "close_timeout",
         "raise_on_error_result",  # query() raises ResultError after an error result
+        "verbatim_prompts",  # the session stamps every user frame client_composed
+        "debug_stderr",  # the transport's stderr drain writes there when no callback is set
         "session_store_flush",  # the store bridge's batching (session_store itself: --session-mirror)
         "load_timeout_ms",  # bounds the store bridge's loads for a resume from the store
     }
@@ -193,26 +198,32 @@ class OptionsPlan(FrozenRecord):
     sdk_mcp_servers: Dict[str, Any]
     hooks: HookRegistry
     permissions: PermissionRouting
+    explicit_env: FrozenSet[str] = frozenset()
+    """The keys of ``options.env`` (they win over the trace context)."""
+    initialize_timeout: float = 60.0
+    """``options.initialize_timeout`` (``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT`` may raise it)."""
 
     def spawn_plan(
         self,
         cli_path: Union[str, os.PathLike[str]],
         *,
         environ: Optional[Mapping[str, str]] = None,
+        trace_carrier: Optional[Mapping[str, str]] = None,
     ) -> SpawnPlan:
         """The ``SpawnPlan`` for the CLI at ``cli_path``, inheriting ``environ`` (default:
-        ``os.environ``) minus ``STRIPPED_ENV``. Raises nothing: the options were checked when
-        this plan was made."""
+        ``os.environ``; see ``build_env`` for the layering). ``trace_carrier`` is the caller's
+        OpenTelemetry W3C context, if any. Raises ``ValueError`` for a malformed
+        ``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT``; the options were checked when this plan was made."""
         inherited = os.environ if environ is None else environ
-        env = {k: v for k, v in inherited.items() if k not in STRIPPED_ENV}
-        env.update(self.env_overlay)
         return SpawnPlan(
             argv=[os.fspath(cli_path), *self.cli_args],
-            env=env,
+            env=finish_env(self.env_overlay, inherited, self.explicit_env, trace_carrier),
             cwd=self.cwd,
             user=self.user,
             initialize_fields=self.initialize_fields,
             sdk_mcp_servers=self.sdk_mcp_servers,
+            initialize_timeout=initialize_timeout(self.initialize_timeout, inherited),
+            hooks_fail_closed=self.hooks.blocks_on_failure,
         )
 
 
@@ -233,6 +244,15 @@ class SpawnPlan(FrozenRecord):
     user: Optional[Union[str, int]] = None
     initialize_fields: JsonDict = field(default_factory=dict)
     sdk_mcp_servers: Dict[str, Any] = field(default_factory=dict)
+    initialize_timeout: float = 60.0
+    hooks_fail_closed: bool = False
+    """Some hook matcher has ``on_failure="block"`` (see ``check_initialize_answer``)."""
+
+    def check_initialize_answer(self, response: Mapping[str, Any]) -> None:
+        """Raises ``CLIConnectionError`` when a fail-closed hook would not be (see
+        ``hooks.check_fail_closed_answer``)."""
+        if self.hooks_fail_closed:
+            check_fail_closed_answer(response)
 
     def argv_strings(self) -> List[str]:
         """The argv with every ``FileArg`` shown as ``<file:suffix>`` (for logs and tests)."""
@@ -242,13 +262,23 @@ class SpawnPlan(FrozenRecord):
 # --------------------------------------------------------------------------- the plan
 
 
-def interpret_options(options: ClaudeAgentOptions) -> OptionsPlan:
+def _read_utf8(path: str) -> str:
+    with open(path, encoding="utf-8-sig") as handle:
+        return handle.read()
+
+
+def interpret_options(
+    options: ClaudeAgentOptions, read_text: Callable[[str], str] = _read_utf8
+) -> OptionsPlan:
     """Work out everything ``options`` mean, once: see ``OptionsPlan``.
+
+    ``read_text`` reads a settings file, only when ``sandbox`` must be merged into one
+    (``CLIConnectionError`` if it cannot be read or parsed). Warns
+    ``CanUseToolShadowedWarning`` when ``can_use_tool`` will not be asked about some calls.
 
     Raises ``ValueError`` for contradictory or unsupported options (two of ``can_use_tool``,
     ``permission_prompt_tool_name``, ``deny_all_permissions``; an unknown
-    ``system_prompt``/``thinking``/``output_format``/plugin type, ``sandbox`` with a settings
-    *file*, invalid JSON settings, a bad skill name, a dict MCP entry of type ``"sdk"``, an
+    ``system_prompt``/``thinking``/``output_format``/plugin type, invalid JSON settings, a bad skill name, a dict MCP entry of type ``"sdk"``, an
     argv value over ``MAX_ARG_BYTES``, a hook timeout that is not > 0) and ``TypeError`` for
     values of the wrong type (an agent that is not an ``AgentDefinition``/dict, a non-string
     ``env`` value, an MCP server of type ``"sdk"`` without ``handle``, a bad hook matcher).
@@ -257,7 +287,10 @@ def interpret_options(options: ClaudeAgentOptions) -> OptionsPlan:
         options.can_use_tool, options.permission_prompt_tool_name, options.deny_all_permissions
     )
     hooks = HookRegistry.from_options(options.hooks)
-    allowed_tools, setting_sources = _skills_defaults(options)
+    allowed_tools, setting_sources = skills_defaults(options)
+    shadowing = can_use_tool_shadowing(options, allowed_tools)
+    if shadowing is not None:
+        warnings.warn(shadowing, CanUseToolShadowedWarning, stacklevel=3)
     init: JsonDict = {}
     argv: List[ArgvItem] = [
         "--output-format", "stream-json",
@@ -270,7 +303,7 @@ def interpret_options(options: ClaudeAgentOptions) -> OptionsPlan:
     argv += _session_args(options)
     argv += _limits_args(options)
     argv += _model_args(options)
-    argv += _settings_args(options)
+    argv += _settings_args(options, read_text)
     mcp_argv, sdk_servers = _mcp_args(options)
     argv += mcp_argv
     argv += _output_args(options)
@@ -291,13 +324,15 @@ def interpret_options(options: ClaudeAgentOptions) -> OptionsPlan:
     cwd = None if options.cwd is None else os.fspath(options.cwd)
     return OptionsPlan(
         cli_args=argv,
-        env_overlay=build_env(options, {}, cwd),
+        env_overlay=env_overlay(options, cwd),
         cwd=cwd,
         user=options.user,
         initialize_fields=init,
         sdk_mcp_servers=sdk_servers,
         hooks=hooks,
         permissions=permissions,
+        explicit_env=frozenset(options.env),
+        initialize_timeout=options.initialize_timeout,
     )
 
 
@@ -307,36 +342,19 @@ def build_spawn_plan(
     *,
     environ: Optional[Mapping[str, str]] = None,
     interpreted: Optional[OptionsPlan] = None,
+    trace_carrier: Optional[Mapping[str, str]] = None,
+    read_text: Callable[[str], str] = _read_utf8,
 ) -> SpawnPlan:
     """Translate ``options`` into a ``SpawnPlan`` for the CLI at ``cli_path``.
 
     ``environ`` is the environment to inherit (default: ``os.environ``). ``interpreted`` is
     ``interpret_options(options)`` when the caller already has it (then nothing is worked out
-    again). Raises what ``interpret_options`` raises.
+    again). ``trace_carrier``: see ``OptionsPlan.spawn_plan``; ``read_text``: see
+    ``interpret_options``. Raises what those raise.
     """
-    plan = interpret_options(options) if interpreted is None else interpreted
-    return plan.spawn_plan(cli_path, environ=environ)
+    plan = interpret_options(options, read_text) if interpreted is None else interpreted
+    return plan.spawn_plan(cli_path, environ=environ, trace_carrier=trace_carrier)
 
-
-def build_env(
-    options: ClaudeAgentOptions, environ: Mapping[str, str], cwd: Optional[str] = None
-) -> Dict[str, str]:
-    """The child's environment: ``environ`` minus ``STRIPPED_ENV``, plus ours, then ``options.env``.
-
-    Raises ``TypeError`` when an ``options.env`` key or value is not a ``str``.
-    """
-    env = {k: v for k, v in environ.items() if k not in STRIPPED_ENV}
-    env["CLAUDE_CODE_ENTRYPOINT"] = ENTRYPOINT
-    env[SDK_VERSION_ENV] = __version__
-    if options.enable_file_checkpointing:
-        env[FILE_CHECKPOINTING_ENV] = "1"
-    if cwd is not None:
-        env["PWD"] = cwd
-    for key, value in options.env.items():
-        if not isinstance(key, str) or not isinstance(value, str):
-            raise TypeError(f"options.env must map str to str, got {key!r}: {value!r}")
-        env[key] = value
-    return env
 
 def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, Any]]:
     """``--mcp-config`` and the in-process servers (name → object)."""

@@ -83,9 +83,10 @@ def find_cli(
 ) -> str:
     """Path of the ``claude`` binary to run.
 
-    Order: ``cli_path`` if given (a file; a bare name is also looked up on ``PATH``); then
-    ``claude`` on ``PATH``; then the usual install folders (``cli_candidates``); then the
-    binary bundled in an installed ``claude_agent_sdk`` wheel. The lookups are parameters
+    Order, as the official SDK's: ``cli_path`` if given (a file; a bare name is also looked up
+    on ``PATH``); then the binary bundled in an installed ``claude_agent_sdk`` wheel (so a
+    machine with both runs the CLI version that wheel was released with); then ``claude`` on
+    ``PATH``; then the usual install folders (``cli_candidates``). The lookups are parameters
     so tests can fake them.
 
     Raises ``CLINotFoundError``: naming ``cli_path`` when it was given and does not exist,
@@ -93,6 +94,9 @@ def find_cli(
     """
     if cli_path is not None:
         return _explicit_cli(os.fspath(cli_path), which, is_file)
+    bundled = _bundled_cli(find_spec, is_file)
+    if bundled is not None:
+        return bundled
     found = which("claude")
     if found:
         return found
@@ -100,9 +104,6 @@ def find_cli(
     for candidate in cli_candidates(home_dir):
         if is_file(candidate):
             return str(candidate)
-    bundled = _bundled_cli(find_spec, is_file)
-    if bundled is not None:
-        return bundled
     raise CLINotFoundError(f"Claude Code CLI not found. {CLI_INSTALL_HINT}")
 
 

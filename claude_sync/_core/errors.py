@@ -15,6 +15,8 @@
     ├── ControlTimeoutError            no answer in time; also a builtin ``TimeoutError``
     ├── ReceiveTimeoutError            no message in time while receiving; also ``TimeoutError``
     └── UsageError                     the API was used wrongly; also a ``RuntimeError``
+        └── NotConnectedError          a call before connect() / after disconnect(); also a
+                                       ``CLIConnectionError``
 
 Names mirror the official ``claude-agent-sdk`` where the meaning is the same, so ported
 ``except`` clauses keep working. Every class pickles round-trip with all its attributes
@@ -23,6 +25,7 @@ Names mirror the official ``claude-agent-sdk`` where the meaning is the same, so
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List, Optional
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "ControlTimeoutError",
     "ReceiveTimeoutError",
     "UsageError",
+    "NotConnectedError",
     "SessionStoreError",
 ]
 
@@ -105,54 +109,89 @@ class ProcessError(ClaudeSDKError):
 class ResultError(ProcessError):
     """The run ended with an error ``ResultMessage`` (``is_error`` true).
 
-    Raised after that ``ResultMessage`` was yielded, so the data was seen first.
-    API failures arrive as ``subtype == "success"`` with ``api_error_status`` set;
-    aborted or limited runs as ``error_during_execution`` / ``error_max_turns`` / … with
-    ``errors``. ``data`` is the result's whole wire dict.
+    Raised after that ``ResultMessage`` was yielded, so the data was seen first. Built like
+    the official one, ``ResultError(message, data=None, exit_code=None)`` (plus our
+    ``stderr``): every other attribute is derived from ``data``, the result's wire dict —
+    ``subtype``, ``errors`` (blank / non-string entries dropped), ``result``,
+    ``api_error_status``, ``terminal_reason`` (``"api_error"``, ``"max_turns"`` …) and
+    ``session_id``. API failures arrive as ``subtype == "success"`` with
+    ``api_error_status`` set; aborted or limited runs as ``error_during_execution`` /
+    ``error_max_turns`` / … with ``errors``.
     """
 
     def __init__(
         self,
         message: str,
-        subtype: Optional[str] = None,
-        errors: Optional[List[str]] = None,
-        result: Optional[str] = None,
-        api_error_status: Optional[int] = None,
         data: Optional[Dict[str, Any]] = None,
         exit_code: Optional[int] = None,
         stderr: Optional[str] = None,
     ):
         super().__init__(message, exit_code=exit_code, stderr=stderr)
-        self.subtype = subtype
-        self.errors = list(errors or [])
-        self.result = result
-        self.api_error_status = api_error_status
-        self.data = data if data is not None else {}
+        self.data: Dict[str, Any] = data if isinstance(data, dict) else {}
+        self.subtype: Optional[str] = _str_or_none(self.data.get("subtype"))
+        self.errors: List[str] = error_texts(self.data.get("errors"))
+        result = self.data.get("result")
+        self.result: Optional[str] = None if result is None else as_text(result)
+        status = self.data.get("api_error_status")
+        self.api_error_status: Optional[int] = (
+            status if isinstance(status, int) and not isinstance(status, bool) else None
+        )
+        self.terminal_reason: Optional[str] = _str_or_none(self.data.get("terminal_reason"))
+        self.session_id: Optional[str] = _str_or_none(self.data.get("session_id"))
 
     def _init_kwargs(self) -> Dict[str, Any]:
         kwargs = super()._init_kwargs()
-        kwargs.update(
-            subtype=self.subtype,
-            errors=self.errors,
-            result=self.result,
-            api_error_status=self.api_error_status,
-            data=self.data,
-        )
+        kwargs["data"] = self.data
         return kwargs
+
+
+def _str_or_none(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) else None
+
+
+def error_texts(raw: Any) -> List[str]:
+    """A result's ``errors`` as strings, whatever the wire shape: a bare str is one error, a
+    non-str entry (a dict, a number) is kept as its JSON text, blank strings are dropped."""
+    if raw is None:
+        return []
+    items = raw if isinstance(raw, list) else [raw]
+    texts = [item.strip() if isinstance(item, str) else as_text(item) for item in items]
+    return [text for text in texts if text]
+
+
+def as_text(value: Any) -> str:
+    """A wire value as text for an error message: a str as it is, anything else as (at most
+    2000 characters of) its JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=repr)[:2000]
+    except (TypeError, ValueError, RecursionError):
+        return f"<{type(value).__name__}>"
 
 
 class CLIJSONDecodeError(ClaudeSDKError):
     """A stdout line that looked like a JSON object (``{…}``) failed to parse.
 
-    ``line`` holds (a prefix of, at most 2000 characters) the offending line.
+    Built like the official one, ``CLIJSONDecodeError(line, original_error)``: ``line`` holds
+    (a prefix of, at most 2000 characters) the offending line, ``original_error`` the
+    parser's exception (None when the line parsed but was not an object). ``message``
+    replaces the default text.
     """
 
-    def __init__(self, message: str, line: str = ""):
-        super().__init__(message)
+    def __init__(
+        self,
+        line: str,
+        original_error: Optional[BaseException] = None,
+        *,
+        message: Optional[str] = None,
+    ):
+        super().__init__(message if message is not None else f"Failed to decode JSON: {line[:100]}...")
         self.line = line
+        self.original_error = original_error
 
     def _init_kwargs(self) -> Dict[str, Any]:
-        return {"message": str(self), "line": self.line}
+        return {"line": self.line, "original_error": self.original_error, "message": str(self)}
 
 
 class MessageParseError(ClaudeSDKError):
@@ -247,6 +286,14 @@ class ReceiveTimeoutError(ClaudeSDKError, TimeoutError):
 
 class UsageError(ClaudeSDKError, RuntimeError):
     """The API was used in a way it does not support (after close, two consumers, …)."""
+
+
+class NotConnectedError(CLIConnectionError, UsageError):
+    """A client method was called before ``connect()`` or after ``disconnect()``.
+
+    A ``CLIConnectionError`` as in the official SDK, and a ``UsageError`` (the API was used
+    out of order), so either ``except`` clause catches it.
+    """
 
 
 class SessionStoreError(ClaudeSDKError, RuntimeError):

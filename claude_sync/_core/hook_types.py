@@ -1,4 +1,4 @@
-"""Hook types: ``HookMatcher``, what a hook callback gets, and the hook input shapes (pure data).
+"""Hook types: ``HookMatcher``, what a hook callback gets, the event names (pure data).
 
 ``HookMatcher`` is built once per session, so it is a record (cheap to define, see
 ``record``); ``HookContext`` is built per call and keeps ``@dataclass``'s ``__init__``. The
@@ -8,7 +8,7 @@ registry and the adapters between these and the wire are in ``hooks``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, TypedDict
+from typing import Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional
 
 from .permission_types import CancellationSignal
 from .record import Record, record
@@ -22,25 +22,47 @@ __all__ = [
 ]
 
 HookEvent = str
-"""Any hook event name the CLI knows (2.1.197 knows 30; see ``KNOWN_HOOK_EVENTS``)."""
+"""Any hook event name (see ``KNOWN_HOOK_EVENTS``). A ``str``, not the official ``Literal``:
+that one lists 10 of the CLI's 33 events, so it would reject valid hooks in type checks."""
 
 KNOWN_HOOK_EVENTS = (
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification",
     "UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop",
     "StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact",
-    "PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle", "TaskCreated",
-    "TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate",
-    "WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay",
+    "PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup",
+    "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult",
+    "ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged",
+    "FileChanged", "DirectoryAdded", "MessageDisplay",
 )  # fmt: skip
+"""The 33 hook events of CLI 2.1.330, in its order (2.1.197 knows 30: not ``PreModelSwitch``,
+``PostModelSwitch``, ``DirectoryAdded``). Typed inputs: ``hook_inputs``; outputs: ``hook_outputs``."""
 
 
 @dataclass
-class HookContext:
-    """Passed to every hook callback. ``signal`` is set when the CLI cancels the request."""
+class HookContext(Mapping[str, Any]):
+    """Passed to every hook callback. ``signal`` is set when the CLI cancels the request.
+
+    Also readable as the official SDK's dict: ``context["signal"]``, ``context.get(...)``,
+    ``dict(context)`` (keys ``signal``, ``request_id``, ``callback_id``).
+    """
 
     signal: Optional[CancellationSignal] = None
     request_id: Optional[str] = None
     callback_id: Optional[str] = None
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in _HOOK_CONTEXT_KEYS:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_HOOK_CONTEXT_KEYS)
+
+    def __len__(self) -> int:
+        return len(_HOOK_CONTEXT_KEYS)
+
+
+_HOOK_CONTEXT_KEYS = ("signal", "request_id", "callback_id")
 
 
 HookCallback = Callable[[Dict[str, Any], Optional[str], HookContext], Optional[Dict[str, Any]]]
@@ -57,75 +79,7 @@ class HookMatcher(Record):
     matcher: Optional[str] = None
     hooks: List[HookCallback] = field(default_factory=list)
     timeout: Optional[float] = None
-
-
-class BaseHookInput(TypedDict, total=False):
-    session_id: str
-    transcript_path: str
-    cwd: str
-    prompt_id: str
-    hook_event_name: str
-    permission_mode: str
-    effort: Dict[str, Any]
-
-
-class PreToolUseHookInput(BaseHookInput, total=False):
-    tool_name: str
-    tool_input: Dict[str, Any]
-    tool_use_id: str
-
-
-class PostToolUseHookInput(BaseHookInput, total=False):
-    tool_name: str
-    tool_input: Dict[str, Any]
-    tool_response: Any
-    tool_use_id: str
-    duration_ms: float
-
-
-class PostToolBatchHookInput(BaseHookInput, total=False):
-    tool_calls: List[Dict[str, Any]]
-
-
-class PermissionRequestHookInput(BaseHookInput, total=False):
-    tool_name: str
-    tool_input: Dict[str, Any]
-    permission_suggestions: List[Dict[str, Any]]
-
-
-class UserPromptSubmitHookInput(BaseHookInput, total=False):
-    prompt: str
-
-
-class StopHookInput(BaseHookInput, total=False):
-    stop_hook_active: bool
-    last_assistant_message: Any
-    background_tasks: Any
-    session_crons: Any
-
-
-class SubagentStartHookInput(BaseHookInput, total=False):
-    agent_id: str
-    agent_type: str
-
-
-class SubagentStopHookInput(SubagentStartHookInput, total=False):
-    agent_transcript_path: str
-    last_assistant_message: Any
-
-
-class PreCompactHookInput(BaseHookInput, total=False):
-    trigger: str
-    custom_instructions: Optional[str]
-
-
-class PostCompactHookInput(BaseHookInput, total=False):
-    compact_summary: str
-
-
-class MessageDisplayHookInput(BaseHookInput, total=False):
-    turn_id: str
-    message_id: str
-    index: int
-    final: bool
-    delta: str
+    on_failure: Optional[Literal["continue", "block"]] = None
+    """What the CLI does when a hook fails (raises, times out, answers badly): ``"continue"``
+    as if it had not run, ``"block"`` fail closed (the tool / event is blocked). Connecting
+    with ``"block"`` raises ``CLIConnectionError`` if the CLI cannot honour it."""

@@ -54,13 +54,14 @@ import math
 from numbers import Integral, Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .errors import CallbackRequestError, UnknownHookCallbackError
+from .errors import CallbackRequestError, CLIConnectionError, UnknownHookCallbackError
 from .hook_types import HookCallback, HookMatcher
 from .record import FrozenRecord, frozen_record
 
 __all__ = [
     "HookRegistry",
     "RegisteredHook",
+    "check_fail_closed_answer",
     "hook_call_from_request",
     "hook_output_to_wire",
 ]
@@ -82,6 +83,8 @@ class RegisteredHook(FrozenRecord):
     matcher: Optional[str]
     timeout: Optional[float]
     callback: HookCallback
+    on_failure: Optional[str] = None
+    """``"continue"`` / ``"block"`` (fail closed) / None (the CLI's default)."""
 
 
 class HookRegistry:
@@ -131,6 +134,7 @@ class HookRegistry:
                             matcher=matcher.matcher,
                             timeout=_json_number(matcher.timeout),
                             callback=callback,
+                            on_failure=matcher.on_failure,
                         )
                     )
         return cls(entries)
@@ -157,8 +161,15 @@ class HookRegistry:
                 config["matcher"] = first.matcher
             if first.timeout is not None:
                 config["timeout"] = first.timeout
+            if first.on_failure is not None:
+                config["onFailure"] = first.on_failure
             field.setdefault(first.event, []).append(config)
         return field
+
+    @property
+    def blocks_on_failure(self) -> bool:
+        """Some matcher asked the CLI to fail closed (``on_failure="block"``)."""
+        return any(entry.on_failure == "block" for entry in self._entries.values())
 
     def registered(self, callback_id: Any) -> RegisteredHook:
         """The registration behind ``callback_id``.
@@ -226,6 +237,10 @@ def _check_matcher(where: str, matcher: Any) -> None:
                 f"{where}.hooks[{position}] must be callable, got {type(callback).__name__}"
             )
     _check_timeout(where, matcher.timeout)
+    if matcher.on_failure not in (None, "continue", "block"):
+        raise ValueError(
+            f"{where}.on_failure must be 'continue', 'block' or None, got {matcher.on_failure!r}"
+        )
 
 
 def _check_timeout(where: str, timeout: Any) -> None:
@@ -312,3 +327,23 @@ def _optional_str(request: Mapping[str, Any], key: str, *, subtype: str) -> Opti
             f"{subtype} {key} must be a str, got {type(value).__name__}", subtype=subtype
         )
     return value
+
+
+def check_fail_closed_answer(response: Mapping[str, Any]) -> None:
+    """After ``initialize``, when a matcher has ``on_failure="block"``: make sure it will block.
+
+    Raises ``CLIConnectionError`` when the CLI does not say ``hook_on_failure_supported`` (an
+    older CLI drops the field, and its hooks would fail open), or says ``hooks_applied:
+    false`` (nothing registered the hooks, as on an already running session).
+    """
+    if not response.get("hook_on_failure_supported"):
+        raise CLIConnectionError(
+            'a hook has on_failure="block", but this CLI does not honour on_failure (its '
+            "initialize answer lacks hook_on_failure_supported), so a failing hook would "
+            'not block: update Claude Code or remove on_failure="block"'
+        )
+    if response.get("hooks_applied") is False:
+        raise CLIConnectionError(
+            'a hook has on_failure="block", but the CLI did not register the hooks '
+            "(hooks_applied: false): start a new session"
+        )

@@ -50,6 +50,8 @@ __all__ = [
     "PromptSuggestionMessage",
     "ToolProgressMessage",
     "AuthStatusMessage",
+    "ConversationResetMessage",
+    "DeferredToolUse",
     "UnknownMessage",
     "Message",
     "MESSAGE_CLASSES",
@@ -101,7 +103,24 @@ class AssistantMessage(_Record):
     stop_reason: Optional[str] = None
     session_id: Optional[str] = None
     uuid: Optional[str] = None
+    user_message_uuid: Optional[str] = None
+    user_message_uuids: Optional[List[str]] = None
     raw: Dict[str, Any] = _raw()
+
+
+@frozen_record
+class DeferredToolUse(_Record):
+    """A tool call a ``PreToolUse`` hook deferred (``permissionDecision: "defer"``): the run
+    stopped before it; ``ResultMessage.deferred_tool_use`` says which call to resume with."""
+
+    id: str
+    name: str
+    input: Dict[str, Any]
+
+
+def _deferred_from_dict(value: Any) -> Optional[DeferredToolUse]:
+    return None if value is None else DeferredToolUse(value["id"], value["name"], value["input"])
+
 
 @frozen_record
 class ResultMessage(_Record):
@@ -126,10 +145,16 @@ class ResultMessage(_Record):
     structured_output: Any = None
     model_usage: Optional[Dict[str, Any]] = None
     permission_denials: Optional[List[Any]] = None
+    deferred_tool_use: Optional[DeferredToolUse] = field(
+        default=None, metadata=decoder_metadata(_deferred_from_dict)
+    )
     errors: Optional[List[str]] = None
     api_error_status: Optional[int] = None
     uuid: Optional[str] = None
     terminal_reason: Optional[str] = None
+    origin: Optional[Dict[str, Any]] = None
+    user_message_uuid: Optional[str] = None
+    user_message_uuids: Optional[List[str]] = None
     raw: Dict[str, Any] = _raw()
 
 
@@ -142,6 +167,8 @@ class StreamEvent(_Record):
     session_id: str
     event: Dict[str, Any]
     parent_tool_use_id: Optional[str] = None
+    user_message_uuid: Optional[str] = None
+    user_message_uuids: Optional[List[str]] = None
     raw: Dict[str, Any] = _raw()
 
 
@@ -210,6 +237,25 @@ class AuthStatusMessage(_Record):
 
 
 @frozen_record
+class ConversationResetMessage(_Record):
+    """A ``conversation_reset`` line (CLI 2.1.330, e.g. after ``/clear``): the conversation was
+    replaced without ending the connection.
+
+    Later ``ResultMessage`` totals (``total_cost_usd`` …) start again from zero, and later
+    messages carry a new ``session_id``; ``session_id`` here is the outgoing one and
+    ``new_conversation_id`` an opaque id for the fresh conversation (not a session id).
+    """
+
+    type: str = field(default="conversation_reset", init=False, repr=False, compare=False)
+    new_conversation_id: str
+    uuid: str
+    session_id: str
+    trigger: Optional[str] = None
+    """What discarded the conversation: ``clear``, ``plan_mode_exit``, ``fresh_session`` …"""
+    raw: Dict[str, Any] = _raw()
+
+
+@frozen_record
 class UnknownMessage(_Record):
     """A line whose ``type`` is not modelled here (forward compatibility): its wire dict."""
 
@@ -227,6 +273,7 @@ Message = Union[
     PromptSuggestionMessage,
     ToolProgressMessage,
     AuthStatusMessage,
+    ConversationResetMessage,
     UnknownMessage,
 ]
 
@@ -240,6 +287,7 @@ MESSAGE_CLASSES: Dict[str, Type[Any]] = {
     "prompt_suggestion": PromptSuggestionMessage,
     "tool_progress": ToolProgressMessage,
     "auth_status": AuthStatusMessage,
+    "conversation_reset": ConversationResetMessage,
 }
 """Wire ``type`` → class, for every modelled type."""
 

@@ -20,6 +20,7 @@ from typing import (
     List,
     Literal,
     Optional,
+    TextIO,
     TypedDict,
     Union,
 )
@@ -31,6 +32,7 @@ from .record import Record, record
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
+    from .config_types import SandboxSettings, SdkPluginConfig, ThinkingConfig
     from .mcp import SdkMcpServer
     from .session_types import SessionStore, SessionStoreFlushMode
 
@@ -39,10 +41,21 @@ EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
 
 
 class SystemPromptPreset(TypedDict, total=False):
+    """Claude Code's own prompt; ``append`` adds to it. ``snapshot`` → ``initialize.systemPromptSnapshot``."""
+
     type: Literal["preset"]
     preset: Literal["claude_code"]
     append: str
     exclude_dynamic_sections: bool
+    snapshot: bool
+
+
+class SystemPromptCustom(TypedDict, total=False):
+    """A prompt of your own, in place of Claude Code's (same as passing the string)."""
+
+    type: Literal["custom"]
+    prompt: str
+    snapshot: bool
 
 
 class SystemPromptFile(TypedDict):
@@ -56,6 +69,8 @@ class ToolsPreset(TypedDict):
 
 
 class TaskBudget(TypedDict):
+    """``ClaudeAgentOptions.task_budget``: the ``total`` token budget of a task."""
+
     total: int
 
 
@@ -78,8 +93,21 @@ class McpHttpServerConfig(TypedDict, total=False):
     headers: Dict[str, str]
 
 
+class McpSdkServerConfig(TypedDict):
+    """An in-process MCP server: ``instance`` answers the CLI's MCP traffic in this process."""
+
+    type: Literal["sdk"]
+    name: str
+    instance: Any
+
+
 McpServerConfig = Union[
-    McpStdioServerConfig, McpSSEServerConfig, McpHttpServerConfig, "SdkMcpServer", Dict[str, Any]
+    McpStdioServerConfig,
+    McpSSEServerConfig,
+    McpHttpServerConfig,
+    McpSdkServerConfig,
+    "SdkMcpServer",
+    Dict[str, Any],
 ]
 
 
@@ -118,12 +146,20 @@ class ClaudeAgentOptions(Record):
     handshake), ``close_timeout`` (each rung of the close ladder), ``deny_all_permissions``
     (answer every permission request with a deny, for batch jobs that must never prompt),
     ``raise_on_error_result`` (``query()`` raises ``ResultError`` after an error result).
+
+    ``verbatim_prompts`` marks every user message we send ``client_composed`` (no ``@path``
+    expansion, no slash commands; CLI >= 2.1.248). ``resume_drops_turn`` →
+    ``--resume-drops-turn=ID`` (sent even when empty, so the CLI rejects it). ``client_app``
+    → env ``CLAUDE_AGENT_SDK_CLIENT_APP`` (the User-Agent app label). ``debug_stderr``: where
+    the CLI's stderr lines go when no ``stderr`` callback is set (default: ``sys.stderr`` at
+    the time of writing); the official SDK no longer reads it and lets the CLI write to the
+    terminal directly.
     """
 
     tools: Optional[Union[List[str], ToolsPreset]] = None
     allowed_tools: List[str] = field(default_factory=list)
     disallowed_tools: List[str] = field(default_factory=list)
-    system_prompt: Optional[Union[str, SystemPromptPreset, SystemPromptFile]] = None
+    system_prompt: Optional[Union[str, SystemPromptPreset, SystemPromptCustom, SystemPromptFile]] = None
     mcp_servers: Union[Dict[str, McpServerConfig], str, Path] = field(default_factory=dict)
     strict_mcp_config: bool = False
     permission_mode: Optional[PermissionMode] = None
@@ -155,14 +191,18 @@ class ClaudeAgentOptions(Record):
     agents: Optional[Dict[str, AgentDefinition]] = None
     setting_sources: Optional[List[SettingSource]] = None
     skills: Optional[Union[List[str], Literal["all"]]] = None
-    sandbox: Optional[Dict[str, Any]] = None
-    plugins: List[Dict[str, Any]] = field(default_factory=list)
+    sandbox: Optional[SandboxSettings] = None
+    plugins: List[SdkPluginConfig] = field(default_factory=list)
     max_thinking_tokens: Optional[int] = None
-    thinking: Optional[Dict[str, Any]] = None
+    thinking: Optional[ThinkingConfig] = None
     effort: Optional[EffortLevel] = None
     output_format: Optional[Dict[str, Any]] = None
     enable_file_checkpointing: bool = False
     task_budget: Optional[TaskBudget] = None
+    debug_stderr: Optional[TextIO] = None
+    verbatim_prompts: bool = False
+    resume_drops_turn: Optional[str] = None
+    client_app: Optional[str] = None
     session_store: Optional[SessionStore] = None  # mirror transcripts to it; resume from it
     session_store_flush: SessionStoreFlushMode = "batched"
     load_timeout_ms: int = 60_000  # bounds each store call of a resume from the store
@@ -197,9 +237,11 @@ __all__ = [
     "EffortLevel",
     "McpHttpServerConfig",
     "McpSSEServerConfig",
+    "McpSdkServerConfig",
     "McpServerConfig",
     "McpStdioServerConfig",
     "SettingSource",
+    "SystemPromptCustom",
     "SystemPromptFile",
     "SystemPromptPreset",
     "TaskBudget",

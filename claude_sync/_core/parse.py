@@ -30,6 +30,7 @@ from .errors import MessageParseError
 from .messages import (
     MESSAGE_CLASSES,
     AssistantMessage,
+    DeferredToolUse,
     Message,
     RateLimitEvent,
     RateLimitInfo,
@@ -85,6 +86,8 @@ def _parse_assistant(obj: Dict[str, Any]) -> AssistantMessage:
             "stop_reason": message["stop_reason"] if "stop_reason" in message else None,
             "session_id": obj["session_id"] if "session_id" in obj else None,
             "uuid": obj["uuid"] if "uuid" in obj else None,
+            "user_message_uuid": obj["user_message_uuid"] if "user_message_uuid" in obj else None,
+            "user_message_uuids": obj["user_message_uuids"] if "user_message_uuids" in obj else None,
             "raw": obj,
         },
     )
@@ -136,10 +139,16 @@ def _parse_result(obj: Dict[str, Any]) -> ResultMessage:
             "permission_denials": (
                 obj["permission_denials"] if "permission_denials" in obj else None
             ),
+            "deferred_tool_use": (
+                _parse_deferred(obj["deferred_tool_use"]) if obj.get("deferred_tool_use") else None
+            ),
             "errors": obj["errors"] if "errors" in obj else None,
             "api_error_status": obj["api_error_status"] if "api_error_status" in obj else None,
             "uuid": obj["uuid"] if "uuid" in obj else None,
             "terminal_reason": obj["terminal_reason"] if "terminal_reason" in obj else None,
+            "origin": obj["origin"] if "origin" in obj else None,
+            "user_message_uuid": obj["user_message_uuid"] if "user_message_uuid" in obj else None,
+            "user_message_uuids": obj["user_message_uuids"] if "user_message_uuids" in obj else None,
             "raw": obj,
         },
     )
@@ -158,9 +167,17 @@ def _parse_stream_event(obj: Dict[str, Any]) -> StreamEvent:
             "parent_tool_use_id": (
                 obj["parent_tool_use_id"] if "parent_tool_use_id" in obj else None
             ),
+            "user_message_uuid": obj["user_message_uuid"] if "user_message_uuid" in obj else None,
+            "user_message_uuids": obj["user_message_uuids"] if "user_message_uuids" in obj else None,
             "raw": obj,
         },
     )
+
+
+def _parse_deferred(value: Any) -> DeferredToolUse:
+    if type(value) is not dict:
+        raise TypeError(f"'deferred_tool_use' is not an object: {value!r}")
+    return construct(DeferredToolUse, {"id": value["id"], "name": value["name"], "input": value["input"]})
 
 
 # ----------------------------------------------------------------------------- table-read types

@@ -8,10 +8,11 @@ to call than a record's generic one). The adapters between these and the wire ar
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Protocol, Union
+from typing import Any, Callable, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union
 
 __all__ = [
     "CanUseTool",
+    "CanUseToolShadowedWarning",
     "CancellationSignal",
     "PermissionBehavior",
     "PermissionMode",
@@ -29,6 +30,13 @@ PermissionUpdateDestination = Literal[
     "userSettings", "projectSettings", "localSettings", "session", "cliArg"
 ]
 PermissionBehavior = Literal["allow", "deny", "ask"]
+
+
+class CanUseToolShadowedWarning(UserWarning):
+    """``can_use_tool`` is set, but some tool calls are approved before it is asked:
+    ``permission_mode="bypassPermissions"``, or an ``allowed_tools`` entry allowing a whole
+    tool (``"Read"``, ``"Read(*)"``; ``skills="all"`` adds ``"Skill"``). Advisory; silence it
+    with ``warnings.filterwarnings("ignore", category=CanUseToolShadowedWarning)``."""
 
 
 class CancellationSignal(Protocol):
@@ -67,11 +75,31 @@ class PermissionUpdate:
     extra: Dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> Dict[str, Any]:
-        """The wire form (camelCase keys, unset fields left out)."""
-        out: Dict[str, Any] = {"type": self.type}
+        """The wire form (camelCase keys), checked the way the CLI checks it.
+
+        The CLI (2.1.330) ignores *every* update of an answer when one lacks a field its
+        type needs, so this sends ``destination: "session"`` when none is set (the update
+        lasts for this session only) and raises ``ValueError`` when ``type`` is none of the
+        six the CLI knows or lacks what it needs: ``rules`` and ``behavior`` for the rule
+        types, ``mode`` for ``setMode``, ``directories`` for the directory types. One
+        exception: an update of an unknown type that carries ``extra`` keys came from a newer
+        CLI (a suggestion being echoed back) and is passed through as it came.
+        """
+        needed = _UPDATE_NEEDS.get(self.type)
+        if needed is None and self.extra:
+            needed = ()
+        if needed is None:
+            raise ValueError(
+                f"PermissionUpdate type {self.type!r} is not one the CLI accepts: use one of "
+                + ", ".join(_UPDATE_NEEDS)
+            )
+        for name in needed:
+            if getattr(self, name) is None:
+                raise ValueError(f"PermissionUpdate(type={self.type!r}) needs {name}; it is None")
+        out: Dict[str, Any] = {"type": self.type, "destination": self.destination or "session"}
         if self.rules is not None:
             out["rules"] = [_rule_to_wire(rule) for rule in self.rules]
-        for key in ("behavior", "mode", "directories", "destination"):
+        for key in ("behavior", "mode", "directories"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = list(value) if key == "directories" else value
@@ -102,6 +130,15 @@ class PermissionUpdate:
 
 
 _UPDATE_SCALARS = frozenset(("type", "behavior", "mode", "destination"))
+_UPDATE_NEEDS: Dict[str, Tuple[str, ...]] = {
+    "addRules": ("rules", "behavior"),
+    "replaceRules": ("rules", "behavior"),
+    "removeRules": ("rules", "behavior"),
+    "setMode": ("mode",),
+    "addDirectories": ("directories",),
+    "removeDirectories": ("directories",),
+}
+"""The update types the CLI accepts and the fields each must carry."""
 
 
 def _rule_to_wire(rule: PermissionRuleValue) -> Dict[str, Any]:
@@ -125,10 +162,10 @@ class ToolPermissionContext:
     agent_id: Optional[str] = None
     blocked_path: Optional[str] = None
     decision_reason: Optional[str] = None
-    decision_reason_type: Optional[str] = None
     title: Optional[str] = None
     display_name: Optional[str] = None
     description: Optional[str] = None
+    decision_reason_type: Optional[str] = None
     request_id: Optional[str] = None
     raw: Dict[str, Any] = field(default_factory=dict)
 
@@ -137,18 +174,18 @@ class ToolPermissionContext:
 class PermissionResultAllow:
     """Allow the tool. ``updated_input=None`` sends the original input (the CLI needs one)."""
 
+    behavior: Literal["allow"] = "allow"
     updated_input: Optional[Dict[str, Any]] = None
     updated_permissions: Optional[List[PermissionUpdate]] = None
-    behavior: Literal["allow"] = "allow"
 
 
 @dataclass
 class PermissionResultDeny:
     """Deny the tool; ``interrupt=True`` also aborts the turn (``error_during_execution``)."""
 
+    behavior: Literal["deny"] = "deny"
     message: str = ""
     interrupt: bool = False
-    behavior: Literal["deny"] = "deny"
 
 
 PermissionResult = Union[PermissionResultAllow, PermissionResultDeny]

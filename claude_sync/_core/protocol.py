@@ -24,7 +24,14 @@ import json
 from dataclasses import field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Union
 
-from .errors import ClaudeSDKError, CLIJSONDecodeError, ProcessError, ResultError
+from .errors import (
+    ClaudeSDKError,
+    CLIJSONDecodeError,
+    ProcessError,
+    ResultError,
+    as_text,
+    error_texts,
+)
 from .messages import Message, ResultMessage
 from .parse import parse_message
 from .record import FrozenRecord, construct, frozen_record
@@ -153,15 +160,15 @@ def _load_object_slowly(line: bytes) -> Dict[str, Any]:
         obj = json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
         raise CLIJSONDecodeError(
-            f"Failed to decode a JSON line from the CLI ({len(line)} bytes): {exc}", line=excerpt
+            excerpt, exc, message=f"Failed to decode a JSON line from the CLI ({len(line)} bytes): {exc}"
         ) from exc
     except RecursionError as exc:
         raise CLIJSONDecodeError(
-            f"A JSON line from the CLI ({len(line)} bytes) is nested too deeply to decode", line=excerpt
+            excerpt, exc, message=f"A JSON line from the CLI ({len(line)} bytes) is nested too deeply to decode"
         ) from exc
     if not isinstance(obj, dict):
         raise CLIJSONDecodeError(
-            f"Expected a JSON object line from the CLI, got {type(obj).__name__}", line=excerpt
+            excerpt, message=f"Expected a JSON object line from the CLI, got {type(obj).__name__}"
         )
     return obj
 
@@ -351,38 +358,18 @@ def result_error(
     """The ``ResultError`` an error result turns into (raised after it was yielded).
 
     Whatever shape ``errors``/``result`` have on the wire, this returns a ``ResultError``:
-    ``errors`` becomes a list of strs (see ``_error_texts``), a non-str ``result`` its JSON.
+    ``errors`` becomes a list of strs (see ``errors.error_texts``), a non-str ``result`` its JSON.
     """
-    errors = _error_texts(result.errors)
-    text = result.result if result.result is None or isinstance(result.result, str) else _as_text(result.result)
+    errors = error_texts(result.errors)
+    text = None if result.result is None else as_text(result.result)
     detail = text or "; ".join(errors) or "(no detail)"
     status = f" (API status {result.api_error_status})" if result.api_error_status else ""
     return ResultError(
         f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}",
-        subtype=result.subtype,
-        errors=errors,
-        result=text,
-        api_error_status=result.api_error_status,
         data=dict(result.raw),
         exit_code=exit_code,
         stderr=stderr,
     )
-
-
-def _error_texts(errors: Any) -> List[str]:
-    """The CLI sends ``errors`` as a list of strs; anything else (a str, a dict, a list of
-    objects, a number) is kept as text rather than failing the error path."""
-    if errors is None or errors == []:
-        return []
-    items = errors if isinstance(errors, list) else [errors]
-    return [item if isinstance(item, str) else _as_text(item) for item in items]
-
-
-def _as_text(value: Any) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, default=repr)[:2000]
-    except (TypeError, ValueError, RecursionError):
-        return f"<{type(value).__name__}>"
 
 
 def exit_error(

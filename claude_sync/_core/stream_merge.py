@@ -30,51 +30,52 @@ class Ready(NamedTuple):
     start: int
     length: int
     message: Any
-    head_complete: bool
-    """True when a ``message_stop`` ended the block lines still at the head of ``held``:
-    pass it back as ``complete`` so they come out without waiting for the next line."""
+    closed: int
+    """How many block lines at the head of ``held`` a ``message_stop`` has closed (0: none):
+    pass it back as ``closed`` so they come out without waiting for the next line, and a
+    later line with the same ``message_id`` starts a new message."""
 
 
-def next_merged(held: List[Any], *, at_end: bool = False, complete: bool = False) -> Optional[Ready]:
+def next_merged(held: List[Any], *, at_end: bool = False, closed: int = 0) -> Optional[Ready]:
     """What can be delivered from ``held`` (taken items, in stream order), or None.
 
     None means: the block lines at the head may still grow, take another item first (or call
-    again with ``at_end=True`` at the end of the stream). ``complete`` is the previous
-    ``Ready.head_complete``. ``held`` is not modified. Pure.
+    again with ``at_end=True`` at the end of the stream). ``closed`` is the previous
+    ``Ready.closed``. ``held`` is not modified. Pure.
     """
     if not held:
         return None
     head = held[0]
     if not isinstance(head, AssistantMessage) or head.message_id is None:
-        return Ready(0, 1, head, False)
+        return Ready(0, 1, head, 0)
     count = 1
     for index in range(1, len(held)):
         item = held[index]
         if isinstance(item, AssistantMessage):
-            if item.message_id == head.message_id and not complete:
+            if item.message_id == head.message_id and (not closed or count < closed):
                 count += 1
                 continue
             break  # another message starts: the held one is whole
         if isinstance(item, _PROGRESS_TYPES):
             ends = isinstance(item, StreamEvent) and _is_stop_of(item, held[count - 1])
-            return Ready(index, 1, item, complete or ends)
+            return Ready(index, 1, item, closed or (count if ends else 0))
         break  # any other message ends the held one and follows it
     else:
-        if not (at_end or complete):
+        if not (at_end or closed):
             return None
-    return Ready(0, count, merge_assistant_lines(held[:count]), False)
+    return Ready(0, count, merge_assistant_lines(held[:count]), 0)
 
 
 def _is_stop_of(event: StreamEvent, line: AssistantMessage) -> bool:
     return event.event.get("type") == "message_stop" and event.parent_tool_use_id == line.parent_tool_use_id
 
 
-def extends_head(held: List[Any], complete: bool) -> bool:
+def extends_head(held: List[Any], closed: int) -> bool:
     """True when the item just appended to ``held`` only adds a block line to the message
     held at its head, so nothing can be delivered yet (spares ``next_merged`` its scan on
     every line of a long message). Valid because, between deliveries, ``held`` holds only
     the block lines of one message. Pure."""
-    if complete or len(held) < 2:
+    if closed or len(held) < 2:
         return False
     head, last = held[0], held[-1]
     return (

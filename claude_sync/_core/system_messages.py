@@ -29,6 +29,8 @@ __all__ = [
     "HookResponseMessage",
     "InformationalMessage",
     "ThinkingTokensMessage",
+    "MirrorErrorMessage",
+    "SessionStateChangedMessage",
     "SYSTEM_CLASSES",
 ]
 
@@ -225,6 +227,29 @@ class ThinkingTokensMessage(SystemMessage):
     uuid: Optional[str] = None
 
 
+@frozen_record
+class SessionStateChangedMessage(SystemMessage):
+    """``system/session_state_changed`` (CLI 2.1.330): ``state`` is ``running``, ``idle`` or
+    ``requires_action``. Frames with ``sdk_host_only`` exist only because we set
+    ``CLAUDE_CODE_SDK_READS_SESSION_STATE`` (as the official SDK does): the session keeps
+    their state (``Session.session_state``) and never delivers them; the others (asked for
+    with ``CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS``) are delivered."""
+
+    state: Optional[str] = None
+    sdk_host_only: bool = False
+    session_id: Optional[str] = None
+    uuid: Optional[str] = None
+
+
+@frozen_record
+class MirrorErrorMessage(SystemMessage):
+    """``system/mirror_error``: copying the transcript to the ``session_store`` failed for
+    ``key`` (a ``SessionKey`` dict); the session itself goes on. Made by the SDK, not the CLI."""
+
+    key: Optional[Dict[str, Any]] = None
+    error: str = ""
+
+
 SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
     "init": SystemInitMessage,
     "status": StatusMessage,
@@ -239,6 +264,8 @@ SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
     "hook_response": HookResponseMessage,
     "informational": InformationalMessage,
     "thinking_tokens": ThinkingTokensMessage,
+    "mirror_error": MirrorErrorMessage,
+    "session_state_changed": SessionStateChangedMessage,
 }
 """System ``subtype`` → subclass; other subtypes are plain ``SystemMessage``."""
 

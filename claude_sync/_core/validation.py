@@ -81,6 +81,18 @@ def boolean(name: str, value: Any) -> None:
         _fail(TypeError, name, "True or False", value)
 
 
+def text(name: str, value: Any) -> None:
+    """A str."""
+    if not isinstance(value, str):
+        _fail(TypeError, name, "a str", value)
+
+
+def writable(name: str, value: Any) -> None:
+    """A text stream: anything with a callable ``write``."""
+    if not callable(getattr(value, "write", None)):
+        _fail(TypeError, name, "a text stream with a write() method", value)
+
+
 def is_async_callable(fn: Any) -> bool:
     """True for an ``async def`` function or async generator function, also behind
     ``functools.partial``, a bound method or an object whose ``__call__`` is one."""
@@ -173,6 +185,10 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "can_use_tool": (optional(sync_callable),),
     "stderr": (optional(sync_callable),),
     "hooks": (optional(hook_table),),
+    "verbatim_prompts": (boolean,),
+    "resume_drops_turn": (optional(text),),
+    "client_app": (optional(text),),
+    "debug_stderr": (optional(writable),),
 }
 
 

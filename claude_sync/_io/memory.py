@@ -6,6 +6,9 @@ through an outbox the session's reader thread blocks on. What the peer can do mi
 CLI process can do: write lines (whole or in arbitrary chunks), read the frames it was sent,
 see end of input, write to its "stderr", and exit with a status.
 
+The session's close calls ``stop(grace)``: input ends, the peer gets ``grace`` seconds to
+exit (``"eof"``), else it is killed (exit -9, ``"killed"``).
+
 Threads: the session's reader calls ``read_chunks``; any thread may ``write_bytes``; the
 peer's methods may be called from any thread (usually the test's, or the scripted CLI's
 ``claude_sync-peer`` thread). Every blocking peer call takes a ``timeout``.

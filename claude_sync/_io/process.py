@@ -23,10 +23,11 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 import weakref
-from typing import Callable, Deque, Dict, Iterator, List, Optional, Union
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Union, cast
 
 from .._core.errors import CLIConnectionError, CLINotFoundError
 from .child import ChildProcess
@@ -286,7 +287,8 @@ class SubprocessTransport(Transport):
         The session calls ``stop`` first and this only after its reader thread is joined, so
         no thread is reading a pipe when it is closed (its fd number could be reused).
         """
-        self.stop(self.close_timeout)
+        if self.last_rung is None:  # not stopped yet (stop again would signal a reaped group)
+            self.stop(self.close_timeout)
         self._close_pipes()
 
     def _close_pipes(self) -> None:
@@ -359,3 +361,22 @@ class SubprocessTransport(Transport):
         thread = self._stderr_thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
+
+
+def stderr_sink(options: Any) -> Callable[[str], None]:
+    """Where the CLI's stderr lines go: the ``stderr`` callback if set, else written to
+    ``options.debug_stderr`` or, by default, to ``sys.stderr`` as it is when the line arrives
+    (so the terminal shows them, as it does with the official SDK, and redirections of
+    ``sys.stderr`` are honoured). Runs on the stderr thread; write errors propagate to the
+    drain, which logs them and keeps draining."""
+    if options.stderr is not None:
+        return cast(Callable[[str], None], options.stderr)
+    target = options.debug_stderr
+
+    def write(line: str) -> None:
+        stream = target if target is not None else sys.stderr
+        if stream is not None:
+            stream.write(line + "\n")
+            stream.flush()
+
+    return write

@@ -48,7 +48,7 @@ from .._core.protocol import (
     decode_line,
     exit_error,
 )
-from .._core.system_messages import APIRetryMessage
+from .._core.system_messages import APIRetryMessage, SessionStateChangedMessage
 from .mailbox import Mailbox
 from .transport import Transport
 
@@ -91,6 +91,8 @@ class Reader:
         self.paused = False
         self._resume_below = 0
         self.frames_seen = 0
+        self.session_state: Optional[str] = None
+        """The CLI's latest ``session_state_changed`` state (CLI 2.1.330+; None before)."""
 
     def start(self, transport: Transport, server: RequestServer, label: Any) -> None:
         """Start the ``claude_sync-reader-<label>`` thread over ``transport`` (once)."""
@@ -142,6 +144,7 @@ class Reader:
         control_types = CONTROL_EVENT_TYPES
         result_type = ResultMessage
         retry_type = APIRetryMessage
+        host_state = SessionStateChangedMessage
         on_result = self._session.result_received
         for chunk in chunks:
             lines = feed(chunk)
@@ -159,6 +162,11 @@ class Reader:
                     from .notices import log_api_retry  # rare: loaded on the first retry
 
                     log_api_retry(item)
+                elif item.__class__ is host_state and item.sdk_host_only is True:
+                    # Sent only because we set CLAUDE_CODE_SDK_READS_SESSION_STATE (as the
+                    # official SDK does): kept as state, never delivered.
+                    self.session_state = item.state
+                    continue
                 put(item)
                 puts += 1
             self.frames_seen += len(lines)

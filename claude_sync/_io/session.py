@@ -183,7 +183,8 @@ class Session:
             self._start_transport(plan)
             payload = dict(plan.initialize_fields)
             payload.update(self._extra_initialize)
-            response = self.request("initialize", payload, timeout=self.options.initialize_timeout)
+            response = self.request("initialize", payload, timeout=plan.initialize_timeout)
+            plan.check_initialize_answer(response)
             with self._lock:
                 if self._state is SessionState.CONNECTING:
                     self._move("connected")
@@ -191,10 +192,28 @@ class Session:
             self.close()
             raise
         self.server_info = response
+        if self.options.verbatim_prompts:
+            self._warn_if_verbatim_prompts_ignored()
         return response
+
+    def _warn_if_verbatim_prompts_ignored(self) -> None:
+        """Caller's thread, after connect: ask the CLI its version (one control request, only
+        with ``verbatim_prompts``) and log a warning if it would ignore ``client_composed``,
+        as the official SDK does. Never raises: an unanswered question only skips the check."""
+        from .._core.environment import verbatim_prompts_ignored
+
+        try:
+            version = self.request("get_binary_version", {}).get("version")
+        except ClaudeSDKError as exc:
+            logger.debug("could not ask the CLI its version: %s", exc)
+            return
+        problem = verbatim_prompts_ignored(version)
+        if problem is not None:
+            logger.warning(problem)
 
     def _plan(self) -> SpawnPlan:
         from .._core.command import build_spawn_plan, find_cli  # first connect only, not at import
+        from .tracing import trace_carrier
 
         environ = self._environ if self._environ is not None else dict(os.environ)
         # With a custom transport only the protocol part of the plan is used (the options are
@@ -206,7 +225,7 @@ class Session:
 
             self._store_bridge, options = StoreBridge.prepare(options, environ, self._report_mirror_error)
             plan = StoreBridge.replan(plan, self.options, options)
-        return build_spawn_plan(options, cli, environ=environ, interpreted=plan)
+        return build_spawn_plan(options, cli, environ=environ, interpreted=plan, trace_carrier=trace_carrier())
 
     def _start_transport(self, plan: SpawnPlan) -> None:
         if self._server is None:
@@ -216,14 +235,17 @@ class Session:
         self._server.attach(self.write_encoded)
         transport = self._custom_transport
         if transport is None:
-            from .process import SubprocessTransport  # subprocess machinery: first connect only
+            from .process import (  # subprocess machinery: first connect only
+                SubprocessTransport,
+                stderr_sink,
+            )
 
             transport = SubprocessTransport(
                 [self._materialize(arg) for arg in plan.argv],
                 env=plan.env,
                 cwd=plan.cwd,
                 user=plan.user,
-                stderr_callback=self.options.stderr,
+                stderr_callback=stderr_sink(self.options),
                 close_timeout=self.options.close_timeout,
             )
         self._transport = transport
@@ -298,7 +320,10 @@ class Session:
     # ------------------------------------------------------------------ turns
 
     def send_user_message(self, frame: Dict[str, Any], timeout: Optional[float] = None) -> None:
-        """Write a user frame and count it as a turn (any thread)."""
+        """Write a user frame and count it as a turn (any thread). With ``verbatim_prompts``
+        the frame is marked ``client_composed`` (the CLI delivers it as written)."""
+        if self.options.verbatim_prompts:
+            frame = {**frame, "client_composed": True}
         with self._lock:
             self._ledger.sent_user_message()
         try:
