@@ -99,6 +99,7 @@ from ._query import QueryStream, query
 from ._version import __version__
 
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
+    from ._agents import AgentPool
     from ._core.config_types import (
         ContextUsageCategory,
         ContextUsageResponse,
@@ -218,12 +219,17 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         list_sessions,
         list_subagents,
     )
+    from ._run import RunResult, run
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.
     "tool": "._core.mcp_tools",
     "create_sdk_mcp_server": "._core.mcp",
     "SdkMcpServer": "._core.mcp",
+    # Many agents: loaded on first use.
+    "run": "._run",
+    "RunResult": "._run",
+    "AgentPool": "._agents",
     "SdkMcpTool": "._core.mcp_tools",
     "ToolContext": "._core.mcp_tools",
     "show": "._display",  # the live display loads on first use
@@ -323,6 +329,10 @@ __all__ = [
     "merge_assistant_messages",
     "show",
     "Transport",
+    # many agents
+    "run",
+    "RunResult",
+    "AgentPool",
     # callbacks
     "CanUseTool",
     "CancellationSignal",

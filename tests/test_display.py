@@ -222,3 +222,13 @@ def test_the_notebook_footer_keeps_ticking_while_no_message_arrives(monkeypatch:
     assert any("running · 0 turns" in text for text in drawn[:3])
     assert drawn[-1].endswith("**Answer**\n\nIt is 42.")
     assert not [t for t in threading.enumerate() if t.name == "claude_sync-display"]
+
+
+def test_run_result_renders_itself_in_notebooks() -> None:
+    from claude_sync import RunResult
+
+    run = RunResult.from_messages(list(RUN))
+    html_text = run._repr_html_()
+    assert "It is 42." in html_text and "transcript (7 messages)" in html_text and "<details>" in html_text
+    assert run._repr_markdown_().endswith("**Answer**\n\nIt is 42.")
+    assert repr(run).startswith("RunResult(text='It is 42.'")

@@ -45,6 +45,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
         "ReceiveTimeoutError", "UsageError", "__version__",
+        "run", "RunResult", "AgentPool",
         # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/test_public_names.py)
         "BackgroundTaskSummary", "BaseHookInput", "CanUseToolShadowedWarning",
         "ContextUsageCategory", "ContextUsageResponse", "ConversationResetMessage",
@@ -149,7 +150,7 @@ def test_layering(layer: str, module: str) -> None:
 def test_import_loads_no_event_loop_and_nothing_heavy() -> None:
     code = (
         "import sys, claude_sync\n"
-        "bad = [m for m in ('asyncio', 'anyio', 'trio', 'mcp', 'pydantic', 'dataclasses_json', 'marshmallow') if m in sys.modules]\n"
+        "bad = [m for m in ('asyncio', 'anyio', 'trio', 'mcp', 'pydantic', 'dataclasses_json', 'marshmallow', 'distributed', 'dask', 'claude_sync.integrations', 'claude_sync._agents') if m in sys.modules]\n"
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

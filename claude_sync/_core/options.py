@@ -226,6 +226,26 @@ class ClaudeAgentOptions(Record):
 
         return redacted_repr(self)
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickling: ``TypeError`` naming a field that holds callables (see ``portable``)."""
+        from .portable import check_picklable_options
+
+        check_picklable_options(self)
+        return super().__reduce_ex__(protocol)
+
+    def __copy__(self) -> ClaudeAgentOptions:  # copy keeps callables (no pickling check)
+        clone = object.__new__(type(self))
+        object.__setattr__(clone, "__dict__", dict(self.__dict__))
+        return clone
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> ClaudeAgentOptions:
+        import copy
+
+        clone = object.__new__(type(self))
+        memo[id(self)] = clone
+        object.__setattr__(clone, "__dict__", copy.deepcopy(self.__dict__, memo))
+        return clone
+
 
 DEFAULT_MAX_BUFFER_SIZE = 64 * 1024 * 1024
 """Default cap, in bytes, of one stdout line (``max_buffer_size``)."""

@@ -1,0 +1,135 @@
+"""Agents on a Dask distributed cluster, each worker keeping its own warm ``AgentPool``.
+
+::
+
+    from distributed import Client
+    from claude_sync.integrations.dask import AgentPoolPlugin, run_on_worker, submit_runs
+
+    client = Client(cluster)
+    install(client, options=opts, max_workers=4, warm=2)      # once per cluster
+    futures = submit_runs(client, prompts)                     # distributed futures
+    results = client.gather(futures)                           # [RunResult, ...]
+
+``AgentPoolPlugin`` is a ``distributed.WorkerPlugin``: on every worker (and every worker
+that joins later) ``setup`` starts an ``AgentPool``; ``teardown`` (worker closing) closes
+it, reaping every CLI. Tasks call ``run_on_worker``, which submits to that pool and waits,
+so a CLI reset after one task serves the next task on that worker, and ``warm`` CLIs are
+ready before tasks arrive.
+
+Options cross to the workers by pickle: options holding callables (``can_use_tool``,
+``hooks``, ``stderr``, in-process MCP servers) are refused with a ``TypeError`` naming the
+field. Build those inside the worker instead: pass ``options_factory``, a module-level
+function (importable on the workers) that returns the options.
+
+Needs ``distributed`` (``pip install claude-sync[dask]``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+from distributed import WorkerPlugin, get_worker
+
+from .._agents import AgentPool
+from .._core.options import ClaudeAgentOptions
+from .._run import RunResult, check_picklable_options
+
+__all__ = ["AgentPoolPlugin", "install", "run_on_worker", "submit_runs", "pool_stats"]
+
+PLUGIN_NAME = "claude_sync-agent-pool"
+
+
+class AgentPoolPlugin(WorkerPlugin):  # type: ignore[misc]  # distributed ships no type hints here
+    """Keeps one ``AgentPool`` per worker process. Raises ``TypeError`` at construction for
+    options that cannot be pickled to the workers, ``ValueError`` for bad pool sizes."""
+
+    name = PLUGIN_NAME
+
+    def __init__(
+        self,
+        options: Optional[ClaudeAgentOptions] = None,
+        *,
+        options_factory: Optional[Callable[[], ClaudeAgentOptions]] = None,
+        max_workers: int = 4,
+        warm: int = 0,
+        reuse: bool = True,
+        max_runs_per_cli: int = 100,
+    ) -> None:
+        if options is not None and options_factory is not None:
+            raise ValueError("pass options or options_factory, not both")
+        check_picklable_options(options)
+        AgentPool._check_sizes(max_workers, warm, max_runs_per_cli)
+        self.options = options
+        self.options_factory = options_factory
+        self.pool_kwargs: Dict[str, Any] = dict(
+            max_workers=max_workers, warm=warm, reuse=reuse, max_runs_per_cli=max_runs_per_cli
+        )
+        self.pool: Optional[AgentPool] = None
+
+    def setup(self, worker: Any) -> None:
+        """Worker event loop: start this worker's pool (threads only; returns at once)."""
+        options = self.options_factory() if self.options_factory is not None else self.options
+        self.pool = AgentPool(options, **self.pool_kwargs)
+
+    def teardown(self, worker: Any) -> None:
+        """Worker closing: close the pool (bounded; every CLI reaped)."""
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.close()
+
+    def __getstate__(self) -> Dict[str, Any]:
+        state = dict(self.__dict__)
+        state["pool"] = None  # a pool never travels; each worker starts its own
+        return state
+
+
+def install(client: Any, **plugin_kwargs: Any) -> AgentPoolPlugin:
+    """Register an ``AgentPoolPlugin`` (``plugin_kwargs`` as its constructor's) on every
+    worker of ``client``'s cluster; returns the plugin."""
+    plugin = AgentPoolPlugin(**plugin_kwargs)
+    register = getattr(client, "register_plugin", None) or client.register_worker_plugin
+    register(plugin, name=PLUGIN_NAME)
+    return plugin
+
+
+def _worker_pool(worker: Any = None) -> AgentPool:
+    plugin = (worker or get_worker()).plugins.get(PLUGIN_NAME)
+    pool = getattr(plugin, "pool", None)
+    if pool is None:
+        raise RuntimeError(
+            "this Dask worker has no claude_sync AgentPool: call "
+            "claude_sync.integrations.dask.install(client, ...) first"
+        )
+    return pool  # type: ignore[no-any-return]
+
+
+def run_on_worker(
+    prompt: str, *, options: Optional[ClaudeAgentOptions] = None, timeout: Optional[float] = None
+) -> RunResult:
+    """Task body: run ``prompt`` on this worker's pool and wait (a Dask worker thread).
+
+    ``options`` None uses the plugin's. Raises what ``run`` raises, and ``RuntimeError``
+    when the plugin is not installed.
+    """
+    return _worker_pool().submit(prompt, options=options, timeout=timeout).result()
+
+
+def submit_runs(
+    client: Any,
+    prompts: Iterable[str],
+    *,
+    options: Optional[ClaudeAgentOptions] = None,
+    timeout: Optional[float] = None,
+    **map_kwargs: Any,
+) -> List[Any]:
+    """``client.map(run_on_worker, prompts, …)`` with ``pure=False`` (two equal prompts are
+    two runs). Raises ``TypeError`` for options that cannot be pickled."""
+    check_picklable_options(options)
+    map_kwargs.setdefault("pure", False)
+    return client.map(run_on_worker, list(prompts), options=options, timeout=timeout, **map_kwargs)  # type: ignore[no-any-return]
+
+
+def pool_stats(dask_worker: Any) -> Dict[str, int]:
+    """This worker's ``AgentPool.stats()``: ``client.run(pool_stats)`` (Dask passes the
+    worker as ``dask_worker``) returns them per worker address."""
+    return _worker_pool(dask_worker).stats()
