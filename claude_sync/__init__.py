@@ -207,6 +207,7 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         TaskUpdatedStatus,
         TaskUsage,
     )
+    from ._display import show
     from ._io.memory_store import InMemorySessionStore
     from ._io.sqlite_store import SQLiteSessionStore
     from ._io.store_functions import (
@@ -255,6 +256,7 @@ _LAZY = {
     "ReadFileResult": "._core.ts_extras",
     "ReloadPluginsResult": "._core.ts_extras",
     "UsageResult": "._core.ts_extras",
+    "show": "._display",  # the live display loads on first use
     # Type-hint-only names (TypedDicts, Literals) of the official SDK: most programs never
     # touch them at run time, and their modules need typing_extensions.
     **dict.fromkeys(
@@ -349,6 +351,7 @@ __all__ = [
     "ClaudeAgentOptions",
     "AgentDefinition",
     "merge_assistant_messages",
+    "show",
     "Transport",
     # many agents
     "run",

@@ -204,6 +204,17 @@ class ClaudeSDKClient(TsControlMethods):
         """
         return self._receive(until_result=True, timeout=timeout, idle_timeout=idle_timeout, merge=merge_assistant)
 
+    def text_stream(self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None) -> Iterator[str]:
+        """The text of the next response as it arrives, up to its ``ResultMessage``.
+
+        With ``include_partial_messages=True`` in the options, text deltas (token by token);
+        without, each text block whole as the CLI sends it. Top-level assistant text only;
+        blocks joined by a blank line. Same rules and errors as ``receive_response``.
+        """
+        from ._core.text import iter_text
+
+        return iter_text(self.receive_response(timeout=timeout, idle_timeout=idle_timeout))
+
     def _receive(
         self, *, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float], merge: bool = False
     ) -> Iterator[StreamItem]:

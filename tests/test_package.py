@@ -28,7 +28,7 @@ PINNED_ALL = sorted(claude_sync.__all__)
 def test_all_is_pinned_and_every_name_resolves() -> None:
     expected = {
         "query", "QueryStream", "ClaudeSDKClient", "ClaudeAgentOptions", "AgentDefinition",
-        "merge_assistant_messages", "Transport", "CanUseTool", "CancellationSignal", "HookCallback",
+        "merge_assistant_messages", "show", "Transport", "CanUseTool", "CancellationSignal", "HookCallback",
         "HookContext", "HookMatcher", "KNOWN_HOOK_EVENTS", "PermissionMode", "PermissionResult",
         "PermissionResultAllow", "PermissionResultDeny", "PermissionRuleValue", "PermissionUpdate",
         "ToolPermissionContext", "tool", "create_sdk_mcp_server", "SdkMcpServer", "SdkMcpTool",

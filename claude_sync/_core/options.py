@@ -70,6 +70,8 @@ class ToolsPreset(TypedDict):
 
 
 class TaskBudget(TypedDict):
+    """``ClaudeAgentOptions.task_budget``: the ``total`` token budget of a task."""
+
     total: int
 
 

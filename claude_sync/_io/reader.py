@@ -124,7 +124,9 @@ class Reader:
         assert self._transport is not None
         error: Optional[BaseException] = None
         try:
-            self._pump(self._transport.read_chunks())
+            chunks = self._transport.read_chunks()
+            wire = self._session.wire  # None unless claude_sync.wire was at DEBUG at connect
+            self._pump(chunks if wire is None else wire.tapped(chunks))
         except ClaudeSDKError as exc:
             error = exc
         except BaseException as exc:  # noqa: BLE001 - a reader bug must still wake everyone

@@ -293,7 +293,7 @@ def _permission_handler(routing: PermissionRouting) -> ServeFn:
             )
         except Exception as exc:  # noqa: BLE001 - fail closed, keep the session
             reason = callback_failure_reason(exc)
-            logger.error("can_use_tool failed for %s (%s); the tool is denied", tool_name, reason)
+            logger.error("can_use_tool failed for %s (%s); the tool is denied", tool_name, reason, exc_info=exc)
             return fail_closed_permission_wire(reason, context.tool_use_id)
 
     return serve_permission
@@ -313,7 +313,7 @@ def _hook_handler(registry: HookRegistry) -> ServeFn:
                 f"Hook {callback_id} ({hook_input.get('hook_event_name')}) failed: "
                 f"{callback_failure_reason(exc)}"
             )
-            logger.error("%s; the CLI treats this as no decision (fail-open)", failure)
+            logger.error("%s; the CLI treats this as no decision (fail-open)", failure, exc_info=exc)
             raise failure from exc
 
     return serve_hook
