@@ -162,7 +162,7 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         WorktreeCreateHookSpecificOutput,
     )
     from ._core.mcp import SdkMcpServer, create_sdk_mcp_server
-    from ._core.mcp_tools import SdkMcpTool, ToolContext, tool
+    from ._core.mcp_tools import SdkMcpTool, ToolAnnotations, ToolContext, tool
     from ._core.session_summary import fold_session_summary
     from ._core.session_types import (
         ForkSessionResult,
@@ -175,6 +175,18 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         SessionStoreFlushMode,
         SessionStoreListEntry,
         SessionSummaryEntry,
+    )
+    from ._core.ts_extras import (
+        ElicitationRequest,
+        ElicitationResult,
+        McpSetServersResult,
+        OnElicitation,
+        OnUserDialog,
+        ReadFileResult,
+        ReloadPluginsResult,
+        UsageResult,
+        UserDialogRequest,
+        UserDialogResult,
     )
     from ._core.wire_types import (
         TERMINAL_TASK_STATUSES,
@@ -195,6 +207,7 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         TaskUpdatedStatus,
         TaskUsage,
     )
+    from ._display import show
     from ._io.memory_store import InMemorySessionStore
     from ._io.sqlite_store import SQLiteSessionStore
     from ._io.store_functions import (
@@ -231,6 +244,19 @@ _LAZY = {
     "AgentPool": "._agents",
     "SdkMcpTool": "._core.mcp_tools",
     "ToolContext": "._core.mcp_tools",
+    "ToolAnnotations": "._core.mcp_tools",
+    # What the TypeScript SDK has (host callbacks, typed control answers): loaded on first use.
+    "ElicitationRequest": "._core.ts_extras",
+    "ElicitationResult": "._core.ts_extras",
+    "UserDialogRequest": "._core.ts_extras",
+    "UserDialogResult": "._core.ts_extras",
+    "OnElicitation": "._core.ts_extras",
+    "OnUserDialog": "._core.ts_extras",
+    "McpSetServersResult": "._core.ts_extras",
+    "ReadFileResult": "._core.ts_extras",
+    "ReloadPluginsResult": "._core.ts_extras",
+    "UsageResult": "._core.ts_extras",
+    "show": "._display",  # the live display loads on first use
     # Type-hint-only names (TypedDicts, Literals) of the official SDK: most programs never
     # touch them at run time, and their modules need typing_extensions.
     **dict.fromkeys(
@@ -325,6 +351,7 @@ __all__ = [
     "ClaudeAgentOptions",
     "AgentDefinition",
     "merge_assistant_messages",
+    "show",
     "Transport",
     # many agents
     "run",
@@ -350,6 +377,18 @@ __all__ = [
     "SdkMcpServer",
     "SdkMcpTool",
     "ToolContext",
+    "ToolAnnotations",
+    # TS-SDK extras: host callbacks and typed control answers
+    "ElicitationRequest",
+    "ElicitationResult",
+    "UserDialogRequest",
+    "UserDialogResult",
+    "OnElicitation",
+    "OnUserDialog",
+    "McpSetServersResult",
+    "ReadFileResult",
+    "ReloadPluginsResult",
+    "UsageResult",
     # messages
     "Message",
     "UserMessage",

@@ -43,6 +43,7 @@ import warnings
 import weakref
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
+from ._control_extras import TsControlMethods
 from ._core.errors import ClaudeSDKError, NotConnectedError, UsageError
 from ._core.merger import AssistantMessageMerger
 from ._core.messages import Message, ResultMessage
@@ -78,8 +79,10 @@ def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = 
     return Session(options, plan=plan, server=server, transport=transport)
 
 
-class ClaudeSDKClient:
+class ClaudeSDKClient(TsControlMethods):
     """A multi-turn conversation with one CLI process. See the module doc for the contract.
+    The typed TypeScript-SDK control methods (``apply_flag_settings`` … ``get_usage``) come
+    from ``TsControlMethods``.
 
     ``transport``: a ``Transport`` to use instead of spawning the CLI (one client, one
     transport). As in the official SDK, the options that become CLI flags (model, cwd,
@@ -200,6 +203,17 @@ class ClaudeSDKClient:
         CLI sends are merged into whole messages (all blocks of one ``message_id``).
         """
         return self._receive(until_result=True, timeout=timeout, idle_timeout=idle_timeout, merge=merge_assistant)
+
+    def text_stream(self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None) -> Iterator[str]:
+        """The text of the next response as it arrives, up to its ``ResultMessage``.
+
+        With ``include_partial_messages=True`` in the options, text deltas (token by token);
+        without, each text block whole as the CLI sends it. Top-level assistant text only;
+        blocks joined by a blank line. Same rules and errors as ``receive_response``.
+        """
+        from ._core.text import iter_text
+
+        return iter_text(self.receive_response(timeout=timeout, idle_timeout=idle_timeout))
 
     def _receive(
         self, *, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float], merge: bool = False

@@ -19,12 +19,13 @@ yielded until the CLI exits.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
-from ._core.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError
+from ._core.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
 from ._core.messages import ResultMessage
 from ._core.options import ClaudeAgentOptions
 from ._core.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
@@ -106,6 +107,23 @@ class QueryStream:
     def __next__(self) -> StreamItem:
         return next(iter(self))
 
+    def text_stream(self) -> Iterator[str]:
+        """Iterate the answer's text as it arrives (token by token) instead of messages.
+
+        Turns ``include_partial_messages`` on for this run (the options object passed in is
+        not changed) and yields each text delta of the top-level assistant; separate text
+        blocks are joined by a blank line. Call it before iterating the stream (else
+        ``UsageError``); the run ends as iterating would (``ResultError`` …), and closing the
+        text iterator closes the stream.
+        """
+        from ._core.text import iter_text
+
+        if self._gen is not None:
+            raise UsageError("text_stream() must be called before the stream is iterated")
+        if not self._run.options.include_partial_messages:
+            self._run.options = dataclasses.replace(self._run.options, include_partial_messages=True)
+        return iter_text(self)
+
     def close(self) -> None:
         """End the run now and reap the CLI (idempotent; any thread)."""
         gen = self._gen
@@ -181,7 +199,9 @@ class _Run:
         if self.prompt_error is not None:
             raise self.prompt_error
         if last is not None and last.is_error and self.options.raise_on_error_result:
-            raise _result_error_with_exit(last, session)
+            from ._core.hints import add_hint  # the error path only
+
+            raise add_hint(_result_error_with_exit(last, session), last)
 
     def _send_prompt(self, session: Session) -> None:
         if isinstance(self.prompt, str):

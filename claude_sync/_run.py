@@ -62,6 +62,18 @@ class RunResult(FrozenRecord):
             f"num_turns={self.num_turns}, total_cost_usd={self.total_cost_usd}, messages=<{len(self.messages)}>)"
         )
 
+    def _repr_html_(self) -> str:
+        """Notebooks: the answer, the footer, the transcript collapsed (``live.run_result_html``)."""
+        from ._core.live import run_result_html
+
+        return run_result_html(self)
+
+    def _repr_markdown_(self) -> str:
+        """The run as ``show()`` ends it (``live.run_result_markdown``)."""
+        from ._core.live import run_result_markdown
+
+        return run_result_markdown(self)
+
     @classmethod
     def from_messages(cls, messages: List[StreamItem], cost_before: float = 0.0) -> RunResult:
         """Build from a run's messages; the last ``ResultMessage`` ends it.

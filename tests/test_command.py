@@ -340,9 +340,19 @@ def test_sdk_server_is_addressed_by_its_key_not_its_name() -> None:
     assert plan.initialize_fields["sdkMcpServers"] == ["key"]
 
 
-def test_a_dict_of_type_sdk_is_refused() -> None:
-    with pytest.raises(ValueError, match="create_sdk_mcp_server"):
+def test_the_official_sdk_config_dict_is_an_in_process_server() -> None:
+    config = {"type": "sdk", "name": "calc", "instance": FakeSdkServer("calc")}
+    plan = plan_for(mcp_servers={"key": config})
+    assert plan.argv == BASE
+    assert plan.sdk_mcp_servers == {"key": config["instance"]}  # the server behind the config
+    assert plan.initialize_fields["sdkMcpServers"] == ["key"]
+
+
+def test_a_dict_of_type_sdk_needs_a_server_instance() -> None:
+    with pytest.raises(ValueError, match=r"mcp_servers\['calc'\].*has no 'instance'"):
         plan_for(mcp_servers={"calc": {"type": "sdk", "name": "calc"}})
+    with pytest.raises(TypeError, match=r"\['instance'\] must be a server.*not str"):
+        plan_for(mcp_servers={"calc": {"type": "sdk", "name": "calc", "instance": "x"}})
 
 
 # ----------------------------------------------------------------------------- settings
@@ -554,6 +564,14 @@ NON_DEFAULT: Dict[str, Any] = {
     "client_app": "my-app/1.0",
     "hooks": {"PreToolUse": [HookMatcher(hooks=[lambda *a: None])]},
     "session_store": InMemorySessionStore(),
+    # TS-SDK extras
+    "tool_aliases": {"Bash": "mcp__w__bash"},
+    "plan_mode_instructions": "plan it",
+    "title": "A title",
+    "prompt_suggestions": True,
+    "agent_progress_summaries": True,
+    "supported_dialog_kinds": [],  # a non-empty list needs on_user_dialog
+    "per_task_stop_affordance": True,
 }
 
 
@@ -597,6 +615,8 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "debug_stderr": sys.stderr,
         "session_store_flush": "eager",
         "load_timeout_ms": 5,
+        "on_elicitation": lambda request: {"action": "decline"},
+        "on_user_dialog": lambda request: {"behavior": "cancelled"},
     }
     changed = dataclasses.replace(ClaudeAgentOptions(), **{name: values[name]})
     environ = {"PATH": "/bin"}
@@ -776,3 +796,48 @@ def test_module_is_pure() -> None:
     forbidden = {"threading", "subprocess", "queue", "time", "asyncio", "concurrent", "socket",
                  "select", "signal"}  # fmt: skip
     assert not (imported & forbidden)
+
+
+# ----------------------------------------------------------------------------- TS-SDK extras
+
+
+def test_ts_sdk_initialize_only_options_map_to_initialize_fields() -> None:
+    def render(request: Any) -> Any:
+        return {"behavior": "cancelled"}
+
+    plan = plan_for(
+        tool_aliases={"Bash": "mcp__w__bash"},
+        plan_mode_instructions="Plan carefully.",
+        title="Nightly run",
+        prompt_suggestions=True,
+        agent_progress_summaries=True,
+        supported_dialog_kinds=["refusal_fallback_prompt"],
+        on_user_dialog=render,
+        per_task_stop_affordance=True,
+    )
+    assert plan.argv == BASE
+    extras = {k: v for k, v in plan.initialize_fields.items() if k != "systemPrompt"}
+    assert extras == {
+        "toolAliases": {"Bash": "mcp__w__bash"},
+        "planModeInstructions": "Plan carefully.",
+        "title": "Nightly run",
+        "promptSuggestions": True,
+        "agentProgressSummaries": True,
+        "supportedDialogKinds": ["refusal_fallback_prompt"],
+        "perTaskStopAffordance": True,
+    }
+    default = build_spawn_plan(ClaudeAgentOptions(), CLI, environ={}).initialize_fields
+    assert set(default) == {"systemPrompt"}  # unset extras send nothing
+
+
+def test_ts_sdk_option_errors() -> None:
+    with pytest.raises(ValueError, match="supported_dialog_kinds needs on_user_dialog"):
+        plan_for(supported_dialog_kinds=["refusal_fallback_prompt"])
+    with pytest.raises(TypeError, match="tool_aliases must map"):
+        plan_for(tool_aliases={"Bash": 1})
+    with pytest.raises(TypeError, match="title must be a str"):
+        plan_for(title=3)
+    with pytest.raises(TypeError, match="supported_dialog_kinds must be a list of str"):
+        plan_for(supported_dialog_kinds="refusal_fallback_prompt", on_user_dialog=print)
+    with pytest.raises(TypeError, match="on_elicitation must be callable"):
+        plan_for(on_elicitation="decline")

@@ -65,7 +65,7 @@ def weather(args: Dict[str, Any], context: ToolContext) -> str:
 
 
 def calc() -> SdkMcpServer:
-    return create_sdk_mcp_server("calc", version="2.1.0", tools=[add, weather])
+    return SdkMcpServer("calc", version="2.1.0", tools=[add, weather])
 
 
 def request(
@@ -106,7 +106,7 @@ def call_tool(
 
 
 def one_tool_server(handler: Any, schema: Any = None) -> SdkMcpServer:
-    return create_sdk_mcp_server(
+    return SdkMcpServer(
         "t", tools=[tool("t", "test tool", schema if schema is not None else {})(handler)]
     )
 
@@ -222,7 +222,7 @@ def test_dataclass_input_schema() -> None:
     made = tool("resize", "Resize", Resize)(
         lambda args: f"{args['width']}x{args.get('height', 10)}"
     )
-    server = create_sdk_mcp_server("img", tools=[made])
+    server = SdkMcpServer("img", tools=[made])
     assert call_tool(server, "resize", {"width": 3})["result"] == {
         "content": [{"type": "text", "text": "3x10"}]
     }
@@ -276,15 +276,23 @@ def test_annotations_in_tools_list(
 # ----------------------------------------------------------------------------- servers
 
 
-def test_create_sdk_mcp_server_attributes() -> None:
+def test_create_sdk_mcp_server_returns_the_official_config_dict() -> None:
+    config = create_sdk_mcp_server("calc", version="2.1.0", tools=[add, weather])
+    assert type(config) is dict and sorted(config) == ["instance", "name", "type"]
+    assert (config["type"], config["name"]) == ("sdk", "calc")
+    assert isinstance(config["instance"], SdkMcpServer)
+    assert config["instance"].tools == (add, weather)
+
+
+def test_sdk_mcp_server_attributes() -> None:
     server = calc()
     assert server.type == "sdk"
     assert (server.name, server.version) == ("calc", "2.1.0")
     assert server.tools == (add, weather)
     assert server.get_tool("add") is add and server.get_tool("nope") is None
     assert server.to_wire() == {"type": "sdk", "name": "calc"}
-    assert create_sdk_mcp_server("empty").tools == ()
-    assert create_sdk_mcp_server("v").version == "1.0.0"
+    assert SdkMcpServer("empty").tools == ()
+    assert SdkMcpServer("v").version == "1.0.0"
     assert "add" in repr(server)
 
 
@@ -534,7 +542,7 @@ def test_mcp_control_response() -> None:
 
 def test_registry_routes_by_the_configured_name() -> None:
     math_server = calc()
-    other = create_sdk_mcp_server("other", tools=[tool("ping", "Ping", {})(lambda args: "pong")])
+    other = SdkMcpServer("other", tools=[tool("ping", "Ping", {})(lambda args: "pong")])
     servers = SdkMcpServers({"math": math_server, "other": other})
     assert servers.names == ["math", "other"]
     assert len(servers) == 2 and "math" in servers and "calc" not in servers
@@ -586,6 +594,22 @@ def test_registry_routes_by_the_configured_name() -> None:
 )
 def test_registry_unknown_server_is_a_jsonrpc_error(message: Any, expected: Any) -> None:
     assert reply_of(SdkMcpServers({"calc": calc()}).route("ghost", message)) == expected
+
+
+def test_the_official_config_dict_is_an_in_process_server() -> None:
+    from claude_sync._core.command import partition_mcp_servers
+
+    server = calc()
+    config = create_sdk_mcp_server("other", tools=[add])
+    files = {"type": "stdio", "command": "mcp-files"}
+    external, in_process = partition_mcp_servers({"calc": server, "files": files, "conf": config})
+    assert external == {"files": files}
+    assert in_process == {"calc": server, "conf": config["instance"]}
+    servers = SdkMcpServers(in_process)
+    assert servers.names == ["calc", "conf"] and servers.get("conf") is config["instance"]
+    assert servers.package_servers == {} and len(SdkMcpServers()) == 0
+    with pytest.raises(TypeError, match="not an in-process server"):
+        SdkMcpServers({"x": object()})
 
 
 # ----------------------------------------------------------------------------- tool calls
@@ -658,7 +682,7 @@ def test_raising_handler_becomes_an_error_result() -> None:
     def divide(args: Dict[str, Any]) -> str:
         return str(args["a"] / args["b"])
 
-    server = create_sdk_mcp_server(
+    server = SdkMcpServer(
         "m", tools=[tool("divide", "Divide", {"a": float, "b": float})(divide)]
     )
     response = call_tool(server, "divide", {"a": 1, "b": 0}, rpc_id=0)
@@ -696,7 +720,7 @@ def test_invalid_arguments_do_not_reach_the_handler(
         ran.append(True)
         return "x"
 
-    response = call_tool(create_sdk_mcp_server("m", tools=[guarded]), "add", arguments)
+    response = call_tool(SdkMcpServer("m", tools=[guarded]), "add", arguments)
     assert ran == []
     assert error_text(response) == f"Invalid arguments for tool 'add': {message}"
 
@@ -944,7 +968,7 @@ def test_pure_modules_import_nothing_forbidden_and_stay_light() -> None:
         on_import = set(sys.modules) - before
         assert "claude_sync._core.schema" not in on_import, "schema code loads at decoration time"
         t = mt.tool("t", "d", {{"a": int}})(lambda args, ctx: 1 / 0)
-        s = m.create_sdk_mcp_server("s", tools=[t])
+        s = m.create_sdk_mcp_server("s", tools=[t])["instance"]
         r = m.run_tool_call(s.handle({{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                                        "params": {{"name": "t", "arguments": {{"a": 1}}}}}}))
         assert r["result"]["isError"] is True
@@ -956,3 +980,43 @@ def test_pure_modules_import_nothing_forbidden_and_stay_light() -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+# ----------------------------------------------------------------------------- ToolAnnotations
+
+
+def test_tool_annotations_take_and_give_both_spellings() -> None:
+    from claude_sync import ToolAnnotations
+
+    hints = ToolAnnotations(read_only_hint=True, destructiveHint=False, max_result_size_chars=9)
+    assert hints == ToolAnnotations(readOnlyHint=True, destructive_hint=False, maxResultSizeChars=9)
+    assert (hints.readOnlyHint, hints.read_only_hint) == (True, True)
+    assert hints.open_world_hint is None and hints.title is None
+    assert hints.model_dump() == {"readOnlyHint": True, "destructiveHint": False, "maxResultSizeChars": 9}
+    assert hints.model_dump(by_alias=False)["read_only_hint"] is True
+    assert ToolAnnotations(readOnlyHint=True, read_only_hint=False).readOnlyHint is True  # wire wins
+    assert ToolAnnotations(customHint=1).customHint == 1  # extra hints kept, as extra="allow"
+    with pytest.raises(AttributeError):
+        hints.readOnlyHint = False  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="no hint 'bogus'"):
+        hints.bogus  # noqa: B018
+    with pytest.raises(TypeError, match="readOnlyHint must be a bool"):
+        ToolAnnotations(read_only_hint="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="maxResultSizeChars must be a non-negative int"):
+        ToolAnnotations(maxResultSizeChars=-1)
+    import pickle
+
+    assert pickle.loads(pickle.dumps(hints)) == hints and "readOnlyHint=True" in repr(hints)
+
+
+def test_tool_annotations_reach_tools_list_and_meta() -> None:
+    from claude_sync import ToolAnnotations
+
+    made = tool(
+        "t", "d", {}, annotations=ToolAnnotations(title="T", read_only_hint=True, max_result_size_chars=5)
+    )(lambda a: "x")
+    entry = made.to_wire()
+    assert entry["annotations"] == {"title": "T", "readOnlyHint": True}
+    assert entry["_meta"] == {"anthropic/maxResultSizeChars": 5}
+    listed = reply_of(SdkMcpServer("s", tools=[made]).handle(request("tools/list", 1)))
+    assert listed["result"]["tools"][0]["annotations"] == {"title": "T", "readOnlyHint": True}

@@ -46,7 +46,8 @@ def test_partition_picks_sdk_servers_by_the_one_rule() -> None:
     server = create_sdk_mcp_server("calc")
     files = {"type": "stdio", "command": "mcp-files"}
     external, in_process = partition_mcp_servers({"calc": server, "files": files})
-    assert in_process == {"calc": server} and external == {"files": files}
+    # the official config dict counts by its instance
+    assert in_process == {"calc": server["instance"]} and external == {"files": files}
     assert partition_mcp_servers({}) == ({}, {})
 
 
@@ -95,7 +96,7 @@ def test_every_announced_sdk_server_is_served() -> None:
 
 def test_no_sdk_servers_no_mcp_handlers() -> None:
     handlers = build_handlers(interpret_options(ClaudeAgentOptions()))
-    assert set(handlers) == {"can_use_tool"}
+    assert set(handlers) == {"can_use_tool", "elicitation"}  # elicitations are declined
 
 
 # ----------------------------------------------------------------------------- permissions

@@ -220,8 +220,8 @@ def test_an_mcp_tool_is_called_after_the_handshake(mode: str, tmp_path: Path) ->
     assert kinds == ["mcp:initialize", "mcp:initialized", "mcp:tools/list", "mcp:tools/call", "mcp:tools/call"]
 
 
-def test_an_elicitation_gets_the_clients_refusal(mode: str, tmp_path: Path) -> None:
-    cli = ScriptedCLI().expect_user().ask_elicitation("calc", "Your name?", expect_error="elicitation").result()
+def test_an_elicitation_without_on_elicitation_is_declined(mode: str, tmp_path: Path) -> None:
+    cli = ScriptedCLI().expect_user().ask_elicitation("calc", "Your name?", expect={"action": "decline"}).result()
     run(cli, mode, tmp_path)
     cli.verify()
 

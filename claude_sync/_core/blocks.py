@@ -47,9 +47,28 @@ def _as_is(value: Any) -> Any:
 
 
 class _Record(SerdeMixin, FrozenRecord):
-    """Base of every message and block: immutable, cheap to define, lazily serialisable."""
+    """Base of every message and block: immutable, cheap to define, lazily serialisable.
+
+    Its ``repr()`` is short (defaults left out, long values cut, secrets redacted) and it
+    renders itself in notebooks (``_repr_html_`` / ``_repr_markdown_``): see ``render``.
+    """
 
     __slots__ = ()
+
+    def __repr__(self) -> str:
+        from .render import short_repr  # loaded on the first repr, not at import
+
+        return short_repr(self)
+
+    def _repr_html_(self) -> str:
+        from .render import to_html
+
+        return to_html(self)
+
+    def _repr_markdown_(self) -> str:
+        from .render import to_markdown
+
+        return to_markdown(self)
 
 
 # ----------------------------------------------------------------------------- blocks

@@ -25,6 +25,8 @@ Where each option goes (checked against the real CLI 2.1.197)::
                                --setting-sources=user,project unless setting_sources is set
     skills "all"               "Skill" in --allowedTools, the same setting-sources default
     forward_subagent_text      initialize.forwardSubagentText = true
+    TS-SDK extras              initialize.toolAliases, .planModeInstructions, .title, … (see
+                               ``ts_extras``)
     hooks                      initialize.hooks = {event: [{hookCallbackIds, matcher, timeout,
                                onFailure}]}
     mcp_servers dict           --mcp-config FILE {"mcpServers": {...}} for external servers;
@@ -118,11 +120,13 @@ from .environment import (  # re-exported: the environment is part of the plan
     initialize_timeout,
 )
 from .hooks import HookRegistry, check_fail_closed_answer
+from .mcp_config import sdk_server_instance
 from .options import ClaudeAgentOptions
 from .permission_types import CanUseToolShadowedWarning
 from .permissions import PermissionRouting
 from .record import FrozenRecord, frozen_record
 from .tool_rules import can_use_tool_shadowing, skills_defaults
+from .ts_extras import HostCallbacks, ts_extra_initialize_fields
 
 __all__ = [
     "ENTRYPOINT",
@@ -168,6 +172,8 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "debug_stderr",  # the transport's stderr drain writes there when no callback is set
         "session_store_flush",  # the store bridge's batching (session_store itself: --session-mirror)
         "load_timeout_ms",  # bounds the store bridge's loads for a resume from the store
+        "on_elicitation",  # the shell answers the CLI's elicitation requests with it
+        "on_user_dialog",  # ... and its request_user_dialog requests
     }
 )
 """``ClaudeAgentOptions`` fields ``interpret_options`` deliberately leaves to the I/O shell."""
@@ -188,6 +194,7 @@ class OptionsPlan(FrozenRecord):
       CLI's ``mcp_message.server_name`` says); exactly these are announced and served.
     * ``hooks``: the callback ids of ``initialize.hooks`` and the callbacks behind them.
     * ``permissions``: who answers the CLI's permission prompts.
+    * ``host_callbacks``: ``on_elicitation`` / ``on_user_dialog`` (TS-SDK extras).
     """
 
     cli_args: List[ArgvItem]
@@ -202,6 +209,7 @@ class OptionsPlan(FrozenRecord):
     """The keys of ``options.env`` (they win over the trace context)."""
     initialize_timeout: float = 60.0
     """``options.initialize_timeout`` (``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT`` may raise it)."""
+    host_callbacks: HostCallbacks = field(default_factory=HostCallbacks)
 
     def spawn_plan(
         self,
@@ -278,10 +286,13 @@ def interpret_options(
 
     Raises ``ValueError`` for contradictory or unsupported options (two of ``can_use_tool``,
     ``permission_prompt_tool_name``, ``deny_all_permissions``; an unknown
-    ``system_prompt``/``thinking``/``output_format``/plugin type, invalid JSON settings, a bad skill name, a dict MCP entry of type ``"sdk"``, an
-    argv value over ``MAX_ARG_BYTES``, a hook timeout that is not > 0) and ``TypeError`` for
-    values of the wrong type (an agent that is not an ``AgentDefinition``/dict, a non-string
-    ``env`` value, an MCP server of type ``"sdk"`` without ``handle``, a bad hook matcher).
+    ``system_prompt``/``thinking``/``output_format``/plugin type, invalid JSON settings, a bad
+    skill name, a ``"sdk"`` MCP entry without an ``instance``, an argv value over
+    ``MAX_ARG_BYTES``, a hook timeout that is not > 0, ``supported_dialog_kinds`` without
+    ``on_user_dialog``) and ``TypeError`` for values of the wrong type (an agent that is not an
+    ``AgentDefinition``/dict, a non-string ``env`` value, an MCP server of type ``"sdk"``
+    without ``handle`` or whose ``instance`` is not a server, a bad hook matcher, a TS-SDK extra
+    option of the wrong type).
     """
     permissions = PermissionRouting.from_options(
         options.can_use_tool, options.permission_prompt_tool_name, options.deny_all_permissions
@@ -320,6 +331,7 @@ def interpret_options(
         init["forwardSubagentText"] = True
     if len(hooks):
         init["hooks"] = hooks.initialize_hooks_field()
+    init.update(ts_extra_initialize_fields(options))
 
     cwd = None if options.cwd is None else os.fspath(options.cwd)
     return OptionsPlan(
@@ -333,6 +345,7 @@ def interpret_options(
         permissions=permissions,
         explicit_env=frozenset(options.env),
         initialize_timeout=options.initialize_timeout,
+        host_callbacks=HostCallbacks(options.on_elicitation, options.on_user_dialog),
     )
 
 
@@ -377,32 +390,34 @@ def partition_mcp_servers(
 ) -> Tuple[Dict[str, Any], Dict[str, Any]]:
     """``ClaudeAgentOptions.mcp_servers`` (a dict) → ``(external, in_process)``, keyed by ``str(key)``.
 
-    The one rule for what counts as an in-process (SDK) server: a value whose ``type`` is
-    ``"sdk"``. Such a value must be able to answer the CLI's traffic, i.e. have a callable
-    ``handle`` (a server made with ``create_sdk_mcp_server()``); everything announced to the
-    CLI then has a handler behind it. Every other value is an external server config.
+    The one rule for what counts as an in-process (SDK) server (``mcp_config.sdk_server_instance``):
+    an ``SdkMcpServer`` (a value whose ``type`` is ``"sdk"`` with a callable ``handle``), or the
+    official config ``{"type": "sdk", "name", "instance"}`` whose ``instance`` is one or a
+    server built with the ``mcp`` package. ``in_process`` maps each key to that server object;
+    everything announced to the CLI then has a handler behind it. Every other value is an
+    external server config.
 
-    Raises ``ValueError`` for a *dict* of type ``"sdk"`` and ``TypeError`` for an object of
-    type ``"sdk"`` without ``handle``: nothing in this process could answer for them.
+    Raises ``ValueError`` for a ``"sdk"`` dict without ``instance`` and ``TypeError`` for an
+    object of type ``"sdk"`` without ``handle`` or an ``instance`` that is not a server:
+    nothing in this process could answer for them.
     """
     external: Dict[str, Any] = {}
     in_process: Dict[str, Any] = {}
     for key, config in mcp_servers.items():
-        if isinstance(config, Mapping):
-            if config.get("type") == "sdk":
-                raise ValueError(
-                    "an mcp_servers entry of type 'sdk' must be a server made with "
-                    "create_sdk_mcp_server(), not a dict"
-                )
-            external[str(key)] = config
-        elif getattr(config, "type", None) == "sdk":
-            if not callable(getattr(config, "handle", None)):
-                raise TypeError(
-                    f"mcp_servers[{key!r}] has type 'sdk' but no handle() method, so nothing "
-                    f"could answer the CLI for it: use create_sdk_mcp_server(), "
-                    f"got {type(config).__name__}"
-                )
-            in_process[str(key)] = config
+        name = str(key)
+        if (
+            not isinstance(config, Mapping)
+            and getattr(config, "type", None) == "sdk"
+            and not callable(getattr(config, "handle", None))
+        ):
+            raise TypeError(
+                f"mcp_servers[{key!r}] has type 'sdk' but no handle() method, so nothing "
+                f"could answer the CLI for it: use create_sdk_mcp_server(), "
+                f"got {type(config).__name__}"
+            )
+        instance = sdk_server_instance(name, config)
+        if instance is None:
+            external[name] = config
         else:
-            external[str(key)] = config
+            in_process[name] = instance
     return external, in_process

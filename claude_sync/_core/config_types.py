@@ -125,6 +125,8 @@ McpServerStatusConfig = Union[
 
 
 class McpServerInfo(TypedDict):
+    """An MCP server's ``name`` and ``version``, as it reported them when it connected."""
+
     name: str
     version: str
 
@@ -138,6 +140,8 @@ class McpToolAnnotations(TypedDict, total=False):
 
 
 class McpToolInfo(TypedDict):
+    """One tool of an MCP server in ``get_mcp_status()``: ``name``, ``description``, ``annotations``."""
+
     name: str
     description: NotRequired[str]
     annotations: NotRequired[McpToolAnnotations]
@@ -165,6 +169,8 @@ class McpStatusResponse(TypedDict):
 
 
 class ContextUsageCategory(TypedDict):
+    """One category of ``get_context_usage()``: its ``name``, ``tokens`` and display ``color``."""
+
     name: str
     tokens: int
     color: str

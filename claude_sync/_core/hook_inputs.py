@@ -86,6 +86,8 @@ class _SubagentAware(BaseHookInput):
 
 
 class PreToolUseHookInput(_SubagentAware):
+    """What a ``PreToolUse`` hook receives as ``hook_input`` (the CLI's field names)."""
+
     hook_event_name: Literal["PreToolUse"]
     tool_name: str
     tool_input: Dict[str, Any]
@@ -94,6 +96,8 @@ class PreToolUseHookInput(_SubagentAware):
 
 
 class PostToolUseHookInput(_SubagentAware):
+    """What a ``PostToolUse`` hook receives as ``hook_input`` (the CLI's field names)."""
+
     hook_event_name: Literal["PostToolUse"]
     tool_name: str
     tool_input: Dict[str, Any]
@@ -104,6 +108,8 @@ class PostToolUseHookInput(_SubagentAware):
 
 
 class PostToolUseFailureHookInput(_SubagentAware):
+    """What a ``PostToolUseFailure`` hook receives as ``hook_input`` (the CLI's field names)."""
+
     hook_event_name: Literal["PostToolUseFailure"]
     tool_name: str
     tool_input: Dict[str, Any]
@@ -138,6 +144,8 @@ class PermissionDeniedHookInput(_SubagentAware):
 
 
 class PermissionRequestHookInput(_SubagentAware):
+    """What a ``PermissionRequest`` hook receives as ``hook_input`` (the CLI's field names)."""
+
     hook_event_name: Literal["PermissionRequest"]
     tool_name: str
     tool_input: Dict[str, Any]
@@ -148,6 +156,8 @@ class PermissionRequestHookInput(_SubagentAware):
 
 
 class NotificationHookInput(BaseHookInput):
+    """What a ``Notification`` hook receives as ``hook_input`` (the CLI's field names)."""
+
     hook_event_name: Literal["Notification"]
     message: str
     title: NotRequired[str]
@@ -155,6 +165,8 @@ class NotificationHookInput(BaseHookInput):
 
 
 class UserPromptSubmitHookInput(BaseHookInput):
+    """What a ``UserPromptSubmit`` hook receives as ``hook_input`` (the CLI's field names)."""
+
     hook_event_name: Literal["UserPromptSubmit"]
     prompt: str
     source: NotRequired[str]
@@ -193,6 +205,8 @@ class SetupHookInput(BaseHookInput):
 
 
 class StopHookInput(BaseHookInput):
+    """What a ``Stop`` hook receives as ``hook_input`` (the CLI's field names)."""
+
     hook_event_name: Literal["Stop"]
     stop_hook_active: bool
     last_assistant_message: NotRequired[str]
@@ -208,12 +222,16 @@ class StopFailureHookInput(BaseHookInput):
 
 
 class SubagentStartHookInput(BaseHookInput):
+    """What a ``SubagentStart`` hook receives as ``hook_input`` (the CLI's field names)."""
+
     hook_event_name: Literal["SubagentStart"]
     agent_id: str
     agent_type: str
 
 
 class SubagentStopHookInput(BaseHookInput):
+    """What a ``SubagentStop`` hook receives as ``hook_input`` (the CLI's field names)."""
+
     hook_event_name: Literal["SubagentStop"]
     stop_hook_active: bool
     agent_id: str
@@ -225,6 +243,8 @@ class SubagentStopHookInput(BaseHookInput):
 
 
 class PreCompactHookInput(BaseHookInput):
+    """What a ``PreCompact`` hook receives as ``hook_input`` (the CLI's field names)."""
+
     hook_event_name: Literal["PreCompact"]
     trigger: Literal["manual", "auto"]
     custom_instructions: Optional[str]

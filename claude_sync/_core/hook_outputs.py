@@ -40,6 +40,8 @@ class PreToolUseHookSpecificOutput(TypedDict):
 
 
 class PostToolUseHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``PostToolUse`` hook may return (``hookEventName`` ``"PostToolUse"``)."""
+
     hookEventName: Literal["PostToolUse"]
     additionalContext: NotRequired[str]
     classifierContext: NotRequired[str]
@@ -48,16 +50,22 @@ class PostToolUseHookSpecificOutput(TypedDict):
 
 
 class PostToolUseFailureHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``PostToolUseFailure`` hook may return (``hookEventName`` ``"PostToolUseFailure"``)."""
+
     hookEventName: Literal["PostToolUseFailure"]
     additionalContext: NotRequired[str]
 
 
 class PostToolBatchHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``PostToolBatch`` hook may return (``hookEventName`` ``"PostToolBatch"``)."""
+
     hookEventName: Literal["PostToolBatch"]
     additionalContext: NotRequired[str]
 
 
 class UserPromptSubmitHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``UserPromptSubmit`` hook may return (``hookEventName`` ``"UserPromptSubmit"``)."""
+
     hookEventName: Literal["UserPromptSubmit"]
     additionalContext: NotRequired[str]
     sessionTitle: NotRequired[str]
@@ -65,12 +73,16 @@ class UserPromptSubmitHookSpecificOutput(TypedDict):
 
 
 class UserPromptExpansionHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``UserPromptExpansion`` hook may return (``hookEventName`` ``"UserPromptExpansion"``)."""
+
     hookEventName: Literal["UserPromptExpansion"]
     additionalContext: NotRequired[str]
     suppressOriginalPrompt: NotRequired[bool]
 
 
 class SessionStartHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``SessionStart`` hook may return (``hookEventName`` ``"SessionStart"``)."""
+
     hookEventName: Literal["SessionStart"]
     additionalContext: NotRequired[str]
     initialUserMessage: NotRequired[str]
@@ -93,21 +105,29 @@ class PreModelSwitchHookSpecificOutput(TypedDict):
 
 
 class PostModelSwitchHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``PostModelSwitch`` hook may return (``hookEventName`` ``"PostModelSwitch"``)."""
+
     hookEventName: Literal["PostModelSwitch"]
     additionalContext: NotRequired[str]
 
 
 class SubagentStartHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``SubagentStart`` hook may return (``hookEventName`` ``"SubagentStart"``)."""
+
     hookEventName: Literal["SubagentStart"]
     additionalContext: NotRequired[str]
 
 
 class StopHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``Stop`` hook may return (``hookEventName`` ``"Stop"``)."""
+
     hookEventName: Literal["Stop"]
     additionalContext: NotRequired[str]
 
 
 class SubagentStopHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``SubagentStop`` hook may return (``hookEventName`` ``"SubagentStop"``)."""
+
     hookEventName: Literal["SubagentStop"]
     additionalContext: NotRequired[str]
 
@@ -120,6 +140,8 @@ class PermissionDeniedHookSpecificOutput(TypedDict):
 
 
 class NotificationHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``Notification`` hook may return (``hookEventName`` ``"Notification"``)."""
+
     hookEventName: Literal["Notification"]
     additionalContext: NotRequired[str]
 
@@ -133,33 +155,45 @@ class PermissionRequestHookSpecificOutput(TypedDict):
 
 
 class ElicitationHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``Elicitation`` hook may return (``hookEventName`` ``"Elicitation"``)."""
+
     hookEventName: Literal["Elicitation"]
     action: NotRequired[Literal["accept", "decline", "cancel"]]
     content: NotRequired[Dict[str, Any]]
 
 
 class ElicitationResultHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``ElicitationResult`` hook may return (``hookEventName`` ``"ElicitationResult"``)."""
+
     hookEventName: Literal["ElicitationResult"]
     action: NotRequired[Literal["accept", "decline", "cancel"]]
     content: NotRequired[Dict[str, Any]]
 
 
 class CwdChangedHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``CwdChanged`` hook may return (``hookEventName`` ``"CwdChanged"``)."""
+
     hookEventName: Literal["CwdChanged"]
     watchPaths: NotRequired[List[str]]
 
 
 class FileChangedHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``FileChanged`` hook may return (``hookEventName`` ``"FileChanged"``)."""
+
     hookEventName: Literal["FileChanged"]
     watchPaths: NotRequired[List[str]]
 
 
 class WorktreeCreateHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``WorktreeCreate`` hook may return (``hookEventName`` ``"WorktreeCreate"``)."""
+
     hookEventName: Literal["WorktreeCreate"]
     worktreePath: str
 
 
 class MessageDisplayHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``MessageDisplay`` hook may return (``hookEventName`` ``"MessageDisplay"``)."""
+
     hookEventName: Literal["MessageDisplay"]
     displayContent: NotRequired[str]
 

@@ -57,6 +57,7 @@ from typing import (
     Union,
 )
 
+from .mcp_config import McpSdkServerConfig, _is_own_server, mcp_package_lowlevel_server
 from .mcp_tools import RpcId, SdkMcpTool, _tool_result
 from .record import FrozenRecord, frozen_record
 
@@ -81,7 +82,9 @@ __all__ = [
     "PROTOCOL_VERSIONS",
     "McpAction",
     "McpCancelled",
+    "McpForward",
     "McpReply",
+    "McpSdkServerConfig",
     "McpToolCall",
     "SdkMcpServer",
     "SdkMcpServers",
@@ -136,7 +139,16 @@ class McpCancelled(FrozenRecord):
         return (self.server_name, self.rpc_id)
 
 
-McpAction = Union[McpReply, McpToolCall, McpCancelled]
+@frozen_record
+class McpForward(FrozenRecord):
+    """A message for a server made with the ``mcp`` package: the shell hands ``message`` to
+    that server's bridge (``_io.mcp_bridge``) and answers with what it returns."""
+
+    server_name: str
+    message: Any
+
+
+McpAction = Union[McpReply, McpToolCall, McpCancelled, McpForward]
 
 
 def mcp_control_response(response: Optional[Dict[str, Any]]) -> Dict[str, Any]:
@@ -317,35 +329,55 @@ def _notification(method: str, params: Dict[str, Any], routed_as: str) -> McpAct
 
 def create_sdk_mcp_server(
     name: str, version: str = "1.0.0", tools: Optional[List[SdkMcpTool]] = None
-) -> SdkMcpServer:
-    """An in-process MCP server with ``tools``; use it as a value in ``mcp_servers``.
+) -> McpSdkServerConfig:
+    """An in-process MCP server with ``tools``: the official config dict ``{"type": "sdk",
+    "name": name, "instance": SdkMcpServer(…)}``, an ``mcp_servers`` value (as is the server).
 
     Raises:
         ValueError: an empty name, or two tools with the same name.
         TypeError: an item of ``tools`` is not an ``SdkMcpTool``.
     """
-    return SdkMcpServer(name, version=version, tools=tools)
+    server = SdkMcpServer(name, version=version, tools=tools)
+    return {"type": "sdk", "name": name, "instance": server}
 
 
 class SdkMcpServers:
     """The SDK servers of one session, keyed by the name the CLI addresses them by."""
 
-    def __init__(self, servers: Optional[Mapping[str, SdkMcpServer]] = None) -> None:
-        self._servers: Dict[str, SdkMcpServer] = dict(servers or {})
+    def __init__(self, servers: Optional[Mapping[str, Any]] = None) -> None:
+        """``servers``: each in-process server by its key (``command.partition_mcp_servers``
+        resolved them): ours (an ``SdkMcpServer``, answered here) or one built with the ``mcp``
+        package (its messages become ``McpForward`` actions for the shell's bridge, which runs
+        its low-level server, kept in ``package_servers``).
+
+        Raises TypeError for a server that is neither.
+        """
+        self._servers: Dict[str, SdkMcpServer] = {}
+        self.package_servers: Dict[str, Any] = {}
+        self._order: List[str] = []
+        for key, server in (servers or {}).items():
+            self._order.append(key)
+            if _is_own_server(server):
+                self._servers[key] = server
+                continue
+            lowlevel = mcp_package_lowlevel_server(server)
+            if lowlevel is None:
+                raise TypeError(f"mcp_servers[{key!r}] is not an in-process server: {server!r}")
+            self.package_servers[key] = lowlevel
 
     @property
     def names(self) -> List[str]:
-        """The server names, in ``mcp_servers`` order."""
-        return list(self._servers)
+        """The server names, in ``mcp_servers`` order (for ``initialize.sdkMcpServers``)."""
+        return list(self._order)
 
     def __len__(self) -> int:
-        return len(self._servers)
+        return len(self._servers) + len(self.package_servers)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._servers
+        return name in self._servers or name in self.package_servers
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._servers)
+        return iter(self.names)
 
     def get(self, name: str) -> Optional[SdkMcpServer]:
         return self._servers.get(name)
@@ -355,6 +387,8 @@ class SdkMcpServers:
         server = self._servers.get(server_name)
         if server is not None:
             return server.handle(message, server_name)
+        if server_name in self.package_servers:
+            return McpForward(server_name, message)
         if isinstance(message, dict) and "id" not in message:
             return McpReply(None)  # a notification: JSON-RPC forbids answering it
         rpc_id = message.get("id") if isinstance(message, dict) else None

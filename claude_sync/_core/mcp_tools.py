@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from .record import FrozenRecord, frozen_record
+from .tool_annotations import _ANNOTATION_ALIASES, ToolAnnotations
 
 if TYPE_CHECKING:  # pragma: no cover
     from .mcp import McpToolCall
@@ -21,16 +22,10 @@ if TYPE_CHECKING:  # pragma: no cover
 RpcId = Union[int, str]
 
 _MAX_RESULT_SIZE_META = "anthropic/maxResultSizeChars"
-_ANNOTATION_ALIASES = {
-    "read_only_hint": "readOnlyHint",
-    "destructive_hint": "destructiveHint",
-    "idempotent_hint": "idempotentHint",
-    "open_world_hint": "openWorldHint",
-    "max_result_size_chars": "maxResultSizeChars",
-}
 __all__ = [
     "RpcId",
     "SdkMcpTool",
+    "ToolAnnotations",
     "ToolContext",
     "normalize_tool_result",
     "tool",
@@ -102,9 +97,10 @@ def tool(
     ``input_schema`` is a JSON Schema dict, a ``{name: type}`` dict (every key required), a
     TypedDict or a dataclass. The handler is a plain (sync) function taking ``args`` or
     ``(args, context)`` and returning ``{"content": [...]}`` (optionally ``isError``,
-    ``structuredContent``, ``_meta``) or a str. ``annotations`` is a dict of MCP tool hints
-    (``readOnlyHint``…, snake_case accepted); ``maxResultSizeChars`` in it is forwarded to the
-    CLI as ``_meta["anthropic/maxResultSizeChars"]``.
+    ``structuredContent``, ``_meta``) or a str. ``annotations`` is a ``ToolAnnotations``, a
+    dict of MCP tool hints (``readOnlyHint``…, snake_case accepted) or an ``mcp.types``
+    ``ToolAnnotations``; they are sent in ``tools/list``, and ``maxResultSizeChars`` among
+    them is forwarded to the CLI as ``_meta["anthropic/maxResultSizeChars"]``.
 
     Raises (when applied): see ``SdkMcpTool``.
     """
@@ -189,14 +185,14 @@ def _annotation_dict(name: str, annotations: Any) -> Dict[str, Any]:
         return {}
     if isinstance(annotations, Mapping):
         raw = dict(annotations)
-    elif callable(getattr(annotations, "model_dump", None)):  # mcp.types.ToolAnnotations
+    elif callable(getattr(annotations, "model_dump", None)):  # ours, or mcp.types' model
         raw = annotations.model_dump(by_alias=True, exclude_none=True)
     else:
         raise TypeError(
-            f"tool {name!r}: annotations must be a dict, not {type(annotations).__name__}"
+            f"tool {name!r}: annotations must be a dict or ToolAnnotations, "
+            f"not {type(annotations).__name__}"
         )
     return {_ANNOTATION_ALIASES.get(k, k): v for k, v in raw.items() if v is not None}
-
 
 
 def _tool_result(call: McpToolCall, signal: Optional[CancellationSignal]) -> Dict[str, Any]:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .config_types import SandboxSettings, SdkPluginConfig, ThinkingConfig
     from .mcp import SdkMcpServer
     from .session_types import SessionStore, SessionStoreFlushMode
+    from .ts_extras import OnElicitation, OnUserDialog
 
 SettingSource = Literal["user", "project", "local"]
 EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
@@ -69,6 +70,8 @@ class ToolsPreset(TypedDict):
 
 
 class TaskBudget(TypedDict):
+    """``ClaudeAgentOptions.task_budget``: the ``total`` token budget of a task."""
+
     total: int
 
 
@@ -152,6 +155,8 @@ class ClaudeAgentOptions(Record):
     the CLI's stderr lines go when no ``stderr`` callback is set (default: ``sys.stderr`` at
     the time of writing); the official SDK no longer reads it and lets the CLI write to the
     terminal directly.
+
+    The last block holds TypeScript-SDK options neither Python SDK has (see ``ts_extras``).
     """
 
     tools: Optional[Union[List[str], ToolsPreset]] = None
@@ -211,6 +216,17 @@ class ClaudeAgentOptions(Record):
     close_timeout: float = 5.0
     deny_all_permissions: bool = False
     raise_on_error_result: bool = True
+    # TS-SDK extras: what the TypeScript SDK has and both Python SDKs lack (``ts_extras``:
+    # initialize-only options, the elicitation / user-dialog host callbacks)
+    tool_aliases: Optional[Dict[str, str]] = None
+    plan_mode_instructions: Optional[str] = None
+    title: Optional[str] = None
+    prompt_suggestions: bool = False
+    agent_progress_summaries: bool = False
+    supported_dialog_kinds: Optional[List[str]] = None
+    per_task_stop_affordance: bool = False
+    on_elicitation: Optional[OnElicitation] = None
+    on_user_dialog: Optional[OnUserDialog] = None
 
     def __post_init__(self) -> None:
         """Raises ``TypeError``/``ValueError`` naming a bad option (see ``validation``)."""

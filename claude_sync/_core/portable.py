@@ -14,7 +14,7 @@ from typing import Any
 
 __all__ = ["CALLABLE_FIELDS", "check_picklable_options"]
 
-CALLABLE_FIELDS = ("can_use_tool", "hooks", "stderr")
+CALLABLE_FIELDS = ("can_use_tool", "hooks", "stderr", "on_elicitation", "on_user_dialog")
 """Options fields that hold Python callables (in-process MCP servers are checked apart)."""
 
 _HOW = (
@@ -41,7 +41,9 @@ def check_picklable_options(options: Any) -> None:
     servers = getattr(options, "mcp_servers", None)
     if isinstance(servers, dict):
         for server_name, config in servers.items():
-            if not isinstance(config, dict) and getattr(config, "type", None) == "sdk":
+            if getattr(config, "type", None) == "sdk" or (
+                isinstance(config, dict) and config.get("type") == "sdk"  # create_sdk_mcp_server()
+            ):
                 raise TypeError(
                     f"ClaudeAgentOptions.mcp_servers[{server_name!r}] is an in-process MCP server, which "
                     f"cannot be sent to another process. {_HOW}"

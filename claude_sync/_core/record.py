@@ -77,11 +77,65 @@ def _spec(cls: type) -> _Spec:
     return spec
 
 
+class _LazySignature:
+    """``cls.__signature__``, computed on first access and cached per class.
+
+    ``inspect.signature``, ``help()`` and IPython/Jupyter completion read ``__signature__``
+    first; without it they would show the generic ``(*args, **kwargs)``. Building a
+    ``Signature`` costs ~0.15 ms a class, so it is never done at import. None on the
+    bases (``Record`` …), which are not dataclasses.
+    """
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        signature = _SIGNATURES.get(owner)
+        if signature is None:
+            if "__dataclass_fields__" not in owner.__dict__:
+                return None
+            signature = _SIGNATURES[owner] = _init_signature(owner)
+        return signature
+
+
+_SIGNATURES: Dict[type, Any] = {}
+
+
+class _AnnotationText(str):
+    """An annotation shown as written in the source (``Optional[int]``, not a quoted
+    string and not ``typing.Optional[int]`` with every module spelled out)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _init_signature(cls: type) -> Any:
+    """The ``__init__`` signature of a record class: its ``init`` fields in order, with
+    their defaults (a factory's value) and annotations as written."""
+    import inspect  # already loaded by dataclasses; imported here to keep it local
+
+    parameters = []
+    for spec in fields(cls):
+        if not spec.init:
+            continue
+        default: Any = inspect.Parameter.empty
+        if spec.default is not MISSING:
+            default = spec.default
+        elif spec.default_factory is not MISSING:
+            default = spec.default_factory()
+        annotation: Any = spec.type
+        if isinstance(annotation, str):
+            annotation = _AnnotationText(annotation)
+        parameters.append(
+            inspect.Parameter(spec.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=annotation)
+        )
+    return inspect.Signature(parameters, return_annotation=None)
+
+
 class Record:
     """Generic dataclass methods: ``__init__``, ``__repr__``, ``__eq__`` (see the module
-    docstring); unhashable, as a mutable ``@dataclass`` is."""
+    docstring); unhashable, as a mutable ``@dataclass`` is. ``__signature__`` (computed on
+    first use) gives ``inspect.signature``, ``help()`` and completion the real fields."""
 
     __slots__ = ()
+    __signature__: Any = _LazySignature()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         spec = _spec(type(self))

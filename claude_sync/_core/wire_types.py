@@ -99,18 +99,24 @@ MessageOrigin = TypedDict(
 
 
 class SystemInitMcpServer(TypedDict):
+    """One MCP server in ``system/init``: ``name`` and connection ``status``."""
+
     name: str
     status: str
     source: NotRequired[str]
 
 
 class SystemInitPlugin(TypedDict):
+    """One plugin in ``system/init``: ``name``, ``path``, ``version``."""
+
     name: str
     path: str
     version: NotRequired[str]
 
 
 class SystemInitPluginError(TypedDict):
+    """A plugin that failed to load, as ``system/init`` reports it."""
+
     plugin: str
     type: str
     message: str

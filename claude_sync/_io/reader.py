@@ -136,8 +136,10 @@ class Reader:
         transport = self._transport
         assert transport is not None
         chunks = transport.read_chunks()
+        wire = self._session.wire  # None unless claude_sync.wire was at DEBUG at connect
+        pumped = chunks if wire is None else wire.tapped(chunks)
         try:
-            self._pump(chunks)
+            self._pump(pumped)
         except ClaudeSDKError as exc:
             explained = None if self._session.closed else _with_stderr(exc, transport)
             if explained is None:
@@ -147,6 +149,7 @@ class Reader:
             logger.exception("claude_sync reader thread failed")
             raise CLIConnectionError(f"internal error in the claude_sync reader thread: {exc!r}") from exc
         finally:
+            _stop_iterating(pumped)
             _stop_iterating(chunks)
 
     def _pump(self, chunks: Iterator[bytes]) -> None:

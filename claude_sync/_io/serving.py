@@ -1,4 +1,5 @@
-"""Serving the CLI's requests: permission prompts, hook callbacks, in-process MCP servers.
+"""Serving the CLI's requests: permission prompts, hook callbacks, in-process MCP servers
+(MCP elicitations and user dialogs: ``dialogs``).
 
 Two parts:
 
@@ -32,6 +33,7 @@ from .._core.hooks import HookRegistry, hook_call_from_request, hook_output_to_w
 from .._core.mcp import (
     McpAction,
     McpCancelled,
+    McpForward,
     McpReply,
     McpToolCall,
     SdkMcpServers,
@@ -60,19 +62,29 @@ RouteFn = Callable[[ControlRequestReceived, threading.Event], None]
 blocks (e.g. MCP routing, so a cancel notification finds the call it cancels)."""
 RefuseFn = Callable[[ControlRequestReceived, str], Dict[str, Any]]
 """The success payload that refuses a request (``reason`` given), when serving it failed."""
+CloseFn = Callable[[float], None]
+"""Stops what a handler started (e.g. an ``mcp`` package server's thread), within a grace."""
 
 
 class Handler:
     """How one request subtype is served: ``serve`` on the pool; ``route`` (optional) on the
     reader thread first; ``refuse`` (optional) builds the answer when serving failed or its
-    answer cannot be encoded (default: an error response)."""
+    answer cannot be encoded (default: an error response); ``close`` (optional) runs when the
+    server closes, before its pool stops."""
 
-    __slots__ = ("serve", "route", "refuse")
+    __slots__ = ("serve", "route", "refuse", "close")
 
-    def __init__(self, serve: ServeFn, route: Optional[RouteFn] = None, refuse: Optional[RefuseFn] = None) -> None:
+    def __init__(
+        self,
+        serve: ServeFn,
+        route: Optional[RouteFn] = None,
+        refuse: Optional[RefuseFn] = None,
+        close: Optional[CloseFn] = None,
+    ) -> None:
         self.serve = serve
         self.route = route
         self.refuse = refuse
+        self.close = close
 
 
 class RequestServer:
@@ -202,9 +214,16 @@ class RequestServer:
         self.signal_all()
 
     def close(self, grace: float) -> List[str]:
-        """Stop accepting, then shut the pool down (bounded by ``grace``); the names of
-        worker threads still busy (abandoned)."""
+        """Stop accepting, close the handlers (which releases workers waiting on them), then
+        shut the pool down (bounded by ``grace``); the names of worker threads still busy
+        (abandoned)."""
         self.stop_accepting()
+        for handler in self.handlers.values():
+            if handler.close is not None:
+                try:
+                    handler.close(grace)
+                except Exception:  # noqa: BLE001 - closing goes on
+                    logger.exception("Closing the handler of a CLI request subtype failed")
         return self._pool.shutdown(grace)
 
     @property
@@ -233,7 +252,10 @@ def build_handlers(plan: OptionsPlan) -> Dict[str, Handler]:
         handlers["hook_callback"] = Handler(_hook_handler(plan.hooks))
     if plan.sdk_mcp_servers:
         bridge = _McpBridge(SdkMcpServers(plan.sdk_mcp_servers))
-        handlers["mcp_message"] = Handler(bridge.serve, route=bridge.route_on_reader)
+        handlers["mcp_message"] = Handler(bridge.serve, route=bridge.route_on_reader, close=bridge.close)
+    from .dialogs import host_dialog_handlers
+
+    handlers.update(host_dialog_handlers(plan.host_callbacks))
     return handlers
 
 
@@ -264,7 +286,7 @@ def _permission_handler(routing: PermissionRouting) -> ServeFn:
             )
         except Exception as exc:  # noqa: BLE001 - fail closed, keep the session
             reason = callback_failure_reason(exc)
-            logger.error("can_use_tool failed for %s (%s); the tool is denied", tool_name, reason)
+            logger.error("can_use_tool failed for %s (%s); the tool is denied", tool_name, reason, exc_info=exc)
             return fail_closed_permission_wire(reason, context.tool_use_id)
 
     return serve_permission
@@ -284,7 +306,7 @@ def _hook_handler(registry: HookRegistry) -> ServeFn:
                 f"Hook {callback_id} ({hook_input.get('hook_event_name')}) failed: "
                 f"{callback_failure_reason(exc)}"
             )
-            logger.error("%s; the CLI treats this as no decision (fail-open)", failure)
+            logger.error("%s; the CLI treats this as no decision (fail-open)", failure, exc_info=exc)
             raise failure from exc
 
     return serve_hook
@@ -305,6 +327,12 @@ class _McpBridge:
 
     def __init__(self, servers: SdkMcpServers) -> None:
         self._servers = servers
+        self._package_bridges: Dict[str, Any] = {}
+        if servers.package_servers:
+            from .mcp_bridge import McpPackageBridge  # imports mcp lazily, on the first message
+
+            for key, server in servers.package_servers.items():
+                self._package_bridges[key] = McpPackageBridge(key, server)
         self._lock = threading.Lock()
         self._actions: weakref.WeakKeyDictionary[threading.Event, McpAction] = (
             weakref.WeakKeyDictionary()
@@ -330,6 +358,9 @@ class _McpBridge:
         """Pool thread: answer the routed message (running the tool here, if it is a call)."""
         with self._lock:
             action = self._actions.pop(signal)
+        if isinstance(action, McpForward):
+            bridge = self._package_bridges[action.server_name]
+            return mcp_control_response(bridge.handle(action.message, signal))
         if isinstance(action, McpToolCall):
             try:
                 return mcp_control_response(run_tool_call(action, signal))
@@ -338,3 +369,8 @@ class _McpBridge:
                     if self._calls.get(action.key) is signal:
                         del self._calls[action.key]
         return mcp_control_response(action.response if isinstance(action, McpReply) else None)
+
+    def close(self, grace: float) -> None:
+        """Stop the threads serving ``mcp`` package servers (joined within ``grace``)."""
+        for bridge in self._package_bridges.values():
+            bridge.close(grace)

@@ -67,6 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._core.command import OptionsPlan, SpawnPlan
     from .serving import RequestServer
     from .store_bridge import StoreBridge
+    from .wire_log import WireTap
 
 __all__ = ["Session", "SessionState", "END"]
 
@@ -125,6 +126,7 @@ class Session:
         self._ids = itertools.count(1)
         self._id_prefix = os.urandom(4).hex()
         self._reader = Reader(self)
+        self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
         self._ledger = TurnLedger()
         self.last_result: Optional[ResultMessage] = None
         self.terminal_error: Optional[BaseException] = None
@@ -246,7 +248,11 @@ class Session:
         transport.connect()
         if self._store_bridge is not None:
             self._store_bridge.start(transport.pid)
-        self._reader.start(transport, self._server, transport.pid if transport.pid is not None else self._id_prefix)
+        label = transport.pid if transport.pid is not None else self._id_prefix
+        from .wire_log import wire_tap  # first connect only, not at import
+
+        self.wire = wire_tap(f"cli[{label}]")
+        self._reader.start(transport, self._server, label)
 
     def _materialize(self, arg: Any) -> str:
         """Turn a ``FileArg`` into a private temp file (deleted on close)."""
@@ -288,6 +294,8 @@ class Session:
             self._check_send()
             if transport is None:
                 raise UsageError("the session is not connected")
+        if self.wire is not None:
+            self.wire.sent(data)
         try:
             transport.write_bytes(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
@@ -400,9 +408,26 @@ class Session:
             except FutureTimeoutError:
                 continue
             except ClaudeSDKError as exc:
+                reported = self._error_result_before_the_end()
+                if reported is not None:  # e.g. a refused resume: the CLI's own reason
+                    raise reported from exc
                 raise CLIConnectionError(
                     f"The CLI ended while waiting for control request {subtype!r}: {exc}"
                 ) from exc
+
+    def _error_result_before_the_end(self) -> Optional[ClaudeSDKError]:
+        """The ``ResultError`` of an error result the CLI reported before it ended (as the
+        official SDK raises for a request that was still waiting), else None."""
+        with self._lock:
+            result = self.last_result
+        if result is None or not result.is_error:
+            return None
+        from .._core.protocol import result_error
+
+        transport = self._transport
+        if transport is None:
+            return result_error(result)
+        return result_error(result, exit_code=transport.exit_code(), stderr=transport.stderr_tail() or None)
 
     @property
     def has_pending_requests(self) -> bool:

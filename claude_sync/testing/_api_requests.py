@@ -101,6 +101,7 @@ def content_text(content: Any) -> str:
 SIDE_REQUEST_MARKERS: Tuple[Tuple[str, str, str], ...] = (
     ("prompt_suggestion", "last_user", "Reply with ONLY the suggestion, no quotes or explanation."),
     ("session_title", "system", "Generate a concise, sentence-case title"),
+    ("session_title", "system", 'Return JSON with a single "title" field.'),  # CLI 2.1.330
     ("side_question", "last_user", "Simply answer the question with the information you have."),
     ("compact", "last_user", "Respond with TEXT ONLY. Do NOT call any tools."),
 )
@@ -111,6 +112,7 @@ CANNED_SIDE_REPLIES: Dict[str, Reply] = {
     "prompt_suggestion": text("run the tests"),
     "session_title": text('{"title": "Fake session title"}'),
     "side_question": text("(fake api: side answer)"),
+    "model_check": text("H"),
     "compact": text(
         "<analysis>fake analysis</analysis>\n<summary>fake summary of the conversation</summary>"
     ),
@@ -127,6 +129,8 @@ def classify(method: str, path: str, body: Any) -> str:
         return "count_tokens"
     if path != "/v1/messages" or not isinstance(body, dict):
         return "other"
+    if body.get("max_tokens") == 1 and not body.get("stream"):
+        return "side:model_check"  # CLI 2.1.330 checks a model this way after set_model
     probe = ApiRequest(0, method, path, {}, {}, body, 0, 0.0)
     where_text = {"last_user": probe.last_user_text, "system": probe.system_text}
     for name, where, marker in SIDE_REQUEST_MARKERS:

@@ -400,6 +400,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.api._update(record, answer=source)
             if isinstance(answer, ErrorReply):
                 self._send_error_reply(record, answer)
+            elif record.kind == "side:model_check":  # not streamed: one JSON message
+                self._send_whole_reply(record, answer)
             else:
                 self._stream_reply(record, answer)
 
@@ -462,6 +464,17 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_bytes(
             answer.status, json.dumps(answer.body()).encode(), "application/json", extra
         )
+
+    def _send_whole_reply(self, record: ApiRequest, answer: Reply) -> None:
+        """The whole message as one JSON body (for a request that does not stream)."""
+        events = reply_events(
+            answer,
+            model=record.model or "claude-fake",
+            message_id=f"msg_fake_{uuid.uuid4().hex[:20]}",
+            input_tokens=REPLY_INPUT_TOKENS,
+        )
+        self.server.api._update(record, finished=True)
+        self._send_bytes(200, json.dumps(assemble_message(list(events))).encode(), "application/json")
 
     def _stream_reply(self, record: ApiRequest, answer: Reply) -> None:
         api = self.server.api

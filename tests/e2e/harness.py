@@ -19,6 +19,7 @@ these tests allow tools with ``--allowedTools Bash`` instead.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import queue
@@ -27,7 +28,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import pytest
 
@@ -67,6 +68,28 @@ def require_test_cli() -> str:
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+@functools.cache
+def cli_version(path: str) -> Tuple[int, ...]:
+    """The version ``<path> --version`` reports (``"2.1.330 (Claude Code)"`` → ``(2, 1, 330)``).
+
+    For the few e2e assertions where the CLI itself behaves differently between versions (the
+    CI runs the suite against the pinned and the newest CLI). Raises ``ValueError`` when the
+    output has no version, ``subprocess.TimeoutExpired`` after 60 s.
+    """
+    out = subprocess.run(
+        [path, "--version"], capture_output=True, text=True, timeout=60, check=False
+    ).stdout
+    first = out.split()[0] if out.split() else ""
+    if not all(part.isdigit() for part in first.split(".")) or not first:
+        raise ValueError(f"{path} --version printed {out!r}, not a version")
+    return tuple(int(part) for part in first.split("."))
+
+
+def cli_is_at_least(path: str, version: str) -> bool:
+    """Whether the CLI at ``path`` is ``version`` or newer (e.g. ``"2.1.330"``)."""
+    return cli_version(path) >= tuple(int(part) for part in version.split("."))
 
 
 # ----------------------------------------------------------------------------- raw driver

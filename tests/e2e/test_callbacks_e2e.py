@@ -37,6 +37,7 @@ from claude_sync import (
 )
 
 from .fake_api import FakeAnthropicAPI, Reply, text, tool_use
+from .harness import cli_is_at_least
 
 pytestmark = pytest.mark.e2e
 
@@ -281,10 +282,13 @@ def test_a_raising_callback_denies_the_tool_and_the_session_finishes(e2e_options
 # ============================================================================ hooks
 
 
-def test_pre_tool_use_hook_deny_blocks_the_tool_without_asking(e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path) -> None:
+def test_pre_tool_use_hook_deny_blocks_the_tool_without_asking(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str
+) -> None:
     """§c2: ``permissionDecision: "deny"`` from PreToolUse → no ``can_use_tool`` request; the
-    tool_result is ``{"content": <the reason>, "is_error": true}``; the result is success. The
-    hook input carries ``tool_name``, ``tool_input``, ``tool_use_id`` and the common fields."""
+    tool_result is ``{"content": <the reason>, "is_error": true}`` (CLI 2.1.330 prefixes the
+    reason with "PreToolUse:Bash hook error: "); the result is success. The hook input carries
+    ``tool_name``, ``tool_input``, ``tool_use_id`` and the common fields."""
     touch = bash("touch hooked.txt")
     fake_api.add(touch, text("blocked, fine"))
     calls: Calls = []
@@ -310,7 +314,10 @@ def test_pre_tool_use_hook_deny_blocks_the_tool_without_asking(e2e_options: Any,
     assert calls == []
     assert not (e2e_workdir / "hooked.txt").exists()
     (block,) = tool_results(messages)
-    assert block.is_error is True and result_text(block) == "Blocked by the test hook"
+    reason = "Blocked by the test hook"
+    if cli_is_at_least(real_cli_path, "2.1.330"):
+        reason = f"PreToolUse:Bash hook error: {reason}"
+    assert block.is_error is True and result_text(block) == reason
     ((hook_input, tool_use_id, context),) = hook_calls
     assert tool_use_id == touch.tool_use_ids[0] == hook_input["tool_use_id"]
     assert hook_input["hook_event_name"] == "PreToolUse" and hook_input["tool_name"] == "Bash"
@@ -382,7 +389,7 @@ def test_user_prompt_submit_block_makes_no_api_call(e2e_options: Any, fake_api: 
 
 
 def test_a_hook_that_never_answers_is_cancelled_at_its_timeout_and_the_tool_denied(
-    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str
 ) -> None:
     """§c4: with ``timeout=2`` the CLI sends ``control_cancel_request`` for the hook after
     2.0 s (the library sets the hook's signal), denies the tool without asking
@@ -413,7 +420,10 @@ def test_a_hook_that_never_answers_is_cancelled_at_its_timeout_and_the_tool_deni
     assert not (e2e_workdir / "too_slow.txt").exists()
     (block,) = tool_results(messages)
     assert block.is_error is True
-    assert result_text(block).startswith("The user doesn't want to take this action right now")
+    if cli_is_at_least(real_cli_path, "2.1.330"):  # the CLI words the denial differently
+        assert result_text(block).startswith("PreToolUse hook did not respond before its timeout")
+    else:
+        assert result_text(block).startswith("The user doesn't want to take this action right now")
     result = result_of(messages)
     assert result.subtype == "success" and result.result == "gave up on it"
     assert result.permission_denials == []

@@ -39,6 +39,7 @@ from claude_sync._io.reader import Reader
 from claude_sync._io.session import Session
 
 from .fake_api import FakeAnthropicAPI, Reply, content_text, text, tool_use
+from .harness import cli_is_at_least
 
 pytestmark = pytest.mark.e2e
 
@@ -276,8 +277,10 @@ def test_interrupt_while_idle_is_harmless(fake_api: FakeAnthropicAPI, e2e_option
 
 
 def test_set_model_changes_the_model_of_the_next_request(
-    fake_api: FakeAnthropicAPI, e2e_options: Any
+    fake_api: FakeAnthropicAPI, e2e_options: Any, real_cli_path: str
 ) -> None:
+    """CLI 2.1.330 first checks the model with a 1-token request (the fake API's
+    ``side:model_check``) and quotes the model name in the replay text."""
     fake_api.add(text("first answer"), text("second answer"))
     with ClaudeSDKClient(e2e_options()) as client:
         client.query("one")
@@ -291,9 +294,8 @@ def test_set_model_changes_the_model_of_the_next_request(
         second = list(client.receive_response(timeout=60))
 
     assert isinstance(replay, UserMessage) and replay.is_replay is True
-    assert replay.content == (
-        "<local-command-stdout>Set model to claude-sonnet-4-5</local-command-stdout>"
-    )
+    shown = "`claude-sonnet-4-5`" if cli_is_at_least(real_cli_path, "2.1.330") else "claude-sonnet-4-5"
+    assert replay.content == f"<local-command-stdout>Set model to {shown}</local-command-stdout>"
     assert replay.raw["isReplay"] is True
     default_model = fake_api.turn_requests()[0].model
     assert default_model != "claude-sonnet-4-5"
@@ -307,20 +309,27 @@ def test_set_model_changes_the_model_of_the_next_request(
 
 
 def test_set_model_replay_is_the_first_message_of_the_next_response(
-    fake_api: FakeAnthropicAPI, e2e_options: Any
+    fake_api: FakeAnthropicAPI, e2e_options: Any, real_cli_path: str
 ) -> None:
+    """Before the first turn: 2.1.197 replays "Set model to …" as the first message of the next
+    response (and shows it to the model); 2.1.330 switches silently."""
     fake_api.add(text("answer"))
     with ClaudeSDKClient(e2e_options()) as client:
         client.set_model("claude-sonnet-4-5")
         client.query("hi")
         messages = list(client.receive_response(timeout=60))
-    assert isinstance(messages[0], UserMessage) and messages[0].is_replay
-    assert isinstance(messages[1], SystemInitMessage)
+    silent = cli_is_at_least(real_cli_path, "2.1.330")
+    if not silent:
+        assert isinstance(messages[0], UserMessage) and messages[0].is_replay
+        messages = messages[1:]
+    assert not any(isinstance(m, UserMessage) for m in messages)
+    assert isinstance(messages[0], SystemInitMessage)
     assert texts(messages) == ["answer"]
     (turn,) = fake_api.turn_requests()
     assert turn.model == "claude-sonnet-4-5"
     # The replay text also reaches the model, ahead of our prompt in the same user message.
-    assert "Set model to claude-sonnet-4-5</local-command-stdout>" in turn.last_user_text
+    shown = "Set model to claude-sonnet-4-5</local-command-stdout>" in turn.last_user_text
+    assert shown is not silent
     assert turn.last_user_text.endswith("hi")
     fake_api.assert_no_surprises()
 

@@ -37,6 +37,8 @@ from .fake_api import (
 from .harness import (
     FAKE_API_KEY,
     StreamJsonCli,
+    cli_is_at_least,
+    cli_version,
     control_request,
     hermetic_env,
     is_response_to,
@@ -417,7 +419,7 @@ def test_error_replies_carry_status_anthropic_body_and_headers(
         assert api.turn_requests()[0].answer == f"scripted error[{status} {answer.error_type}]"
 
 
-@pytest.mark.parametrize("side", sorted(CANNED_SIDE_REPLIES))
+@pytest.mark.parametrize("side", sorted(set(CANNED_SIDE_REPLIES) - {"model_check"}))
 def test_side_requests_get_canned_replies_without_consuming_the_script(side: str) -> None:
     bodies = {
         "prompt_suggestion": body_with(
@@ -437,6 +439,22 @@ def test_side_requests_get_canned_replies_without_consuming_the_script(side: str
         assert [r.kind for r in api.side_requests()] == [f"side:{side}"]
         assert streamed_message(api, body_with())["content"][0]["text"] == "scripted turn"
         api.assert_no_surprises()
+
+
+def test_the_one_token_model_check_gets_a_whole_json_message() -> None:
+    """CLI 2.1.330 checks a model after ``set_model`` with a non-streamed 1-token request
+    ("Hi"); it reads ``usage`` from the JSON body. It must not use up a scripted turn."""
+    body = dict(body_with(user="Hi"), max_tokens=1)
+    with FakeAnthropicAPI([text("scripted turn")]) as api:
+        status, headers, payload = post(api, "/v1/messages?beta=true", body)
+        assert status == 200 and headers["content-type"].startswith("application/json")
+        message = json.loads(payload)
+        assert message["type"] == "message" and message["model"] == "m"
+        assert message["content"] == [{"type": "text", "text": "H"}]
+        assert message["usage"]["input_tokens"] > 0 and message["stop_reason"] == "end_turn"
+        assert api.remaining() == 1
+        assert [r.kind for r in api.side_requests()] == ["side:model_check"]
+        api.assert_no_surprises(script_consumed=False)
 
 
 def test_side_replies_can_be_overridden() -> None:
@@ -753,21 +771,26 @@ def test_text_answer_arrives_as_assistant_and_success_result(cli_path: str, tmp_
             assert finish(cli) == 0
         assistants = cli.lines_of("assistant")
         assert [texts_of(line) for line in assistants] == [["hello from the fake"]]
-        assert assistants[0]["message"]["model"] == "claude-opus-4-8"
+        # the CLI's default model (no --model): it changes with the CLI version
+        default_model = "claude-opus-5-5" if cli_is_at_least(cli_path, "2.1.330") else "claude-opus-4-8"
+        assert assistants[0]["message"]["model"] == default_model
         assert result["subtype"] == "success" and result["is_error"] is False
         assert result["result"] == "hello from the fake"
         assert result["num_turns"] == 1
         assert cli.non_json_lines == []
 
         kinds = [r.kind for r in api.requests()]
-        assert kinds[0] == "preflight" and kinds.count("turn") == 1
+        assert kinds.count("turn") == 1
+        if not cli_is_at_least(cli_path, "2.1.330"):  # 2.1.330 makes no HEAD preflight
+            assert kinds[0] == "preflight"
         turn = api.turn_requests()[0]
         assert turn.path == "/v1/messages" and turn.query == {"beta": ["true"]}
-        assert turn.model == "claude-opus-4-8"
+        assert turn.model == default_model
         assert turn.body["stream"] is True
         assert turn.headers["x-api-key"] == FAKE_API_KEY
         assert turn.headers["x-app"] == "cli"
-        assert turn.headers["user-agent"].startswith(f"claude-cli/{harness.PINNED_CLI_VERSION} ")
+        version = ".".join(map(str, cli_version(cli_path)))
+        assert turn.headers["user-agent"].startswith(f"claude-cli/{version} ")
         assert "Bash" in turn.tool_names
         assert turn.last_user_text.endswith("hi")
         api.assert_no_surprises()
@@ -832,12 +855,17 @@ API_ERRORS = [
 def test_api_error_without_retries_gives_an_error_assistant_and_an_is_error_result(
     cli_path: str, tmp_path: Path, status: int, error_type: str, cli_error: str
 ) -> None:
-    with FakeAnthropicAPI([error(status, error_type, f"Fake {error_type}")]) as api:
+    # CLI 2.1.330 answers a 400 by trying again without one of its betas at a time (6 requests
+    # in all, even with CLAUDE_CODE_MAX_RETRIES=0); the fake answers each with the same 400.
+    newer_400 = status == 400 and cli_is_at_least(cli_path, "2.1.330")
+    scripted = 10 if newer_400 else 1
+    with FakeAnthropicAPI([error(status, error_type, f"Fake {error_type}")] * scripted) as api:
         with running_cli(cli_path, api, tmp_path, CLAUDE_CODE_MAX_RETRIES=0) as cli:
             cli.send(user_message("hi"))
             result = cli.read_result()
             assert finish(cli) == 1
-        assert len(api.turn_requests()) == 1  # CLAUDE_CODE_MAX_RETRIES=0: no retry at all
+        attempts = len(api.turn_requests())
+        assert 2 <= attempts < scripted if newer_400 else attempts == 1  # MAX_RETRIES=0
         assert cli.lines_of("system", "api_retry") == []
         (assistant,) = cli.lines_of("assistant")
         assert assistant["error"] == cli_error
@@ -846,7 +874,7 @@ def test_api_error_without_retries_gives_an_error_assistant_and_an_is_error_resu
         assert result["subtype"] == "success" and result["is_error"] is True
         assert result["api_error_status"] == status
         assert result["result"] == texts_of(assistant)[0]
-        api.assert_no_surprises()
+        api.assert_no_surprises(script_consumed=not newer_400)
 
 
 @pytest.mark.e2e
@@ -882,7 +910,11 @@ def test_rate_limit_with_retry_after_is_retried_then_succeeds(
             result = cli.read_result()
             assert finish(cli) == 0
         (retry,) = cli.lines_of("system", "api_retry")
-        assert retry["error_status"] == 429 and retry["retry_delay_ms"] == 1000
+        assert retry["error_status"] == 429
+        if cli_is_at_least(cli_path, "2.1.330"):  # honours retry-after, adds some jitter
+            assert 1000 <= retry["retry_delay_ms"] < 2000, retry
+        else:
+            assert retry["retry_delay_ms"] == 1000
         assert result["is_error"] is False and result["result"] == "after the wait"
         first, second = api.turn_requests()
         assert second.received_at - first.received_at >= 0.9

@@ -47,6 +47,7 @@ from claude_sync import (
 from claude_sync._core.mcp import McpAction
 
 from .fake_api import FakeAnthropicAPI, text, tool_use
+from .harness import cli_is_at_least
 
 pytestmark = pytest.mark.e2e
 
@@ -88,6 +89,28 @@ ADD_SCHEMA = {
 }
 
 
+def newer_cli(cli_path: str) -> bool:
+    """CLI 2.1.330 differs here from the pinned 2.1.197 (the library handles both): it starts
+    an SDK server's handshake while answering our ``initialize`` (2.1.197: after the first user
+    message), defers MCP tools behind ToolSearch (the tool is not in the first request's tool
+    list; the model may still call it), and ``mcp_status`` / ``system/init`` entries carry
+    ``serverInfo``, ``transport`` and ``source``."""
+    return cli_is_at_least(cli_path, "2.1.330")
+
+
+def status_entry(cli_path: str, name: str, server_name: str, tools: List[str]) -> Dict[str, Any]:
+    """One ``mcp_status`` entry of a connected SDK server, as this CLI version writes it."""
+    entry: Dict[str, Any] = {"name": name, "status": "connected"}
+    if newer_cli(cli_path):
+        entry["serverInfo"] = {"name": server_name, "version": "1.0.0"}
+        entry["transport"] = "sdk"
+    entry["scope"] = "dynamic"
+    if newer_cli(cli_path):
+        entry["source"] = "sdk"
+    entry["tools"] = [{"name": tool_name, "annotations": {}} for tool_name in tools]
+    return entry
+
+
 def run_turn(client: ClaudeSDKClient, prompt: str) -> List[Any]:
     client.query(prompt)
     messages = list(client.receive_response(timeout=60))
@@ -109,7 +132,7 @@ def tool_results(messages: List[Any]) -> List[Tuple[UserMessage, ToolResultBlock
 
 
 def test_the_cli_calls_our_tool_and_the_result_reaches_the_api(
-    e2e_options: Any, fake_api: FakeAnthropicAPI
+    e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str
 ) -> None:
     contexts: List[Tuple[str, ToolContext]] = []
 
@@ -127,10 +150,16 @@ def test_the_cli_calls_our_tool_and_the_result_reaches_the_api(
         messages = run_turn(client, "What is 2 + 3? Use the calculator.")
         status = client.get_mcp_status()
 
-    # Lazy connection: nothing before the first turn, one handshake after the user message.
-    assert before == {"mcpServers": []}
     assert calc.methods() == ["initialize", "notifications/initialized", "tools/list", "tools/call"]
-    assert all(after_connect for _, after_connect in calc.seen())
+    if newer_cli(real_cli_path):
+        # Eager: the handshake starts while the CLI answers our initialize, so connect() waits
+        # for nothing; the server is listed once its handshake is through.
+        assert calc.seen()[0][1] is False
+        assert before["mcpServers"] in ([], [status_entry(real_cli_path, "calc", "calc", ["add"])])
+    else:
+        # Lazy connection: nothing before the first turn, one handshake after the user message.
+        assert before == {"mcpServers": []}
+        assert all(after_connect for _, after_connect in calc.seen())
     initialize = calc.seen()[0][0]
     assert initialize["id"] == 0 and initialize["params"]["protocolVersion"] == "2025-11-25"
     assert initialize["params"]["clientInfo"]["name"] == "claude-code"
@@ -143,7 +172,7 @@ def test_the_cli_calls_our_tool_and_the_result_reaches_the_api(
     assert (context.server_name, context.tool_name) == ("calc", "add")
 
     init = next(m for m in messages if isinstance(m, SystemInitMessage))
-    assert {"name": "calc", "status": "connected"} in (init.mcp_servers or [])
+    assert [(e["name"], e["status"]) for e in init.mcp_servers or []] == [("calc", "connected")]
     assert "mcp__calc__add" in (init.tools or [])
     [(user, block)] = tool_results(messages)
     assert block.tool_use_id == "toolu_e2e_add" and not block.is_error
@@ -152,24 +181,23 @@ def test_the_cli_calls_our_tool_and_the_result_reaches_the_api(
     assert messages[-1].subtype == "success" and messages[-1].result == "2 + 3 = 5"
 
     first, second = fake_api.turn_requests()
-    [listed] = [t for t in first.tools if t.get("name") == "mcp__calc__add"]
-    assert listed["description"] == "Add two numbers"
-    assert listed["input_schema"] == ADD_SCHEMA
+    listed = [t for t in first.tools if t.get("name") == "mcp__calc__add"]
+    if newer_cli(real_cli_path):
+        assert listed == [] and "ToolSearch" in first.tool_names  # deferred
+    else:
+        assert listed[0]["description"] == "Add two numbers"
+        assert listed[0]["input_schema"] == ADD_SCHEMA
     [result] = second.tool_results
     assert result["tool_use_id"] == "toolu_e2e_add"
     assert result["content"] == [{"type": "text", "text": "5"}]
     assert not result.get("is_error")
 
-    assert status == {
-        "mcpServers": [
-            {"name": "calc", "status": "connected", "scope": "dynamic", "tools": [{"name": "add", "annotations": {}}]}
-        ]
-    }
+    assert status == {"mcpServers": [status_entry(real_cli_path, "calc", "calc", ["add"])]}
     fake_api.assert_no_surprises()
 
 
 def test_with_mcp_config_the_handshake_runs_while_connect_waits(
-    e2e_options: Any, fake_api: FakeAnthropicAPI, monkeypatch: pytest.MonkeyPatch
+    e2e_options: Any, fake_api: FakeAnthropicAPI, monkeypatch: pytest.MonkeyPatch, real_cli_path: str
 ) -> None:
     """The other way to announce SDK servers (``SDK_MCP_VIA_INITIALIZE = False``): the CLI
     sends the MCP ``initialize`` before it answers ours, so our pool serves it while
@@ -191,11 +219,40 @@ def test_with_mcp_config_the_handshake_runs_while_connect_waits(
     seen = calc.seen()
     assert seen[0][0]["method"] == "initialize" and seen[0][1] is False  # before connect() returned
     assert calc.methods() == ["initialize", "notifications/initialized", "tools/list", "tools/call"]
-    assert listed == [
-        {"name": "calc", "status": "connected", "scope": "dynamic", "tools": [{"name": "add", "annotations": {}}]}
-    ]
+    assert listed == [status_entry(real_cli_path, "calc", "calc", ["add"])]
     [(_, block)] = tool_results(messages)
     assert block.content == [{"type": "text", "text": "5"}]
+    fake_api.assert_no_surprises()
+
+
+def test_a_deferred_tool_is_found_with_tool_search_then_called(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str
+) -> None:
+    """How a real model reaches our tool on CLI 2.1.330, which defers MCP tools: it calls
+    ``ToolSearch`` ("select:<name>"), the CLI answers with a tool reference and sends our
+    ``tools/list`` schema from then on; the model then calls the tool. On 2.1.197 the tool is
+    listed from the first request and called directly."""
+    deferred = newer_cli(real_cli_path)
+    replies = [tool_use("mcp__calc__add", {"a": 2, "b": 3}, id="toolu_add"), text("5")]
+    if deferred:
+        search = {"query": "select:mcp__calc__add", "max_results": 5}
+        replies.insert(0, tool_use("ToolSearch", search, id="toolu_search"))
+    fake_api.add(*replies)
+    options = e2e_options(env=FAST_FAIL, mcp_servers={"calc": SdkMcpServer("calc", tools=[add])}, allowed_tools=["mcp__calc__add"])
+    with ClaudeSDKClient(options) as client:
+        messages = run_turn(client, "add 2 and 3")
+
+    requests = fake_api.turn_requests()
+    listed = [[t for t in r.tools if t.get("name") == "mcp__calc__add"] for r in requests]
+    if deferred:
+        assert listed[0] == [] and listed[1][0]["input_schema"] == ADD_SCHEMA
+        assert requests[1].tool_results[0]["content"] == [
+            {"type": "tool_reference", "tool_name": "mcp__calc__add"}
+        ]
+    else:
+        assert listed[0][0]["input_schema"] == ADD_SCHEMA
+    [(_, block)] = [(m, b) for m, b in tool_results(messages) if b.tool_use_id == "toolu_add"]
+    assert block.content == [{"type": "text", "text": "5"}] and not block.is_error
     fake_api.assert_no_surprises()
 
 
@@ -271,10 +328,14 @@ def test_interrupt_during_a_slow_tool_cancels_it(e2e_options: Any, fake_api: Fak
 # ----------------------------------------------------------------------------- big and binary
 
 
-def test_a_multi_megabyte_tool_output_passes(e2e_options: Any, fake_api: FakeAnthropicAPI) -> None:
+def test_a_multi_megabyte_tool_output_passes(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str
+) -> None:
     """3 MB out in one control_response line, and back in the CLI's ``tool_use_result``.
     ``maxResultSizeChars`` lifts the CLI's cap (without it the CLI saves the output to a file
-    and tells the model "exceeds maximum allowed tokens"); the model still gets a preview."""
+    and tells the model "exceeds maximum allowed tokens"); the model still gets a preview.
+    CLI 2.1.330 keeps at most 500,000 characters of it in ``tool_use_result`` whatever
+    ``maxResultSizeChars`` says (the whole 3 MB did reach it: it persisted the output)."""
     size = 3 * 1024 * 1024
     payload = "0123456789abcdef" * (size // 16)
 
@@ -290,7 +351,14 @@ def test_a_multi_megabyte_tool_output_passes(e2e_options: Any, fake_api: FakeAnt
 
     [(user, block)] = tool_results(messages)
     assert not block.is_error
-    assert user.tool_use_result == [{"type": "text", "text": payload}]
+    if newer_cli(real_cli_path):
+        cut = len(payload) - 500_000
+        assert user.tool_use_result == [
+            {"type": "text", "text": payload[:500_000]},
+            {"type": "text", "text": f"[{cut} more characters are not kept on this copy of the result]"},
+        ]
+    else:
+        assert user.tool_use_result == [{"type": "text", "text": payload}]
     assert messages[-1].subtype == "success" and messages[-1].result == "got it"
     [result] = fake_api.turn_requests()[1].tool_results
     assert result["tool_use_id"] == "toolu_dump"
@@ -307,7 +375,10 @@ def one_pixel_png() -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
 
 
-def test_an_image_result_reaches_the_api(e2e_options: Any, fake_api: FakeAnthropicAPI) -> None:
+def test_an_image_result_reaches_the_api(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str
+) -> None:
+    """CLI 2.1.330 also saves the image to a file and adds a text block naming it."""
     png = one_pixel_png()
 
     @tool("snapshot", "A picture", {})
@@ -323,9 +394,14 @@ def test_an_image_result_reaches_the_api(e2e_options: Any, fake_api: FakeAnthrop
 
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(png).decode()}}
     [(_, block)] = tool_results(messages)
-    assert block.content == [image, {"type": "text", "text": "a red pixel"}] and not block.is_error
+    expected = [image, {"type": "text", "text": "a red pixel"}]
+    assert isinstance(block.content, list) and not block.is_error
+    if newer_cli(real_cli_path):
+        saved = block.content.pop(1)
+        assert saved["type"] == "text" and saved["text"].startswith("[Image: source: ")
+    assert block.content == expected
     [result] = fake_api.turn_requests()[1].tool_results
-    assert result["content"] == [image, {"type": "text", "text": "a red pixel"}]
+    assert [c for c in result["content"] if not c.get("text", "").startswith("[Image")] == expected
     fake_api.assert_no_surprises()
 
 

@@ -1,0 +1,60 @@
+"""Every Python example in ``docs/`` runs, unchanged: each page's examples, in order, as one
+script (a page reads as one program): the real CLI is ``claude`` on
+``PATH`` and talks to the fake API (which answers any turn with a short text when it has no
+script). ``porting.rst``'s side-by-side table is not a program and is left out."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+from .fake_api import FakeAnthropicAPI
+from .harness import hermetic_env
+
+pytestmark = pytest.mark.e2e
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+REPO = DOCS.parent
+NOT_PROGRAMS = {"porting.rst"}
+_BLOCK = re.compile(r"^\.\. code-block:: python\n\n((?:(?:    .*)?\n)+)", re.M)
+
+
+def _examples() -> List[Tuple[str, str]]:
+    found = []
+    for page in sorted(DOCS.rglob("*.rst")):
+        if page.name in NOT_PROGRAMS or "_build" in page.parts or "_generated" in page.parts:
+            continue
+        blocks = ["\n".join(line[4:] for line in match.group(1).splitlines()) for match in _BLOCK.finditer(page.read_text())]
+        if blocks:
+            found.append((str(page.relative_to(DOCS)), "\n\n".join(blocks)))
+    return found
+
+
+EXAMPLES = _examples()
+
+
+def test_the_docs_have_examples() -> None:
+    assert len(EXAMPLES) >= 10  # the index and every tutorial page
+
+
+@pytest.mark.parametrize("name, code", EXAMPLES, ids=[name for name, _ in EXAMPLES])
+def test_docs_example_runs(name: str, code: str, fake_api: FakeAnthropicAPI, real_cli_path: str, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to(real_cli_path)
+    env = hermetic_env(tmp_path, fake_api.base_url, CLAUDE_CODE_MAX_RETRIES="0")
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"
+    env["PYTHONPATH"] = str(REPO)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "README.rst").write_text("A small project.\n")
+    script = work / "example.py"
+    script.write_text(code + "\n")
+    out = subprocess.run([sys.executable, str(script)], cwd=work, env=env, capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, f"{name} failed:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
