@@ -158,6 +158,8 @@ class ElicitationResult(FrozenRecord):
 
 
 OnElicitation = Callable[[ElicitationRequest], Union[ElicitationResult, Dict[str, Any]]]
+"""The ``on_elicitation`` callback: a plain function run on the callback pool that answers an
+MCP server's elicitation (accept with content, decline, or cancel); raising declines."""
 
 
 def elicitation_request_from_wire(
@@ -242,6 +244,8 @@ class UserDialogResult(FrozenRecord):
 
 
 OnUserDialog = Callable[[UserDialogRequest], Union[UserDialogResult, Dict[str, Any]]]
+"""The ``on_user_dialog`` callback: a plain function run on the callback pool that answers the
+CLI's ``request_user_dialog``; raising answers cancelled."""
 
 
 def user_dialog_request_from_wire(
