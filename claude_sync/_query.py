@@ -199,9 +199,7 @@ class _Run:
         if self.prompt_error is not None:
             raise self.prompt_error
         if last is not None and last.is_error and self.options.raise_on_error_result:
-            from ._core.hints import add_hint  # the error path only
-
-            raise add_hint(_result_error_with_exit(last, session), last)
+            raise _result_error_with_exit(last, session)
 
     def _send_prompt(self, session: Session) -> None:
         if isinstance(self.prompt, str):

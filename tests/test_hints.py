@@ -40,15 +40,16 @@ def test_no_hint_for_other_errors_or_successes() -> None:
     assert hints.hint_for(ResultMessage("success", 1, 1, False, 1, "s", result="Not logged in")) is None
 
 
-def test_add_hint_keeps_the_cli_text_and_adds_one_line() -> None:
+def test_the_result_error_keeps_the_cli_text_and_adds_one_hint_line() -> None:
     message = CASES[0][1]
-    error = hints.add_hint(result_error(message, exit_code=1, stderr="tail line"), message)
+    error = result_error(message, exit_code=1, stderr="tail line")
     lines = str(error).splitlines()
     assert lines[0] == "Claude Code run ended with an error result [success]: Not logged in · Please run /login (exit code 1)"
     assert lines[1] == f"Hint: {hints.NOT_LOGGED_IN}"
     assert lines[2:] == ["stderr tail:", "tail line"]
     assert error.hint == hints.NOT_LOGGED_IN
-    assert isinstance(pickle.loads(pickle.dumps(error)), ResultError)
+    clone = pickle.loads(pickle.dumps(error))
+    assert isinstance(clone, ResultError) and str(clone) == str(error) and clone.hint == error.hint
 
 
 def test_the_result_renders_its_hint() -> None:

@@ -101,13 +101,19 @@ class ProcessError(ClaudeSDKError):
     ):
         self.exit_code = exit_code
         self.stderr = stderr
-        full = message
-        if exit_code is not None:
-            full = f"{full} (exit code {exit_code})"
-        if stderr:
-            full = f"{full}\nstderr tail:\n{stderr}"
-        super().__init__(full)
         self._message = message
+        super().__init__(self._compose())
+
+    def _compose(self) -> str:
+        """The text: the message (with the exit code), notes of subclasses, the stderr tail."""
+        first = self._message if self.exit_code is None else f"{self._message} (exit code {self.exit_code})"
+        parts = [first, *self._notes()]
+        if self.stderr:
+            parts.append(f"stderr tail:\n{self.stderr}")
+        return "\n".join(parts)
+
+    def _notes(self) -> List[str]:
+        return []
 
     def _init_kwargs(self) -> Dict[str, Any]:
         return {"message": self._message, "exit_code": self.exit_code, "stderr": self.stderr}
@@ -123,7 +129,8 @@ class ResultError(ProcessError):
     ``api_error_status``, ``terminal_reason`` (``"api_error"``, ``"max_turns"`` …) and
     ``session_id``. API failures arrive as ``subtype == "success"`` with
     ``api_error_status`` set; aborted or limited runs as ``error_during_execution`` /
-    ``error_max_turns`` / … with ``errors``.
+    ``error_max_turns`` / … with ``errors``. ``hint`` (ours): one line of what to do, for
+    the failures a newcomer meets (not logged in, invalid key …), shown after the first line.
     """
 
     def __init__(
@@ -132,7 +139,9 @@ class ResultError(ProcessError):
         data: Optional[Dict[str, Any]] = None,
         exit_code: Optional[int] = None,
         stderr: Optional[str] = None,
+        hint: Optional[str] = None,
     ):
+        self.hint = hint
         super().__init__(message, exit_code=exit_code, stderr=stderr)
         self.data: Dict[str, Any] = data if isinstance(data, dict) else {}
         self.subtype: Optional[str] = _str_or_none(self.data.get("subtype"))
@@ -146,9 +155,13 @@ class ResultError(ProcessError):
         self.terminal_reason: Optional[str] = _str_or_none(self.data.get("terminal_reason"))
         self.session_id: Optional[str] = _str_or_none(self.data.get("session_id"))
 
+    def _notes(self) -> List[str]:
+        return [] if self.hint is None else [f"Hint: {self.hint}"]
+
     def _init_kwargs(self) -> Dict[str, Any]:
         kwargs = super()._init_kwargs()
         kwargs["data"] = self.data
+        kwargs["hint"] = self.hint
         return kwargs
 
 

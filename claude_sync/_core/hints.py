@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any, List, Optional
 
-__all__ = ["hint_for", "add_hint"]
+__all__ = ["hint_for"]
 
 NOT_LOGGED_IN = (
     "you are not logged in: run `claude` once in a terminal and log in (/login), "
@@ -90,14 +90,3 @@ def _texts(result: Any) -> List[str]:
     if isinstance(errors, list):
         texts.extend(item for item in errors if isinstance(item, str))
     return texts
-
-
-def add_hint(error: Any, result: Any) -> Any:
-    """``error`` (a ``ResultError``) with ``hint_for(result)`` as a ``Hint:`` line after its
-    first line, and as its ``hint`` attribute (None when there is none). Returns ``error``."""
-    hint = hint_for(result)
-    error.hint = hint
-    if hint is not None and error.args and isinstance(error.args[0], str):
-        first, newline, rest = error.args[0].partition("\n")
-        error.args = (f"{first}\nHint: {hint}{newline}{rest}",) + tuple(error.args[1:])
-    return error

@@ -32,6 +32,7 @@ from .errors import (
     as_text,
     error_texts,
 )
+from .hints import hint_for
 from .messages import Message, ResultMessage
 from .parse import parse_message
 from .record import FrozenRecord, construct, frozen_record
@@ -369,6 +370,7 @@ def result_error(
         data=dict(result.raw),
         exit_code=exit_code,
         stderr=stderr,
+        hint=hint_for(result),
     )
 
 
