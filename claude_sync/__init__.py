@@ -5,6 +5,9 @@ context manager, and callbacks are plain functions run on a thread pool. Public 
 mirror the official ``claude-agent-sdk`` so code ports by dropping ``async``/``await``.
 
 This module only re-exports; the code lives in the private modules.
+
+Why over 400 lines: it only re-exports — the pinned ``__all__`` of every official and our own
+public name, and the lazy-import table — and splitting a list of names would hide it.
 """
 
 from typing import TYPE_CHECKING

@@ -25,6 +25,9 @@ Host callbacks (run on the callback pool like ``can_use_tool``; the adapters her
   or returns something else the answer is ``{"behavior": "cancelled"}`` (the CLI then applies
   the dialog's default). Without a callback the CLI's request gets an error answer, which the
   CLI discards (the dialog stays pending until its deadline), as the TypeScript SDK leaves it.
+
+Why over 400 lines: the typed requests and results of the TS-SDK extras (elicitation, user
+dialogs, six control calls) are small records, each with its wire adapter next to it.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ reply that differs, input ended or the CLI closed first) raises ``ScriptFailure`
 stops, the message goes to the CLI's stderr (so the client's own error quotes it), the CLI
 exits with ``SCRIPT_FAILED_EXIT``, and ``RunReport.failure`` holds it for ``verify()``.
 Every wait is bounded by the step's ``timeout`` (the script's, by default).
+
+Why over 400 lines: the interpreter of a script, one small function per step kind, sharing one
+run state; splitting by step kind would spread that state.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ A handler writes lines through ``runner.send``, reads through ``runner.next_fram
 ``runner.await_response`` / ``runner.find_frame`` (all bounded, all raising ``ScriptFailure``
 with the step named), and returns ``"stop"`` when the run ends at this step (crash, exit).
 Answers the client gave to ``ask_*`` steps are appended to ``runner.report.answers``.
+
+Why over 400 lines: one validated record per step kind, the data form of the DSL.
 """
 
 from __future__ import annotations

@@ -27,6 +27,10 @@ after ``idle_timeout`` seconds without a request or ``lifetime`` seconds in all.
 only. The replies and their SSE encoding live in ``_api_replies``, the request view in
 ``_api_requests`` (both re-exported here); this module is the server and its handler, kept
 together (about 500 lines) because they share the request records' locking.
+
+Why over 400 lines: one HTTP server speaking the Messages API (streaming and not, scripted
+turns, errors, delays, side requests, self-stop); replies and request parsing already live in
+``_api_replies``/``_api_requests``.
 """
 
 from __future__ import annotations
