@@ -430,7 +430,7 @@ def test_close_sets_the_signal_of_a_running_tool(scripted: Any, tmp_path: Path) 
     assert outcome == {"cancelled": True}
 
 
-def test_raising_tool_is_an_error_result_and_the_session_goes_on(scripted: Any) -> None:
+def test_raising_tool_is_an_error_result_and_the_session_goes_on(scripted: Any, caplog: Any) -> None:
     @tool("divide", "a / b", {"a": float, "b": float})
     def divide(args: Dict[str, Any]) -> str:
         return str(args["a"] / args["b"])
@@ -451,6 +451,9 @@ def test_raising_tool_is_an_error_result_and_the_session_goes_on(scripted: Any) 
         "isError": True,
     }
     assert mcp_answer(cli, "good")["result"] == {"content": [{"type": "text", "text": "2.0"}]}
+    failures = [r for r in caplog.records if r.name == "claude_sync.callbacks" and "'divide' raised" in r.getMessage()]
+    assert len(failures) == 1 and failures[0].exc_info is not None  # logged once, with its traceback
+    assert failures[0].exc_info[0] is ZeroDivisionError
 
 
 @BOTH

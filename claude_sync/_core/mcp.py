@@ -408,8 +408,15 @@ class SdkMcpServers:
 # ----------------------------------------------------------------------------- running
 
 
-def run_tool_call(call: McpToolCall, signal: Optional[CancellationSignal] = None) -> Dict[str, Any]:
+def run_tool_call(
+    call: McpToolCall,
+    signal: Optional[CancellationSignal] = None,
+    on_error: Optional[Callable[[str, Exception], None]] = None,
+) -> Dict[str, Any]:
     """Run ``call``'s handler in the calling thread; return the JSON-RPC response.
+
+    ``on_error(tool_name, exc)`` is called with an exception the handler raised (before it
+    becomes an ``isError`` result), so the shell can log it with its traceback.
 
     Arguments are checked against the tool's schema first (the handler is not called when
     they do not fit); a call whose ``signal`` is already set is not started. Failures are
@@ -419,4 +426,4 @@ def run_tool_call(call: McpToolCall, signal: Optional[CancellationSignal] = None
         BaseException: only what is not an ``Exception`` (KeyboardInterrupt, SystemExit)
             and was raised by the handler.
     """
-    return _result(call.rpc_id, _tool_result(call, signal))
+    return _result(call.rpc_id, _tool_result(call, signal, on_error))

@@ -195,7 +195,11 @@ def _annotation_dict(name: str, annotations: Any) -> Dict[str, Any]:
     return {_ANNOTATION_ALIASES.get(k, k): v for k, v in raw.items() if v is not None}
 
 
-def _tool_result(call: McpToolCall, signal: Optional[CancellationSignal]) -> Dict[str, Any]:
+def _tool_result(
+    call: McpToolCall,
+    signal: Optional[CancellationSignal],
+    on_error: Optional[Callable[[str, Exception], None]] = None,
+) -> Dict[str, Any]:
     from .schema_validation import validate
 
     spec = call.tool
@@ -218,6 +222,8 @@ def _tool_result(call: McpToolCall, signal: Optional[CancellationSignal]) -> Dic
         else:
             returned = spec.handler(call.arguments)
     except Exception as exc:  # noqa: BLE001 - the model is told, the session goes on
+        if on_error is not None:
+            on_error(spec.name, exc)  # the shell logs it with its traceback
         text = str(exc)
         return _error_result(
             f"Tool '{spec.name}' raised {type(exc).__name__}" + (f": {text}" if text else "")

@@ -363,7 +363,7 @@ class _McpBridge:
             return mcp_control_response(bridge.handle(action.message, signal))
         if isinstance(action, McpToolCall):
             try:
-                return mcp_control_response(run_tool_call(action, signal))
+                return mcp_control_response(run_tool_call(action, signal, _log_tool_failure))
             finally:
                 with self._lock:
                     if self._calls.get(action.key) is signal:
@@ -374,3 +374,8 @@ class _McpBridge:
         """Stop the threads serving ``mcp`` package servers (joined within ``grace``)."""
         for bridge in self._package_bridges.values():
             bridge.close(grace)
+
+
+def _log_tool_failure(tool_name: str, exc: Exception) -> None:
+    """Pool thread: an in-process MCP tool raised; the model gets an ``isError`` result."""
+    logger.error("MCP tool %r raised (the model gets an error result)", tool_name, exc_info=exc)
