@@ -1,7 +1,7 @@
 """Text, HTML and Markdown renderings of messages and content blocks (pure, no I/O).
 
 What the methods ``__repr__``, ``_repr_html_`` and ``_repr_markdown_`` of every message and
-block call (see ``blocks._Record``), and what the live display (``live``) is built from.
+block call (see ``blocks.WireRecord``), and what the live display (``live``) is built from.
 
 ``short_repr`` rules — a repr is read by people, in tracebacks, logs and notebooks:
 

@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional, Tuple
 
 __all__ = ["ToolAnnotations"]
 
-_ANNOTATION_ALIASES = {
+ANNOTATION_ALIASES = {
     "read_only_hint": "readOnlyHint",
     "destructive_hint": "destructiveHint",
     "idempotent_hint": "idempotentHint",
@@ -70,7 +70,7 @@ class ToolAnnotations:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        wire = _ANNOTATION_ALIASES.get(name, name)
+        wire = ANNOTATION_ALIASES.get(name, name)
         hints: Dict[str, Any] = object.__getattribute__(self, "_hints")
         if wire in hints or wire in _KNOWN_HINTS:
             return hints.get(wire)
@@ -86,7 +86,7 @@ class ToolAnnotations:
         if not exclude_none:
             hints = {**{k: None for k in _KNOWN_HINTS}, **hints}
         if not by_alias:
-            snake = {v: k for k, v in _ANNOTATION_ALIASES.items()}
+            snake = {v: k for k, v in ANNOTATION_ALIASES.items()}
             hints = {snake.get(k, k): v for k, v in hints.items()}
         return hints
 

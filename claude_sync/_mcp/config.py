@@ -17,7 +17,7 @@ __all__ = [
 ]
 
 
-def _is_own_server(value: Any) -> bool:
+def is_own_server(value: Any) -> bool:
     """An ``SdkMcpServer`` or a duck-typed stand-in (``type == "sdk"`` and ``handle``)."""
     return getattr(value, "type", None) == "sdk" and callable(getattr(value, "handle", None))
 
@@ -63,7 +63,7 @@ def sdk_server_instance(name: str, config: Any) -> Any:
         TypeError: an ``instance`` that is neither an ``SdkMcpServer`` nor an ``mcp``
             package server.
     """
-    if _is_own_server(config):
+    if is_own_server(config):
         return config
     if not isinstance(config, Mapping) or config.get("type") != "sdk":
         return None
@@ -73,7 +73,7 @@ def sdk_server_instance(name: str, config: Any) -> Any:
             f"mcp_servers[{name!r}] is of type 'sdk' but has no 'instance': make it with "
             "create_sdk_mcp_server(), or set 'instance' to an mcp.server.Server"
         )
-    if _is_own_server(instance) or is_mcp_package_server(instance):
+    if is_own_server(instance) or is_mcp_package_server(instance):
         return instance
     raise TypeError(
         f"mcp_servers[{name!r}]['instance'] must be a server from create_sdk_mcp_server() or "

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import typing_extensions as te
 
-from .schema_validation import _json_type_name
+from .schema_validation import json_type_name
 
 JsonSchema = Dict[str, Any]
 
@@ -330,7 +330,7 @@ def _plain_value(value: Any) -> Any:
 
 def _enum_schema(values: List[Any]) -> JsonSchema:
     schema: JsonSchema = {"enum": values}
-    kinds = {_json_type_name(v) for v in values}
+    kinds = {json_type_name(v) for v in values}
     if len(kinds) == 1:
         schema = {"type": kinds.pop(), "enum": values}
     return schema

@@ -31,7 +31,7 @@ def _child(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _json_type_name(value: Any) -> str:
+def json_type_name(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -50,7 +50,7 @@ def _json_type_name(value: Any) -> str:
 
 
 def _is_type(value: Any, json_type: Any) -> bool:
-    kind = _json_type_name(value)
+    kind = json_type_name(value)
     if json_type == kind:
         return True
     if json_type == "number":
@@ -76,7 +76,7 @@ def _show(value: Any) -> str:
 
 def _json_equal(a: Any, b: Any) -> bool:
     """JSON equality: ``true`` is not ``1``, ``1`` equals ``1.0``."""
-    kind_a, kind_b = _json_type_name(a), _json_type_name(b)
+    kind_a, kind_b = json_type_name(a), json_type_name(b)
     numbers = ("integer", "number")
     if kind_a in numbers and kind_b in numbers:
         return bool(a == b)
@@ -108,7 +108,7 @@ def _check_type(schema: Mapping[str, Any], value: Any, path: str) -> Optional[st
     allowed = expected if isinstance(expected, list) else [expected]
     if any(_is_type(value, t) for t in allowed):
         return None
-    return _at(path, f"expected {' or '.join(map(str, allowed))}, got {_json_type_name(value)}")
+    return _at(path, f"expected {' or '.join(map(str, allowed))}, got {json_type_name(value)}")
 
 
 def _check_enum(schema: Mapping[str, Any], value: Any, path: str) -> Optional[str]:
@@ -158,7 +158,7 @@ def _no_branch_matched(
             for name in kind if isinstance(kind, list) else [kind]:
                 if isinstance(name, str) and name not in kinds:
                     kinds.append(name)
-        return _at(path, f"expected {' or '.join(kinds)}, got {_json_type_name(value)}")
+        return _at(path, f"expected {' or '.join(kinds)}, got {json_type_name(value)}")
     return _at(path, f"matches none of the allowed alternatives ({'; '.join(plausible)})")
 
 

@@ -62,7 +62,7 @@ from typing import (
 )
 
 from .._wire.record import FrozenRecord, frozen_record
-from .config import McpSdkServerConfig, _is_own_server, mcp_package_lowlevel_server
+from .config import McpSdkServerConfig, is_own_server, mcp_package_lowlevel_server
 from .tools import RpcId, SdkMcpTool, _tool_result
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -361,7 +361,7 @@ class SdkMcpServers:
         self._order: List[str] = []
         for key, server in (servers or {}).items():
             self._order.append(key)
-            if _is_own_server(server):
+            if is_own_server(server):
                 self._servers[key] = server
                 continue
             lowlevel = mcp_package_lowlevel_server(server)

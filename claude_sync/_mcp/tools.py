@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from .._wire.record import FrozenRecord, frozen_record
-from .annotations import _ANNOTATION_ALIASES, ToolAnnotations
+from .annotations import ANNOTATION_ALIASES, ToolAnnotations
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._callbacks.permission_types import CancellationSignal
@@ -192,7 +192,7 @@ def _annotation_dict(name: str, annotations: Any) -> Dict[str, Any]:
             f"tool {name!r}: annotations must be a dict or ToolAnnotations, "
             f"not {type(annotations).__name__}"
         )
-    return {_ANNOTATION_ALIASES.get(k, k): v for k, v in raw.items() if v is not None}
+    return {ANNOTATION_ALIASES.get(k, k): v for k, v in raw.items() if v is not None}
 
 
 def _tool_result(

@@ -3,7 +3,7 @@
 ``command.build_spawn_plan`` calls these in order; each reads a few ``ClaudeAgentOptions``
 fields and returns argv items (or fills the ``initialize`` fields it is given). The table of
 where each option goes is in the ``command`` docstring. Big values become ``FileArg``
-placeholders the shell writes to temp files; ``_check_argv_sizes`` refuses a string argument
+placeholders the shell writes to temp files; ``check_argv_sizes`` refuses a string argument
 Linux would refuse.
 """
 
@@ -39,7 +39,7 @@ class FileArg(FrozenRecord):
 ArgvItem = Union[str, FileArg]
 
 
-def _flag(name: str, value: ArgvItem) -> List[ArgvItem]:
+def flag_pair(name: str, value: ArgvItem) -> List[ArgvItem]:
     """``--name value``; ``--name=value`` when the value starts with ``-`` (else the CLI's
     parser would read it as a flag of its own)."""
     if isinstance(value, str) and value.startswith("-"):
@@ -47,14 +47,14 @@ def _flag(name: str, value: ArgvItem) -> List[ArgvItem]:
     return [f"--{name}", value]
 
 
-def _str_list(option: str, value: Any) -> List[Any]:
+def str_list(option: str, value: Any) -> List[Any]:
     """``value`` as a list. Raises ``TypeError`` for a bare ``str`` (it would be taken apart
     into characters) or anything that is not a list/tuple."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
         raise TypeError(f"{option} must be a list, not {type(value).__name__} {value!r}")
     return list(value)
 
-def _system_prompt_args(system_prompt: Any, init: JsonDict) -> List[ArgvItem]:
+def system_prompt_args(system_prompt: Any, init: JsonDict) -> List[ArgvItem]:
     """Fill ``init`` for a string/custom/preset/None prompt; return the argv for a file prompt.
 
     ``snapshot`` (preset or custom) → ``initialize.systemPromptSnapshot`` when it is a bool.
@@ -75,7 +75,7 @@ def _system_prompt_args(system_prompt: Any, init: JsonDict) -> List[ArgvItem]:
     if kind in ("preset", "custom") and isinstance(system_prompt.get("snapshot"), bool):
         init["systemPromptSnapshot"] = system_prompt["snapshot"]
     if kind == "file":
-        return _flag("system-prompt-file", os.fspath(system_prompt["path"]))
+        return flag_pair("system-prompt-file", os.fspath(system_prompt["path"]))
     if kind == "custom":
         prompt = system_prompt.get("prompt")
         if not isinstance(prompt, str):
@@ -93,32 +93,32 @@ def _system_prompt_args(system_prompt: Any, init: JsonDict) -> List[ArgvItem]:
     )
 
 
-def _tools_args(options: ClaudeAgentOptions, allowed_tools: List[str]) -> List[ArgvItem]:
+def tools_args(options: ClaudeAgentOptions, allowed_tools: List[str]) -> List[ArgvItem]:
     argv: List[ArgvItem] = []
     tools = options.tools
     if isinstance(tools, Mapping):
         argv += ["--tools", "default"]  # the claude_code preset
     elif tools is not None:
-        argv += ["--tools", ",".join(_str_list("tools", tools))]  # [] → "": no built-in tools
+        argv += ["--tools", ",".join(str_list("tools", tools))]  # [] → "": no built-in tools
     if allowed_tools:
-        argv += _flag("allowedTools", ",".join(allowed_tools))
-    disallowed = _str_list("disallowed_tools", options.disallowed_tools)
+        argv += flag_pair("allowedTools", ",".join(allowed_tools))
+    disallowed = str_list("disallowed_tools", options.disallowed_tools)
     if disallowed:
-        argv += _flag("disallowedTools", ",".join(disallowed))
+        argv += flag_pair("disallowedTools", ",".join(disallowed))
     return argv
 
 
-def _permission_args(prompt_tool: Optional[str], permission_mode: Optional[str]) -> List[ArgvItem]:
+def permission_args(prompt_tool: Optional[str], permission_mode: Optional[str]) -> List[ArgvItem]:
     """``prompt_tool`` is ``PermissionRouting.prompt_tool`` (the options' one reading)."""
     argv: List[ArgvItem] = []
     if prompt_tool:  # an empty name or mode is left out, as the official SDK does
-        argv += _flag("permission-prompt-tool", prompt_tool)
+        argv += flag_pair("permission-prompt-tool", prompt_tool)
     if permission_mode:
-        argv += _flag("permission-mode", permission_mode)
+        argv += flag_pair("permission-mode", permission_mode)
     return argv
 
 
-def _session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+def session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     """Session selection. IDs use ``--flag=value``: ``--resume`` takes an optional value, so a
     separate dash-leading token would be parsed as another flag. Empty IDs are left out, as
     the official SDK does, except ``resume_drops_turn``: an empty one is sent so the CLI
@@ -141,29 +141,29 @@ def _session_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     return argv
 
 
-def _limits_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+def limits_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     argv: List[ArgvItem] = []
     if options.max_turns:  # 0 means "no limit" in the official SDK: left out
-        argv += _flag("max-turns", str(options.max_turns))
+        argv += flag_pair("max-turns", str(options.max_turns))
     if options.max_budget_usd is not None:
-        argv += _flag("max-budget-usd", str(options.max_budget_usd))
+        argv += flag_pair("max-budget-usd", str(options.max_budget_usd))
     if options.task_budget is not None:
-        argv += _flag("task-budget", str(options.task_budget["total"]))
+        argv += flag_pair("task-budget", str(options.task_budget["total"]))
     return argv
 
 
-def _model_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+def model_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     argv: List[ArgvItem] = []
     if options.model:
-        argv += _flag("model", options.model)
+        argv += flag_pair("model", options.model)
     if options.fallback_model:
-        argv += _flag("fallback-model", options.fallback_model)
-    betas = _str_list("betas", options.betas)
+        argv += flag_pair("fallback-model", options.fallback_model)
+    betas = str_list("betas", options.betas)
     if betas:
-        argv += _flag("betas", ",".join(betas))
+        argv += flag_pair("betas", ",".join(betas))
     argv += _thinking_args(options.thinking, options.max_thinking_tokens)
     if options.effort:
-        argv += _flag("effort", options.effort)
+        argv += flag_pair("effort", options.effort)
     return argv
 
 
@@ -172,7 +172,7 @@ def _thinking_args(
 ) -> List[ArgvItem]:
     """``thinking`` wins over the older ``max_thinking_tokens``."""
     if thinking is None:
-        return [] if max_tokens is None else _flag("max-thinking-tokens", str(max_tokens))
+        return [] if max_tokens is None else flag_pair("max-thinking-tokens", str(max_tokens))
     kind = thinking.get("type")
     if kind == "adaptive":
         argv: List[ArgvItem] = ["--thinking", "adaptive"]
@@ -181,18 +181,18 @@ def _thinking_args(
         argv = (
             ["--thinking", "adaptive"]
             if budget is None
-            else _flag("max-thinking-tokens", str(budget))
+            else flag_pair("max-thinking-tokens", str(budget))
         )
     elif kind == "disabled":
         return ["--thinking", "disabled"]
     else:
         raise ValueError(f"unknown thinking type {kind!r} (expected adaptive, enabled, disabled)")
     if thinking.get("display") is not None:
-        argv += _flag("thinking-display", thinking["display"])
+        argv += flag_pair("thinking-display", thinking["display"])
     return argv
 
 
-def _settings_args(
+def settings_args(
     options: ClaudeAgentOptions, read_text: Callable[[str], str]
 ) -> List[ArgvItem]:
     """``--settings``: inline JSON (with ``sandbox`` merged in) as a file, a path as given.
@@ -207,7 +207,7 @@ def _settings_args(
         return []
     if settings is not None and not _looks_like_json_object(settings):
         if sandbox is None:
-            return _flag("settings", os.fspath(settings))
+            return flag_pair("settings", os.fspath(settings))
         settings = _read_settings_file(options, read_text)
     merged: JsonDict = {} if settings is None else _parse_settings_json(settings)
     if sandbox is not None:
@@ -241,7 +241,7 @@ def _parse_settings_json(text: str) -> JsonDict:
         raise ValueError("settings JSON must be an object")
     return value
 
-def _output_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
+def output_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     argv: List[ArgvItem] = []
     if options.include_partial_messages:
         argv.append("--include-partial-messages")
@@ -252,32 +252,32 @@ def _output_args(options: ClaudeAgentOptions) -> List[ArgvItem]:
     return argv
 
 
-def _context_args(
+def context_args(
     options: ClaudeAgentOptions, setting_sources: Optional[List[str]]
 ) -> List[ArgvItem]:
     argv: List[ArgvItem] = []
-    for directory in _str_list("add_dirs", options.add_dirs):
-        argv += _flag("add-dir", os.fspath(directory))
+    for directory in str_list("add_dirs", options.add_dirs):
+        argv += flag_pair("add-dir", os.fspath(directory))
     if setting_sources is not None:
         argv.append(f"--setting-sources={','.join(setting_sources)}")
-    for plugin in _str_list("plugins", options.plugins):
+    for plugin in str_list("plugins", options.plugins):
         if plugin.get("type") != "local":
             raise ValueError(f"unsupported plugin type {plugin.get('type')!r} (only 'local')")
-        argv += _flag("plugin-dir", os.fspath(plugin["path"]))
+        argv += flag_pair("plugin-dir", os.fspath(plugin["path"]))
     return argv
 
 
-def _extra_args(extra_args: Mapping[str, Optional[str]]) -> List[ArgvItem]:
+def extra_args_argv(extra_args: Mapping[str, Optional[str]]) -> List[ArgvItem]:
     """``{"flag": "v"}`` → ``--flag v`` (``--flag=v`` if ``v`` starts with ``-``);
     ``{"flag": None}`` → ``--flag``."""
     argv: List[ArgvItem] = []
     for name, value in extra_args.items():
         flag = str(name).lstrip("-")
-        argv += [f"--{flag}"] if value is None else _flag(flag, str(value))
+        argv += [f"--{flag}"] if value is None else flag_pair(flag, str(value))
     return argv
 
 
-def _check_argv_sizes(argv: Sequence[ArgvItem]) -> None:
+def check_argv_sizes(argv: Sequence[ArgvItem]) -> None:
     """Raises ``ValueError`` for a string argument Linux would refuse (``E2BIG``)."""
     previous = ""
     for item in argv:
@@ -295,7 +295,7 @@ def _check_argv_sizes(argv: Sequence[ArgvItem]) -> None:
 # --------------------------------------------------------------------------- initialize
 
 
-def _agents_fields(agents: Optional[Mapping[str, Any]], init: JsonDict) -> None:
+def agents_fields(agents: Optional[Mapping[str, Any]], init: JsonDict) -> None:
     if not agents:
         return
     wire: JsonDict = {}
@@ -309,13 +309,13 @@ def _agents_fields(agents: Optional[Mapping[str, Any]], init: JsonDict) -> None:
     init["agents"] = wire
 
 
-def _skills_fields(skills: Any, init: JsonDict) -> None:
+def skills_fields(skills: Any, init: JsonDict) -> None:
     """Only an explicit list filters; ``"all"`` and ``None`` mean no filter on the wire."""
     if isinstance(skills, (list, tuple)):
         init["skills"] = list(skills)
 
 
-def _output_format_fields(output_format: Optional[Mapping[str, Any]], init: JsonDict) -> None:
+def output_format_fields(output_format: Optional[Mapping[str, Any]], init: JsonDict) -> None:
     if output_format is None:
         return
     if output_format.get("type") != "json_schema" or not isinstance(

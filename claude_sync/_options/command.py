@@ -104,21 +104,21 @@ from .argv import (
     ArgvItem,
     FileArg,
     JsonDict,
-    _agents_fields,
-    _check_argv_sizes,
-    _context_args,
-    _extra_args,
-    _flag,
-    _limits_args,
-    _model_args,
-    _output_args,
-    _output_format_fields,
-    _permission_args,
-    _session_args,
-    _settings_args,
-    _skills_fields,
-    _system_prompt_args,
-    _tools_args,
+    agents_fields,
+    check_argv_sizes,
+    context_args,
+    extra_args_argv,
+    flag_pair,
+    limits_args,
+    model_args,
+    output_args,
+    output_format_fields,
+    permission_args,
+    session_args,
+    settings_args,
+    skills_fields,
+    system_prompt_args,
+    tools_args,
 )
 from .discovery import find_cli  # re-exported: the shell imports it with build_spawn_plan
 from .environment import (  # re-exported: the environment is part of the plan
@@ -312,23 +312,23 @@ def interpret_options(
         "--verbose",
         "--input-format", "stream-json",
     ]  # fmt: skip
-    argv += _system_prompt_args(options.system_prompt, init)
-    argv += _tools_args(options, allowed_tools)
-    argv += _permission_args(permissions.prompt_tool, options.permission_mode)
-    argv += _session_args(options)
-    argv += _limits_args(options)
-    argv += _model_args(options)
-    argv += _settings_args(options, read_text)
+    argv += system_prompt_args(options.system_prompt, init)
+    argv += tools_args(options, allowed_tools)
+    argv += permission_args(permissions.prompt_tool, options.permission_mode)
+    argv += session_args(options)
+    argv += limits_args(options)
+    argv += model_args(options)
+    argv += settings_args(options, read_text)
     mcp_argv, sdk_servers = _mcp_args(options)
     argv += mcp_argv
-    argv += _output_args(options)
-    argv += _context_args(options, setting_sources)
-    argv += _extra_args(options.extra_args)
-    _check_argv_sizes(argv)
+    argv += output_args(options)
+    argv += context_args(options, setting_sources)
+    argv += extra_args_argv(options.extra_args)
+    check_argv_sizes(argv)
 
-    _agents_fields(options.agents, init)
-    _skills_fields(options.skills, init)
-    _output_format_fields(options.output_format, init)
+    agents_fields(options.agents, init)
+    skills_fields(options.skills, init)
+    output_format_fields(options.output_format, init)
     if sdk_servers and SDK_MCP_VIA_INITIALIZE:
         init["sdkMcpServers"] = list(sdk_servers)
     if options.forward_subagent_text:
@@ -378,7 +378,7 @@ def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, An
     servers = options.mcp_servers
     if isinstance(servers, (str, Path)):
         text = os.fspath(servers)
-        return (_flag("mcp-config", text) if text else []), {}
+        return (flag_pair("mcp-config", text) if text else []), {}
     external, sdk = partition_mcp_servers(servers)
     entries = dict(external)
     if not SDK_MCP_VIA_INITIALIZE:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, List, Optional, Sequence, Tuple
 
-from .argv import _str_list
+from .argv import str_list
 from .options import ClaudeAgentOptions
 
 __all__ = ["can_use_tool_shadowing", "skills_defaults"]
@@ -22,10 +22,10 @@ def skills_defaults(options: ClaudeAgentOptions) -> Tuple[List[str], Optional[Li
     Raises ``TypeError`` when ``skills`` is neither a list nor ``"all"`` (a bare name would be
     taken apart into characters), ``ValueError`` for a name no ``Skill(name)`` rule can carry.
     """
-    allowed = _str_list("allowed_tools", options.allowed_tools)
+    allowed = str_list("allowed_tools", options.allowed_tools)
     sources = None
     if options.setting_sources is not None:
-        sources = _str_list("setting_sources", options.setting_sources)
+        sources = str_list("setting_sources", options.setting_sources)
     skills = options.skills
     if skills is None:
         return allowed, sources

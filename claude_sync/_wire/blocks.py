@@ -1,8 +1,8 @@
 """Immutable content-block types (the items of a message's ``content``), and their base class.
 
 The rules every message and block class follows are in the ``messages`` docstring. This
-module also holds what those classes share: the ``_Record`` base and the field helpers
-``_raw`` / ``_wire`` / ``_as_is``.
+module also holds what those classes share: the ``WireRecord`` base and the field helpers
+``raw_field`` / ``wire_field`` / ``_as_is``.
 
 Pure module: no threads, no I/O, no clocks.
 """
@@ -31,12 +31,12 @@ __all__ = [
 ]
 
 
-def _raw() -> Any:
+def raw_field() -> Any:
     """The ``raw`` field: the wire dict, kept out of ``==`` and ``repr()``."""
     return field(default_factory=dict, repr=False, compare=False)
 
 
-def _wire(name: str, default: Any = None) -> Any:
+def wire_field(name: str, default: Any = None) -> Any:
     """A field read from the wire key ``name`` (the parser's generic readers use this)."""
     return field(default=default, metadata={"wire": name})
 
@@ -46,7 +46,7 @@ def _as_is(value: Any) -> Any:
     return value
 
 
-class _Record(SerdeMixin, FrozenRecord):
+class WireRecord(SerdeMixin, FrozenRecord):
     """Base of every message and block: immutable, cheap to define, lazily serialisable.
 
     Its ``repr()`` is short (defaults left out, long values cut, secrets redacted) and it
@@ -75,46 +75,46 @@ class _Record(SerdeMixin, FrozenRecord):
 
 
 @frozen_record
-class TextBlock(_Record):
+class TextBlock(WireRecord):
     """Plain text (``{"type": "text", "text": …}``)."""
 
     type: str = field(default="text", init=False, repr=False, compare=False)
     text: str
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class ThinkingBlock(_Record):
+class ThinkingBlock(WireRecord):
     """Extended thinking; ``signature`` verifies it when it is sent back to the API."""
 
     type: str = field(default="thinking", init=False, repr=False, compare=False)
     thinking: str
     signature: str
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class RedactedThinkingBlock(_Record):
+class RedactedThinkingBlock(WireRecord):
     """Thinking the API returned encrypted; ``data`` is opaque."""
 
     type: str = field(default="redacted_thinking", init=False, repr=False, compare=False)
     data: str
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class ToolUseBlock(_Record):
+class ToolUseBlock(WireRecord):
     """The model asks to run tool ``name`` with ``input``; ``id`` names the call."""
 
     type: str = field(default="tool_use", init=False, repr=False, compare=False)
     id: str
     name: str
     input: Dict[str, Any]
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class ToolResultBlock(_Record):
+class ToolResultBlock(WireRecord):
     """The result of tool call ``tool_use_id``: a string, a list of wire blocks, or None."""
 
     type: str = field(default="tool_result", init=False, repr=False, compare=False)
@@ -123,22 +123,22 @@ class ToolResultBlock(_Record):
         default=None, metadata=decoder_metadata(_as_is)
     )
     is_error: Optional[bool] = None
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class ServerToolUseBlock(_Record):
+class ServerToolUseBlock(WireRecord):
     """A tool the API runs itself (``web_search``, ``web_fetch``, ``code_execution`` …)."""
 
     type: str = field(default="server_tool_use", init=False, repr=False, compare=False)
     id: str
     name: str
     input: Dict[str, Any]
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class ServerToolResultBlock(_Record):
+class ServerToolResultBlock(WireRecord):
     """The result of a server tool call; one class for every ``*_tool_result`` wire type.
 
     ``type`` keeps the wire type (``web_search_tool_result``, ``web_fetch_tool_result``,
@@ -149,20 +149,20 @@ class ServerToolResultBlock(_Record):
     tool_use_id: str
     content: Any
     type: str = ""
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class ImageBlock(_Record):
+class ImageBlock(WireRecord):
     """An image; ``source`` is the wire source dict (``{"type": "base64", …}`` or a URL)."""
 
     type: str = field(default="image", init=False, repr=False, compare=False)
     source: Dict[str, Any]
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class UnknownBlock(_Record):
+class UnknownBlock(WireRecord):
     """A block type not modelled here (``document``, ``mcp_tool_use`` …): its wire dict."""
 
     type: str
@@ -217,7 +217,7 @@ def _block_from_dict(data: Any) -> Any:
     return block_class(data.get("type")).from_dict(data)
 
 
-def _blocks_from_dicts(value: Any) -> Any:
+def blocks_from_dicts(value: Any) -> Any:
     """Decoder for ``content`` fields: a string stays a string, a list becomes blocks."""
     if isinstance(value, list):
         return [_block_from_dict(item) for item in value]

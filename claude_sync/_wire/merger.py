@@ -14,7 +14,7 @@ from .system_messages import ThinkingTokensMessage
 
 __all__ = ["AssistantMessageMerger", "merge_assistant_lines"]
 
-_PROGRESS_TYPES = (StreamEvent, ThinkingTokensMessage, ToolProgressMessage)
+PROGRESS_TYPES = (StreamEvent, ThinkingTokensMessage, ToolProgressMessage)
 """Live progress messages the CLI interleaves *between* the block lines of one assistant
 message (a block's ``assistant`` line comes before its ``content_block_stop`` event). They
 pass through the merger without ending the message being merged."""
@@ -54,7 +54,7 @@ class AssistantMessageMerger:
         """Take the next message; return the messages that are ready, in stream order."""
         if isinstance(message, AssistantMessage):
             return self._feed_assistant(message)
-        if isinstance(message, _PROGRESS_TYPES):
+        if isinstance(message, PROGRESS_TYPES):
             if isinstance(message, StreamEvent) and self._ends_held_message(message):
                 return [message, *self.flush()]
             return [message]

@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any, Dict, List, Optional, Type, Union
 
-from .blocks import ContentBlock, _blocks_from_dicts, _raw, _Record, _wire
+from .blocks import ContentBlock, WireRecord, blocks_from_dicts, raw_field, wire_field
 from .record import frozen_record
 from .serde import decoder_metadata
 from .system_messages import SYSTEM_CLASSES, SystemMessage
@@ -60,7 +60,7 @@ __all__ = [
 
 
 @frozen_record
-class UserMessage(_Record):
+class UserMessage(WireRecord):
     """A ``user`` line: a prompt echo (``isReplay``), a tool result, or CLI-made text.
 
     ``content`` is a string or a list of blocks, as on the wire. ``tool_use_result`` is the
@@ -71,7 +71,7 @@ class UserMessage(_Record):
     """
 
     type: str = field(default="user", init=False, repr=False, compare=False)
-    content: Union[str, List[ContentBlock]] = field(metadata=decoder_metadata(_blocks_from_dicts))
+    content: Union[str, List[ContentBlock]] = field(metadata=decoder_metadata(blocks_from_dicts))
     uuid: Optional[str] = None
     parent_tool_use_id: Optional[str] = None
     tool_use_result: Any = None
@@ -79,11 +79,11 @@ class UserMessage(_Record):
     is_replay: bool = False
     is_synthetic: bool = False
     session_id: Optional[str] = None
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class AssistantMessage(_Record):
+class AssistantMessage(WireRecord):
     """An ``assistant`` line.
 
     The real CLI sends **one line per content block**, all sharing ``message_id``, with
@@ -94,7 +94,7 @@ class AssistantMessage(_Record):
     """
 
     type: str = field(default="assistant", init=False, repr=False, compare=False)
-    content: List[ContentBlock] = field(metadata=decoder_metadata(_blocks_from_dicts))
+    content: List[ContentBlock] = field(metadata=decoder_metadata(blocks_from_dicts))
     model: str
     parent_tool_use_id: Optional[str] = None
     error: Optional[str] = None
@@ -105,11 +105,11 @@ class AssistantMessage(_Record):
     uuid: Optional[str] = None
     user_message_uuid: Optional[str] = None
     user_message_uuids: Optional[List[str]] = None
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class DeferredToolUse(_Record):
+class DeferredToolUse(WireRecord):
     """A tool call a ``PreToolUse`` hook deferred (``permissionDecision: "defer"``): the run
     stopped before it; ``ResultMessage.deferred_tool_use`` says which call to resume with."""
 
@@ -123,7 +123,7 @@ def _deferred_from_dict(value: Any) -> Optional[DeferredToolUse]:
 
 
 @frozen_record
-class ResultMessage(_Record):
+class ResultMessage(WireRecord):
     """A ``result`` line: the end of one turn, with cost and usage.
 
     Do not read ``subtype`` alone: API failures arrive as ``subtype == "success"`` with
@@ -155,11 +155,11 @@ class ResultMessage(_Record):
     origin: Optional[Dict[str, Any]] = None
     user_message_uuid: Optional[str] = None
     user_message_uuids: Optional[List[str]] = None
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class StreamEvent(_Record):
+class StreamEvent(WireRecord):
     """A ``stream_event`` line (``include_partial_messages``): one raw Messages-API SSE event."""
 
     type: str = field(default="stream_event", init=False, repr=False, compare=False)
@@ -169,47 +169,47 @@ class StreamEvent(_Record):
     parent_tool_use_id: Optional[str] = None
     user_message_uuid: Optional[str] = None
     user_message_uuids: Optional[List[str]] = None
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class RateLimitInfo(_Record):
+class RateLimitInfo(WireRecord):
     """The ``rate_limit_info`` of a ``RateLimitEvent`` (wire keys are camelCase)."""
 
     status: str
-    resets_at: Optional[int] = _wire("resetsAt")
-    rate_limit_type: Optional[str] = _wire("rateLimitType")
+    resets_at: Optional[int] = wire_field("resetsAt")
+    rate_limit_type: Optional[str] = wire_field("rateLimitType")
     utilization: Optional[float] = None
-    overage_status: Optional[str] = _wire("overageStatus")
-    overage_resets_at: Optional[int] = _wire("overageResetsAt")
-    overage_disabled_reason: Optional[str] = _wire("overageDisabledReason")
-    raw: Dict[str, Any] = _raw()
+    overage_status: Optional[str] = wire_field("overageStatus")
+    overage_resets_at: Optional[int] = wire_field("overageResetsAt")
+    overage_disabled_reason: Optional[str] = wire_field("overageDisabledReason")
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class RateLimitEvent(_Record):
+class RateLimitEvent(WireRecord):
     """A ``rate_limit_event`` line: the subscription rate-limit state changed."""
 
     type: str = field(default="rate_limit_event", init=False, repr=False, compare=False)
     rate_limit_info: RateLimitInfo
     uuid: str
     session_id: str
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class PromptSuggestionMessage(_Record):
+class PromptSuggestionMessage(WireRecord):
     """A ``prompt_suggestion`` line (``promptSuggestions``), sent after a ``result``."""
 
     type: str = field(default="prompt_suggestion", init=False, repr=False, compare=False)
     suggestion: str
     uuid: Optional[str] = None
     session_id: Optional[str] = None
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class ToolProgressMessage(_Record):
+class ToolProgressMessage(WireRecord):
     """A ``tool_progress`` line: a tool has been running for ``elapsed_time_seconds``."""
 
     type: str = field(default="tool_progress", init=False, repr=False, compare=False)
@@ -220,24 +220,24 @@ class ToolProgressMessage(_Record):
     task_id: Optional[str] = None
     uuid: Optional[str] = None
     session_id: Optional[str] = None
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class AuthStatusMessage(_Record):
+class AuthStatusMessage(WireRecord):
     """An ``auth_status`` line (not seen from CLI 2.1.197, modelled for completeness)."""
 
     type: str = field(default="auth_status", init=False, repr=False, compare=False)
-    is_authenticating: bool = _wire("isAuthenticating", False)
+    is_authenticating: bool = wire_field("isAuthenticating", False)
     output: Optional[List[str]] = None
     error: Optional[str] = None
     uuid: Optional[str] = None
     session_id: Optional[str] = None
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class ConversationResetMessage(_Record):
+class ConversationResetMessage(WireRecord):
     """A ``conversation_reset`` line (CLI 2.1.330, e.g. after ``/clear``): the conversation was
     replaced without ending the connection.
 
@@ -252,11 +252,11 @@ class ConversationResetMessage(_Record):
     session_id: str
     trigger: Optional[str] = None
     """What discarded the conversation: ``clear``, ``plan_mode_exit``, ``fresh_session`` …"""
-    raw: Dict[str, Any] = _raw()
+    raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class UnknownMessage(_Record):
+class UnknownMessage(WireRecord):
     """A line whose ``type`` is not modelled here (forward compatibility): its wire dict."""
 
     type: str

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, List, NamedTuple, Optional
 
-from .merger import _PROGRESS_TYPES, merge_assistant_lines
+from .merger import PROGRESS_TYPES, merge_assistant_lines
 from .messages import AssistantMessage, StreamEvent
 
 __all__ = ["Ready", "extends_head", "next_merged"]
@@ -56,7 +56,7 @@ def next_merged(held: List[Any], *, at_end: bool = False, closed: int = 0) -> Op
                 count += 1
                 continue
             break  # another message starts: the held one is whole
-        if isinstance(item, _PROGRESS_TYPES):
+        if isinstance(item, PROGRESS_TYPES):
             ends = isinstance(item, StreamEvent) and _is_stop_of(item, held[count - 1])
             return Ready(index, 1, item, closed or (count if ends else 0))
         break  # any other message ends the held one and follows it

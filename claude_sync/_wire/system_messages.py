@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any, Dict, List, Optional, Type
 
-from .blocks import _Record, _wire
+from .blocks import WireRecord, wire_field
 from .record import frozen_record
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
 
 
 @frozen_record
-class SystemMessage(_Record):
+class SystemMessage(WireRecord):
     """A ``system`` line. ``data`` (also ``.raw``) is the whole wire dict.
 
     Known subtypes get a subclass with typed fields; any other subtype stays a plain
@@ -63,9 +63,9 @@ class SystemInitMessage(SystemMessage):
     model: Optional[str] = None
     tools: Optional[List[str]] = None
     mcp_servers: Optional[List[Dict[str, Any]]] = None
-    permission_mode: Optional[str] = _wire("permissionMode")
+    permission_mode: Optional[str] = wire_field("permissionMode")
     slash_commands: Optional[List[str]] = None
-    api_key_source: Optional[str] = _wire("apiKeySource")
+    api_key_source: Optional[str] = wire_field("apiKeySource")
     claude_code_version: Optional[str] = None
     output_style: Optional[str] = None
     agents: Optional[List[Any]] = None
@@ -83,7 +83,7 @@ class StatusMessage(SystemMessage):
     """
 
     status: Optional[str] = None
-    permission_mode: Optional[str] = _wire("permissionMode")
+    permission_mode: Optional[str] = wire_field("permissionMode")
     compact_result: Optional[str] = None
     compact_error: Optional[str] = None
     session_id: Optional[str] = None
@@ -174,7 +174,7 @@ class HookEventMessage(SystemMessage):
     ``hook_event_name`` is the wire ``hook_event`` (``PreToolUse``, ``Stop`` …).
     """
 
-    hook_event_name: str = _wire("hook_event", "")
+    hook_event_name: str = wire_field("hook_event", "")
     session_id: Optional[str] = None
     uuid: Optional[str] = None
     hook_id: Optional[str] = None
