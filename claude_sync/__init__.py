@@ -104,6 +104,14 @@ from ._wire.system_messages import (
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
     from ._agents.pool import AgentPool
     from ._agents.run import RunResult, run
+    from ._callbacks.dialogs import (
+        ElicitationRequest,
+        ElicitationResult,
+        OnElicitation,
+        OnUserDialog,
+        UserDialogRequest,
+        UserDialogResult,
+    )
     from ._callbacks.hook_inputs import (
         BackgroundTaskSummary,
         BaseHookInput,
@@ -168,18 +176,6 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         ThinkingConfigDisabled,
         ThinkingConfigEnabled,
     )
-    from ._options.ts_extras import (
-        ElicitationRequest,
-        ElicitationResult,
-        McpSetServersResult,
-        OnElicitation,
-        OnUserDialog,
-        ReadFileResult,
-        ReloadPluginsResult,
-        UsageResult,
-        UserDialogRequest,
-        UserDialogResult,
-    )
     from ._sessions.store_functions import (
         delete_session_via_store,
         fork_session_via_store,
@@ -221,6 +217,12 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         SessionStoreListEntry,
         SessionSummaryEntry,
     )
+    from ._wire.control_results import (
+        McpSetServersResult,
+        ReadFileResult,
+        ReloadPluginsResult,
+        UsageResult,
+    )
     from ._wire.shapes import (
         TERMINAL_TASK_STATUSES,
         FastModeDisabledReason,
@@ -254,16 +256,16 @@ _LAZY = {
     "ToolContext": "._mcp.tools",
     "ToolAnnotations": "._mcp.tools",
     # What the TypeScript SDK has (host callbacks, typed control answers): loaded on first use.
-    "ElicitationRequest": "._options.ts_extras",
-    "ElicitationResult": "._options.ts_extras",
-    "UserDialogRequest": "._options.ts_extras",
-    "UserDialogResult": "._options.ts_extras",
-    "OnElicitation": "._options.ts_extras",
-    "OnUserDialog": "._options.ts_extras",
-    "McpSetServersResult": "._options.ts_extras",
-    "ReadFileResult": "._options.ts_extras",
-    "ReloadPluginsResult": "._options.ts_extras",
-    "UsageResult": "._options.ts_extras",
+    "ElicitationRequest": "._callbacks.dialogs",
+    "ElicitationResult": "._callbacks.dialogs",
+    "UserDialogRequest": "._callbacks.dialogs",
+    "UserDialogResult": "._callbacks.dialogs",
+    "OnElicitation": "._callbacks.dialogs",
+    "OnUserDialog": "._callbacks.dialogs",
+    "McpSetServersResult": "._wire.control_results",
+    "ReadFileResult": "._wire.control_results",
+    "ReloadPluginsResult": "._wire.control_results",
+    "UsageResult": "._wire.control_results",
     "show": "._display.show",  # the live display loads on first use
     # Type-hint-only names (TypedDicts, Literals) of the official SDK: most programs never
     # touch them at run time, and their modules need typing_extensions.

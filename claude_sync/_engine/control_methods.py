@@ -1,7 +1,7 @@
 """Typed client methods for control requests the TypeScript SDK wraps and both Python SDKs lack.
 
 ``ClaudeSDKClient`` inherits them. Each sends one control request (any thread, like every
-control method) and returns a typed answer from ``_options.ts_extras``; each raises what
+control method) and returns a typed answer from ``_wire.control_results``; each raises what
 ``send_control_request`` raises: ``ControlRequestError`` with the CLI's own text (e.g. a
 missing file for ``read_file``), ``ControlTimeoutError``, ``CLIConnectionError``,
 ``UsageError``. Checked against the real CLI 2.1.197 and 2.1.330 (``tests/e2e``).
@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .._mcp.config import sdk_server_instance
 from .._options.options import ClaudeAgentOptions
-from .._options.ts_extras import (
+from .._wire.control_results import (
     McpSetServersResult,
     ReadFileResult,
     ReloadPluginsResult,

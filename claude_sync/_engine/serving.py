@@ -1,5 +1,5 @@
 """Serving the CLI's requests: permission prompts, hook callbacks, in-process MCP servers
-(MCP elicitations and user dialogs: ``dialogs``).
+and the host dialogs (MCP elicitations, user dialogs; types in ``_callbacks.dialogs``).
 
 Two parts:
 
@@ -25,6 +25,17 @@ import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from .._callbacks.dialogs import (
+    CANCELLED_DIALOG,
+    DECLINE_ELICITATION,
+    HostCallbacks,
+    OnElicitation,
+    OnUserDialog,
+    elicitation_request_from_wire,
+    elicitation_result_to_wire,
+    user_dialog_request_from_wire,
+    user_dialog_result_to_wire,
+)
 from .._callbacks.hook_types import HookContext
 from .._callbacks.hooks import HookRegistry, hook_call_from_request, hook_output_to_wire
 from .._callbacks.permissions import (
@@ -253,7 +264,6 @@ def build_handlers(plan: OptionsPlan) -> Dict[str, Handler]:
     if plan.sdk_mcp_servers:
         bridge = _McpBridge(SdkMcpServers(plan.sdk_mcp_servers))
         handlers["mcp_message"] = Handler(bridge.serve, route=bridge.route_on_reader, close=bridge.close)
-    from .dialogs import host_dialog_handlers
 
     handlers.update(host_dialog_handlers(plan.host_callbacks))
     return handlers
@@ -379,3 +389,43 @@ class _McpBridge:
 def _log_tool_failure(tool_name: str, exc: Exception) -> None:
     """Pool thread: an in-process MCP tool raised; the model gets an ``isError`` result."""
     logger.error("MCP tool %r raised (the model gets an error result)", tool_name, exc_info=exc)
+
+
+# ----------------------------------------------------------------------------- host dialogs
+
+
+def host_dialog_handlers(callbacks: HostCallbacks) -> Dict[str, Handler]:
+    """``elicitation`` is always answered (a decline without ``on_elicitation``);
+    ``request_user_dialog`` only with ``on_user_dialog``."""
+    handlers = {"elicitation": Handler(_elicitation_handler(callbacks.on_elicitation))}
+    if callbacks.on_user_dialog is not None:
+        handlers["request_user_dialog"] = Handler(_user_dialog_handler(callbacks.on_user_dialog))
+    return handlers
+
+
+def _elicitation_handler(callback: Optional[OnElicitation]) -> ServeFn:
+    def serve_elicitation(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
+        if callback is None:
+            return dict(DECLINE_ELICITATION)
+        request = elicitation_request_from_wire(event.request, signal, event.request_id)
+        try:
+            return elicitation_result_to_wire(callback(request))
+        except Exception as exc:  # noqa: BLE001 - fail safe: decline, keep the session
+            reason = callback_failure_reason(exc)
+            logger.error("on_elicitation failed for %s (%s); declined", request.server_name, reason)
+            return dict(DECLINE_ELICITATION)
+
+    return serve_elicitation
+
+
+def _user_dialog_handler(callback: OnUserDialog) -> ServeFn:
+    def serve_user_dialog(event: ControlRequestReceived, signal: threading.Event) -> Dict[str, Any]:
+        request = user_dialog_request_from_wire(event.request, signal, event.request_id)
+        try:
+            return user_dialog_result_to_wire(callback(request))
+        except Exception as exc:  # noqa: BLE001 - fail safe: cancelled (the dialog's default)
+            reason = callback_failure_reason(exc)
+            logger.error("on_user_dialog failed for %s (%s); answered cancelled", request.dialog_kind, reason)
+            return dict(CANCELLED_DIALOG)
+
+    return serve_user_dialog

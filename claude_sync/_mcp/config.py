@@ -1,21 +1,49 @@
-"""In-process MCP server entries of ``mcp_servers``: the official config shape, and telling
-our ``SdkMcpServer`` from a server built with the ``mcp`` package (pure; ``mcp`` is never
-imported here: a user's object is recognised by the module its class comes from).
+"""The entries of ``mcp_servers``: the official config shapes (stdio, SSE, HTTP, in-process),
+and telling our ``SdkMcpServer`` from a server built with the ``mcp`` package (pure; ``mcp``
+is never imported here: a user's object is recognised by the module its class comes from).
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-from .._options.options import McpSdkServerConfig  # the official TypedDict (re-exported here)
+from typing import Any, Dict, List, Literal, Mapping, TypedDict
 
 __all__ = [
+    "McpHttpServerConfig",
+    "McpSSEServerConfig",
     "McpSdkServerConfig",
+    "McpStdioServerConfig",
     "is_mcp_package_server",
     "mcp_package_lowlevel_server",
     "sdk_server_instance",
 ]
 
+
+
+class McpStdioServerConfig(TypedDict, total=False):
+    type: Literal["stdio"]
+    command: str
+    args: List[str]
+    env: Dict[str, str]
+
+
+class McpSSEServerConfig(TypedDict, total=False):
+    type: Literal["sse"]
+    url: str
+    headers: Dict[str, str]
+
+
+class McpHttpServerConfig(TypedDict, total=False):
+    type: Literal["http"]
+    url: str
+    headers: Dict[str, str]
+
+
+class McpSdkServerConfig(TypedDict):
+    """An in-process MCP server: ``instance`` answers the CLI's MCP traffic in this process."""
+
+    type: Literal["sdk"]
+    name: str
+    instance: Any
 
 def is_own_server(value: Any) -> bool:
     """An ``SdkMcpServer`` or a duck-typed stand-in (``type == "sdk"`` and ``handle``)."""

@@ -63,7 +63,7 @@ from typing import (
 
 from .._wire.record import FrozenRecord, frozen_record
 from .config import McpSdkServerConfig, is_own_server, mcp_package_lowlevel_server
-from .tools import RpcId, SdkMcpTool, _tool_result
+from .tools import RpcId, SdkMcpTool, ToolContext, error_result, normalize_tool_result
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._callbacks.permission_types import CancellationSignal
@@ -426,4 +426,40 @@ def run_tool_call(
         BaseException: only what is not an ``Exception`` (KeyboardInterrupt, SystemExit)
             and was raised by the handler.
     """
-    return _result(call.rpc_id, _tool_result(call, signal, on_error))
+    return _result(call.rpc_id, _call_tool(call, signal, on_error))
+
+
+def _call_tool(
+    call: McpToolCall,
+    signal: Optional[CancellationSignal],
+    on_error: Optional[Callable[[str, Exception], None]] = None,
+) -> Dict[str, Any]:
+    from .schema_validation import validate
+
+    spec = call.tool
+    if signal is not None and signal.is_set():
+        return error_result(f"Tool '{spec.name}' was cancelled before it started.")
+    problem = validate(spec.json_schema, call.arguments)
+    if problem is not None:
+        return error_result(f"Invalid arguments for tool '{spec.name}': {problem}")
+    try:
+        if spec.takes_context:
+            context = ToolContext(
+                signal=signal,
+                tool_use_id=call.tool_use_id,
+                meta=call.meta,
+                server_name=call.server_name,
+                request_id=call.rpc_id,
+                tool_name=spec.name,
+            )
+            returned = spec.handler(call.arguments, context)
+        else:
+            returned = spec.handler(call.arguments)
+    except Exception as exc:  # noqa: BLE001 - the model is told, the session goes on
+        if on_error is not None:
+            on_error(spec.name, exc)  # the shell logs it with its traceback
+        text = str(exc)
+        return error_result(
+            f"Tool '{spec.name}' raised {type(exc).__name__}" + (f": {text}" if text else "")
+        )
+    return normalize_tool_result(spec.name, returned)

@@ -17,7 +17,6 @@ from .annotations import ANNOTATION_ALIASES, ToolAnnotations
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._callbacks.permission_types import CancellationSignal
-    from .server import McpToolCall
 
 RpcId = Union[int, str]
 
@@ -195,43 +194,7 @@ def _annotation_dict(name: str, annotations: Any) -> Dict[str, Any]:
     return {ANNOTATION_ALIASES.get(k, k): v for k, v in raw.items() if v is not None}
 
 
-def _tool_result(
-    call: McpToolCall,
-    signal: Optional[CancellationSignal],
-    on_error: Optional[Callable[[str, Exception], None]] = None,
-) -> Dict[str, Any]:
-    from .schema_validation import validate
-
-    spec = call.tool
-    if signal is not None and signal.is_set():
-        return _error_result(f"Tool '{spec.name}' was cancelled before it started.")
-    problem = validate(spec.json_schema, call.arguments)
-    if problem is not None:
-        return _error_result(f"Invalid arguments for tool '{spec.name}': {problem}")
-    try:
-        if spec.takes_context:
-            context = ToolContext(
-                signal=signal,
-                tool_use_id=call.tool_use_id,
-                meta=call.meta,
-                server_name=call.server_name,
-                request_id=call.rpc_id,
-                tool_name=spec.name,
-            )
-            returned = spec.handler(call.arguments, context)
-        else:
-            returned = spec.handler(call.arguments)
-    except Exception as exc:  # noqa: BLE001 - the model is told, the session goes on
-        if on_error is not None:
-            on_error(spec.name, exc)  # the shell logs it with its traceback
-        text = str(exc)
-        return _error_result(
-            f"Tool '{spec.name}' raised {type(exc).__name__}" + (f": {text}" if text else "")
-        )
-    return normalize_tool_result(spec.name, returned)
-
-
-def _error_result(text: str) -> Dict[str, Any]:
+def error_result(text: str) -> Dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
@@ -246,14 +209,14 @@ def normalize_tool_result(tool_name: str, returned: Any) -> Dict[str, Any]:
         return {"content": [{"type": "text", "text": returned}]}
     if not isinstance(returned, Mapping):
         _close_if_coroutine(returned)
-        return _error_result(
+        return error_result(
             f"Tool '{tool_name}' returned {type(returned).__name__}; a tool handler must return "
             "a str or a dict such as {'content': [{'type': 'text', 'text': '...'}]}."
         )
     try:
         return _build_result(returned)
     except _BadResult as exc:
-        return _error_result(f"Tool '{tool_name}' returned an invalid result: {exc}")
+        return error_result(f"Tool '{tool_name}' returned an invalid result: {exc}")
 
 
 class _BadResult(Exception):

@@ -1,7 +1,7 @@
 """Options: ``ClaudeAgentOptions`` and what they mean, worked out once.
 
 The dataclass and its config shapes (``options``, ``config_types``), checks at construction
-(``validation``, the TypeScript-SDK extras in ``ts_extras``), the spawn plan — argv, initialize
+(``validation``), the spawn plan — argv, initialize
 body, environment, where the binary is (``command``, ``argv``, ``environment``, ``discovery``) —
 the ``allowed_tools`` rules options imply (``tool_rules``) and what can be pickled (``portable``).
 All pure: lookups of the file system and environment are injected.

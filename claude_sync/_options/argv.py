@@ -327,3 +327,43 @@ def output_format_fields(output_format: Optional[Mapping[str, Any]], init: JsonD
         )
     init["jsonSchema"] = dict(output_format["schema"])
 
+
+INITIALIZE_ONLY_OPTIONS = """Options the CLI takes in ``initialize`` only (the TypeScript SDK has them)::
+
+    tool_aliases              toolAliases            {model's tool name: tool to run instead}
+    plan_mode_instructions    planModeInstructions   replaces the plan-mode workflow body
+    title                     title                  the session's title (no generated one)
+    prompt_suggestions        promptSuggestions      a ``prompt_suggestion`` after each result
+    agent_progress_summaries  agentProgressSummaries ``summary`` on subagents' task_progress
+    supported_dialog_kinds    supportedDialogKinds   dialog kinds ``on_user_dialog`` renders
+    per_task_stop_affordance  perTaskStopAffordance  an interrupt spares background tasks
+
+Unset (None / False) options send nothing, so the CLI's defaults apply. CLI 2.1.197 and 2.1.330
+accept the first five; ``supportedDialogKinds`` and ``perTaskStopAffordance`` are newer.
+"""
+
+
+def initialize_only_fields(options: ClaudeAgentOptions) -> Dict[str, Any]:
+    """The ``initialize`` fields of the TS-SDK options that are set (``INITIALIZE_ONLY_OPTIONS``).
+
+    Raises ``TypeError`` / ``ValueError`` as ``validation.check_initialize_only_options``.
+    """
+    from .validation import check_initialize_only_options
+
+    check_initialize_only_options(options)
+    fields: Dict[str, Any] = {}
+    if options.tool_aliases:
+        fields["toolAliases"] = dict(options.tool_aliases)
+    if options.plan_mode_instructions is not None:
+        fields["planModeInstructions"] = options.plan_mode_instructions
+    if options.title is not None:
+        fields["title"] = options.title
+    if options.prompt_suggestions:
+        fields["promptSuggestions"] = True
+    if options.agent_progress_summaries:
+        fields["agentProgressSummaries"] = True
+    if options.supported_dialog_kinds is not None:
+        fields["supportedDialogKinds"] = list(options.supported_dialog_kinds)
+    if options.per_task_stop_affordance:
+        fields["perTaskStopAffordance"] = True
+    return fields

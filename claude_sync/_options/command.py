@@ -26,7 +26,7 @@ Where each option goes (checked against the real CLI 2.1.197)::
     skills "all"               "Skill" in --allowedTools, the same setting-sources default
     forward_subagent_text      initialize.forwardSubagentText = true
     TS-SDK extras              initialize.toolAliases, .planModeInstructions, .title, … (see
-                               ``ts_extras``)
+                               ``argv.INITIALIZE_ONLY_OPTIONS``)
     hooks                      initialize.hooks = {event: [{hookCallbackIds, matcher, timeout,
                                onFailure}]}
     mcp_servers dict           --mcp-config FILE {"mcpServers": {...}} for external servers;
@@ -94,6 +94,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
 
+from .._callbacks.dialogs import HostCallbacks
 from .._callbacks.hooks import HookRegistry, check_fail_closed_answer
 from .._callbacks.permission_types import CanUseToolShadowedWarning
 from .._callbacks.permissions import PermissionRouting
@@ -109,6 +110,7 @@ from .argv import (
     context_args,
     extra_args_argv,
     flag_pair,
+    initialize_only_fields,
     limits_args,
     model_args,
     output_args,
@@ -130,7 +132,6 @@ from .environment import (  # re-exported: the environment is part of the plan
 )
 from .options import ClaudeAgentOptions
 from .tool_rules import can_use_tool_shadowing, skills_defaults
-from .ts_extras import HostCallbacks, ts_extra_initialize_fields
 
 __all__ = [
     "ENTRYPOINT",
@@ -335,7 +336,7 @@ def interpret_options(
         init["forwardSubagentText"] = True
     if len(hooks):
         init["hooks"] = hooks.initialize_hooks_field()
-    init.update(ts_extra_initialize_fields(options))
+    init.update(initialize_only_fields(options))
 
     cwd = None if options.cwd is None else os.fspath(options.cwd)
     return OptionsPlan(

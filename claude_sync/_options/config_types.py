@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Literal, Optional, Union
 
 from typing_extensions import NotRequired, TypedDict
 
-from .options import McpHttpServerConfig, McpSSEServerConfig, McpStdioServerConfig
+from .._mcp.config import McpHttpServerConfig, McpSSEServerConfig, McpStdioServerConfig
 
 __all__ = [
     "ContextUsageCategory", "ContextUsageResponse", "McpClaudeAIProxyServerConfig",

@@ -27,15 +27,21 @@ from typing import (
 
 from .._callbacks.hook_types import HookEvent, HookMatcher
 from .._callbacks.permission_types import CanUseTool, PermissionMode
+from .._mcp.config import (  # the MCP config shapes live with the MCP feature
+    McpHttpServerConfig,
+    McpSdkServerConfig,
+    McpSSEServerConfig,
+    McpStdioServerConfig,
+)
 from .._wire.record import Record, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
+    from .._callbacks.dialogs import OnElicitation, OnUserDialog
     from .._mcp.server import SdkMcpServer
     from .._sessions.types import SessionStore, SessionStoreFlushMode
     from .config_types import SandboxSettings, SdkPluginConfig, ThinkingConfig
-    from .ts_extras import OnElicitation, OnUserDialog
 
 SettingSource = Literal["user", "project", "local"]
 EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
@@ -73,33 +79,6 @@ class TaskBudget(TypedDict):
     """``ClaudeAgentOptions.task_budget``: the ``total`` token budget of a task."""
 
     total: int
-
-
-class McpStdioServerConfig(TypedDict, total=False):
-    type: Literal["stdio"]
-    command: str
-    args: List[str]
-    env: Dict[str, str]
-
-
-class McpSSEServerConfig(TypedDict, total=False):
-    type: Literal["sse"]
-    url: str
-    headers: Dict[str, str]
-
-
-class McpHttpServerConfig(TypedDict, total=False):
-    type: Literal["http"]
-    url: str
-    headers: Dict[str, str]
-
-
-class McpSdkServerConfig(TypedDict):
-    """An in-process MCP server: ``instance`` answers the CLI's MCP traffic in this process."""
-
-    type: Literal["sdk"]
-    name: str
-    instance: Any
 
 
 McpServerConfig = Union[
@@ -156,7 +135,7 @@ class ClaudeAgentOptions(Record):
     the time of writing); the official SDK no longer reads it and lets the CLI write to the
     terminal directly.
 
-    The last block holds TypeScript-SDK options neither Python SDK has (see ``ts_extras``).
+    The last block holds TypeScript-SDK options neither Python SDK has (see ``argv.INITIALIZE_ONLY_OPTIONS`` and ``_callbacks.dialogs``).
     """
 
     tools: Optional[Union[List[str], ToolsPreset]] = None
@@ -216,7 +195,7 @@ class ClaudeAgentOptions(Record):
     close_timeout: float = 5.0
     deny_all_permissions: bool = False
     raise_on_error_result: bool = True
-    # TS-SDK extras: what the TypeScript SDK has and both Python SDKs lack (``ts_extras``:
+    # TS-SDK extras: what the TypeScript SDK has and both Python SDKs lack (``argv.INITIALIZE_ONLY_OPTIONS``:
     # initialize-only options, the elicitation / user-dialog host callbacks)
     tool_aliases: Optional[Dict[str, str]] = None
     plan_mode_instructions: Optional[str] = None

@@ -19,7 +19,7 @@ Pure module: no I/O apart from the user lookup for ``user=`` (``pwd``, POSIX onl
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Mapping, Tuple
 
 __all__ = ["RULES", "Check", "add_rule", "is_async_callable", "validate_options"]
 
@@ -205,3 +205,32 @@ def validate_options(options: Any) -> None:
             value = values[name]
             for check in checks:
                 check(name, value)
+
+
+def check_initialize_only_options(options: Any) -> None:
+    """Raises ``TypeError`` for a value of the wrong type and ``ValueError`` for
+    ``supported_dialog_kinds`` without ``on_user_dialog`` (nothing would answer the dialogs;
+    the TypeScript SDK refuses this too)."""
+    aliases = options.tool_aliases
+    if aliases is not None and (
+        not isinstance(aliases, Mapping)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in aliases.items())
+    ):
+        raise TypeError(f"tool_aliases must map tool names (str) to tool names, not {aliases!r}")
+    for name in ("plan_mode_instructions", "title"):
+        value = getattr(options, name)
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    kinds = options.supported_dialog_kinds
+    if kinds is not None:
+        if isinstance(kinds, str) or not all(isinstance(k, str) for k in kinds):
+            raise TypeError(f"supported_dialog_kinds must be a list of str, not {kinds!r}")
+        if kinds and options.on_user_dialog is None:
+            raise ValueError(
+                "supported_dialog_kinds needs on_user_dialog: the CLI would ask this process "
+                "to render those dialogs and nothing would answer"
+            )
+    for name in ("on_elicitation", "on_user_dialog"):
+        value = getattr(options, name)
+        if value is not None and not callable(value):
+            raise TypeError(f"{name} must be callable, not {type(value).__name__}")

@@ -22,7 +22,7 @@ from claude_sync import (
     UserDialogResult,
     create_sdk_mcp_server,
 )
-from claude_sync._options.ts_extras import elicitation_result_to_wire, user_dialog_result_to_wire
+from claude_sync._callbacks.dialogs import elicitation_result_to_wire, user_dialog_result_to_wire
 from claude_sync.testing import ScriptedCLI
 
 ELICITATION = {

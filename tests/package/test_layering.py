@@ -29,7 +29,7 @@ IO_MODULES = {
     "claude_sync", "claude_sync._client", "claude_sync._query",
     # the engine: one live CLI connection and its threads
     "claude_sync._engine.callback_pool", "claude_sync._engine.child",
-    "claude_sync._engine.connection", "claude_sync._engine.dialogs", "claude_sync._engine.green",
+    "claude_sync._engine.connection", "claude_sync._engine.green",
     "claude_sync._engine.mailbox", "claude_sync._engine.memory", "claude_sync._engine.process",
     "claude_sync._engine.reader", "claude_sync._engine.serving", "claude_sync._engine.tempfiles",
     # MCP: serving an ``mcp`` package server on its own event-loop thread
