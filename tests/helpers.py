@@ -3,10 +3,16 @@ language played by a ``MemoryPeer``, so session tests need no process."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
+import os
+import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import pytest
 
 from claude_sync import (
     AssistantMessage,
@@ -42,6 +48,36 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = 
             return bool(predicate())
         time.sleep(0.002)
     return True
+
+
+INTEGRATIONS_INSTALL = "pip install -e '.[test,test-integrations]'"
+"""How to install what the integration tests need (``.ci/run`` does, so CI runs them all)."""
+
+
+def under_ci() -> bool:
+    """Whether this is a CI run (``CI=true``): there, a missing optional package fails the
+    test instead of skipping it."""
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require_package(name: str, *, import_it: bool = True, since: Tuple[int, int] = (3, 9)) -> Any:
+    """The optional package ``name`` (one of the ``test-integrations`` extra), imported; or
+    only checked to be installed with ``import_it=False`` (returns None), for a test that must
+    not import it into this process. Missing: the test is skipped, naming the install command,
+    except under ``CI=true``, where that is a failure. On a Python older than ``since`` (the
+    package does not exist there; mcp needs 3.10) the test is always skipped.
+
+    ``tests/`` is on ``sys.path``, so a namespace package of the same name (``tests/mcp``)
+    does not count as installed. Raises ``pytest.skip.Exception`` / ``pytest.fail.Exception``."""
+    if sys.version_info < since:
+        pytest.skip(f"{name} needs Python >= {since[0]}.{since[1]}", allow_module_level=True)
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin in (None, "namespace"):
+        reason = f"the optional package {name!r} is not installed: {INTEGRATIONS_INSTALL}"
+        if under_ci():
+            pytest.fail(f"{reason} (CI=true: .ci/run installs it)", pytrace=False)
+        pytest.skip(reason, allow_module_level=True)
+    return importlib.import_module(name) if import_it else None
 
 
 def control_frames(cli: Any, subtype: str) -> List[Dict[str, Any]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import List
 
 import pytest
+from helpers import require_package
 
 import claude_sync
 from claude_sync._wire.record import FrozenRecord, Record
@@ -69,7 +70,7 @@ def test_signatures_are_not_built_at_import() -> None:
 
 
 def test_ipython_completes_option_names() -> None:
-    pytest.importorskip("IPython", reason="IPython is in the test extra")
+    require_package("IPython", import_it=False)
     code = (
         "from IPython.core.interactiveshell import InteractiveShell\n"
         "from IPython.core.completer import provisionalcompleter\n"
@@ -89,7 +90,7 @@ def test_ipython_completes_option_names() -> None:
 
 
 def test_mypy_strict_passes_on_a_user_script_and_catches_misuse() -> None:
-    pytest.importorskip("mypy", reason="mypy is in the test extra")
+    require_package("mypy", import_it=False)
     good, wrong = TYPING_DIR / "user_script.py", TYPING_DIR / "wrong_script.py"
     out = subprocess.run(
         # follow-imports=silent: the package's own mypy run is the project's (pyproject); here
