@@ -21,7 +21,8 @@ Options cross to the workers by pickle: options holding callables (``can_use_too
 field. Build those inside the worker instead: pass ``options_factory``, a module-level
 function (importable on the workers) that returns the options.
 
-Needs ``distributed`` (``pip install claude-sync[dask]``).
+Needs ``distributed``: the ``dask`` extra (``pip install -e '.[dask]'`` in a checkout, or
+``'claude_sync-<version>-py3-none-any.whl[dask]'``).
 """
 
 from __future__ import annotations
