@@ -325,6 +325,10 @@ class TurnLedger:
     def sent_user_message(self) -> None:
         self.user_messages += 1
 
+    def unsent_user_message(self) -> None:
+        """Take back ``sent_user_message`` for a message whose write failed."""
+        self.user_messages -= 1
+
     def input_exhausted(self) -> None:
         self.exhausted = True
 
