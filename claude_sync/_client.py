@@ -56,7 +56,6 @@ from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
 from ._wire.merger import AssistantMessageMerger
 from ._wire.messages import Message, ResultMessage
 from ._wire.protocol import StreamItem, iter_user_frames, user_message_frame
-from ._wire.stream_merge import extends_head, next_merged
 
 __all__ = ["ClaudeSDKClient", "build_session"]
 
@@ -265,6 +264,8 @@ class ClaudeSDKClient(TsControlMethods):
         leaves it by one ``del`` right before its ``yield``; whatever is still held when the
         iteration stops — Ctrl-C, a timeout, the CLI's end, the loop left — goes back to the
         head of the session's queue for the next ``receive_*`` (see ``_wire.stream_merge``)."""
+        from ._wire.stream_merge import extends_head, next_merged  # merging: first use only
+
         self._take_consumer_slot()
         held: List[Any] = []
         closed = 0
