@@ -169,7 +169,7 @@ class _Run:
         started = time.monotonic()
         session = self.session = build_session(self.options, self.transport)
         try:
-            session.connect()
+            session.connect(timeout=self.timeout)
             self._send_prompt(session)
             yield from self._relay(session, started)
         finally:
