@@ -61,7 +61,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("query", "query()", ("claude_sync._query",)),
     ("query", "ClaudeSDKClient", ("claude_sync._client",)),
     ("query", "Answers of control requests", ("claude_sync._wire.control_results",)),
-    ("query", "Whole assistant messages", ("claude_sync._wire.merger",)),
+    ("query", "Whole assistant messages", ("claude_sync._wire.merge",)),
     ("query", "Transports", ("claude_sync._engine.transport",)),
     ("options", "ClaudeAgentOptions", ("claude_sync._options.options",)),
     ("options", "Settings shapes", ("claude_sync._options.config_types",)),

@@ -16,7 +16,14 @@ __all__ = ["McpSetServersResult", "ReadFileResult", "ReloadPluginsResult", "Usag
 @frozen_record
 class McpSetServersResult(FrozenRecord):
     """``set_mcp_servers``' answer: the servers ``added`` and ``removed``, and ``errors``
-    (name → message) for those that failed to connect."""
+    (name → message) for those that failed to connect.
+
+    Attributes:
+        added: The servers that were added.
+        removed: The servers that were removed.
+        errors: Server name → error message, for the servers that failed to connect.
+        raw: The answer as the CLI sent it.
+    """
 
     added: List[str]
     removed: List[str]
@@ -25,6 +32,9 @@ class McpSetServersResult(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> McpSetServersResult:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         return cls(
             added=list(data.get("added") or []),
             removed=list(data.get("removed") or []),
@@ -37,7 +47,19 @@ class McpSetServersResult(FrozenRecord):
 class ReloadPluginsResult(FrozenRecord):
     """``reload_plugins``' answer: the session's refreshed ``commands``, ``agents``,
     ``plugins`` and ``mcp_servers`` (status entries), ``error_count``; ``held`` / ``cache_impact``
-    when the reload was held (``hold_on_cache_impact=True``)."""
+    when the reload was held (``hold_on_cache_impact=True``).
+
+    Attributes:
+        commands: The session's slash commands after the reload.
+        agents: Its subagents after the reload.
+        plugins: Its plugins after the reload.
+        mcp_servers: Its MCP servers' status entries after the reload (``mcpServers``).
+        error_count: How many plugins failed to load.
+        held: True when the reload was held back (``hold_on_cache_impact=True``); None when the CLI
+            does not say.
+        cache_impact: What the reload would do to the prompt cache, when it was held.
+        raw: The answer as the CLI sent it.
+    """
 
     commands: List[Dict[str, Any]]
     agents: List[Dict[str, Any]]
@@ -50,6 +72,9 @@ class ReloadPluginsResult(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> ReloadPluginsResult:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         held = data.get("held")
         impact = data.get("cache_impact")
         return cls(
@@ -68,7 +93,17 @@ class ReloadPluginsResult(FrozenRecord):
 class ReadFileResult(FrozenRecord):
     """``read_file``' answer: ``contents`` (text, or base64 when ``encoding == "base64"``),
     ``abs_path``, ``truncated`` (cut at ``max_bytes``), ``lossy`` (text that was not valid
-    UTF-8; None when the CLI does not say)."""
+    UTF-8; None when the CLI does not say).
+
+    Attributes:
+        contents: The file's contents: text, or base64 when ``encoding == "base64"``.
+        abs_path: The file's absolute path (``absPath``).
+        truncated: Whether the contents were cut at ``max_bytes``.
+        encoding: ``"utf-8"`` or ``"base64"``.
+        lossy: Whether the text was not valid UTF-8 (replaced characters); None when the CLI does
+            not say.
+        raw: The answer as the CLI sent it.
+    """
 
     contents: str
     abs_path: str
@@ -79,6 +114,9 @@ class ReadFileResult(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> ReadFileResult:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         lossy = data.get("lossy")
         return cls(
             contents=str(data.get("contents", "")),
@@ -94,7 +132,16 @@ class ReadFileResult(FrozenRecord):
 class UsageResult(FrozenRecord):
     """``get_usage``' answer: the ``session``'s cost and usage (``total_cost_usd``,
     ``model_usage``, …), the claude.ai ``subscription_type`` (None for API keys), whether plan
-    ``rate_limits`` apply and their windows, and ``behaviors`` (None with ``skip_behaviors``)."""
+    ``rate_limits`` apply and their windows, and ``behaviors`` (None with ``skip_behaviors``).
+
+    Attributes:
+        session: The session's cost and usage (``total_cost_usd``, ``model_usage`` …).
+        subscription_type: The claude.ai subscription (None with an API key).
+        rate_limits_available: Whether plan rate limits apply.
+        rate_limits: The rate-limit windows and how much of each is used, when they apply.
+        behaviors: The CLI's usage-related behaviours (None with ``skip_behaviors=True``).
+        raw: The answer as the CLI sent it.
+    """
 
     session: Dict[str, Any]
     subscription_type: Optional[str] = None
@@ -105,6 +152,9 @@ class UsageResult(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> UsageResult:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         subscription = data.get("subscription_type")
         limits = data.get("rate_limits")
         behaviors = data.get("behaviors")

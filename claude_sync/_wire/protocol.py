@@ -350,6 +350,11 @@ class OversizedLineSkipped(FrozenRecord):
 
     ``size`` is the line's length in bytes, ``limit`` the cap, ``prefix`` its first bytes
     (decoded leniently). The line itself is gone; the session went on.
+
+    Attributes:
+        size: The skipped line's length in bytes.
+        limit: The cap it went over (``max_buffer_size``).
+        prefix: The line's first bytes, decoded leniently.
     """
 
     size: int

@@ -41,6 +41,12 @@ class SystemMessage(WireRecord):
 
     Known subtypes get a subclass with typed fields; any other subtype stays a plain
     ``SystemMessage``, so ``isinstance(m, SystemMessage)`` matches them all.
+
+    Attributes:
+        type: ``"system"``.
+        subtype: The wire ``subtype`` (``init``, ``status``, ``api_retry`` … or one claude_sync does
+            not model).
+        data: The whole wire dict (also ``raw``), as in the official SDK.
     """
 
     type: str = field(default="system", init=False, repr=False, compare=False)
@@ -55,7 +61,27 @@ class SystemMessage(WireRecord):
 
 @frozen_record
 class SystemInitMessage(SystemMessage):
-    """``system/init``: session metadata. The CLI 2.1.197 sends one before every turn (not at connect)."""
+    """``system/init``: session metadata. The CLI 2.1.197 sends one before every turn (not at connect).
+
+    Attributes:
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+        cwd: The CLI's working directory.
+        model: The model the session uses.
+        tools: The names of the tools the model may call (built-in and ``mcp__<server>__<tool>``).
+        mcp_servers: Each MCP server's ``name`` and connection ``status`` (``SystemInitMcpServer``
+            dicts).
+        permission_mode: The permission mode in force (``permissionMode``).
+        slash_commands: The slash commands the session knows.
+        api_key_source: Where the CLI's credentials come from (``apiKeySource``: ``none``,
+            ``ANTHROPIC_API_KEY`` …).
+        claude_code_version: The CLI's version.
+        output_style: The output style in force.
+        agents: The subagents the session can start.
+        skills: The skills the session has loaded.
+        plugins: The plugins the session has loaded (``SystemInitPlugin`` dicts).
+        fast_mode_state: ``off``, ``cooldown`` or ``on`` (newer CLIs).
+    """
 
     session_id: Optional[str] = None
     uuid: Optional[str] = None
@@ -80,6 +106,15 @@ class StatusMessage(SystemMessage):
 
     Also sent after ``set_permission_mode`` (``permission_mode``) and after ``/compact``
     (``compact_result`` ``"success"``/``"failed"``, ``compact_error``).
+
+    Attributes:
+        status: ``"requesting"``, ``"compacting"`` or None.
+        permission_mode: The new permission mode, after ``set_permission_mode``
+            (``permissionMode``).
+        compact_result: ``"success"`` or ``"failed"`` after ``/compact``.
+        compact_error: Why compacting failed.
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
     """
 
     status: Optional[str] = None
@@ -92,7 +127,17 @@ class StatusMessage(SystemMessage):
 
 @frozen_record
 class APIRetryMessage(SystemMessage):
-    """``system/api_retry``: an API call failed and will be retried after a delay."""
+    """``system/api_retry``: an API call failed and will be retried after a delay.
+
+    Attributes:
+        attempt: Which retry this is (1 for the first).
+        max_retries: How many retries the CLI will make in all (``CLAUDE_CODE_MAX_RETRIES``).
+        retry_delay_ms: How long the CLI waits before this retry, in milliseconds.
+        error_status: The HTTP status of the failed call (None when no response came).
+        error: What failed, in the CLI's words.
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
 
     attempt: Optional[int] = None
     max_retries: Optional[int] = None
@@ -105,7 +150,14 @@ class APIRetryMessage(SystemMessage):
 
 @frozen_record
 class CompactBoundaryMessage(SystemMessage):
-    """``system/compact_boundary``: history before this point was compacted."""
+    """``system/compact_boundary``: history before this point was compacted.
+
+    Attributes:
+        compact_metadata: What the CLI says about the compaction (its ``trigger`` and the token
+            count before it).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
 
     compact_metadata: Optional[Dict[str, Any]] = None
     session_id: Optional[str] = None
@@ -114,7 +166,18 @@ class CompactBoundaryMessage(SystemMessage):
 
 @frozen_record
 class TaskStartedMessage(SystemMessage):
-    """``system/task_started``: a subagent or background task began."""
+    """``system/task_started``: a subagent or background task began.
+
+    Attributes:
+        task_id: The task's id (the key of its later progress and notification lines).
+        description: What the task does, in a few words.
+        uuid: The id of this line.
+        session_id: The session this line belongs to.
+        tool_use_id: The tool call that started the task.
+        task_type: The kind of task (a subagent, a background shell …).
+        subagent_type: The subagent's type, for a subagent task.
+        prompt: The prompt the subagent was given.
+    """
 
     task_id: Optional[str] = None
     description: Optional[str] = None
@@ -128,7 +191,17 @@ class TaskStartedMessage(SystemMessage):
 
 @frozen_record
 class TaskProgressMessage(SystemMessage):
-    """``system/task_progress``: a running task's usage so far."""
+    """``system/task_progress``: a running task's usage so far.
+
+    Attributes:
+        task_id: The task's id.
+        description: What the task does.
+        usage: Its usage so far (a ``TaskUsage`` dict: tokens, tool uses, duration).
+        uuid: The id of this line.
+        session_id: The session this line belongs to.
+        tool_use_id: The tool call that started the task.
+        last_tool_name: The tool the task used last.
+    """
 
     task_id: Optional[str] = None
     description: Optional[str] = None
@@ -144,6 +217,14 @@ class TaskUpdatedMessage(SystemMessage):
     """``system/task_updated``: ``patch`` holds the changed task fields.
 
     ``status`` is ``patch["status"]`` when present (``completed``, ``failed``, ``killed`` …).
+
+    Attributes:
+        task_id: The task's id.
+        patch: The task fields that changed, as the CLI sends them.
+        status: ``patch["status"]`` when present (``pending``, ``running``, ``completed``,
+            ``failed``, ``killed`` …).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
     """
 
     task_id: Optional[str] = None
@@ -155,7 +236,18 @@ class TaskUpdatedMessage(SystemMessage):
 
 @frozen_record
 class TaskNotificationMessage(SystemMessage):
-    """``system/task_notification``: a task ended (``completed``, ``failed``, ``stopped``)."""
+    """``system/task_notification``: a task ended (``completed``, ``failed``, ``stopped``).
+
+    Attributes:
+        task_id: The task's id.
+        status: ``completed``, ``failed`` or ``stopped``.
+        output_file: The file holding the task's output, when it wrote one.
+        summary: The task's summary of what it did.
+        uuid: The id of this line.
+        session_id: The session this line belongs to.
+        tool_use_id: The tool call that started the task.
+        usage: What the task used (a ``TaskUsage`` dict).
+    """
 
     task_id: Optional[str] = None
     status: Optional[str] = None
@@ -172,6 +264,13 @@ class HookEventMessage(SystemMessage):
     """A hook lifecycle line (sent with ``include_hook_events``); see the three subclasses.
 
     ``hook_event_name`` is the wire ``hook_event`` (``PreToolUse``, ``Stop`` …).
+
+    Attributes:
+        hook_event_name: The hook event (``PreToolUse``, ``Stop`` …; the wire's ``hook_event``).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+        hook_id: The id of this hook run (shared by its started, progress and response lines).
+        hook_name: The hook's name, as the CLI shows it.
     """
 
     hook_event_name: str = wire_field("hook_event", "")
@@ -188,7 +287,13 @@ class HookStartedMessage(HookEventMessage):
 
 @frozen_record
 class HookProgressMessage(HookEventMessage):
-    """``system/hook_progress``: output a running hook has produced so far."""
+    """``system/hook_progress``: output a running hook has produced so far.
+
+    Attributes:
+        stdout: What the hook printed on stdout so far.
+        stderr: What the hook printed on stderr so far.
+        output: Its combined output so far.
+    """
 
     stdout: Optional[str] = None
     stderr: Optional[str] = None
@@ -197,7 +302,15 @@ class HookProgressMessage(HookEventMessage):
 
 @frozen_record
 class HookResponseMessage(HookEventMessage):
-    """``system/hook_response``: a hook finished (``outcome``: success, error, cancelled)."""
+    """``system/hook_response``: a hook finished (``outcome``: success, error, cancelled).
+
+    Attributes:
+        output: The hook's combined output.
+        stdout: What the hook printed on stdout.
+        stderr: What the hook printed on stderr.
+        exit_code: The hook command's exit status (None for a callback hook).
+        outcome: ``success``, ``error`` or ``cancelled``.
+    """
 
     output: Optional[str] = None
     stdout: Optional[str] = None
@@ -208,7 +321,15 @@ class HookResponseMessage(HookEventMessage):
 
 @frozen_record
 class InformationalMessage(SystemMessage):
-    """``system/informational``: a notice, e.g. a UserPromptSubmit hook blocked the prompt."""
+    """``system/informational``: a notice, e.g. a UserPromptSubmit hook blocked the prompt.
+
+    Attributes:
+        content: The notice's text.
+        level: Its level (``info``, ``warning`` …).
+        prevent_continuation: Whether the notice stopped the turn (e.g. a hook blocked the prompt).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
 
     content: Optional[str] = None
     level: Optional[str] = None
@@ -219,7 +340,14 @@ class InformationalMessage(SystemMessage):
 
 @frozen_record
 class ThinkingTokensMessage(SystemMessage):
-    """``system/thinking_tokens``: a live estimate of thinking tokens while streaming."""
+    """``system/thinking_tokens``: a live estimate of thinking tokens while streaming.
+
+    Attributes:
+        estimated_tokens: The estimated thinking tokens of the current message so far.
+        estimated_tokens_delta: The estimate's change since the previous line.
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
 
     estimated_tokens: Optional[int] = None
     estimated_tokens_delta: Optional[int] = None
@@ -233,7 +361,14 @@ class SessionStateChangedMessage(SystemMessage):
     ``requires_action``. Frames with ``sdk_host_only`` exist only because we set
     ``CLAUDE_CODE_SDK_READS_SESSION_STATE`` (as the official SDK does): the session keeps
     their state (``Session.session_state``) and never delivers them; the others (asked for
-    with ``CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS``) are delivered."""
+    with ``CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS``) are delivered.
+
+    Attributes:
+        state: ``running``, ``idle`` or ``requires_action``.
+        sdk_host_only: Whether the frame was meant for the SDK host only (never delivered).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
 
     state: Optional[str] = None
     sdk_host_only: bool = False
@@ -244,7 +379,12 @@ class SessionStateChangedMessage(SystemMessage):
 @frozen_record
 class MirrorErrorMessage(SystemMessage):
     """``system/mirror_error``: copying the transcript to the ``session_store`` failed for
-    ``key`` (a ``SessionKey`` dict); the session itself goes on. Made by the SDK, not the CLI."""
+    ``key`` (a ``SessionKey`` dict); the session itself goes on. Made by the SDK, not the CLI.
+
+    Attributes:
+        key: The ``SessionKey`` dict of the transcript that could not be copied.
+        error: What the store raised, as text.
+    """
 
     key: Optional[Dict[str, Any]] = None
     error: str = ""
