@@ -238,6 +238,12 @@ def section_of(entry: Entry) -> Optional[Tuple[str, str]]:
 # ----------------------------------------------------------------------------- documentation
 
 
+def is_our_class(obj: Any) -> bool:
+    """Whether a public name is a class claude_sync defines (``HookEvent = str`` is an alias,
+    documented as data, not ``str`` with all its methods)."""
+    return inspect.isclass(obj) and obj.__module__.startswith("claude_sync")
+
+
 @functools.cache
 def source_docstrings(module: str) -> Dict[str, str]:
     """``name -> text`` of every module-level string literal right after an assignment in
@@ -266,7 +272,7 @@ def own_doc(obj: Any) -> str:
 def doc_for(entry: Entry) -> str:
     """The documentation of a public name: its own docstring, else the string after its
     assignment in the module that defines it; "" when there is none."""
-    if inspect.isclass(entry.obj) or callable(entry.obj):
+    if is_our_class(entry.obj) or inspect.isfunction(entry.obj) or _is_fixture(entry.obj):
         doc = own_doc(entry.obj)
         if doc:
             return doc
@@ -279,7 +285,7 @@ def doc_for(entry: Entry) -> str:
 @functools.cache
 def public_class_ids() -> frozenset:
     """``id()`` of every class documented under its own name."""
-    return frozenset(id(e.obj) for e in entries() if inspect.isclass(e.obj))
+    return frozenset(id(e.obj) for e in entries() if is_our_class(e.obj))
 
 
 def _ours(klass: type) -> bool:
@@ -430,7 +436,7 @@ def member_doc(cls: type, member: Member) -> str:
 
 def undocumented_members(entry: Entry) -> List[str]:
     """``Class.member (kind)`` for every public member of a public class without docs."""
-    if not inspect.isclass(entry.obj):
+    if not is_our_class(entry.obj):
         return []
     return [
         f"{entry.qualname}.{m.name} ({m.kind}, declared in {m.owner.__qualname__})"
@@ -450,7 +456,7 @@ def expected_objects() -> Iterator[str]:
     and the members of the shared bases."""
     for entry in entries():
         yield entry.qualname
-        if inspect.isclass(entry.obj):
+        if is_our_class(entry.obj):
             for member in public_members(entry.obj):
                 yield f"{entry.qualname}.{member.name}"
     for qualname in SHARED_BASES:
@@ -495,7 +501,7 @@ def private_members_shown_here(cls: type) -> bool:
 def directive(entry: Entry) -> str:
     """The reST for one public name."""
     obj = entry.obj
-    if inspect.isclass(obj) and own_doc(obj):
+    if is_our_class(obj) and own_doc(obj):
         kind = "autoexception" if issubclass(obj, _EXCEPTION_BASES) else "autoclass"
         lines = [f".. {kind}:: {entry.qualname}", "   :members:"]
         if private_members_shown_here(obj):
