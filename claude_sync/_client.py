@@ -86,7 +86,8 @@ def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = 
 
 
 class ClaudeSDKClient(TsControlMethods):
-    """A multi-turn conversation with one CLI process. See the module doc for the contract.
+    """A multi-turn conversation with one CLI process. Threads, interrupts and closing: see the
+    reference page of ``query()`` and ``ClaudeSDKClient`` (and this module's docstring).
     The typed TypeScript-SDK control methods (``apply_flag_settings`` … ``get_usage``) come
     from ``TsControlMethods``.
 
@@ -94,6 +95,9 @@ class ClaudeSDKClient(TsControlMethods):
     transport). As in the official SDK, the options that become CLI flags (model, cwd,
     tools …) are then not applied; the ones sent through the protocol are (hooks, agents,
     permission callbacks, SDK MCP servers). Raises ``TypeError`` for a non-``Transport``.
+
+    Attributes:
+        options: The options the CLI is started with (read again at each ``connect()``).
     """
 
     def __init__(self, options: Optional[ClaudeAgentOptions] = None, transport: Optional[Transport] = None) -> None:
@@ -417,6 +421,8 @@ class ClaudeSDKClient(TsControlMethods):
 
     @property
     def session(self) -> Optional[Session]:
+        """The live connection to the CLI (None before the first ``connect()``), for
+        diagnostics."""
         return self._session
 
 

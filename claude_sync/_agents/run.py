@@ -40,6 +40,22 @@ class RunResult(FrozenRecord):
     ``AgentPool``, the CLI 2.1.197 reports its process-wide running total in the
     ``ResultMessage`` (``result.total_cost_usd``), and ``RunResult`` subtracts what earlier
     runs on that process had cost. ``result`` is the raw ``ResultMessage`` as the CLI sent it.
+
+    Attributes:
+        text: The final answer (see above).
+        result: The run's last ``ResultMessage``, as the CLI sent it.
+        messages: Everything the run yielded, in order (messages, and ``OversizedLineSkipped``
+            items).
+        structured_output: The validated value of ``output_format``'s schema, when one was asked
+            for; else None.
+        session_id: The run's session id (resume it with ``ClaudeAgentOptions(resume=…)``).
+        total_cost_usd: What this run cost, in US dollars (see above); None when the CLI did not
+            say.
+        usage: The run's token counts (the result's ``usage``).
+        num_turns: How many model turns it took.
+        duration_ms: Its wall time as the CLI measured it, in milliseconds.
+        is_error: Whether it ended with an error result (then ``run()`` raised, unless
+            ``raise_on_error_result=False``).
     """
 
     text: str
