@@ -365,7 +365,7 @@ def _declared_attributes(klass: type) -> List[str]:
 def _kind(value: Any) -> str:
     if isinstance(value, property):
         return "property"
-    if isinstance(value, (staticmethod, classmethod)) or inspect.isfunction(value):
+    if inspect.isfunction(value) or inspect.ismethoddescriptor(value):  # also classmethod, ScriptedCLI.answer
         return "method"
     return "attribute"
 

@@ -69,6 +69,20 @@ def _public_bases(app: object, name: str, obj: object, options: object, bases: l
     bases[:] = [base for base in bases if id(base) in keep]
 
 
+def _class_attribute(obj: object, name: str, *default: object) -> object:
+    """How autodoc reads a class's members: a method-like descriptor that wraps a function
+    (``ScriptedCLI.answer`` works on the class and on an instance) is documented as that
+    function, with its signature and docstring."""
+    from sphinx.util.inspect import safe_getattr
+
+    raw = obj.__dict__.get(name) if isinstance(obj, type) else None
+    func = getattr(raw, "func", None)
+    if inspect.isfunction(func) and inspect.ismethoddescriptor(raw) and not isinstance(raw, (classmethod, staticmethod)):
+        return func
+    return safe_getattr(obj, name, *default)
+
+
 def setup(app: object) -> None:
+    app.add_autodoc_attrgetter(type, _class_attribute)  # type: ignore[attr-defined]
     app.connect("autodoc-process-docstring", _plain_section_headers, priority=400)  # type: ignore[attr-defined]
     app.connect("autodoc-process-bases", _public_bases)  # type: ignore[attr-defined]

@@ -42,7 +42,19 @@ PLUGIN_NAME = "claude_sync-agent-pool"
 
 class AgentPoolPlugin(WorkerPlugin):  # type: ignore[misc]  # distributed ships no type hints here
     """Keeps one ``AgentPool`` per worker process. Raises ``TypeError`` at construction for
-    options that cannot be pickled to the workers, ``ValueError`` for bad pool sizes."""
+    options that cannot be pickled to the workers, ``ValueError`` for bad pool sizes.
+
+    Attributes:
+        name: ``"claude_sync-agent-pool"``: the name the plugin is registered under, and how
+            ``run_on_worker`` finds the worker's pool.
+        options: The options every worker's pool runs with (None with ``options_factory``).
+        options_factory: A module-level function each worker calls to build its options (for options
+            holding callables).
+        pool_kwargs: The ``AgentPool`` arguments (``max_workers``, ``warm``, ``reuse``,
+            ``max_runs_per_cli``).
+        pool: This worker's pool once ``setup`` ran; None before, after ``teardown``, and in a
+            pickled copy.
+    """
 
     name = PLUGIN_NAME
 

@@ -62,6 +62,13 @@ class Reply:
     ``delay`` seconds are slept before every delta event, so a test can act mid-stream.
     ``chunk_size`` characters per delta; None means word by word when ``delay`` is set, else
     ``DEFAULT_CHUNK_SIZE``.
+
+    Attributes:
+        blocks: The message's content blocks (text, tool use, thinking), in order.
+        stop_reason: The stop reason sent; None: worked out (``effective_stop_reason``).
+        delay: Seconds slept before every delta event.
+        chunk_size: Characters per text delta; None: word by word with a ``delay``, else
+            ``DEFAULT_CHUNK_SIZE``.
     """
 
     blocks: Tuple[Block, ...]
@@ -71,6 +78,9 @@ class Reply:
 
     @property
     def effective_stop_reason(self) -> str:
+        """The stop reason sent: ``stop_reason``, else ``"tool_use"`` if any block is a tool use, else
+        ``"end_turn"``.
+        """
         if self.stop_reason is not None:
             return self.stop_reason
         if any(isinstance(block, ToolUseBlock) for block in self.blocks):
@@ -84,16 +94,26 @@ class Reply:
 
     @property
     def tool_use_ids(self) -> List[str]:
+        """The ids of the tool-use blocks, in order."""
         return [block.id for block in self.blocks if isinstance(block, ToolUseBlock)]
 
     def describe(self) -> str:
+        """A short label for logs and failure messages (``reply[text,tooluse]``)."""
         kinds = ",".join(type(block).__name__.replace("Block", "").lower() for block in self.blocks)
         return f"reply[{kinds}]"
 
 
 @dataclass(frozen=True)
 class ErrorReply:
-    """An HTTP error with an Anthropic error body ``{"type":"error","error":{type,message}}``."""
+    """An HTTP error with an Anthropic error body ``{"type":"error","error":{type,message}}``.
+
+    Attributes:
+        status: The HTTP status (429, 500, 529 …).
+        error_type: The Anthropic error type (``rate_limit_error``, ``overloaded_error`` …).
+        message: The error's message.
+        retry_after: A ``retry-after`` header value in seconds, or None.
+        headers: More response headers, as ``(name, value)`` pairs.
+    """
 
     status: int
     error_type: str
@@ -102,9 +122,11 @@ class ErrorReply:
     headers: Tuple[Tuple[str, str], ...] = ()
 
     def body(self) -> Dict[str, Any]:
+        """The response body: ``{"type": "error", "error": {"type": …, "message": …}}``."""
         return {"type": "error", "error": {"type": self.error_type, "message": self.message}}
 
     def describe(self) -> str:
+        """A short label for logs and failure messages (``error[529 overloaded_error]``)."""
         return f"error[{self.status} {self.error_type}]"
 
 

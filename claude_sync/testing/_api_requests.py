@@ -17,7 +17,22 @@ class ApiRequest:
     """One request the CLI made, as received. ``kind`` says how the fake classified it:
     ``preflight``, ``turn``, ``count_tokens``, ``other``, or ``side:<name>`` (see
     ``SIDE_REQUEST_MARKERS``). ``answer`` says what the fake played (``scripted reply[text]``,
-    ``responder error[401 …]``, ``exhausted``, ``canned``, …)."""
+    ``responder error[401 …]``, ``exhausted``, ``canned``, …).
+
+    Attributes:
+        index: Its position among all the requests the fake received, from 0.
+        method: The HTTP method.
+        path: The URL path (``/v1/messages`` …).
+        query: The query parameters.
+        headers: The request headers (lower-case names).
+        body: The JSON body (None when there was none or it was not JSON).
+        body_bytes: The body's size in bytes.
+        received_at: When it arrived (``time.monotonic()``).
+        kind: How the fake classified it (see above).
+        answer: What the fake played (see above).
+        finished: Whether the answer was sent completely.
+        aborted: Whether the CLI went away before the answer was complete.
+    """
 
     index: int
     method: str
@@ -34,22 +49,27 @@ class ApiRequest:
 
     @property
     def is_side(self) -> bool:
+        """Whether it is a side request (``kind`` starts with ``side:``)."""
         return self.kind.startswith("side:")
 
     @property
     def model(self) -> Optional[str]:
+        """The ``model`` of the body, if any."""
         return self.body.get("model") if isinstance(self.body, dict) else None
 
     @property
     def messages(self) -> List[Dict[str, Any]]:
+        """The ``messages`` of the body ([] when none)."""
         return list(self.body.get("messages") or []) if isinstance(self.body, dict) else []
 
     @property
     def tools(self) -> List[Dict[str, Any]]:
+        """The ``tools`` of the body ([] when none)."""
         return list(self.body.get("tools") or []) if isinstance(self.body, dict) else []
 
     @property
     def tool_names(self) -> List[str]:
+        """The names of the tools offered to the model."""
         return [tool.get("name", "") for tool in self.tools]
 
     @property
@@ -68,6 +88,7 @@ class ApiRequest:
 
     @property
     def last_user_text(self) -> str:
+        """The text of the last user message ("" when none)."""
         message = self.last_user_message
         return content_text(message.get("content")) if message else ""
 
