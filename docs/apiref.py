@@ -127,6 +127,16 @@ SHARED_BASES: Dict[str, Tuple[str, str]] = {
 """Private bases whose public methods many public classes share: documented once, in the
 given section, instead of on every class (every message and block has ``to_dict`` …)."""
 
+SECTION_INTROS: Dict[Tuple[str, str], str] = {
+    ("messages", "Serialisation"): (
+        "Every message and content block has these four methods, from the base class below "
+        "(which is not itself importable from ``claude_sync``). ``message_from_dict`` rebuilds "
+        "a message of any type."
+    ),
+    ("testing", "pytest fixtures"): "module:claude_sync.testing.pytest_plugin",
+}
+"""Text printed under a section heading; ``module:<name>`` means that module's docstring."""
+
 _EXCEPTION_BASES = (BaseException,)
 
 
@@ -533,6 +543,11 @@ def page_directives(page: str) -> str:
         if not names and not shared:
             continue
         out.append(f"{section}\n{'-' * len(section)}\n\n")
+        intro = SECTION_INTROS.get((page, section), "")
+        if intro.startswith("module:"):
+            intro = inspect.getdoc(importlib.import_module(intro[len("module:"):])) or ""
+        if intro:
+            out.append(intro + "\n\n")
         out.extend(directive(e) for e in names)
         for qualname in shared:
             out.append(f".. autoclass:: {qualname}\n   :members:\n\n")

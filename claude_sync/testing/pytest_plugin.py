@@ -46,7 +46,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.fixture
 def claude_cli(request: pytest.FixtureRequest, tmp_path: Path) -> Generator[ScriptedCLI, None, None]:
-    """A ``ScriptedCLI`` for this test, verified after it (see the module docstring)."""
+    """A ``ScriptedCLI`` for this test, verified after it (see above)."""
     from .scripted import ScriptedCLI
 
     cli = ScriptedCLI(directory=tmp_path)
