@@ -42,6 +42,11 @@ SURFACES: Tuple[str, ...] = (
 """The public modules, in the order their names are listed. A name ``claude_sync.types``
 shares with ``claude_sync`` is documented once, as ``claude_sync.<name>``."""
 
+OPTIONAL_SURFACES: Dict[str, str] = {"claude_sync.integrations.dask": "distributed"}
+"""Public modules that need an optional package (the ``dask`` extra): where it is missing,
+:func:`entries` leaves the module out (``conf.py`` mocks the package for the build instead,
+and ``tests/package/test_docs.py`` requires it under ``CI=true``)."""
+
 PAGES: Tuple[Tuple[str, str], ...] = (
     ("query", "query() and ClaudeSDKClient"),
     ("options", "Options"),
@@ -222,11 +227,17 @@ def home_module(surface: str, name: str, obj: Any) -> str:
 
 @functools.cache
 def entries() -> Tuple[Entry, ...]:
-    """Every public name, once, in the order of :data:`SURFACES` and their ``__all__``."""
+    """Every public name, once, in the order of :data:`SURFACES` and their ``__all__`` (an
+    optional surface whose package is missing is left out: see :data:`OPTIONAL_SURFACES`)."""
     found: List[Entry] = []
     top = set(importlib.import_module("claude_sync").__all__)
     for surface in SURFACES:
-        module = importlib.import_module(surface)
+        try:
+            module = importlib.import_module(surface)
+        except ModuleNotFoundError as exc:
+            if exc.name != OPTIONAL_SURFACES.get(surface):
+                raise
+            continue
         for name in module.__all__:
             if name == "__version__" or (surface == "claude_sync.types" and name in top):
                 continue

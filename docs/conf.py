@@ -47,6 +47,30 @@ except ImportError:  # pragma: no cover - the docs extra installs furo
     html_theme = "alabaster"
 html_title = f"claude_sync {release}"
 
+autodoc_mock_imports: list = []
+
+
+def _import_or_mock(module: str, package: str) -> None:
+    """Import an optional public module; when its package is not installed (the ``dask`` extra
+    without ``distributed``), import it with that package mocked, so the reference still
+    documents it."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != package:
+            raise
+        from sphinx.ext.autodoc.mock import mock
+
+        with mock([package]):
+            importlib.import_module(module)
+        autodoc_mock_imports.append(package)
+
+
+for _module, _package in apiref.OPTIONAL_SURFACES.items():
+    _import_or_mock(_module, _package)
+
 apiref.write_pages(HERE / "_generated" / "api")
 
 

@@ -60,12 +60,15 @@ def under_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-def require_package(name: str, *, import_it: bool = True, since: Tuple[int, int] = (3, 9)) -> Any:
+def require_package(
+    name: str, *, import_it: bool = True, since: Tuple[int, int] = (3, 9), install: str = INTEGRATIONS_INSTALL
+) -> Any:
     """The optional package ``name`` (one of the ``test-integrations`` extra), imported; or
     only checked to be installed with ``import_it=False`` (returns None), for a test that must
     not import it into this process. Missing: the test is skipped, naming the install command,
     except under ``CI=true``, where that is a failure. On a Python older than ``since`` (the
-    package does not exist there; mcp needs 3.10) the test is always skipped.
+    package does not exist there; mcp needs 3.10) the test is always skipped. ``install``: the
+    command the skip message names.
 
     ``tests/`` is on ``sys.path``, so a namespace package of the same name (``tests/mcp``)
     does not count as installed. Raises ``pytest.skip.Exception`` / ``pytest.fail.Exception``."""
@@ -73,7 +76,7 @@ def require_package(name: str, *, import_it: bool = True, since: Tuple[int, int]
         pytest.skip(f"{name} needs Python >= {since[0]}.{since[1]}", allow_module_level=True)
     spec = importlib.util.find_spec(name)
     if spec is None or spec.origin in (None, "namespace"):
-        reason = f"the optional package {name!r} is not installed: {INTEGRATIONS_INSTALL}"
+        reason = f"the optional package {name!r} is not installed: {install}"
         if under_ci():
             pytest.fail(f"{reason} (CI=true: .ci/run installs it)", pytrace=False)
         pytest.skip(reason, allow_module_level=True)
