@@ -46,7 +46,6 @@ IO_MODULES = {
     "claude_sync._agents.run",
     # engines and the testing kit
     "claude_sync.integrations.dask",
-    "claude_sync.testing._api_replies", "claude_sync.testing._api_requests",
     "claude_sync.testing._engine", "claude_sync.testing._memory", "claude_sync.testing._steps",
     "claude_sync.testing.cli", "claude_sync.testing.conformance", "claude_sync.testing.fake_api",
     "claude_sync.testing.offline", "claude_sync.testing.pytest_plugin",
