@@ -267,7 +267,13 @@ class ScriptRunner:
     # ------------------------------------------------------------------ writing
 
     def send(self, line: JsonDict) -> None:
-        self.wire.write(json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n")
+        """Write ``line`` as one JSON line (UTF-8; a lone surrogate goes out as a JSON escape,
+        as the real CLI writes it). Raises ``ClientGone``."""
+        try:
+            data = json.dumps(line, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            data = json.dumps(line).encode("ascii")
+        self.wire.write(data + b"\n")
 
     @property
     def session_id(self) -> str:
@@ -419,6 +425,21 @@ class ScriptRunner:
             if _response_id(got) == request_id:
                 return dict(got.get("response") or {})
             self._backlog.append(got)
+
+    def listen(self, seconds: float) -> bool:
+        """Spend ``seconds`` answering what is answered whenever it comes (``initialize``, the
+        ``auto_answers``); other frames are kept for later steps. True if the client closed
+        the CLI meanwhile."""
+        deadline = time.monotonic() + seconds
+        while not self._input_ended:
+            try:
+                frame = self._read(deadline)
+            except EOFError:
+                break
+            if frame is None:
+                return False
+            self._backlog.append(frame)
+        return self.wire.stall(max(0.0, deadline - time.monotonic()))
 
     def _drain_until_eof(self) -> None:
         """After the last step: answer interrupts, fail on anything else, until input ends."""

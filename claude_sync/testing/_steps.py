@@ -430,13 +430,14 @@ def play_expect_answer(runner: ScriptRunner, step: JsonDict) -> None:
 
 
 def play_wait_for_file(runner: ScriptRunner, step: JsonDict) -> None:
-    """A gate the test opens by creating a file (works in-process and as a subprocess)."""
+    """A gate the test opens by creating a file (works in-process and as a subprocess);
+    meanwhile ``initialize`` and the ``auto_answers`` are answered as they come."""
     path, timeout = str(step["path"]), runner.timeout(step)
     deadline = time.monotonic() + timeout
     while not os.path.exists(path):
         if time.monotonic() > deadline:
             raise runner.fail(f"the file {path} did not appear within {timeout:g}s")
-        if runner.wire.stall(0.005):
+        if runner.listen(0.005):
             raise runner.fail("the client closed the CLI while it waited for the file")
 
 

@@ -282,7 +282,8 @@ class ScriptedCLI:
         return self.step("answer_held", subtype=subtype, response=response)
 
     def wait_for_file(self, path: Union[str, Path], *, timeout: Optional[float] = None) -> ScriptedCLI:
-        """Wait until ``path`` exists: a gate the test opens (in-process or subprocess)."""
+        """Wait until ``path`` exists: a gate the test opens (in-process or subprocess).
+        Meanwhile ``initialize`` and the ``auto_answers`` are answered as they come."""
         return self.step("wait_for_file", path=str(path), timeout=timeout)
 
     def expect_interrupt(self, *, timeout: Optional[float] = None) -> ScriptedCLI:

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
-from helpers import texts
+from helpers import BOTH, Kit, texts
 
 from claude_sync import (
-    ClaudeAgentOptions,
     ClaudeSDKClient,
     HookContext,
     HookMatcher,
@@ -147,52 +145,6 @@ def turn_script(*steps: Any, **settings: Any) -> ScriptedCLI:
         for one in step if isinstance(step, list) else [step]:
             one(cli)
     return cli.result()
-
-
-class Kit:
-    """A ``ScriptedCLI`` and how this test connects to it (``mode``)."""
-
-    def __init__(self, cli: ScriptedCLI, mode: str, tmp_path: Path) -> None:
-        self.cli, self.mode, self.tmp_path = cli, mode, tmp_path
-
-    def options(self, **kwargs: Any) -> ClaudeAgentOptions:
-        kwargs.setdefault("close_timeout", 2.0)
-        kwargs.setdefault("initialize_timeout", 10.0)
-        kwargs.setdefault("control_timeout", 10.0)
-        if self.mode == "subprocess":
-            return ClaudeAgentOptions(cli_path=self.cli.install(self.tmp_path), **kwargs)
-        return ClaudeAgentOptions(**kwargs)
-
-    def connect(self, **kwargs: Any) -> Dict[str, Any]:
-        """``options=`` (and ``transport=`` in-process) for ``query``/``ClaudeSDKClient``."""
-        found: Dict[str, Any] = {"options": self.options(**kwargs)}
-        if self.mode == "memory":
-            found["transport"] = self.cli.transport()
-        return found
-
-    def client(self, **kwargs: Any) -> ClaudeSDKClient:
-        return ClaudeSDKClient(**self.connect(**kwargs))
-
-    def stdin_frames(self) -> List[Dict[str, Any]]:
-        """Every frame we wrote, in order (live while an in-process run goes on)."""
-        return [f for f in self.cli.last_run.received if isinstance(f, dict)]
-
-    def never_started(self) -> bool:
-        return not self.cli.runs
-
-
-@pytest.fixture
-def mode(request: pytest.FixtureRequest) -> str:
-    """``memory`` unless a test parametrizes it (indirect) with ``subprocess`` too."""
-    return str(getattr(request, "param", "memory"))
-
-
-@pytest.fixture
-def scripted(mode: str, tmp_path: Path) -> Callable[[ScriptedCLI], Kit]:
-    return lambda cli: Kit(cli, mode, tmp_path)
-
-
-BOTH = pytest.mark.parametrize("mode", ["memory", "subprocess"], indirect=True)
 
 
 def responses(cli: Kit) -> Dict[str, Dict[str, Any]]:

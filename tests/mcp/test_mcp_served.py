@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
 import pytest
+from helpers import BOTH, SUBPROCESS, Kit
 
 from claude_sync import (
-    ClaudeAgentOptions,
     ClaudeSDKClient,
     ResultMessage,
     ToolContext,
@@ -113,39 +113,6 @@ def turn(*steps: Any, cli: Optional[ScriptedCLI] = None) -> ScriptedCLI:
         for one in step if isinstance(step, list) else [step]:
             one(script)
     return script.text("done").result()
-
-
-class Kit:
-    """A ``ScriptedCLI`` and how this test connects to it (``mode``)."""
-
-    def __init__(self, cli: ScriptedCLI, mode: str, tmp_path: Path) -> None:
-        self.cli, self.mode, self.tmp_path = cli, mode, tmp_path
-
-    def client(self, **kwargs: Any) -> ClaudeSDKClient:
-        kwargs.setdefault("close_timeout", 2.0)
-        kwargs.setdefault("initialize_timeout", 10.0)
-        kwargs.setdefault("control_timeout", 10.0)
-        if self.mode == "subprocess":
-            return ClaudeSDKClient(ClaudeAgentOptions(cli_path=self.cli.install(self.tmp_path), **kwargs))
-        return ClaudeSDKClient(ClaudeAgentOptions(**kwargs), transport=self.cli.transport())
-
-    def stdin_frames(self) -> List[Dict[str, Any]]:
-        return [f for f in self.cli.last_run.received if isinstance(f, dict)]
-
-
-@pytest.fixture
-def mode(request: pytest.FixtureRequest) -> str:
-    """``memory`` unless a test parametrizes it (indirect) with ``subprocess``."""
-    return str(getattr(request, "param", "memory"))
-
-
-@pytest.fixture
-def scripted(mode: str, tmp_path: Path) -> Callable[[ScriptedCLI], Kit]:
-    return lambda cli: Kit(cli, mode, tmp_path)
-
-
-BOTH = pytest.mark.parametrize("mode", ["memory", "subprocess"], indirect=True)
-SUBPROCESS = pytest.mark.parametrize("mode", ["subprocess"], indirect=True)
 
 
 def responses(cli: Kit) -> Dict[str, Optional[Dict[str, Any]]]:
