@@ -17,8 +17,7 @@ from helpers import Kit, control_frames, interruptible_turn, texts, wait_until
 
 from claude_sync import AssistantMessage, ClaudeSDKClient, ResultMessage, UsageError
 from claude_sync._engine.connection import SessionState
-from claude_sync._wire import merger as merger_module
-from claude_sync._wire import stream_merge
+from claude_sync._wire import merge as merge_module
 from claude_sync.testing import ScriptedCLI
 
 
@@ -271,7 +270,7 @@ def test_ctrl_c_while_the_held_message_is_merged_at_the_result_loses_nothing(mon
     """Ctrl-C lands while the result ends the held message and it is being merged (the
     window that grows with the message's size): the lines and the result stay available."""
     cli = Kit(ScriptedCLI().expect_user().text("a1", message_id="msg_a").text("a2", message_id="msg_a").result())
-    real_merge = merger_module.merge_assistant_lines
+    real_merge = merge_module.merge_assistant_lines
     interrupted: List[int] = []
 
     def merge_interrupted_once(lines: Any) -> Any:
@@ -280,8 +279,7 @@ def test_ctrl_c_while_the_held_message_is_merged_at_the_result_loses_nothing(mon
             raise KeyboardInterrupt
         return real_merge(lines)
 
-    monkeypatch.setattr(merger_module, "merge_assistant_lines", merge_interrupted_once)
-    monkeypatch.setattr(stream_merge, "merge_assistant_lines", merge_interrupted_once)
+    monkeypatch.setattr(merge_module, "merge_assistant_lines", merge_interrupted_once)
     with cli.client() as client:
         client.query("go")
         with pytest.raises(KeyboardInterrupt):
