@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, List, Optional
 
 import pytest
-from helpers import Kit, wait_until
+from helpers import Kit, child_pids, wait_until
 
 from claude_sync.testing import ScriptedCLI
 
@@ -18,19 +18,6 @@ from claude_sync.testing import ScriptedCLI
 
 def _our_threads() -> List[str]:
     return sorted(t.name for t in threading.enumerate() if t.name.startswith("claude_sync-") and t.is_alive())
-
-
-def _children() -> List[int]:
-    pids: List[int] = []
-    task_dir = Path(f"/proc/{os.getpid()}/task")
-    if not task_dir.exists():
-        return pids
-    for task in task_dir.iterdir():
-        try:
-            pids += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return sorted(pids)
 
 
 def _fds() -> List[int]:
@@ -48,15 +35,15 @@ def no_leaks(request: pytest.FixtureRequest) -> Any:
     closed session joins its threads before close() returns, so this should never wait).
     """
     threads_before = set(_our_threads())
-    children_before = set(_children())
+    children_before = set(child_pids())
     fds_before = set(_fds())
     yield
     if request.node.get_closest_marker("allow_leaks"):
         return
     wait_until(lambda: not (set(_our_threads()) - threads_before), 2.0, fail=False)
     leaked_threads = set(_our_threads()) - threads_before
-    wait_until(lambda: not (set(_children()) - children_before), 2.0, fail=False)
-    leaked_children = set(_children()) - children_before
+    wait_until(lambda: not (set(child_pids()) - children_before), 2.0, fail=False)
+    leaked_children = set(child_pids()) - children_before
     leaked_fds = set()
     if not wait_until(lambda: not (set(_fds()) - fds_before), 1.0, fail=False):
         leaked_fds = {fd for fd in set(_fds()) - fds_before if _describe_fd(fd) is not None}

@@ -3,6 +3,7 @@ with ``SHORT_TIMEOUTS``), message filters, ``wait_until``, and a few scripts sev
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
@@ -47,6 +48,20 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = 
             return bool(predicate())
         time.sleep(0.002)
     return True
+
+
+def child_pids() -> List[int]:
+    """Our process's live child processes, right now (no grace period)."""
+    pids: List[int] = []
+    task_dir = Path(f"/proc/{os.getpid()}/task")
+    if not task_dir.exists():
+        return pids
+    for task in task_dir.iterdir():
+        try:
+            pids += [int(pid) for pid in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return sorted(pids)
 
 
 def control_frames(cli: Any, subtype: str) -> List[Dict[str, Any]]:
@@ -114,3 +129,58 @@ class Kit:
 
     def never_started(self) -> bool:
         return not self.cli.runs
+
+
+# ----------------------------------------------------------------------------- the CLI asking us
+
+
+Step = Callable[[ScriptedCLI], Any]
+"""A step added to a script: ``step(cli)``."""
+
+
+def hook_request(callback_id: str, event: str = "PreToolUse", tool_use_id: str = "toolu_h") -> Dict[str, Any]:
+    """A ``hook_callback`` request shaped like the real CLI's (a ``Bash`` tool call)."""
+    return {
+        "subtype": "hook_callback",
+        "callback_id": callback_id,
+        "input": {
+            "session_id": "fake-session",
+            "transcript_path": "/tmp/t.jsonl",
+            "cwd": "/tmp",
+            "prompt_id": "p-1",
+            "hook_event_name": event,
+            "permission_mode": "default",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "tool_use_id": tool_use_id,
+        },
+        "tool_use_id": tool_use_id,
+    }
+
+
+def ask(request_id: str, request: Dict[str, Any], *, wait: bool = True, error: bool = False, timeout: float = 20) -> Step:
+    """Send ``request`` as ``request_id``; wait for the answer (an error answer only with
+    ``error``) unless ``wait`` is False (then ``wait_response`` collects it)."""
+    return lambda cli: cli.ask_control(request, request_id=request_id, wait=wait, expect_error=error or None, timeout=timeout)
+
+
+def turn_script(*steps: Any, **settings: Any) -> ScriptedCLI:
+    """Wait for the user message, run ``steps`` (lists are flattened), end the turn. The CLI
+    answers ``interrupt`` whenever it comes (and what ``auto_answers`` adds)."""
+    settings["auto_answers"] = {"interrupt": None, **settings.get("auto_answers", {})}
+    cli = ScriptedCLI(**settings).expect_user()
+    for step in steps:
+        for one in step if isinstance(step, list) else [step]:
+            one(cli)
+    return cli.result()
+
+
+def responses(cli: Kit) -> Dict[str, Dict[str, Any]]:
+    """Our control_responses to the CLI's requests, by request id (from the frames we wrote)."""
+    found: Dict[str, Dict[str, Any]] = {}
+    for frame in cli.stdin_frames():
+        if frame.get("type") == "control_response":
+            body = frame["response"]
+            assert body["request_id"] not in found, f"two answers to {body['request_id']}"
+            found[body["request_id"]] = body
+    return found

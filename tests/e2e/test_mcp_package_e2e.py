@@ -12,8 +12,7 @@ from typing import Any, List
 import pytest
 
 from claude_sync import ClaudeSDKClient, ResultMessage, ToolResultBlock, UserMessage
-
-from .fake_api import FakeAnthropicAPI, text, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
 pytestmark = pytest.mark.e2e
 NEEDS_MCP = "the optional 'mcp' package is not installed (pip install mcp; Python >= 3.10)"

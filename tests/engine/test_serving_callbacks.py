@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
-from helpers import BOTH, Kit, texts
+from helpers import BOTH, Kit, Step, ask, hook_request, responses, texts, turn_script
 
 from claude_sync import (
     ClaudeSDKClient,
@@ -92,36 +92,8 @@ def can_use_tool_request(tool_name: str, tool_input: Optional[Dict[str, Any]] = 
     }
 
 
-def hook_request(callback_id: str, event: str = "PreToolUse", tool_use_id: str = "toolu_h") -> Dict[str, Any]:
-    return {
-        "subtype": "hook_callback",
-        "callback_id": callback_id,
-        "input": {
-            "session_id": "fake-session",
-            "transcript_path": "/tmp/t.jsonl",
-            "cwd": "/tmp",
-            "prompt_id": "p-1",
-            "hook_event_name": event,
-            "permission_mode": "default",
-            "tool_name": "Bash",
-            "tool_input": {"command": "ls"},
-            "tool_use_id": tool_use_id,
-        },
-        "tool_use_id": tool_use_id,
-    }
-
-
-Step = Callable[[ScriptedCLI], Any]
-
-
 def cancel(request_id: str) -> Step:
     return lambda cli: cli.emit({"type": "control_cancel_request", "request_id": request_id})
-
-
-def ask(request_id: str, request: Dict[str, Any], *, wait: bool = True, error: bool = False, timeout: float = 20) -> Step:
-    """Send ``request`` as ``request_id``; wait for the answer (an error answer only with
-    ``error``) unless ``wait`` is False (then ``wait_response`` collects it)."""
-    return lambda cli: cli.ask_control(request, request_id=request_id, wait=wait, expect_error=error or None, timeout=timeout)
 
 
 def wait_response(request_id: str) -> Step:
@@ -134,28 +106,6 @@ def text(content: str, message_id: Optional[str] = None) -> Step:
 
 def wait_file(path: Any) -> Step:
     return lambda cli: cli.wait_for_file(path, timeout=30)
-
-
-def turn_script(*steps: Any, **settings: Any) -> ScriptedCLI:
-    """Wait for the user message, run ``steps`` (lists are flattened), end the turn. The CLI
-    answers ``interrupt`` whenever it comes (and what ``auto_answers`` adds)."""
-    settings["auto_answers"] = {"interrupt": None, **settings.get("auto_answers", {})}
-    cli = ScriptedCLI(**settings).expect_user()
-    for step in steps:
-        for one in step if isinstance(step, list) else [step]:
-            one(cli)
-    return cli.result()
-
-
-def responses(cli: Kit) -> Dict[str, Dict[str, Any]]:
-    """Our control_responses to the CLI's requests, by request id (from the frames we wrote)."""
-    found: Dict[str, Dict[str, Any]] = {}
-    for frame in cli.stdin_frames():
-        if frame.get("type") == "control_response":
-            body = frame["response"]
-            assert body["request_id"] not in found, f"two answers to {body['request_id']}"
-            found[body["request_id"]] = body
-    return found
 
 
 def run_turn(cli: Kit, **options: Any) -> Tuple[Dict[str, Dict[str, Any]], List[Any]]:
