@@ -2,7 +2,7 @@
 lists and calls its tools and reads its resources through our ``mcp_message`` bridge.
 
 Skips (saying so) when the optional ``mcp`` package is not installed; see
-``tests/test_mcp_package.py`` for why it is not in the test extra."""
+``tests/mcp/test_mcp_bridge.py`` for why it is not in the test extra."""
 
 from __future__ import annotations
 
