@@ -241,7 +241,7 @@ def test_a_decode_error_is_built_whole_with_the_stderr_tail() -> None:
 
 def test_early_break_reaps_the_process(tmp_path: Path) -> None:
     cli = ScriptedCLI(directory=tmp_path).expect_user().numbered_texts(5000).stall(60)
-    stream = query("hi", options=cli.options())
+    stream = query("hi", options=cli.options(close_timeout=0.5))  # busy past EOF: the close ladder SIGTERMs it
     for _ in stream:
         break
     session = stream.session
