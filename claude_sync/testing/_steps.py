@@ -152,13 +152,18 @@ def play_numbered_texts(runner: ScriptRunner, step: JsonDict) -> None:
     ``batch`` lines per write: a flood whose order and completeness a test can check."""
     count, batch = int(step["count"]), max(1, int(step.get("batch", 64)))
     per_message = max(1, int(step.get("per_message", 1)))
+    # one line encoded once, its text, message id and uuid filled in per line (cheap floods)
+    line = shapes.assistant_line({"type": "text", "text": "\0T"}, session_id=runner.session_id, model=runner.model,
+                                 message_id="\0M")
+    line["uuid"] = "\0U"
+    template = json.dumps(line)
+    base = uuid.uuid4().hex[:20]
     for start in range(0, count, batch):
         lines = []
         for i in range(start, min(count, start + batch)):
             runner.note_text(str(i))
-            lines.append(json.dumps(shapes.assistant_line(
-                {"type": "text", "text": str(i)}, session_id=runner.session_id, model=runner.model,
-                message_id=f"msg_numbered_{i // per_message}")))  # fmt: skip
+            lines.append(template.replace("\\u0000T", str(i)).replace("\\u0000M", f"msg_numbered_{i // per_message}")
+                         .replace("\\u0000U", f"{base[:8]}-{base[8:12]}-{base[12:16]}-{base[16:20]}-{i:012x}"))
         runner.wire.write(("\n".join(lines) + "\n").encode("utf-8"))
 
 
