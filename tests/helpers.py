@@ -1,5 +1,6 @@
 """Helpers shared by the tests: ``Kit`` (a kit ``ScriptedCLI`` and how a test connects to it,
-with ``SHORT_TIMEOUTS``), message filters, ``wait_until``, and a few scripts several tests use."""
+with ``SHORT_TIMEOUTS``), message filters (``texts`` is the kit's), ``wait_until``,
+``child_pids``, and the steps several tests script."""
 
 from __future__ import annotations
 
@@ -11,24 +12,17 @@ from typing import Any, Callable, Dict, List, Optional
 import pytest
 
 from claude_sync import (
-    AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
     ResultMessage,
-    TextBlock,
     query,
 )
 from claude_sync._query import QueryStream
-from claude_sync.testing import ScriptedCLI, ScriptedTransport
+from claude_sync.testing import ScriptedCLI, ScriptedTransport, texts  # noqa: F401 - texts: the kit's, for the tests
 
 SHORT_TIMEOUTS: Dict[str, float] = {"close_timeout": 2.0, "initialize_timeout": 10.0, "control_timeout": 10.0}
 """The timeouts a test's options get unless it says otherwise: a close or an answer that does
 not come fails the test in seconds, not minutes."""
-
-
-def texts(messages: List[Any]) -> List[str]:
-    """The text of every TextBlock of every AssistantMessage, in order."""
-    return [b.text for m in messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, TextBlock)]
 
 
 def results(messages: List[Any]) -> List[ResultMessage]:
