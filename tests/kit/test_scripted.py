@@ -136,7 +136,7 @@ def test_auto_answers_can_refuse_or_ignore_a_subtype(mode: str, tmp_path: Path) 
         with pytest.raises(ControlRequestError, match="^Unsupported control request subtype: frobnicate$"):
             client.send_control_request("frobnicate")
         with pytest.raises(ControlTimeoutError):
-            client.send_control_request("never", timeout=0.3)
+            client.send_control_request("never", timeout=0.1)
     cli.verify()
 
 
