@@ -11,7 +11,7 @@ import threading
 from typing import Any, Dict, Optional
 
 from .._engine.memory import MemoryTransport
-from ._engine import ClientGone, RunReport, Wire, check_script_format
+from ._engine import ClientGone, RunReport, Wire
 from ._steps import script_runner
 
 __all__ = ["ScriptedTransport"]
@@ -50,10 +50,10 @@ class ScriptedTransport(MemoryTransport):
     thread, started by ``connect()`` and joined by ``close()``."""
 
     def __init__(self, script: JsonDict) -> None:
-        check_script_format(script)
+        """Raises ``ValueError`` for a script of another format."""
         super().__init__()
-        self.report = RunReport(len(script["steps"]))
-        self._runner = script_runner(script, _MemoryWire(self), self.report)
+        self._runner = script_runner(script, _MemoryWire(self))
+        self.report: RunReport = self._runner.report
         self._thread: Optional[threading.Thread] = None
     def connect(self) -> None:
         """Start playing (once). Any thread."""
