@@ -2,7 +2,7 @@
 
 The engine is the interpreter: reading the client's frames (kept in order for later steps
 when they arrive early), answering ``initialize`` and the ``auto_answers`` subtypes whenever
-they arrive, writing lines, bounded waits, the failure messages and the ``RunReport``. What
+it reads them, writing lines, bounded waits, the failure messages and the ``RunReport``. What
 each step does is not here: ``_steps`` holds one handler per step kind and hands its table to
 ``ScriptRunner``. The script format (``SCRIPT_FORMAT``, ``check_script_format``) is defined
 here because every runner checks it.
@@ -10,7 +10,8 @@ here because every runner checks it.
 The same engine runs in-process (``ScriptedTransport``: the wire is a ``MemoryPeer``) and as a
 real subprocess (``python -m claude_sync.testing.cli``: the wire is stdin/stdout). It runs on
 one thread (``claude_sync-scripted-cli`` in-process; the main thread of the subprocess) and
-reads the client's frames only when a step needs one.
+reads the client's frames only when a step needs one or listens (``listen``: a step that waits
+for something else, such as a file gate, meanwhile answers what is answered whenever it comes).
 
 A step the client does not follow (no answer in time, another frame than the one expected, a
 reply that differs, input ended or the CLI closed first) raises ``ScriptFailure``: the run
