@@ -97,7 +97,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("testing", "Assertions", ("claude_sync.testing.assertions",)),
     ("testing", "Recording and replay", ("claude_sync.testing.record", "claude_sync.testing.replay")),
     ("testing", "The real CLI, offline", (
-        "claude_sync.testing.fake_api", "claude_sync.testing._api_requests", "claude_sync.testing._api_replies",
+        "claude_sync.testing.fake_api", "claude_sync.testing._messages_api",
         "claude_sync.testing.offline",
     )),
     ("testing", "Session store conformance", ("claude_sync.testing.conformance",)),
@@ -297,7 +297,15 @@ def doc_for(entry: Entry) -> str:
         doc = own_doc(entry.obj)
         if doc:
             return doc
-    return source_docstrings(entry.home).get(entry.name, "")
+    module: Optional[str] = entry.home
+    for _hop in range(5):  # follow re-exports (``testing.scripted`` imports it from ``_engine``)
+        if module is None:
+            break
+        text = source_docstrings(module).get(entry.name)
+        if text:
+            return text
+        module = import_table(module).get(entry.name)
+    return ""
 
 
 # ----------------------------------------------------------------------------- members

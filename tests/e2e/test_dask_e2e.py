@@ -7,12 +7,10 @@ from __future__ import annotations
 from typing import Any, Dict, Iterator, List
 
 import pytest
-from helpers import require_package
+from helpers import child_pids, require_package
 
 from claude_sync import PermissionResultAllow, RunResult
-
-from .fake_api import FakeAnthropicAPI, text
-from .test_query_e2e import child_pids
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text
 
 distributed = require_package("distributed")  # skipped without it, failed under CI=true
 

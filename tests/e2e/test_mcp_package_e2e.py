@@ -13,8 +13,7 @@ import pytest
 from helpers import require_package
 
 from claude_sync import ClaudeSDKClient, ResultMessage, ToolResultBlock, UserMessage
-
-from .fake_api import FakeAnthropicAPI, text, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
 pytestmark = pytest.mark.e2e
 
