@@ -19,7 +19,8 @@
 #    the real CLI (examples/, docs/, the e2e harness), the tests that start a child interpreter
 #    on the unpacked tree — under CI=true, so a missing file or CLI fails instead of skipping.
 #    The full suite already runs from the checkout in .ci/run (several minutes); this subset
-#    takes about half a minute.
+#    (~1400 tests, the site build among them) takes about a minute, the whole script about
+#    two on the shared 2-core box.
 #
 # Needs node/npm for the pinned CLI (.ci/install_cli.sh; CLAUDE_SYNC_TEST_CLI overrides).
 # Prints a timing line per step. Exits non-zero on the first failure.
