@@ -13,8 +13,9 @@ gets from a private base (``claude_sync._engine.control_methods.TsControlMethods
 of a public base are documented with that base; members of :data:`SHARED_BASES` once, on
 their own page; members from outside claude_sync (``dict``, ``distributed.WorkerPlugin``) not
 at all. Attributes (dataclass fields, ``TypedDict`` keys, class constants, ``self.x`` set in
-a method) are documented in the ``Attributes:`` (or ``Keys:``) section of the docstring of
-the class that declares them, which napoleon turns into entries of the reference.
+a method) are documented in the ``Attributes:`` (or ``Keys:``) section of the public class's
+own docstring (also those a private base declares), which napoleon turns into entries of the
+reference.
 """
 
 from __future__ import annotations
