@@ -12,8 +12,33 @@ public name, and the lazy-import table — and splitting a list of names would h
 
 from typing import TYPE_CHECKING
 
+from ._callbacks.hook_types import KNOWN_HOOK_EVENTS, HookCallback, HookContext, HookMatcher
+from ._callbacks.permission_types import (
+    CancellationSignal,
+    CanUseTool,
+    CanUseToolShadowedWarning,
+    PermissionMode,
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    PermissionRuleValue,
+    PermissionUpdate,
+    ToolPermissionContext,
+)
 from ._client import ClaudeSDKClient, merge_assistant_messages
-from ._core.blocks import (
+from ._engine.transport import Transport
+from ._options.options import (
+    AgentDefinition,
+    ClaudeAgentOptions,
+    EffortLevel,
+    McpSdkServerConfig,
+    McpServerConfig,
+    SettingSource,
+    TaskBudget,
+)
+from ._query import QueryStream, query
+from ._version import __version__
+from ._wire.blocks import (
     ContentBlock,
     ImageBlock,
     RedactedThinkingBlock,
@@ -25,7 +50,7 @@ from ._core.blocks import (
     ToolUseBlock,
     UnknownBlock,
 )
-from ._core.errors import (
+from ._wire.errors import (
     ClaudeSDKError,
     CLIConnectionError,
     CLIJSONDecodeError,
@@ -39,9 +64,8 @@ from ._core.errors import (
     SessionStoreError,
     UsageError,
 )
-from ._core.hook_types import KNOWN_HOOK_EVENTS, HookCallback, HookContext, HookMatcher
-from ._core.merger import AssistantMessageMerger
-from ._core.messages import (
+from ._wire.merger import AssistantMessageMerger
+from ._wire.messages import (
     AssistantMessage,
     AuthStatusMessage,
     ConversationResetMessage,
@@ -57,29 +81,8 @@ from ._core.messages import (
     UserMessage,
     message_from_dict,
 )
-from ._core.options import (
-    AgentDefinition,
-    ClaudeAgentOptions,
-    EffortLevel,
-    McpSdkServerConfig,
-    McpServerConfig,
-    SettingSource,
-    TaskBudget,
-)
-from ._core.permission_types import (
-    CancellationSignal,
-    CanUseTool,
-    CanUseToolShadowedWarning,
-    PermissionMode,
-    PermissionResult,
-    PermissionResultAllow,
-    PermissionResultDeny,
-    PermissionRuleValue,
-    PermissionUpdate,
-    ToolPermissionContext,
-)
-from ._core.protocol import OversizedLineSkipped
-from ._core.system_messages import (
+from ._wire.protocol import OversizedLineSkipped
+from ._wire.system_messages import (
     APIRetryMessage,
     CompactBoundaryMessage,
     HookEventMessage,
@@ -97,33 +100,19 @@ from ._core.system_messages import (
     TaskUpdatedMessage,
     ThinkingTokensMessage,
 )
-from ._io.transport import Transport
-from ._query import QueryStream, query
-from ._version import __version__
 
 if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary imports
-    from ._agents import AgentPool
-    from ._core.config_types import (
-        ContextUsageCategory,
-        ContextUsageResponse,
-        McpServerConnectionStatus,
-        McpServerInfo,
-        McpServerStatus,
-        McpServerStatusConfig,
-        McpStatusResponse,
-        McpToolAnnotations,
-        McpToolInfo,
-        SandboxIgnoreViolations,
-        SandboxNetworkConfig,
-        SandboxSettings,
-        SdkBeta,
-        SdkPluginConfig,
-        ThinkingConfig,
-        ThinkingConfigAdaptive,
-        ThinkingConfigDisabled,
-        ThinkingConfigEnabled,
+    from ._agents.pool import AgentPool
+    from ._agents.run import RunResult, run
+    from ._callbacks.dialogs import (
+        ElicitationRequest,
+        ElicitationResult,
+        OnElicitation,
+        OnUserDialog,
+        UserDialogRequest,
+        UserDialogResult,
     )
-    from ._core.hook_inputs import (
+    from ._callbacks.hook_inputs import (
         BackgroundTaskSummary,
         BaseHookInput,
         HookEffort,
@@ -140,7 +129,7 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         SubagentStopHookInput,
         UserPromptSubmitHookInput,
     )
-    from ._core.hook_outputs import (
+    from ._callbacks.hook_outputs import (
         CwdChangedHookSpecificOutput,
         ElicitationHookSpecificOutput,
         ElicitationResultHookSpecificOutput,
@@ -164,10 +153,59 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         UserPromptSubmitHookSpecificOutput,
         WorktreeCreateHookSpecificOutput,
     )
-    from ._core.mcp import SdkMcpServer, create_sdk_mcp_server
-    from ._core.mcp_tools import SdkMcpTool, ToolAnnotations, ToolContext, tool
-    from ._core.session_summary import fold_session_summary
-    from ._core.session_types import (
+    from ._display.show import show
+    from ._mcp.server import SdkMcpServer, create_sdk_mcp_server
+    from ._mcp.tools import SdkMcpTool, ToolAnnotations, ToolContext, tool
+    from ._options.config_types import (
+        ContextUsageCategory,
+        ContextUsageResponse,
+        McpServerConnectionStatus,
+        McpServerInfo,
+        McpServerStatus,
+        McpServerStatusConfig,
+        McpStatusResponse,
+        McpToolAnnotations,
+        McpToolInfo,
+        SandboxIgnoreViolations,
+        SandboxNetworkConfig,
+        SandboxSettings,
+        SdkBeta,
+        SdkPluginConfig,
+        ThinkingConfig,
+        ThinkingConfigAdaptive,
+        ThinkingConfigDisabled,
+        ThinkingConfigEnabled,
+    )
+    from ._sessions.store_functions import (
+        delete_session_via_store,
+        fork_session_via_store,
+        get_session_info_from_store,
+        get_session_messages_from_store,
+        get_subagent_messages_from_store,
+        import_session_to_store,
+        list_sessions_from_store,
+        list_subagents_from_store,
+        project_key_for_directory,
+        rename_session_via_store,
+        tag_session_via_store,
+    )
+    from ._sessions.stores.memory import InMemorySessionStore
+    from ._sessions.stores.sqlite import SQLiteSessionStore
+    from ._sessions.summary import fold_session_summary
+    from ._sessions.transcript_edits import (
+        delete_session,
+        fork_session,
+        rename_session,
+        tag_session,
+    )
+    from ._sessions.transcript_files import (
+        get_session_info,
+        get_session_messages,
+        get_subagent_messages,
+        list_sessions,
+        list_subagents,
+    )
+    from ._sessions.types import (
         ForkSessionResult,
         SDKSessionInfo,
         SessionKey,
@@ -179,19 +217,13 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         SessionStoreListEntry,
         SessionSummaryEntry,
     )
-    from ._core.ts_extras import (
-        ElicitationRequest,
-        ElicitationResult,
+    from ._wire.control_results import (
         McpSetServersResult,
-        OnElicitation,
-        OnUserDialog,
         ReadFileResult,
         ReloadPluginsResult,
         UsageResult,
-        UserDialogRequest,
-        UserDialogResult,
     )
-    from ._core.wire_types import (
+    from ._wire.shapes import (
         TERMINAL_TASK_STATUSES,
         FastModeDisabledReason,
         FastModeState,
@@ -210,56 +242,31 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         TaskUpdatedStatus,
         TaskUsage,
     )
-    from ._display import show
-    from ._io.memory_store import InMemorySessionStore
-    from ._io.sqlite_store import SQLiteSessionStore
-    from ._io.store_functions import (
-        delete_session_via_store,
-        fork_session_via_store,
-        get_session_info_from_store,
-        get_session_messages_from_store,
-        get_subagent_messages_from_store,
-        import_session_to_store,
-        list_sessions_from_store,
-        list_subagents_from_store,
-        project_key_for_directory,
-        rename_session_via_store,
-        tag_session_via_store,
-    )
-    from ._io.transcript_edits import delete_session, fork_session, rename_session, tag_session
-    from ._io.transcripts import (
-        get_session_info,
-        get_session_messages,
-        get_subagent_messages,
-        list_sessions,
-        list_subagents,
-    )
-    from ._run import RunResult, run
 
 _LAZY = {
     # In-process MCP servers load on first use: most programs never define a tool.
-    "tool": "._core.mcp_tools",
-    "create_sdk_mcp_server": "._core.mcp",
-    "SdkMcpServer": "._core.mcp",
+    "tool": "._mcp.tools",
+    "create_sdk_mcp_server": "._mcp.server",
+    "SdkMcpServer": "._mcp.server",
     # Many agents: loaded on first use.
-    "run": "._run",
-    "RunResult": "._run",
-    "AgentPool": "._agents",
-    "SdkMcpTool": "._core.mcp_tools",
-    "ToolContext": "._core.mcp_tools",
-    "ToolAnnotations": "._core.mcp_tools",
+    "run": "._agents.run",
+    "RunResult": "._agents.run",
+    "AgentPool": "._agents.pool",
+    "SdkMcpTool": "._mcp.tools",
+    "ToolContext": "._mcp.tools",
+    "ToolAnnotations": "._mcp.tools",
     # What the TypeScript SDK has (host callbacks, typed control answers): loaded on first use.
-    "ElicitationRequest": "._core.ts_extras",
-    "ElicitationResult": "._core.ts_extras",
-    "UserDialogRequest": "._core.ts_extras",
-    "UserDialogResult": "._core.ts_extras",
-    "OnElicitation": "._core.ts_extras",
-    "OnUserDialog": "._core.ts_extras",
-    "McpSetServersResult": "._core.ts_extras",
-    "ReadFileResult": "._core.ts_extras",
-    "ReloadPluginsResult": "._core.ts_extras",
-    "UsageResult": "._core.ts_extras",
-    "show": "._display",  # the live display loads on first use
+    "ElicitationRequest": "._callbacks.dialogs",
+    "ElicitationResult": "._callbacks.dialogs",
+    "UserDialogRequest": "._callbacks.dialogs",
+    "UserDialogResult": "._callbacks.dialogs",
+    "OnElicitation": "._callbacks.dialogs",
+    "OnUserDialog": "._callbacks.dialogs",
+    "McpSetServersResult": "._wire.control_results",
+    "ReadFileResult": "._wire.control_results",
+    "ReloadPluginsResult": "._wire.control_results",
+    "UsageResult": "._wire.control_results",
+    "show": "._display.show",  # the live display loads on first use
     # Type-hint-only names (TypedDicts, Literals) of the official SDK: most programs never
     # touch them at run time, and their modules need typing_extensions.
     **dict.fromkeys(
@@ -271,7 +278,7 @@ _LAZY = {
             "SdkPluginConfig", "ThinkingConfig", "ThinkingConfigAdaptive",
             "ThinkingConfigDisabled", "ThinkingConfigEnabled",
         ),
-        "._core.config_types",
+        "._options.config_types",
     ),
     **dict.fromkeys(
         (
@@ -281,7 +288,7 @@ _LAZY = {
             "PreToolUseHookInput", "SessionCronSummary", "StopHookInput",
             "SubagentStartHookInput", "SubagentStopHookInput", "UserPromptSubmitHookInput",
         ),
-        "._core.hook_inputs",
+        "._callbacks.hook_inputs",
     ),
     **dict.fromkeys(
         (
@@ -297,7 +304,7 @@ _LAZY = {
             "SubagentStopHookSpecificOutput", "UserPromptExpansionHookSpecificOutput",
             "UserPromptSubmitHookSpecificOutput", "WorktreeCreateHookSpecificOutput",
         ),
-        "._core.hook_outputs",
+        "._callbacks.hook_outputs",
     ),
     **dict.fromkeys(
         (
@@ -308,29 +315,29 @@ _LAZY = {
             "TaskNotificationOriginSubkind", "TaskNotificationStatus", "TaskUpdatedStatus",
             "TaskUsage",
         ),
-        "._core.wire_types",
+        "._wire.shapes",
     ),
     # Sessions and session stores load on first use too.
     **dict.fromkeys(
         ("SDKSessionInfo", "SessionMessage", "ForkSessionResult", "SessionKey", "SessionListSubkeysKey",
          "SessionStore", "SessionStoreEntry", "SessionStoreFlushMode", "SessionStoreListEntry",
          "SessionSummaryEntry"),
-        "._core.session_types",
+        "._sessions.types",
     ),
-    "fold_session_summary": "._core.session_summary",
-    "InMemorySessionStore": "._io.memory_store",
-    "SQLiteSessionStore": "._io.sqlite_store",
+    "fold_session_summary": "._sessions.summary",
+    "InMemorySessionStore": "._sessions.stores.memory",
+    "SQLiteSessionStore": "._sessions.stores.sqlite",
     **dict.fromkeys(
         ("list_sessions", "get_session_info", "get_session_messages", "list_subagents", "get_subagent_messages"),
-        "._io.transcripts",
+        "._sessions.transcript_files",
     ),
-    **dict.fromkeys(("rename_session", "tag_session", "delete_session", "fork_session"), "._io.transcript_edits"),
+    **dict.fromkeys(("rename_session", "tag_session", "delete_session", "fork_session"), "._sessions.transcript_edits"),
     **dict.fromkeys(
         ("project_key_for_directory", "import_session_to_store", "list_sessions_from_store",
          "get_session_info_from_store", "get_session_messages_from_store", "list_subagents_from_store",
          "get_subagent_messages_from_store", "rename_session_via_store", "tag_session_via_store",
          "delete_session_via_store", "fork_session_via_store"),
-        "._io.store_functions",
+        "._sessions.store_functions",
     ),
 }
 

@@ -25,12 +25,12 @@ import threading
 import time
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
-from ._core.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
-from ._core.messages import ResultMessage
-from ._core.options import ClaudeAgentOptions
-from ._core.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
-from ._io.session import Session
-from ._io.transport import Transport
+from ._engine.connection import Session
+from ._engine.transport import Transport
+from ._options.options import ClaudeAgentOptions
+from ._wire.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
+from ._wire.messages import ResultMessage
+from ._wire.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
 
 __all__ = ["query", "QueryStream"]
 
@@ -116,7 +116,7 @@ class QueryStream:
         ``UsageError``); the run ends as iterating would (``ResultError`` …), and closing the
         text iterator closes the stream.
         """
-        from ._core.text import iter_text
+        from ._wire.text import iter_text
 
         if self._gen is not None:
             raise UsageError("text_stream() must be called before the stream is iterated")
@@ -250,7 +250,7 @@ class _Run:
 
 
 def _check_timeouts(timeout: Optional[float], idle_timeout: Optional[float]) -> None:
-    from ._core.validation import seconds
+    from ._options.validation import seconds
 
     for name, value in (("timeout", timeout), ("idle_timeout", idle_timeout)):
         if value is not None:

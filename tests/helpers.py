@@ -16,7 +16,7 @@ from claude_sync import (
     TextBlock,
     query,
 )
-from claude_sync._io.memory import MemoryTransport, PeerTimeout
+from claude_sync._engine.memory import MemoryTransport, PeerTimeout
 from claude_sync._query import QueryStream
 
 

@@ -30,9 +30,9 @@ from typing import Any, Callable, Dict, Iterable, List, Optional
 
 from distributed import WorkerPlugin, get_worker
 
-from .._agents import AgentPool
-from .._core.options import ClaudeAgentOptions
-from .._run import RunResult, check_picklable_options
+from .._agents.pool import AgentPool
+from .._agents.run import RunResult, check_picklable_options
+from .._options.options import ClaudeAgentOptions
 
 __all__ = ["AgentPoolPlugin", "install", "run_on_worker", "submit_runs", "pool_stats"]
 

@@ -11,7 +11,7 @@ import threading
 import time
 from typing import Any, Dict, Optional
 
-from .._io.memory import MemoryTransport
+from .._engine.memory import MemoryTransport
 from ._engine import ClientGone, RunReport, ScriptRunner, Wire
 
 __all__ = ["ScriptedTransport"]

@@ -10,7 +10,7 @@ from typing import Any, Dict, List
 import pytest
 
 from claude_sync import ClaudeSDKClient, ResultError, query
-from claude_sync._core import hints
+from claude_sync._wire import hints
 
 from .fake_api import FakeAnthropicAPI, error, text, tool_use
 

@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import pytest
 from helpers import wait_until
 
-import claude_sync._core.command as command
+import claude_sync._options.command as command
 from claude_sync import (
     ClaudeSDKClient,
     ResultMessage,
@@ -44,7 +44,7 @@ from claude_sync import (
     UserMessage,
     tool,
 )
-from claude_sync._core.mcp import McpAction
+from claude_sync._mcp.server import McpAction
 
 from .fake_api import FakeAnthropicAPI, text, tool_use
 from .harness import cli_is_at_least
