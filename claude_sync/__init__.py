@@ -190,6 +190,7 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names as ordinary impor
         tag_session_via_store,
     )
     from ._sessions.stores.memory import InMemorySessionStore
+    from ._sessions.stores.postgres import PostgresSessionStore
     from ._sessions.stores.sqlite import SQLiteSessionStore
     from ._sessions.summary import fold_session_summary
     from ._sessions.transcript_edits import (
@@ -327,6 +328,7 @@ _LAZY = {
     "fold_session_summary": "._sessions.summary",
     "InMemorySessionStore": "._sessions.stores.memory",
     "SQLiteSessionStore": "._sessions.stores.sqlite",
+    "PostgresSessionStore": "._sessions.stores.postgres",
     **dict.fromkeys(
         ("list_sessions", "get_session_info", "get_session_messages", "list_subagents", "get_subagent_messages"),
         "._sessions.transcript_files",
@@ -475,6 +477,7 @@ __all__ = [
     "SessionSummaryEntry",
     "InMemorySessionStore",
     "SQLiteSessionStore",
+    "PostgresSessionStore",
     "fold_session_summary",
     "project_key_for_directory",
     "import_session_to_store",

@@ -226,15 +226,15 @@ class StoreBridge:
     def _send(self, batch: List[Tuple[str, List[Any]]]) -> None:
         """Mirror thread: append each transcript's entries, its backlog first."""
         by_key: Dict[Tuple[str, str, str], Tuple[SessionKey, List[Any]]] = {}
-        for slot, (key, entries) in self._backlog.items():
-            by_key[slot] = (key, list(entries))
+        for slot, (kept_key, kept) in self._backlog.items():
+            by_key[slot] = (kept_key, list(kept))
         self._backlog, self._backlog_bytes = {}, 0
         for path, entries in batch:
-            key = file_key(path, self.projects)
-            if key is None:
+            found = file_key(path, self.projects)
+            if found is None:
                 logger.warning("Dropping mirrored lines of %s: not under %s (the CLI's CLAUDE_CONFIG_DIR differs?)", path, self.projects)
                 continue
-            by_key.setdefault(_slot(key), (key, []))[1].extend(entries)
+            by_key.setdefault(_slot(found), (found, []))[1].extend(entries)
         retrying = any(slot in by_key for slot in self._failing)
         for slot, (key, entries) in by_key.items():
             if self._append_with_retries(key, entries, retry=not retrying):

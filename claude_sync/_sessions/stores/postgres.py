@@ -37,8 +37,8 @@ import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Tuple, TypeVar, Union
 
-from ..._core.session_summary import fold_session_summary
-from ..._core.session_types import (
+from ..summary import fold_session_summary
+from ..types import (
     SessionKey,
     SessionListSubkeysKey,
     SessionStoreEntry,
