@@ -5,11 +5,14 @@
 * ``require_pg_bin()``: that directory, or a pytest *skip* — a *failure* under ``CI=true``
   (``.ci/run`` installs the server with ``.ci/install_postgres.sh``).
 * ``PostgresServer(bin_dir)``: ``start()`` runs ``initdb`` then the ``postgres`` binary itself
-  (no ``pg_ctl``, so its PID is ours to stop) on a free 127.0.0.1 port, its unix socket in
-  the temp dir too; ``stop()`` asks for a fast shutdown by that PID and waits; ``restart()``
-  brings it back on the same port and data. PostgreSQL refuses to run as root: when the
-  tests run as root, the server runs as the ``postgres`` user (the Debian package makes it)
-  or, failing that, ``nobody``; the temp dir is given to that user.
+  on a free 127.0.0.1 port, its unix socket in the temp dir too, through a launcher process
+  that exits at once: the server is a daemon, not a child of the test process (tests that
+  check this process has no children left keep working while it runs). ``stop()`` asks for
+  a fast shutdown by the PID the launcher reported (checked to still be this server's
+  postmaster) and waits until it is gone; ``restart()`` brings it back on the same port and
+  data. PostgreSQL refuses to run as root: when the tests run as root, the server runs as
+  the ``postgres`` user (the Debian package makes it) or, failing that, ``nobody``; the temp
+  dir is given to that user.
 
 Durability is traded for speed (``fsync=off``): the tests kill clients, never the machine.
 """
@@ -17,12 +20,14 @@ Durability is traded for speed (``fsync=off``): the tests kill clients, never th
 from __future__ import annotations
 
 import glob
+import json
 import os
 import pwd
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,6 +37,15 @@ import pytest
 
 INSTALL_HINT = "bash .ci/install_postgres.sh  (then export CLAUDE_SYNC_PG_BIN=<the dir it prints>)"
 SUPERUSER = "claude_sync"
+LAUNCHER = r"""
+import json, subprocess, sys
+argv, log, cwd, user = json.loads(sys.argv[1])
+with open(log, "ab") as out:
+    server = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, cwd=cwd,
+                              start_new_session=True, **({"user": user} if user else {}))
+print(server.pid)
+"""
+"""Starts the server and exits, so the server is nobody's child here."""
 
 
 def find_pg_bin() -> Optional[str]:
@@ -92,7 +106,7 @@ class PostgresServer:
         self.data = self.base / "data"
         self.log_path = self.base / "server.log"
         self.port = 0
-        self.process: Optional[subprocess.Popen[bytes]] = None
+        self.server_pid: Optional[int] = None
         self.settings = {
             "listen_addresses": "127.0.0.1", "fsync": "off", "synchronous_commit": "off",
             "full_page_writes": "off", "max_connections": "200", "shared_buffers": "32MB",
@@ -123,10 +137,13 @@ class PostgresServer:
         argv = [os.path.join(self.bin_dir, "postgres"), "-D", str(self.data), "-p", str(self.port), "-k", str(self.base)]
         for name, value in self.settings.items():
             argv += ["-c", f"{name}={value}"]
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=str(self.base), **self._run_as()
-            )
+        launched = subprocess.run(
+            [sys.executable, "-c", LAUNCHER, json.dumps([argv, str(self.log_path), str(self.base), self.user])],
+            capture_output=True, text=True, timeout=timeout, check=False,
+        )  # fmt: skip
+        if launched.returncode != 0:
+            raise RuntimeError(f"could not launch postgres: {launched.stderr[-2000:]}")
+        self.server_pid = int(launched.stdout.strip())
         self._wait_ready(timeout)
         return self
 
@@ -135,9 +152,8 @@ class PostgresServer:
 
         deadline = time.monotonic() + timeout
         while True:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                raise RuntimeError(f"postgres exited ({self.process.returncode}): {self.log_tail()}")
+            if not self._running():
+                raise RuntimeError(f"postgres exited: {self.log_tail()}")
             try:
                 psycopg.connect(self.conninfo(), connect_timeout=2).close()
                 return
@@ -146,18 +162,30 @@ class PostgresServer:
                     raise RuntimeError(f"postgres did not accept connections within {timeout}s: {self.log_tail()}") from None
                 time.sleep(0.05)
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """Fast shutdown (SIGINT) by PID, then SIGKILL after ``timeout``; never signals a
-        process already reaped."""
-        process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.send_signal(signal.SIGINT)
+    def _running(self) -> bool:
+        """Whether ``server_pid`` is still this server's postmaster (not a zombie, not reused)."""
+        if self.server_pid is None:
+            return False
         try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout)
+            stat = Path(f"/proc/{self.server_pid}/stat").read_text()
+            cmdline = Path(f"/proc/{self.server_pid}/cmdline").read_bytes()
+        except OSError:
+            return False
+        return stat[stat.rindex(")") + 2] != "Z" and str(self.data).encode() in cmdline
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Fast shutdown (SIGINT) by PID, SIGKILL after ``timeout``; waits until it is gone.
+        Signals only while the PID is still this server's postmaster."""
+        deadline = time.monotonic() + timeout
+        for sig in (signal.SIGINT, signal.SIGKILL):
+            if not self._running():
+                break
+            assert self.server_pid is not None
+            os.kill(self.server_pid, sig)
+            while self._running() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            deadline = time.monotonic() + timeout
+        self.server_pid = None
 
     def restart(self, timeout: float = 60.0) -> None:
         """Start again on the same port and data dir (after ``stop``)."""
@@ -167,10 +195,6 @@ class PostgresServer:
         """Stop, then remove the temp dir."""
         self.stop()
         shutil.rmtree(self.base, ignore_errors=True)
-
-    @property
-    def pid(self) -> Optional[int]:
-        return None if self.process is None else self.process.pid
 
     # ------------------------------------------------------------------ use
 
