@@ -24,8 +24,8 @@ from helpers import StallingResponder, alive, clis_under, clis_with_home, wait_u
 from pg_server import free_port
 
 from claude_sync import ClaudeAgentOptions, PostgresSessionStore
+from claude_sync.testing.fake_api import FakeAnthropicAPI, content_text
 
-from .fake_api import FakeAnthropicAPI, content_text
 from .harness import hermetic_env
 
 try:

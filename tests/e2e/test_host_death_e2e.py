@@ -21,7 +21,8 @@ from typing import Any, Dict, Iterator, List, Tuple
 import pytest
 from helpers import StallingResponder, alive, wait_until
 
-from .fake_api import FakeAnthropicAPI
+from claude_sync.testing.fake_api import FakeAnthropicAPI
+
 from .harness import hermetic_env
 
 pytestmark = pytest.mark.e2e

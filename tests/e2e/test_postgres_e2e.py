@@ -23,8 +23,8 @@ from claude_sync import (
     project_key_for_directory,
 )
 from claude_sync._sessions.stores.postgres import PostgresSessionStore
+from claude_sync.testing.fake_api import FakeAnthropicAPI, content_text, text
 
-from .fake_api import FakeAnthropicAPI, content_text, text
 from .harness import hermetic_env
 
 pytestmark = pytest.mark.e2e
