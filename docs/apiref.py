@@ -87,7 +87,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("sessions", "Transcript files", ("claude_sync._sessions.transcript_files", "claude_sync._sessions.transcript_edits")),
     ("sessions", "Session types", ("claude_sync._sessions.types", "claude_sync._sessions.summary")),
     ("sessions", "Session stores", (
-        "claude_sync._sessions.stores.memory", "claude_sync._sessions.stores.sqlite",
+        "claude_sync._sessions.stores.memory", "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
         "claude_sync._sessions.store_functions",
     )),
     ("agents", "run()", ("claude_sync._agents.run",)),
