@@ -10,9 +10,9 @@
 #    sys.path): the README's offline try (`python examples/try_offline.py "What is 2 + 2?"`)
 #    against the pinned CLI.
 # 3. The sdist, unpacked and installed as the README says (`pip install -e '.[test]'`, here with
-#    `--only-binary :all:` so that anything needing a C compiler fails, plus the docs and
-#    dask extras for the reference check, which builds the site and covers the Dask
-#    integration): every test module must import (`pytest --collect-only` over the
+#    `--only-binary :all:` so that anything needing a C compiler fails, plus the docs, dask
+#    and postgres extras: the reference check builds the site and covers the Dask
+#    integration, the docs' examples include the PostgreSQL ones): every test module must import (`pytest --collect-only` over the
 #    whole suite), then its test command runs on the tests that read what lies OUTSIDE
 #    tests/ — the package and docs checks (docs/, bench/, tests/data/), the testing kit and its
 #    pytest plugin (entry point of the installed project), the examples and docs code against
@@ -22,7 +22,8 @@
 #    (~1400 tests, the site build among them) takes about a minute, the whole script about
 #    two on the shared 2-core box.
 #
-# Needs node/npm for the pinned CLI (.ci/install_cli.sh; CLAUDE_SYNC_TEST_CLI overrides).
+# Needs node/npm for the pinned CLI (.ci/install_cli.sh; CLAUDE_SYNC_TEST_CLI overrides) and
+# the PostgreSQL server binaries (CLAUDE_SYNC_PG_BIN, which .ci/run exports).
 # Prints a timing line per step. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -89,11 +90,11 @@ grep -q "^\[success" "$WORK/try.out" || fail "the offline try did not end with a
 done_step
 
 # 3. The sdist, unpacked: install as the README says, collect every test, run the subset.
-step "unpack the sdist, pip install -e '.[test,docs,dask]' (binary wheels only)"
+step "unpack the sdist, pip install -e '.[test,docs,dask,postgres]' (binary wheels only)"
 tar xzf "$sdist" -C "$WORK"
 src="$WORK/$(basename "$sdist" .tar.gz)"
 new_venv "$WORK/sdist-venv"
-(cd "$src" && "$WORK/sdist-venv/bin/python" -m pip install --quiet --only-binary :all: -e '.[test,docs,dask]')
+(cd "$src" && "$WORK/sdist-venv/bin/python" -m pip install --quiet --only-binary :all: -e '.[test,docs,dask,postgres]')
 done_step
 
 step "collect the whole suite from the sdist"
