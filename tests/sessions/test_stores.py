@@ -171,7 +171,22 @@ def test_store_functions_round_trip(store: Any, tmp_path: Path) -> None:
     assert get_session_messages_from_store(store, sid, directory) == []
     assert [s.session_id for s in list_sessions_from_store(store, directory)] == [fork.session_id]
     with pytest.raises(ValueError, match="not-a-uuid"):
-        get_session_messages_from_store(store, "not-a-uuid", directory)
+        rename_session_via_store(store, "not-a-uuid", "t", directory)
+
+
+def test_store_readers_given_a_non_uuid_id_return_nothing_without_calling_the_store() -> None:
+    class Untouchable(InMemorySessionStore):
+        def load(self, key: Any) -> Any:
+            raise AssertionError(f"load({key}) for a non-UUID id")
+
+        def list_subkeys(self, key: Any) -> Any:
+            raise AssertionError(f"list_subkeys({key}) for a non-UUID id")
+
+    store = Untouchable()
+    assert get_session_info_from_store(store, "not-a-uuid") is None
+    assert get_session_messages_from_store(store, "../x") == []
+    assert list_subagents_from_store(store, "nope") == []
+    assert get_subagent_messages_from_store(store, "nope", "a1") == []
 
 
 def test_listing_degrades_a_failing_load_to_an_empty_row() -> None:
