@@ -35,12 +35,13 @@ def test_result_error_official_constructor_derives_everything_from_data() -> Non
         "session_id": "s1",
     }  # fmt: skip
     error = ResultError("run failed", data, 1)
-    assert (error.subtype, error.errors, error.result) == ("error_max_turns", ["too many", "3"], None)  # non-str entries kept as JSON text
+    assert (error.subtype, error.errors, error.result) == ("error_max_turns", ["too many"], None)  # non-str entries dropped
     assert (error.api_error_status, error.terminal_reason, error.session_id) == (529, "max_turns", "s1")
     assert error.exit_code == 1 and error.data is data and isinstance(error, ProcessError)
     bare = ResultError("x")
     assert (bare.data, bare.errors, bare.subtype, bare.terminal_reason, bare.session_id) == ({}, [], None, None, None)
     assert ResultError("x", data={"errors": "one"}).errors == ["one"]
+    assert ResultError("x", data={"errors": {"bad": 1}}).errors == [] and ResultError("x", data={"errors": 7}).errors == []
 
 
 def test_result_error_raised_for_an_error_result_carries_terminal_reason() -> None:

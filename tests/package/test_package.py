@@ -64,6 +64,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "SandboxIgnoreViolations", "SandboxNetworkConfig", "SandboxSettings", "SdkBeta",
         "SdkPluginConfig", "ServerToolName", "SessionCronSummary",
         "SessionStartHookSpecificOutput", "SettingSource", "StopHookInput",
+        "SetupHookSpecificOutput",  # in the HookSpecificOutput union, so importable from the top
         "StopHookSpecificOutput", "SubagentStartHookInput", "SubagentStartHookSpecificOutput",
         "SubagentStopHookInput", "SubagentStopHookSpecificOutput", "SystemInitData",
         "SystemInitMcpServer", "SystemInitPlugin", "SystemInitPluginError",
