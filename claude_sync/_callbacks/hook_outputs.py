@@ -92,6 +92,8 @@ class SessionStartHookSpecificOutput(TypedDict):
 
 
 class SetupHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``Setup`` hook may return (``hookEventName`` ``"Setup"``)."""
+
     hookEventName: Literal["Setup"]
     additionalContext: NotRequired[str]
 
