@@ -9,7 +9,7 @@ import sys
 import threading
 import uuid
 from pathlib import Path
-from typing import Any, Iterator, List
+from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -72,6 +72,28 @@ def test_conformance_skips_optional_methods_a_store_lacks() -> None:
     run_session_store_conformance(Minimal)
     with pytest.raises(AssertionError, match="unknown optional"):
         run_session_store_conformance(Minimal, skip_optional=frozenset({"nope"}))
+
+
+def test_a_store_appending_with_setdefault_extend_passes_as_it_does_the_official_suite() -> None:
+    """The usual hand-written store: ``append([])`` to a new key makes it load as ``[]``
+    (not None). The official suite accepts that and so must ours: the mirror never sends an
+    empty batch."""
+
+    class DictStore:
+        def __init__(self) -> None:
+            self.data: Dict[Tuple[str, str, str], List[Any]] = {}
+
+        def append(self, key: Any, entries: Any) -> None:
+            self.data.setdefault((key["project_key"], key["session_id"], key.get("subpath", "")), []).extend(entries)
+
+        def load(self, key: Any) -> Any:
+            got = self.data.get((key["project_key"], key["session_id"], key.get("subpath", "")))
+            return None if got is None else list(got)
+
+    run_session_store_conformance(DictStore)
+    store = DictStore()
+    store.append({"project_key": "p", "session_id": "s"}, [])
+    assert store.load({"project_key": "p", "session_id": "s"}) == []  # what the old extra contract refused
 
 
 def test_eight_threads_appending_to_one_sqlite_store_lose_nothing(sqlite_path: Path) -> None:
