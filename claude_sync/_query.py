@@ -26,7 +26,7 @@ import time
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
 from ._engine.connection import Session
-from ._engine.transport import Transport
+from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
 from ._wire.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
 from ._wire.messages import ResultMessage
@@ -56,9 +56,9 @@ def query(
     ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
     data). Raises ``TypeError`` at once for a prompt of the wrong type.
 
-    ``transport``: a ``Transport`` to use instead of spawning the CLI; the options that become
-    CLI flags are then not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` for a
-    non-``Transport``.
+    ``transport``: a ``Transport`` (or any object with its official methods, as the official
+    SDK accepts) to use instead of spawning the CLI; the options that become CLI flags are then
+    not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` naming the methods it lacks.
 
     ``timeout`` bounds the whole run (seconds from the first ``next()``; start-up counts
     against it, though the handshake itself is bounded by ``options.initialize_timeout``),
@@ -87,8 +87,7 @@ class QueryStream:
         timeout: Optional[float] = None,
         idle_timeout: Optional[float] = None,
     ) -> None:
-        if transport is not None and not isinstance(transport, Transport):
-            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
+        transport = None if transport is None else as_transport(transport)
         if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
             raise TypeError(
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
