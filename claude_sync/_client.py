@@ -49,7 +49,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._callbacks.permission_types import PermissionMode
 from ._engine.connection import Session
-from ._engine.control_methods import TsControlMethods
+from ._engine.control_methods import TypedControlMethods
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
 from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
@@ -85,10 +85,10 @@ def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = 
     return Session(options, plan=plan, server=server, transport=transport)
 
 
-class ClaudeSDKClient(TsControlMethods):
+class ClaudeSDKClient(TypedControlMethods):
     """A multi-turn conversation with one CLI process. See the module doc for the contract.
     The typed TypeScript-SDK control methods (``apply_flag_settings`` … ``get_usage``) come
-    from ``TsControlMethods``.
+    from ``TypedControlMethods``.
 
     ``transport``: a ``Transport`` (or any object with its official methods: ``connect``,
     ``write``, ``read_messages``, ``close``, ``is_ready``, ``end_input``) to use instead of

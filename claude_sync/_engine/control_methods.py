@@ -1,6 +1,7 @@
-"""Typed client methods for control requests the TypeScript SDK wraps and both Python SDKs lack.
+"""Typed client methods for the control requests the TypeScript SDK wraps and both Python SDKs
+lack: one place for all of them.
 
-``ClaudeSDKClient`` inherits them. Each sends one control request (any thread, like every
+``ClaudeSDKClient`` inherits them (``TypedControlMethods``). Each sends one control request (any thread, like every
 control method) and returns a typed answer from ``_wire.control_results``; each raises what
 ``send_control_request`` raises: ``ControlRequestError`` with the CLI's own text (e.g. a
 missing file for ``read_file``), ``ControlTimeoutError``, ``CLIConnectionError``,
@@ -20,10 +21,10 @@ from .._wire.control_results import (
     UsageResult,
 )
 
-__all__ = ["TsControlMethods"]
+__all__ = ["TypedControlMethods"]
 
 
-class TsControlMethods:
+class TypedControlMethods:
     """``apply_flag_settings``, ``set_mcp_servers``, ``reload_plugins``, ``read_file``,
     ``background_tasks``, ``get_usage`` (mixed into ``ClaudeSDKClient``)."""
 
