@@ -25,6 +25,11 @@ def texts(messages: List[Any]) -> List[str]:
     return [b.text for m in messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, TextBlock)]
 
 
+def is_init(message: Any) -> bool:
+    """A ``system/init`` message, in the official shape: a plain ``SystemMessage``."""
+    return type(message).__name__ == "SystemMessage" and message.subtype == "init"
+
+
 def results(messages: List[Any]) -> List[ResultMessage]:
     """Every ResultMessage, in order."""
     return [m for m in messages if isinstance(m, ResultMessage)]

@@ -189,12 +189,13 @@ def test_new_message_fields_are_parsed() -> None:
     assert event.user_message_uuid == "u3"  # type: ignore[union-attr]
 
 
-def test_system_init_is_a_system_message_with_the_official_data() -> None:
-    """Decision: typed subclasses stay (``isinstance(m, SystemMessage)`` and ``m.data`` work as
-    officially); only exact-type checks (``type(m) is SystemMessage``) see the subclass."""
+def test_system_init_is_exactly_the_official_plain_system_message() -> None:
+    """As official 0.2.188: ``type(m).__name__ == "SystemMessage"`` and ``m.data`` is the wire
+    dict (several official e2e tests check the name); our typed fields are ``m.init``."""
     init = parse_message({"type": "system", "subtype": "init", "session_id": SID, "model": "m"})
-    assert isinstance(init, SystemMessage) and init.subtype == "init"
+    assert type(init) is SystemMessage and type(init).__name__ == "SystemMessage" and init.subtype == "init"
     assert init.data["model"] == "m"
+    assert init.init is not None and init.init.model == "m" and init.init.session_id == SID
 
 
 # ----------------------------------------------------------------------------- shell pieces

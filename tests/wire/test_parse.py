@@ -544,26 +544,8 @@ CASES: List[Tuple[str, Dict[str, Any], type, Dict[str, Any]]] = [
     (
         "system_init",
         INIT,
-        SystemInitMessage,
-        {
-            "subtype": "init",
-            "data": INIT,
-            "session_id": SID,
-            "uuid": "s-uuid",
-            "cwd": "/scratch/work",
-            "model": "claude-opus-4-8[1m]",
-            "tools": INIT["tools"],
-            "mcp_servers": [{"name": "calc", "status": "connected"}],
-            "permission_mode": "default",
-            "api_key_source": "ANTHROPIC_API_KEY",
-            "claude_code_version": "2.1.197",
-            "slash_commands": ["compact", "cost", "init"],
-            "output_style": "default",
-            "agents": ["general-purpose", "statusline-setup"],
-            "skills": [],
-            "plugins": [],
-            "fast_mode_state": "off",
-        },
+        SystemMessage,  # plain, exactly as the official SDK: typed fields via .init
+        {"subtype": "init", "data": INIT},
     ),
     (
         "system_status_requesting",
@@ -984,6 +966,41 @@ def test_system_subclasses_are_system_messages_with_the_whole_dict_as_data() -> 
     hook = parse_message(system_line("hook_response", hook_event="Stop", outcome="error"))
     assert isinstance(hook, HookEventMessage)
     assert isinstance(hook, SystemMessage)
+
+
+INIT_FIELDS: Dict[str, Any] = {
+    "subtype": "init",
+    "data": INIT,
+    "session_id": SID,
+    "uuid": "s-uuid",
+    "cwd": "/scratch/work",
+    "model": "claude-opus-4-8[1m]",
+    "tools": INIT["tools"],
+    "mcp_servers": [{"name": "calc", "status": "connected"}],
+    "permission_mode": "default",
+    "api_key_source": "ANTHROPIC_API_KEY",
+    "claude_code_version": "2.1.197",
+    "slash_commands": ["compact", "cost", "init"],
+    "output_style": "default",
+    "agents": ["general-purpose", "statusline-setup"],
+    "skills": [],
+    "plugins": [],
+    "fast_mode_state": "off",
+}
+
+
+def test_init_is_a_plain_system_message_whose_init_property_is_the_typed_view() -> None:
+    message = parse_message(INIT)
+    assert type(message) is SystemMessage and type(message).__name__ == "SystemMessage"
+    init = message.init
+    assert isinstance(init, SystemInitMessage)
+    for attribute, value in INIT_FIELDS.items():
+        assert getattr(init, attribute) == value, attribute
+    assert init.init is init and init.data is INIT
+    assert parse_message(system_line("status", status="requesting")).init is None
+    assert SystemInitMessage.of({"type": "system", "subtype": "init"}).model is None
+    with pytest.raises(TypeError, match="init wire dict"):
+        SystemInitMessage.of([])  # type: ignore[arg-type]
 
 
 def test_model_usage_comes_from_camel_case_wire_key() -> None:
