@@ -167,12 +167,16 @@ class _Run:
 
         started = time.monotonic()
         session = self.session = build_session(self.options, self.transport)
+        abandoned = False
         try:
             session.connect()
             self._send_prompt(session)
             yield from self._relay(session, started)
+        except ReceiveTimeoutError:
+            abandoned = True  # given up: kill the CLI now, no graceful ladder
+            raise
         finally:
-            self._shutdown(session)
+            self._shutdown(session, abandon=abandoned)
 
     def _relay(self, session: Session, started: float) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
@@ -239,8 +243,8 @@ class _Run:
         if session.run_finished:
             session.close_stdin()
 
-    def _shutdown(self, session: Session) -> None:
-        session.close()
+    def _shutdown(self, session: Session, *, abandon: bool = False) -> None:
+        session.close(abandon=abandon)
         writer = self.writer
         if writer is not None and writer is not threading.current_thread():
             writer.join(self.options.close_timeout)

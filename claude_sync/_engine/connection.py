@@ -69,9 +69,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from .serving import RequestServer
     from .wire_log import WireTap
 
-__all__ = ["Session", "SessionState", "END"]
+__all__ = ["ABANDON_GRACE", "Session", "SessionState", "END"]
 
 logger = logging.getLogger("claude_sync.session")
+
+ABANDON_GRACE = 0.05
+"""Seconds each rung of the transport's stop ladder waits when a run is abandoned (a
+timeout): EOF, SIGTERM and SIGKILL follow within about 0.15 s."""
 
 
 class SessionState(enum.Enum):
@@ -134,6 +138,7 @@ class Session:
         self.server_info: Optional[Dict[str, Any]] = None
         self._closer: Optional[threading.Thread] = None
         self._close_steps_done = 0
+        self._abandoned = False
         self._close_done = threading.Event()
         self.close_rung: Optional[str] = None
 
@@ -466,8 +471,14 @@ class Session:
 
     # ------------------------------------------------------------------ close
 
-    def close(self) -> None:
+    def close(self, *, abandon: bool = False) -> None:
         """Stop everything (idempotent, any thread, bounded).
+
+        ``abandon``: the run was given up (a ``ReceiveTimeoutError``), so no graceful wait —
+        no ``interrupt``, and each rung of ``transport.stop`` and the callback pool's shutdown
+        wait at most ``ABANDON_GRACE`` seconds instead of ``close_timeout``: the CLI is killed
+        and reaped at once; a callback still running is left to end on its own (its
+        ``signal`` is set, and it is logged).
 
         The ladder: refuse new CLI requests and set in-flight callbacks' signals → if a turn
         is running, a best-effort ``interrupt`` → ``transport.stop`` (stdin EOF → wait →
@@ -493,6 +504,7 @@ class Session:
             if not self.in_callback_thread() and not self._reader.is_current():
                 self._close_done.wait(self.options.close_timeout * 5)
             return
+        self._abandoned = self._abandoned or abandon
         try:
             deferred = self._close_ladder()
         finally:
@@ -539,7 +551,7 @@ class Session:
     def _interrupt_running_turn(self) -> None:
         """A turn still running would keep going after EOF; ask it to stop first."""
         transport = self._transport
-        if transport is None or not self.turn_running or not transport.is_ready():
+        if transport is None or self._abandoned or not self.turn_running or not transport.is_ready():
             return
         frame = control_request_frame(self.new_request_id(), "interrupt")
         try:
@@ -549,7 +561,7 @@ class Session:
 
     def _stop_transport(self) -> None:
         if self._transport is not None:
-            rung = self._transport.stop(self.options.close_timeout)
+            rung = self._transport.stop(self._close_grace())
             self.close_rung = self.close_rung or rung
 
     def _join_reader(self) -> None:
@@ -558,7 +570,13 @@ class Session:
 
     def _close_server(self) -> None:
         if self._server is not None:
-            self._server.close(self.options.close_timeout)
+            self._server.close(self._close_grace())
+
+    def _close_grace(self) -> float:
+        """How long a close step waits: ``close_timeout``, or ``ABANDON_GRACE`` for an
+        abandoned run (callbacks still running then are left to end on their own: their
+        ``signal`` is set)."""
+        return min(ABANDON_GRACE, self.options.close_timeout) if self._abandoned else self.options.close_timeout
 
     def _close_store_bridge(self) -> None:
         if self._store_bridge is not None:
