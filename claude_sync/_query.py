@@ -23,6 +23,7 @@ import dataclasses
 import logging
 import threading
 import time
+from functools import partial
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
 from ._engine.connection import Session
@@ -181,6 +182,7 @@ class _Run:
         self.prompt_error: Optional[BaseException] = None
         self.timeout: Optional[float] = None
         self.idle_timeout: Optional[float] = None
+        self.input_ended = False
 
     def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
@@ -209,7 +211,8 @@ class _Run:
                     f"No complete response within {self.timeout}s", kind="total", timeout=self.timeout
                 )
         try:
-            for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout):
+            waiting = partial(self._close_stdin_if_done, session)
+            for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout, on_wait=waiting):
                 if item.__class__ is ResultMessage:
                     last = item
                     self._close_stdin_if_done(session)
@@ -261,7 +264,10 @@ class _Run:
         self._close_stdin_if_done(session)
 
     def _close_stdin_if_done(self, session: Session) -> None:
-        if session.run_finished:
+        """End the CLI's input once the run is over (after each result, and while the
+        consumer waits: the CLI's ``idle`` is not a delivered message). Consumer's thread."""
+        if not self.input_ended and session.run_finished:
+            self.input_ended = True
             session.close_stdin()
 
     def _shutdown(self, session: Session, *, abandon: bool = False) -> None:

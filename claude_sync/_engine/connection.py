@@ -37,9 +37,11 @@ from __future__ import annotations
 
 import enum
 import logging
+import os
 import threading
+import time
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._wire.errors import (
@@ -59,6 +61,13 @@ from .._wire.protocol import (
     TurnLedger,
     control_request_frame,
     exit_error,
+)
+from .._wire.run_end import RunEnd, run_end_ceiling
+from .._wire.system_messages import (
+    SessionStateChangedMessage,
+    TaskNotificationMessage,
+    TaskStartedMessage,
+    TaskUpdatedMessage,
 )
 from .pending import PendingRequests
 from .reader import END, Reader
@@ -135,6 +144,9 @@ class Session:
         )
         self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
         self._ledger = TurnLedger()
+        self._run_end = RunEnd(_calls_back(plan), run_end_ceiling(options.env or {}, environ or os.environ))
+        self.watching_turns = False
+        """Reader's cheap check (see ``ReaderHost``): a result came and no turn runs since."""
         self.last_result: Optional[ResultMessage] = None
         self.server_info: Optional[Dict[str, Any]] = None
         self._closer: Optional[threading.Thread] = None
@@ -304,6 +316,8 @@ class Session:
             frame = {**frame, "client_composed": True}
         with self._lock:
             self._ledger.sent_user_message()
+            self._run_end.user_message_sent()
+            self.watching_turns = False
         try:
             self.write_frame(frame, timeout)
         except BaseException:
@@ -324,10 +338,29 @@ class Session:
 
     @property
     def run_finished(self) -> bool:
-        """True once input is exhausted and every user message got its result: a one-shot
-        run may end input now (see ``TurnLedger``)."""
+        """True once input is exhausted, every user message got its result and — when the
+        CLI may still call back (hooks, ``can_use_tool``, in-process MCP) — the CLI said the run
+        is over: a one-shot run may end input now (see ``TurnLedger`` and ``_wire.run_end``).
+        Any thread; the consumer asks it after each result and while it waits."""
         with self._lock:
-            return self._ledger.should_close
+            if not self._ledger.should_close:
+                return False
+            return not self._run_end.calls_back or self._run_end.due(time.monotonic())
+
+    def run_frame(self, item: object) -> None:
+        """Reader thread: a frame the run end follows (see ``ReaderHost.run_frame``)."""
+        now = time.monotonic()
+        with self._lock:
+            run_end = self._run_end
+            if isinstance(item, SessionStateChangedMessage):
+                run_end.state_changed(item.state, now)
+            elif isinstance(item, (TaskStartedMessage, TaskNotificationMessage, TaskUpdatedMessage)):
+                task_type = item.task_type if isinstance(item, TaskStartedMessage) else None
+                status = None if isinstance(item, TaskStartedMessage) else item.status
+                run_end.task_frame(item.subtype, item.task_id, task_type, status, now)
+            else:
+                run_end.turn_activity()
+            self.watching_turns = run_end.calls_back and run_end.result_seen and not run_end.turn_running
 
     def result_received(self, result: ResultMessage) -> None:
         """Reader thread: count a turn's result (with a session store: once the store has the
@@ -336,6 +369,8 @@ class Session:
             self._store_bridge.flush(self._store_bridge.flush_timeout)
         with self._lock:
             self._ledger.result_received()
+            self._run_end.result(time.monotonic())
+            self.watching_turns = self._run_end.calls_back
             self.last_result = result
 
     # ------------------------------------------------------------------ control requests
@@ -446,10 +481,14 @@ class Session:
     # ------------------------------------------------------------------ receiving
 
     def messages(
-        self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None
+        self,
+        *,
+        timeout: Optional[float] = None,
+        idle_timeout: Optional[float] = None,
+        on_wait: Optional[Callable[[], None]] = None,
     ) -> Iterator[StreamItem]:
         """Yield queued messages until end of stream (caller's thread; see ``Reader.items``)."""
-        return self._reader.items(timeout=timeout, idle_timeout=idle_timeout)
+        return self._reader.items(timeout=timeout, idle_timeout=idle_timeout, on_wait=on_wait)
 
     def requeue_front(self, items: List[Any]) -> None:
         """Put messages taken by ``messages()`` back at the head of the queue, in order
@@ -614,3 +653,11 @@ class Session:
             remove_private_file(self._temp_files[-1])
             self._temp_files.pop()
 
+
+
+def _calls_back(plan: Optional[OptionsPlan]) -> bool:
+    """True when the CLI may send requests this session must answer over stdin: hooks, the
+    permission prompts (``can_use_tool`` / ``deny_all_permissions``), in-process MCP servers."""
+    if plan is None:
+        return False
+    return plan.permissions.prompt_tool == "stdio" or len(plan.hooks) > 0 or bool(plan.sdk_mcp_servers)

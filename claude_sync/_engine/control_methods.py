@@ -1,6 +1,6 @@
-"""Typed client methods for the control requests the TypeScript SDK wraps and both Python SDKs
-lack: one place for all of them.
+"""Typed client methods for the control requests the TypeScript SDK wraps (one place for all).
 
+Both Python SDKs lack them.
 ``ClaudeSDKClient`` inherits them (``TypedControlMethods``). Each sends one control request (any thread, like every
 control method) and returns a typed answer from ``_wire.control_results``; each raises what
 ``send_control_request`` raises: ``ControlRequestError`` with the CLI's own text (e.g. a
