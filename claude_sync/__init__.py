@@ -59,6 +59,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     # loaded on first use (PEP 562): the live view, many agents, MCP tools, host dialogs,
     # typed control answers, type-hint-only TypedDicts and Literals, sessions and stores
     "._display.show": ("show",),
+    "._options.code_options": ("ClaudeCodeOptions",),
     "._agents.run": ("run", "RunResult"),
     "._agents.pool": ("AgentPool",),
     "._mcp.tools": ("tool", "SdkMcpTool", "ToolContext", "ToolAnnotations"),
@@ -215,6 +216,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._mcp.tools import ToolAnnotations as ToolAnnotations
     from ._mcp.tools import ToolContext as ToolContext
     from ._mcp.tools import tool as tool
+    from ._options.code_options import ClaudeCodeOptions as ClaudeCodeOptions
     from ._options.config_types import ContextUsageCategory as ContextUsageCategory
     from ._options.config_types import ContextUsageResponse as ContextUsageResponse
     from ._options.config_types import McpServerConnectionStatus as McpServerConnectionStatus

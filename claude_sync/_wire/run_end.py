@@ -34,6 +34,7 @@ AGENT_TASK_TYPES = frozenset(("local_agent", "local_workflow"))
 run forever, and holding stdin for it would hold the run forever)."""
 
 TERMINAL_TASK_STATUSES = frozenset(("completed", "failed", "stopped", "killed"))
+"""As ``claude_sync.TERMINAL_TASK_STATUSES`` (kept here: that module is loaded lazily)."""
 
 CEILING_ENV = "CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS"
 DEFAULT_CEILING = 600.0

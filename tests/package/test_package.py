@@ -65,6 +65,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "SdkPluginConfig", "ServerToolName", "SessionCronSummary",
         "SessionStartHookSpecificOutput", "SettingSource", "StopHookInput",
         "SetupHookSpecificOutput",  # in the HookSpecificOutput union, so importable from the top
+        "ClaudeCodeOptions",  # the old claude_code_sdk name, with its defaults (deprecated)
         "StopHookSpecificOutput", "SubagentStartHookInput", "SubagentStartHookSpecificOutput",
         "SubagentStopHookInput", "SubagentStopHookSpecificOutput", "SystemInitData",
         "SystemInitMcpServer", "SystemInitPlugin", "SystemInitPluginError",
