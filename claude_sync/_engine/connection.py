@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import os
 import threading
 import time
 from concurrent.futures import Future
@@ -49,7 +48,6 @@ from .._wire.errors import (
     CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
-    ReceiveTimeoutError,
     UsageError,
 )
 from .._wire.framing import encode_frame
@@ -63,12 +61,6 @@ from .._wire.protocol import (
     exit_error,
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
-from .._wire.system_messages import (
-    SessionStateChangedMessage,
-    TaskNotificationMessage,
-    TaskStartedMessage,
-    TaskUpdatedMessage,
-)
 from .pending import PendingRequests
 from .reader import END, Reader
 from .transport import Transport
@@ -84,8 +76,7 @@ __all__ = ["ABANDON_GRACE", "Session", "SessionState", "END"]
 logger = logging.getLogger("claude_sync.session")
 
 ABANDON_GRACE = 0.05
-"""Seconds each rung of the transport's stop ladder waits when a run is abandoned (a
-timeout): EOF, SIGTERM and SIGKILL follow within about 0.15 s."""
+"""Seconds each close step waits for an abandoned run (a timeout), instead of ``close_timeout``."""
 
 
 class SessionState(enum.Enum):
@@ -143,10 +134,8 @@ class Session:
             close_timeout=options.close_timeout,
         )
         self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
-        self._ledger = TurnLedger()
-        self._run_end = RunEnd(_calls_back(plan), run_end_ceiling(options.env or {}, environ or os.environ))
-        self.watching_turns = False
-        """Reader's cheap check (see ``ReaderHost``): a result came and no turn runs since."""
+        calls_back = plan is not None and plan.calls_back
+        self._ledger = TurnLedger(RunEnd(calls_back, run_end_ceiling(options.env or {}, environ)))
         self.last_result: Optional[ResultMessage] = None
         self.server_info: Optional[Dict[str, Any]] = None
         self._closer: Optional[threading.Thread] = None
@@ -199,7 +188,9 @@ class Session:
             self._move("connect")
         try:
             plan = self._start_transport()
-            response = self._initialize(plan, timeout)
+            from .spawn import initialize  # first connect only, not at import
+
+            response = initialize(self.request, plan, timeout)
             plan.check_initialize_answer(response)
             with self._lock:
                 if self._state is SessionState.CONNECTING:
@@ -209,35 +200,10 @@ class Session:
             raise
         self.server_info = response
         if self.options.verbatim_prompts:
-            self._warn_if_verbatim_prompts_ignored()
+            from .notices import warn_if_verbatim_prompts_ignored  # only with verbatim_prompts
+
+            warn_if_verbatim_prompts_ignored(self.request)
         return response
-
-    def _initialize(self, plan: SpawnPlan, run_timeout: Optional[float]) -> Dict[str, Any]:
-        if run_timeout is None or run_timeout >= plan.initialize_timeout:
-            return self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
-        try:
-            return self.request("initialize", dict(plan.initialize_fields), timeout=run_timeout)
-        except ControlTimeoutError:
-            raise ReceiveTimeoutError(
-                f"No complete response within {run_timeout}s (the CLI did not finish starting)",
-                kind="total",
-                timeout=run_timeout,
-            ) from None
-
-    def _warn_if_verbatim_prompts_ignored(self) -> None:
-        """Caller's thread, after connect: ask the CLI its version (one control request, only
-        with ``verbatim_prompts``) and log a warning if it would ignore ``client_composed``,
-        as the official SDK does. Never raises: an unanswered question only skips the check."""
-        from .._options.environment import verbatim_prompts_ignored
-
-        try:
-            version = self.request("get_binary_version", {}).get("version")
-        except ClaudeSDKError as exc:
-            logger.debug("could not ask the CLI its version: %s", exc)
-            return
-        problem = verbatim_prompts_ignored(version)
-        if problem is not None:
-            logger.warning(problem)
 
     def _start_transport(self) -> SpawnPlan:
         from .spawn import plan_spawn, start_transport  # first connect only, not at import
@@ -316,8 +282,6 @@ class Session:
             frame = {**frame, "client_composed": True}
         with self._lock:
             self._ledger.sent_user_message()
-            self._run_end.user_message_sent()
-            self.watching_turns = False
         try:
             self.write_frame(frame, timeout)
         except BaseException:
@@ -338,29 +302,19 @@ class Session:
 
     @property
     def run_finished(self) -> bool:
-        """True once input is exhausted, every user message got its result and — when the
-        CLI may still call back (hooks, ``can_use_tool``, in-process MCP) — the CLI said the run
-        is over: a one-shot run may end input now (see ``TurnLedger`` and ``_wire.run_end``).
-        Any thread; the consumer asks it after each result and while it waits."""
+        """True once a one-shot run may end input (any thread): ``TurnLedger.finished``."""
         with self._lock:
-            if not self._ledger.should_close:
-                return False
-            return not self._run_end.calls_back or self._run_end.due(time.monotonic())
+            return self._ledger.finished(time.monotonic())
+
+    @property
+    def watching_turns(self) -> bool:
+        """Reader thread, no lock (see ``ReaderHost.watching_turns``)."""
+        return self._ledger.run_end.watching_turns
 
     def run_frame(self, item: object) -> None:
         """Reader thread: a frame the run end follows (see ``ReaderHost.run_frame``)."""
-        now = time.monotonic()
         with self._lock:
-            run_end = self._run_end
-            if isinstance(item, SessionStateChangedMessage):
-                run_end.state_changed(item.state, now)
-            elif isinstance(item, (TaskStartedMessage, TaskNotificationMessage, TaskUpdatedMessage)):
-                task_type = item.task_type if isinstance(item, TaskStartedMessage) else None
-                status = None if isinstance(item, TaskStartedMessage) else item.status
-                run_end.task_frame(item.subtype, item.task_id, task_type, status, now)
-            else:
-                run_end.turn_activity()
-            self.watching_turns = run_end.calls_back and run_end.result_seen and not run_end.turn_running
+            self._ledger.run_end.frame(item, time.monotonic())
 
     def result_received(self, result: ResultMessage) -> None:
         """Reader thread: count a turn's result (with a session store: once the store has the
@@ -368,9 +322,7 @@ class Session:
         if self._store_bridge is not None:
             self._store_bridge.flush(self._store_bridge.flush_timeout)
         with self._lock:
-            self._ledger.result_received()
-            self._run_end.result(time.monotonic())
-            self.watching_turns = self._run_end.calls_back
+            self._ledger.result_received(time.monotonic())
             self.last_result = result
 
     # ------------------------------------------------------------------ control requests
@@ -480,13 +432,8 @@ class Session:
 
     # ------------------------------------------------------------------ receiving
 
-    def messages(
-        self,
-        *,
-        timeout: Optional[float] = None,
-        idle_timeout: Optional[float] = None,
-        on_wait: Optional[Callable[[], None]] = None,
-    ) -> Iterator[StreamItem]:
+    def messages(self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None,
+                 on_wait: Optional[Callable[[], None]] = None) -> Iterator[StreamItem]:  # fmt: skip
         """Yield queued messages until end of stream (caller's thread; see ``Reader.items``)."""
         return self._reader.items(timeout=timeout, idle_timeout=idle_timeout, on_wait=on_wait)
 
@@ -528,11 +475,8 @@ class Session:
     def close(self, *, abandon: bool = False) -> None:
         """Stop everything (idempotent, any thread, bounded).
 
-        ``abandon``: the run was given up (a ``ReceiveTimeoutError``), so no graceful wait —
-        no ``interrupt``, and each rung of ``transport.stop`` and the callback pool's shutdown
-        wait at most ``ABANDON_GRACE`` seconds instead of ``close_timeout``: the CLI is killed
-        and reaped at once; a callback still running is left to end on its own (its
-        ``signal`` is set, and it is logged).
+        ``abandon`` (a run given up on a timeout): no ``interrupt``, ``ABANDON_GRACE`` per rung
+        and for the callback pool; a callback still running is left to end (its signal set).
 
         The ladder: refuse new CLI requests and set in-flight callbacks' signals → if a turn
         is running, a best-effort ``interrupt`` → ``transport.stop`` (stdin EOF → wait →
@@ -627,9 +571,6 @@ class Session:
             self._server.close(self._close_grace())
 
     def _close_grace(self) -> float:
-        """How long a close step waits: ``close_timeout``, or ``ABANDON_GRACE`` for an
-        abandoned run (callbacks still running then are left to end on their own: their
-        ``signal`` is set)."""
         return min(ABANDON_GRACE, self.options.close_timeout) if self._abandoned else self.options.close_timeout
 
     def _close_store_bridge(self) -> None:
@@ -654,10 +595,3 @@ class Session:
             self._temp_files.pop()
 
 
-
-def _calls_back(plan: Optional[OptionsPlan]) -> bool:
-    """True when the CLI may send requests this session must answer over stdin: hooks, the
-    permission prompts (``can_use_tool`` / ``deny_all_permissions``), in-process MCP servers."""
-    if plan is None:
-        return False
-    return plan.permissions.prompt_tool == "stdio" or len(plan.hooks) > 0 or bool(plan.sdk_mcp_servers)

@@ -61,11 +61,26 @@ def _advice(system_prompt: Any) -> str:
     )
 
 
+class _Signature:
+    """``inspect.signature(ClaudeCodeOptions)``: the fields, keyword-only, and
+    ``append_system_prompt`` (for ``help()`` and completion)."""
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        import inspect
+
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        fields = [p.replace(kind=keyword) for p in inspect.signature(ClaudeAgentOptions).parameters.values()]
+        extra = inspect.Parameter("append_system_prompt", keyword, default=None, annotation="Optional[str]")
+        return inspect.Signature([*fields, extra])
+
+
 class ClaudeCodeOptions(ClaudeAgentOptions):
     """Deprecated: the old ``claude_code_sdk`` options with that SDK's defaults (Claude Code's
     full system prompt unless ``system_prompt`` is given; ``append_system_prompt`` added to
     it). Keyword arguments only; every other field is ``ClaudeAgentOptions``'s. Warns
     (``DeprecationWarning``) with the ``ClaudeAgentOptions`` to write instead."""
+
+    __signature__: Any = _Signature()
 
     def __init__(self, *args: Any, append_system_prompt: Optional[str] = None, **kwargs: Any) -> None:
         if args:

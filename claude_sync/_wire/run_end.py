@@ -25,7 +25,15 @@ updates this on the reader thread under its lock; the consumer asks ``due(now)``
 
 from __future__ import annotations
 
+import os
 from typing import Mapping, Optional, Set
+
+from .system_messages import (
+    SessionStateChangedMessage,
+    TaskNotificationMessage,
+    TaskStartedMessage,
+    TaskUpdatedMessage,
+)
 
 __all__ = ["AGENT_TASK_TYPES", "CEILING_ENV", "DEFAULT_CEILING", "RunEnd", "run_end_ceiling"]
 
@@ -42,11 +50,12 @@ DEFAULT_CEILING = 600.0
 _MAX_CEILING_MS = 2**31 - 1
 
 
-def run_end_ceiling(options_env: Mapping[str, str], environ: Mapping[str, str]) -> Optional[float]:
+def run_end_ceiling(options_env: Mapping[str, str], environ: Optional[Mapping[str, str]] = None) -> Optional[float]:
     """The ceiling in seconds as the CLI will read ``CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS``:
-    ``options_env`` over ``environ``; None for ``0`` (no limit); the default for a value
-    that is not a plain non-negative integer."""
-    raw = options_env.get(CEILING_ENV, environ.get(CEILING_ENV))
+    ``options_env`` over ``environ`` (default ``os.environ``); None for ``0`` (no limit); the
+    default for a value that is not a plain non-negative integer."""
+    inherited = os.environ if environ is None else environ
+    raw = options_env.get(CEILING_ENV, inherited.get(CEILING_ENV))
     if raw is None:
         return DEFAULT_CEILING
     try:
@@ -115,6 +124,23 @@ class RunEnd:
             self.tasks.discard(task_id)
         if had_tasks and not self.tasks:
             self._rearm_between_turns(now)
+
+    def frame(self, item: object, now: float) -> None:
+        """Any frame the reader hands over: a ``session_state_changed``, a task frame, or (a
+        top-level assistant message or stream event) turn activity."""
+        if isinstance(item, SessionStateChangedMessage):
+            self.state_changed(item.state, now)
+        elif isinstance(item, TaskStartedMessage):
+            self.task_frame(item.subtype, item.task_id, item.task_type, None, now)
+        elif isinstance(item, (TaskNotificationMessage, TaskUpdatedMessage)):
+            self.task_frame(item.subtype, item.task_id, None, item.status, now)
+        else:
+            self.turn_activity()
+
+    @property
+    def watching_turns(self) -> bool:
+        """True between a result and the next turn activity, when the CLI may call back."""
+        return self.calls_back and self.result_seen and not self.turn_running
 
     def turn_activity(self) -> None:
         """A top-level assistant message or stream event: a turn is under way."""
