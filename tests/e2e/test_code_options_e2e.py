@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from claude_sync import ClaudeCodeOptions, query
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text
 
-from .conftest import OptionsFactory
-from .fake_api import FakeAnthropicAPI, text
+from .harness import OptionsFactory
 
 pytestmark = pytest.mark.e2e
 

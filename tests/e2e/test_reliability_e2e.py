@@ -18,9 +18,9 @@ from claude_sync import (
     ReceiveTimeoutError,
     query,
 )
+from claude_sync.testing.fake_api import error, text, tool_use
 
-from .conftest import OptionsFactory
-from .fake_api import error, text, tool_use
+from .harness import OptionsFactory
 
 
 def _closed_port() -> int:

@@ -16,9 +16,9 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from claude_sync import HookMatcher, ResultMessage, query
+from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, text, tool_use
 
-from .conftest import OptionsFactory
-from .fake_api import FakeAnthropicAPI, Reply, text, tool_use
+from .harness import OptionsFactory
 
 pytestmark = pytest.mark.e2e
 
