@@ -24,8 +24,9 @@ import logging
 import threading
 import time
 from functools import partial
-from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
+from typing import Any, Dict, Generator, Iterable, Iterator, List, Optional, Union
 
+from ._agents.result import RunResult
 from ._engine.connection import Session
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
@@ -169,6 +170,33 @@ class QueryStream:
         """The underlying session (None before the first ``next()``)."""
         return self._run.session
 
+    def result(self) -> RunResult:
+        """The run as ``run()`` returns it: a ``RunResult`` of every message the stream
+        yielded (caller's thread, the one that iterates).
+
+        Called before the stream was iterated to its end, it iterates the rest first (so
+        ``query(...).result()`` runs the whole run). Raises what iterating raised, again on
+        every call: ``ResultError`` after an error result (unless
+        ``options.raise_on_error_result`` is False: then the ``RunResult`` has ``is_error``),
+        ``ReceiveTimeoutError``, ``ProcessError`` …; ``UsageError`` when the stream was closed
+        before its result. The stream keeps every message it yielded for this.
+        """
+        run = self._run
+        if run.built is not None:
+            return run.built
+        if run.error is None and not run.finished:
+            for _ in self:
+                pass
+        if run.error is not None:
+            raise run.error
+        if not run.finished:
+            raise UsageError("the stream was closed before its run ended: there is no RunResult")
+        try:
+            run.built = RunResult.from_messages(run.collected)
+        except ValueError:
+            raise ClaudeSDKError("the CLI ended the run without a ResultMessage") from None
+        return run.built
+
 
 class _Run:
     """The state of one run, shared by the stream and its generator."""
@@ -183,6 +211,11 @@ class _Run:
         self.timeout: Optional[float] = None
         self.idle_timeout: Optional[float] = None
         self.input_ended = False
+        self.collected: List[StreamItem] = []
+        """Every message yielded, for ``QueryStream.result()``."""
+        self.finished = False
+        self.error: Optional[Exception] = None
+        self.built: Optional[RunResult] = None
 
     def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
@@ -195,8 +228,10 @@ class _Run:
             session.connect(timeout=self.timeout)
             self._send_prompt(session)
             yield from self._relay(session, started)
-        except ReceiveTimeoutError:
-            abandoned = True  # given up: kill the CLI now, no graceful ladder
+            self.finished = True
+        except Exception as exc:
+            self.error = exc
+            abandoned = isinstance(exc, ReceiveTimeoutError)  # given up: kill the CLI now
             raise
         finally:
             self._shutdown(session, abandon=abandoned)
@@ -216,6 +251,7 @@ class _Run:
                 if item.__class__ is ResultMessage:
                     last = item
                     self._close_stdin_if_done(session)
+                self.collected.append(item)
                 yield item
         except ReceiveTimeoutError as exc:
             if exc.kind != "total":

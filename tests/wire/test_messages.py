@@ -427,3 +427,14 @@ def test_dataclasses_json_is_imported_only_on_first_serde_use() -> None:
     report = json.loads(completed.stdout.strip().splitlines()[-1])
     assert report["before"] == []
     assert report["after"] == ["dataclasses_json", "marshmallow"]  # the probe can see imports
+
+
+def test_assistant_text_joins_the_text_blocks_only() -> None:
+    """Issue 19: what code keeps writing by hand (``"".join(b.text for b in m.content if …)``);
+    blocks joined by a blank line, as ``text_stream()`` joins them."""
+    message = AssistantMessage(
+        [ThinkingBlock("hmm", "sig"), TextBlock("First."), ToolUseBlock("t", "Bash", {}), TextBlock("Then.")], "m"
+    )
+    assert message.text == "First.\n\nThen."
+    assert AssistantMessage([ToolUseBlock("t", "Bash", {})], "m").text == ""
+    assert "text" not in message.to_dict()  # computed, not a field
