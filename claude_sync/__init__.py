@@ -70,6 +70,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     ),
     "._wire.control_results": (
         "McpSetServersResult", "ReadFileResult", "ReloadPluginsResult", "UsageResult",
+        "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",
     ),
     "._options.config_types": (
         "ContextUsageCategory", "ContextUsageResponse", "McpServerConnectionStatus",
@@ -287,9 +288,14 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.blocks import ToolResultBlock as ToolResultBlock
     from ._wire.blocks import ToolUseBlock as ToolUseBlock
     from ._wire.blocks import UnknownBlock as UnknownBlock
+    from ._wire.control_results import AccountInfo as AccountInfo
+    from ._wire.control_results import AgentInfo as AgentInfo
+    from ._wire.control_results import McpResourceContent as McpResourceContent
     from ._wire.control_results import McpSetServersResult as McpSetServersResult
+    from ._wire.control_results import ModelInfo as ModelInfo
     from ._wire.control_results import ReadFileResult as ReadFileResult
     from ._wire.control_results import ReloadPluginsResult as ReloadPluginsResult
+    from ._wire.control_results import SlashCommand as SlashCommand
     from ._wire.control_results import UsageResult as UsageResult
     from ._wire.errors import CLIConnectionError as CLIConnectionError
     from ._wire.errors import CLIJSONDecodeError as CLIJSONDecodeError
