@@ -32,6 +32,11 @@ SHORT_TIMEOUTS: Dict[str, float] = {"close_timeout": 2.0, "initialize_timeout": 
 not come fails the test in seconds, not minutes."""
 
 
+def is_init(message: Any) -> bool:
+    """A ``system/init`` message, in the official shape: a plain ``SystemMessage``."""
+    return type(message).__name__ == "SystemMessage" and message.subtype == "init"
+
+
 def results(messages: List[Any]) -> List[ResultMessage]:
     """Every ResultMessage, in order."""
     return [m for m in messages if isinstance(m, ResultMessage)]

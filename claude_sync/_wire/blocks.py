@@ -10,7 +10,7 @@ Pure module: no threads, no I/O, no clocks.
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any, Dict, List, Optional, Type, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Type, Union
 
 from .record import FrozenRecord, frozen_record
 from .serde import SerdeMixin, decoder_metadata
@@ -49,8 +49,10 @@ def _as_is(value: Any) -> Any:
 class WireRecord(SerdeMixin, FrozenRecord):
     """Base of every message and block: immutable, cheap to define, lazily serialisable.
 
-    Its ``repr()`` is short (defaults left out, long values cut, secrets redacted) and it
-    renders itself in notebooks (``_repr_html_`` / ``_repr_markdown_``): see ``render``.
+    Its ``repr()`` shows what the user asked for whole (text, thinking, result, tool input and
+    output) and shortens metadata (defaults left out, long lists cut, secrets redacted); it
+    renders itself in notebooks (``_repr_html_`` / ``_repr_markdown_``) and for ``rich``
+    (``__rich_repr__``): see ``render``.
     """
 
     __slots__ = ()
@@ -69,6 +71,12 @@ class WireRecord(SerdeMixin, FrozenRecord):
         from .._display.render import to_markdown
 
         return to_markdown(self)
+
+    def __rich_repr__(self) -> Iterator[Tuple[str, Any]]:
+        """For ``rich``: the fields ``repr`` shows, with their whole values (redacted)."""
+        from .._display.render import rich_fields
+
+        yield from rich_fields(self)
 
 
 # ----------------------------------------------------------------------------- blocks

@@ -1,6 +1,7 @@
 """Typed answers of the control requests behind ``ClaudeSDKClient.set_mcp_servers``,
-``reload_plugins``, ``read_file`` and ``get_usage`` (pure records, each with ``from_wire``;
-``raw`` keeps the whole answer).
+``reload_plugins``, ``read_file``, ``get_usage``, ``reload_skills``, ``read_mcp_resource``, and
+of the server info's ``account`` / ``commands`` / ``models`` / ``agents`` (pure records, each
+with ``from_wire``; ``raw`` keeps the whole answer).
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .record import FrozenRecord, frozen_record
 
-__all__ = ["McpSetServersResult", "ReadFileResult", "ReloadPluginsResult", "UsageResult"]
+__all__ = [
+    "AccountInfo", "AgentInfo", "McpResourceContent", "McpSetServersResult", "ModelInfo",
+    "ReadFileResult", "ReloadPluginsResult", "SlashCommand", "UsageResult", "records_from_wire",
+]  # fmt: skip
 
 
 @frozen_record
@@ -166,3 +170,101 @@ class UsageResult(FrozenRecord):
             behaviors=behaviors if isinstance(behaviors, dict) else None,
             raw=dict(data),
         )
+
+
+def _str(data: Mapping[str, Any], key: str) -> Optional[str]:
+    value = data.get(key)
+    return value if isinstance(value, str) else None
+
+
+@frozen_record
+class AccountInfo(FrozenRecord):
+    """The server info's ``account``: where the credential came from (``token_source``,
+    ``api_key_source``, ``api_provider``) and, for a claude.ai login, ``email``,
+    ``organization``, ``subscription_type``."""
+
+    token_source: Optional[str] = None
+    api_key_source: Optional[str] = None
+    api_provider: Optional[str] = None
+    email: Optional[str] = None
+    organization: Optional[str] = None
+    subscription_type: Optional[str] = None
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> AccountInfo:
+        keys = ("tokenSource", "apiKeySource", "apiProvider", "email", "organization", "subscriptionType")
+        names = ("token_source", "api_key_source", "api_provider", "email", "organization", "subscription_type")
+        return cls(**{name: _str(data, key) for name, key in zip(names, keys)}, raw=dict(data))
+
+
+@frozen_record
+class SlashCommand(FrozenRecord):
+    """A command or skill the session offers (``/name``): the server info's ``commands`` and
+    ``reload_skills``' answer."""
+
+    name: str
+    description: str = ""
+    argument_hint: str = ""
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SlashCommand:
+        return cls(str(data.get("name", "")), _str(data, "description") or "", _str(data, "argumentHint") or "", dict(data))
+
+
+@frozen_record
+class ModelInfo(FrozenRecord):
+    """A model the session may switch to (the server info's ``models``): ``value`` is what
+    ``set_model`` takes."""
+
+    value: str
+    display_name: str = ""
+    description: str = ""
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ModelInfo:
+        return cls(str(data.get("value", "")), _str(data, "displayName") or "", _str(data, "description") or "", dict(data))
+
+
+@frozen_record
+class AgentInfo(FrozenRecord):
+    """A subagent the session can start (the server info's ``agents``)."""
+
+    name: str
+    description: str = ""
+    model: Optional[str] = None
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> AgentInfo:
+        return cls(str(data.get("name", "")), _str(data, "description") or "", _str(data, "model"), dict(data))
+
+
+@frozen_record
+class McpResourceContent(FrozenRecord):
+    """One item of ``read_mcp_resource``' answer: ``text``, or ``blob`` (base64) for binary
+    content; ``meta`` is the item's ``_meta`` as the server sent it."""
+
+    uri: str
+    mime_type: Optional[str] = None
+    text: Optional[str] = None
+    blob: Optional[str] = None
+    meta: Optional[Dict[str, Any]] = None
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> McpResourceContent:
+        meta = data.get("_meta")
+        return cls(
+            str(data.get("uri", "")), _str(data, "mimeType"), _str(data, "text"), _str(data, "blob"),
+            meta if isinstance(meta, dict) else None, dict(data),
+        )  # fmt: skip
+
+
+def records_from_wire(cls: Any, items: Any) -> List[Any]:
+    """``cls.from_wire`` of each dict in ``items`` (a list from the CLI; anything else: [])."""
+    if not isinstance(items, list):
+        return []
+    return [cls.from_wire(item) for item in items if isinstance(item, Mapping)]

@@ -189,13 +189,11 @@ def _str_or_none(value: Any) -> Optional[str]:
 
 
 def error_texts(raw: Any) -> List[str]:
-    """A result's ``errors`` as strings, whatever the wire shape: a bare str is one error, a
-    non-str entry (a dict, a number) is kept as its JSON text, blank strings are dropped."""
-    if raw is None:
-        return []
-    items = raw if isinstance(raw, list) else [raw]
-    texts = [item.strip() if isinstance(item, str) else as_text(item) for item in items]
-    return [text for text in texts if text]
+    """A result's ``errors`` as strings, as the official SDK reads them: a bare str is one
+    error, each str entry of a list is stripped, and blank or non-str entries (a dict, a
+    number) are dropped; any other shape is no errors."""
+    items = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    return [item.strip() for item in items if isinstance(item, str) and item.strip()]
 
 
 def as_text(value: Any) -> str:

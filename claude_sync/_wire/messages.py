@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any, Dict, List, Optional, Type, Union
 
-from .blocks import ContentBlock, WireRecord, blocks_from_dicts, raw_field, wire_field
+from .blocks import ContentBlock, TextBlock, WireRecord, blocks_from_dicts, raw_field, wire_field
 from .record import frozen_record
 from .serde import decoder_metadata
 from .system_messages import SYSTEM_CLASSES, SystemMessage
@@ -144,6 +144,13 @@ class AssistantMessage(WireRecord):
     user_message_uuid: Optional[str] = None
     user_message_uuids: Optional[List[str]] = None
     raw: Dict[str, Any] = raw_field()
+
+    @property
+    def text(self) -> str:
+        """The message's text: its ``TextBlock`` texts joined by a blank line (as
+        ``text_stream()`` joins blocks); thinking and tool calls are left out, "" when it has
+        no text. Not a field: computed on each access."""
+        return "\n\n".join(block.text for block in self.content if isinstance(block, TextBlock))
 
 
 @frozen_record

@@ -7,11 +7,11 @@ Pure module: no threads, no I/O, no clocks.
 
 from __future__ import annotations
 
-from dataclasses import field
-from typing import Any, Dict, List, Optional, Type
+from dataclasses import field, fields
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 from .blocks import WireRecord, wire_field
-from .record import frozen_record
+from .record import construct, frozen_record
 
 __all__ = [
     "SystemMessage",
@@ -40,7 +40,9 @@ class SystemMessage(WireRecord):
     """A ``system`` line. ``data`` (also ``.raw``) is the whole wire dict.
 
     Known subtypes get a subclass with typed fields; any other subtype stays a plain
-    ``SystemMessage``, so ``isinstance(m, SystemMessage)`` matches them all.
+    ``SystemMessage``, so ``isinstance(m, SystemMessage)`` matches them all. ``system/init``
+    is a plain ``SystemMessage`` too, exactly as in the official SDK (code that checks
+    ``type(m).__name__ == "SystemMessage"`` holds); its typed fields are ``m.init``.
 
     Attributes:
         type: ``"system"``.
@@ -58,10 +60,26 @@ class SystemMessage(WireRecord):
         """The wire dict (the same object as ``data``)."""
         return self.data
 
+    @property
+    def init(self) -> Optional[SystemInitMessage]:
+        """For ``subtype == "init"``: the session metadata as a typed ``SystemInitMessage``
+        (``m.init.model``, ``m.init.tools`` …), read from ``data`` on each access; None for
+        any other subtype."""
+        if self.subtype != "init":
+            return None
+        if isinstance(self, SystemInitMessage):
+            return self
+        return SystemInitMessage.of(self.data)
+
 
 @frozen_record
 class SystemInitMessage(SystemMessage):
-    """``system/init``: session metadata. The CLI 2.1.197 sends one before every turn (not at connect).
+    """The typed view of a ``system/init`` message: session metadata. The CLI sends one
+    before every turn (2.1.197: not at connect).
+
+    The stream yields init as a plain ``SystemMessage`` (as the official SDK does); its
+    ``.init`` property returns this view, and ``SystemInitMessage.of(data)`` builds one from
+    an init wire dict. ``subtype`` and ``data`` are those of the message it was read from.
 
     Attributes:
         session_id: The session this line belongs to.
@@ -91,13 +109,43 @@ class SystemInitMessage(SystemMessage):
     mcp_servers: Optional[List[Dict[str, Any]]] = None
     permission_mode: Optional[str] = wire_field("permissionMode")
     slash_commands: Optional[List[str]] = None
+    terminal_slash_commands: Optional[List[str]] = None
     api_key_source: Optional[str] = wire_field("apiKeySource")
     claude_code_version: Optional[str] = None
     output_style: Optional[str] = None
     agents: Optional[List[Any]] = None
     skills: Optional[List[Any]] = None
     plugins: Optional[List[Any]] = None
+    plugin_errors: Optional[List[Any]] = None
+    betas: Optional[List[str]] = None
+    capabilities: Optional[List[str]] = None
     fast_mode_state: Optional[str] = None
+    fast_mode_disabled_reason: Optional[str] = None
+
+    @classmethod
+    def of(cls, data: Dict[str, Any]) -> SystemInitMessage:
+        """The typed view of a ``system/init`` wire dict (``SystemMessage.data``); a key the
+        dict lacks is None. Raises ``TypeError`` if ``data`` is not a dict."""
+        if not isinstance(data, dict):
+            raise TypeError(f"SystemInitMessage.of() needs the init wire dict, got {type(data).__name__}")
+        attrs: Dict[str, Any] = {"subtype": "init", "data": data}
+        for name, key in _init_wire_keys():
+            attrs[name] = data.get(key)
+        return construct(cls, attrs)
+
+
+_INIT_KEYS: List[Tuple[str, str]] = []
+
+
+def _init_wire_keys() -> List[Tuple[str, str]]:
+    """(field name, wire key) of every typed field of ``SystemInitMessage``, computed once."""
+    if not _INIT_KEYS:
+        _INIT_KEYS.extend(
+            (spec.name, spec.metadata.get("wire", spec.name))
+            for spec in fields(SystemInitMessage)
+            if spec.init and spec.name not in ("subtype", "data")
+        )
+    return _INIT_KEYS
 
 
 @frozen_record
@@ -391,7 +439,6 @@ class MirrorErrorMessage(SystemMessage):
 
 
 SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
-    "init": SystemInitMessage,
     "status": StatusMessage,
     "api_retry": APIRetryMessage,
     "compact_boundary": CompactBoundaryMessage,
@@ -407,5 +454,6 @@ SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
     "mirror_error": MirrorErrorMessage,
     "session_state_changed": SessionStateChangedMessage,
 }
-"""System ``subtype`` → subclass; other subtypes are plain ``SystemMessage``."""
+"""System ``subtype`` → subclass; other subtypes (``init`` among them, as in the official SDK)
+are plain ``SystemMessage``."""
 

@@ -25,7 +25,7 @@ TYPING_DIR = Path(__file__).resolve().parents[1] / "package" / "typing_check"
 def _record_classes() -> List[type]:
     names = [name for name in claude_sync.__all__ if name != "__version__"]
     objects = [getattr(claude_sync, name) for name in names]
-    return [obj for obj in objects if isinstance(obj, type) and issubclass(obj, Record)]
+    return [obj for obj in objects if isinstance(obj, type) and issubclass(obj, Record) and obj is not claude_sync.ClaudeCodeOptions]
 
 
 def test_options_signature_lists_every_field() -> None:
@@ -46,6 +46,13 @@ def test_every_record_class_has_its_init_signature(cls: type) -> None:
     assert [p.name for p in signature.parameters.values() if p.default is inspect.Parameter.empty] == required
     bound = signature.bind_partial()  # the signature is a usable Signature
     assert bound.arguments == {}
+
+
+def test_claude_code_options_shows_every_field_and_append_system_prompt_keyword_only() -> None:
+    signature = inspect.signature(claude_sync.ClaudeCodeOptions)
+    names = [f.name for f in dataclasses.fields(claude_sync.ClaudeAgentOptions)]
+    assert list(signature.parameters) == [*names, "append_system_prompt"]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in signature.parameters.values())
 
 
 def test_bases_have_no_signature_of_their_own() -> None:
