@@ -201,11 +201,17 @@ def _no_branch_matched(
 
     Only the alternatives whose ``type`` accepts the value are worth talking about: with one,
     its own problem is the answer (``Optional[Point]`` given a broken point names the broken
-    field); with none, the allowed types are listed.
+    field); with several, the one that got deepest into the value, if one did (``Cat | Dog``
+    given a cat with a broken field names that field, not the dog's missing ones); with none,
+    the allowed types are listed.
     """
     plausible = [p for b, p in zip(branches, problems) if _type_fits(b, value) and p is not None]
     if len(plausible) == 1:
         return plausible[0]
+    deepest = max((len(p.path) for p in plausible), default=0)
+    furthest = [p for p in plausible if len(p.path) == deepest]
+    if len(furthest) == 1 and deepest > len(path):
+        return furthest[0]
     if not plausible:
         kinds: List[str] = []
         for branch in branches:

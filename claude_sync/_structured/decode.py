@@ -169,6 +169,7 @@ def _union(args: Tuple[Any, ...], value: Any, path: str) -> Any:
     if value is None and type(None) in args:
         return None
     mismatches: List[OutputMismatch] = []
+    plausible: List[OutputMismatch] = []
     for arg in args:
         if arg is type(None):
             continue
@@ -176,11 +177,43 @@ def _union(args: Tuple[Any, ...], value: Any, path: str) -> Any:
             return decode_as(arg, value, path)
         except OutputMismatch as exc:
             mismatches.append(exc)
+            if _takes_json_kind(arg, value):
+                plausible.append(exc)
+    if len(plausible) == 1:
+        raise plausible[0]  # the one alternative of the value's JSON kind: its problem is the answer
     deepest = max(mismatches, key=lambda exc: len(exc.path), default=None)
     if deepest is not None and deepest.path != path:
         raise deepest  # one alternative got further into the value: its problem is the useful one
     kinds = " or ".join(_type_name(arg) for arg in args)
     raise OutputMismatch(path, f"expected {kinds}, got {json_type_name(value)}")
+
+
+def _takes_json_kind(tp: Any, value: Any) -> bool:
+    """Whether values of ``tp`` are written as JSON of the same kind as ``value`` (a
+    ``date`` and ``"2024-02-30"`` both strings); True when it cannot tell."""
+    kind = json_type_name(value)
+    origin = te.get_origin(tp)
+    if origin in _ANNOTATED or origin in _WRAPPERS:
+        return _takes_json_kind(te.get_args(tp)[0], value)
+    if origin is not None:
+        if origin is tuple or origin in _SEQUENCES or origin in _SETS:
+            return kind == "array"
+        if origin in _MAPPINGS:
+            return kind == "object"
+        return True
+    if not isinstance(tp, type) or tp is object:
+        return True
+    if te.is_typeddict(tp) or dataclasses.is_dataclass(tp) or is_pydantic_model(tp) or issubclass(tp, dict):
+        return kind == "object"
+    if issubclass(tp, (list, tuple, set, frozenset)):
+        return kind == "array"
+    if issubclass(tp, bool):
+        return kind == "boolean"
+    if issubclass(tp, str) or text_scalar_format(tp) is not None:
+        return kind == "string"
+    if issubclass(tp, (int, float)) and not issubclass(tp, enum.Enum):
+        return kind in ("integer", "number")
+    return True
 
 
 def _type_name(tp: Any) -> str:
