@@ -28,7 +28,13 @@ from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 from ._engine.connection import Session
 from ._engine.transport import Transport
 from ._options.options import ClaudeAgentOptions
-from ._wire.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
+from ._wire.errors import (
+    ClaudeSDKError,
+    ReceiveTimeoutError,
+    ResultError,
+    StructuredOutputError,
+    UsageError,
+)
 from ._wire.messages import ResultMessage
 from ._wire.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
 
@@ -55,6 +61,11 @@ def query(
     ``ProcessError`` …), and ``ResultError`` once the run-ending ``ResultMessage`` with
     ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
     data). Raises ``TypeError`` at once for a prompt of the wrong type.
+
+    With a class as ``options.output_format`` the ``ResultMessage`` carries the instance in
+    ``parsed_output``; when the run produced no value that fits the class (the CLI gave up
+    retrying, the model never called ``StructuredOutput``, the class refused the value), a
+    ``StructuredOutputError`` (a ``ResultError``) is raised after it, under the same switch.
 
     ``transport``: a ``Transport`` to use instead of spawning the CLI; the options that become
     CLI flags are then not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` for a
@@ -177,6 +188,7 @@ class _Run:
 
     def _relay(self, session: Session, started: float) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
+        typed = _TypedOutput.of(self.options.output_format)
         remaining = None
         if self.timeout is not None:
             remaining = self.timeout - (time.monotonic() - started)
@@ -186,6 +198,8 @@ class _Run:
                 )
         try:
             for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout):
+                if typed is not None:
+                    item = typed.observe(item)
                 if item.__class__ is ResultMessage:
                     last = item
                     self._close_stdin_if_done(session)
@@ -198,7 +212,13 @@ class _Run:
             ) from None
         if self.prompt_error is not None:
             raise self.prompt_error
-        if last is not None and last.is_error and self.options.raise_on_error_result:
+        if last is None or not self.options.raise_on_error_result:
+            return
+        if typed is not None:
+            error = typed.error(last, session)
+            if error is not None:
+                raise error
+        if last.is_error:
             raise _result_error_with_exit(last, session)
 
     def _send_prompt(self, session: Session) -> None:
@@ -258,6 +278,41 @@ def _check_timeouts(timeout: Optional[float], idle_timeout: Optional[float]) -> 
                 seconds(name, value)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(str(exc).replace("ClaudeAgentOptions.", "query() ")) from None
+
+
+class _TypedOutput:
+    """The ``output_format`` side of one run (caller's thread): results get their
+    ``parsed_output``, and the ``StructuredOutput`` calls are followed for the error that
+    is raised when the run produced no fitting value (``claude_sync._structured.outcome``)."""
+
+    def __init__(self, output_format: Any) -> None:
+        from ._structured.outcome import AttemptLog  # typed output: first use only
+
+        self.output_format = output_format
+        self.attempts = AttemptLog()
+
+    @classmethod
+    def of(cls, output_format: Any) -> Optional[_TypedOutput]:
+        return None if output_format is None else cls(output_format)
+
+    def observe(self, item: StreamItem) -> StreamItem:
+        self.attempts.observe(item)
+        if item.__class__ is ResultMessage and isinstance(self.output_format, type):
+            from ._structured.outcome import with_parsed_output
+
+            return with_parsed_output(self.output_format, item)
+        return item
+
+    def error(self, result: ResultMessage, session: Session) -> Optional[StructuredOutputError]:
+        """The error to raise after ``result`` (None: the run produced its value). An error
+        result's carries the CLI's exit code and stderr tail, as ``ResultError``s do."""
+        from ._structured.outcome import output_outcome
+
+        transport = session.transport
+        exit_code = stderr = None
+        if transport is not None and result.is_error:
+            exit_code, stderr = transport.exit_code(), transport.stderr_tail() or None
+        return output_outcome(self.output_format, result, self.attempts, exit_code=exit_code, stderr=stderr)[1]
 
 
 def _result_error_with_exit(result: ResultMessage, session: Session) -> ResultError:

@@ -120,27 +120,34 @@ class AttemptLog:
 
 
 def output_outcome(
-    output_format: Any, result: ResultMessage, attempts: AttemptLog
+    output_format: Any,
+    result: ResultMessage,
+    attempts: AttemptLog,
+    *,
+    exit_code: Optional[int] = None,
+    stderr: Optional[str] = None,
 ) -> Tuple[Any, Optional[StructuredOutputError]]:
     """``(output, error)`` of a run's result: for a class, ``(instance, None)`` or
-    ``(None, StructuredOutputError)``; for a schema dict, ``(structured_output, None)`` or
+    ``(None, StructuredOutputError)``; for a schema dict, ``(structured_output, None)`` (None
+    when the model never called the tool: the official behaviour, kept) or
     ``(None, StructuredOutputError)`` when the CLI gave up; without ``output_format``,
     ``(None, None)``.
 
     Error results other than ``error_max_structured_output_retries`` give ``(None, None)``:
-    they are ``ResultError``s, whatever the output format. Raises ``TypeError`` only for a
-    class that is not an output class (options validation refuses those earlier).
+    they are ``ResultError``s, whatever the output format. ``exit_code``/``stderr``: the CLI's,
+    for the error of an error result. Raises ``TypeError`` only for a class that is not an
+    output class (options validation refuses those earlier).
     """
     if output_format is None:
         return None, None
     if result.subtype == STRUCTURED_OUTPUT_RETRIES_SUBTYPE:
-        return None, _retries_error(output_format, result, attempts)
+        return None, _retries_error(output_format, result, attempts, exit_code, stderr)
     if result.is_error:
         return None, None
+    if not is_output_class(output_format):
+        return result.structured_output, None  # a schema dict: the value as it came, if any
     if result.structured_output is None:
         return None, _never_called_error(output_format, result)
-    if not is_output_class(output_format):
-        return result.structured_output, None
     if result.parsed_output is not None:
         return result.parsed_output, None
     try:
@@ -175,7 +182,13 @@ def _mismatch_error(
     )
 
 
-def _retries_error(output_format: Any, result: ResultMessage, attempts: AttemptLog) -> StructuredOutputError:
+def _retries_error(
+    output_format: Any,
+    result: ResultMessage,
+    attempts: AttemptLog,
+    exit_code: Optional[int],
+    stderr: Optional[str],
+) -> StructuredOutputError:
     path, problem = _cli_problem(attempts.last_error)
     if problem is None:
         problem = "; ".join(_texts(result.errors)) or "no valid structured output"
@@ -184,6 +197,8 @@ def _retries_error(output_format: Any, result: ResultMessage, attempts: AttemptL
         "The model did not produce structured output that fits the schema before the CLI "
         f"stopped retrying [{result.subtype}]{where}",
         data=dict(result.raw),
+        exit_code=exit_code,
+        stderr=stderr,
         raw_output=attempts.raw,
         schema=_schema_of(output_format),
         error_path=path,

@@ -120,10 +120,13 @@ def test_exhausted_retries_without_the_calls_in_view() -> None:
 
 
 def test_a_run_that_never_called_the_tool() -> None:
-    output, error = output_outcome(Answer, result(result="I would rather chat."), AttemptLog())
+    chat = result(result="I would rather chat.")
+    output, error = output_outcome(Answer, chat, AttemptLog())
     assert output is None and error is not None
     assert error.raw_output is None and error.problem == "the model never called the StructuredOutput tool"
     assert "I would rather chat." in str(error)
+    # a schema dict keeps the official behaviour: no value, no error
+    assert output_outcome({"type": "json_schema", "schema": {}}, chat, AttemptLog()) == (None, None)
 
 
 def test_a_value_the_class_refuses() -> None:
