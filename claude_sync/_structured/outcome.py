@@ -33,6 +33,7 @@ from .decode import OutputMismatch, decode_output, json_path
 __all__ = [
     "STRUCTURED_OUTPUT_TOOL",
     "AttemptLog",
+    "cli_problem",
     "is_output_class",
     "output_outcome",
     "parse_output",
@@ -43,7 +44,13 @@ STRUCTURED_OUTPUT_TOOL = "StructuredOutput"
 """The name of the tool the CLI adds for ``--json-schema`` / ``initialize.jsonSchema``."""
 
 _NOTHING = object()
-_CLI_PROBLEM = re.compile(r"^Output does not match required schema: (?P<pointer>/[^:]*|root)?: ?(?P<problem>[^,]*)")
+_CLI_PROBLEM = re.compile(
+    r"^Output does not match required schema: (?P<pointer>/[^:]*|root): "
+    r"(?P<problem>.*?)(?=, (?:/[^:,]*|root): |$)",
+    re.S,
+)
+"""The CLI's first complaint: ``<JSON pointer or "root">: <Ajv message>``, complaints joined by
+``", "`` (a message may hold commas itself: 2.1.331 lists the allowed values)."""
 
 
 def is_output_class(output_format: Any) -> bool:
@@ -189,7 +196,7 @@ def _retries_error(
     exit_code: Optional[int],
     stderr: Optional[str],
 ) -> StructuredOutputError:
-    path, problem = _cli_problem(attempts.last_error)
+    path, problem = cli_problem(attempts.last_error)
     if problem is None:
         problem = "; ".join(_texts(result.errors)) or "no valid structured output"
     where = f" (last attempt: {path}: {problem})" if path else f" (last attempt: {problem})"
@@ -219,7 +226,7 @@ def _never_called_error(output_format: Any, result: ResultMessage) -> Structured
     )
 
 
-def _cli_problem(text: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+def cli_problem(text: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
     """``("$.lines[0].price", "must be string")`` from the CLI's first schema complaint
     (``Output does not match required schema: /lines/0/price: must be string, …``)."""
     if not text:

@@ -189,3 +189,20 @@ def test_the_error_pickles_with_everything() -> None:
 )
 def test_pointer_to_path(pointer: str, path: str) -> None:
     assert pointer_to_path(pointer) == path
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "problem"),
+    [
+        ("Output does not match required schema: /a: must be integer", "$.a", "must be integer"),
+        (SCHEMA_TEXT, "$.a", "must be integer"),
+        ('Output does not match required schema: /currency: must be equal to one of the allowed values: ["EUR", "USD"], /b: must be string', "$.currency", 'must be equal to one of the allowed values: ["EUR", "USD"]'),
+        ("Output does not match required schema: root: must have required property 'a'", "$", "must have required property 'a'"),
+        ("Something else entirely", None, "Something else entirely"),
+    ],
+    ids=["one", "two", "a comma inside (2.1.331)", "root", "unknown"],
+)
+def test_the_cli_complaint_is_read(text: str, path: Optional[str], problem: str) -> None:
+    from claude_sync._structured.outcome import cli_problem
+
+    assert cli_problem(text) == (path, problem)

@@ -23,7 +23,20 @@ import enum
 import json
 import typing
 import uuid
-from typing import Any, Dict, FrozenSet, List, Mapping, NamedTuple, NewType, Optional, Sequence, Set, Tuple, Union
+from typing import (
+    Any,
+    Dict,
+    FrozenSet,
+    List,
+    Mapping,
+    NamedTuple,
+    NewType,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import pytest
 from typing_extensions import Annotated, Literal, NotRequired, TypedDict
