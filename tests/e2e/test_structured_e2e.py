@@ -338,3 +338,36 @@ def test_a_class_defined_in_main_crosses_processes(
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == "Verdict(answer='yes', votes=[3, 1])"
     fake_api.assert_no_surprises()
+
+
+# ----------------------------------------------------------------------------- notebooks
+
+
+@pytest.mark.allow_leaks  # jupyter_client keeps a process-wide zmq context (see test_notebook_e2e)
+def test_a_class_from_a_notebook_cell_and_its_display(fake_api: FakeAnthropicAPI, e2e_options: Any) -> None:
+    nbformat = pytest.importorskip("nbformat", reason="nbclient/nbformat/ipykernel are in the test extra")
+    nbclient = pytest.importorskip("nbclient", reason="nbclient/nbformat/ipykernel are in the test extra")
+    value = {"title": "Up", "minutes": 96}
+    fake_api.add(tool_use(TOOL, value), tool_use(TOOL, dict(value, title="Coco")))
+    options = e2e_options(env=NO_RETRIES)
+    repo = Path(__file__).resolve().parents[2]
+    cells = [
+        f"import sys\nsys.path.insert(0, {str(repo)!r})\n"
+        "from claude_sync import ClaudeAgentOptions, json_schema_of, query, run, show\n"
+        f"options = ClaudeAgentOptions(cli_path={str(options.cli_path)!r}, env={dict(options.env)!r}, cwd={str(options.cwd)!r})",
+        "import dataclasses\n\n@dataclasses.dataclass\nclass Film:\n    title: str\n    minutes: int\n",
+        "result = run('Name a film', options=options, output_format=Film)\nresult",
+        "import dataclasses as dc\ntranscript = show(query('Another', options=dc.replace(options, output_format=Film)))\n"
+        "print(type(transcript[-1].parsed_output).__name__, transcript[-1].parsed_output.title)",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    client = nbclient.NotebookClient(notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(repo)}})
+    client.execute()
+    assert client.km is None or not client.km.is_alive()  # the kernel (and the CLIs it ran) ended
+    outputs = [[dict(o) for o in cell.get("outputs", [])] for cell in notebook.cells]
+    html = [o["data"]["text/html"] for o in outputs[2] if "text/html" in o.get("data", {})]
+    assert html and "<code>Film</code>" in html[0] and "Film(title=&#x27;Up&#x27;, minutes=96)" in html[0], outputs[2]
+    live = [o["data"]["text/markdown"] for o in outputs[3] if "text/markdown" in o.get("data", {})]
+    assert live and "Film(title=&#x27;Coco&#x27;, minutes=96)" in live[-1], outputs[3]
+    assert "Film Coco" in "".join(o.get("text", "") for o in outputs[3])
+    fake_api.assert_no_surprises()
