@@ -21,9 +21,9 @@ run closes its CLI (the close ladder reaps it) before returning ``True``; ``shut
 cancel_futures=True)`` and leaving the ``with`` block by an exception (Ctrl-C included) do
 that for every run; every pending future ends cancelled or failed, never left pending.
 
-(A little over 400 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
-and one set of counts, and reads best in one place. ``RunFuture`` is in ``_futures``, the
-reset and its policy in ``_reuse``.)
+(About 500 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
+and one set of counts, and reads best in one place; the typed overloads of ``submit`` and
+``map`` add the rest. ``RunFuture`` is in ``_futures``, the reset and its policy in ``_reuse``.)
 """
 
 from __future__ import annotations

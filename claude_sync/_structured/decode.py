@@ -23,7 +23,6 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import enum
-import re
 import types
 import typing
 import weakref
@@ -36,6 +35,7 @@ from .._mcp.schema_validation import first_problem, json_type_name
 from .class_schema import json_schema_of, output_kind
 from .dataclasses_json_adapter import build_dataclass, custom_decoder, json_field_name
 from .pydantic_adapter import PydanticMismatch, is_pydantic_model, validate_pydantic
+from .text_scalars import FORMAT_WORDS, parse_text
 
 __all__ = ["OutputMismatch", "decode_output", "json_path", "child_path", "index_path"]
 
@@ -305,72 +305,16 @@ def _scalar(tp: type, value: Any, path: str) -> Any:
 
 # ----------------------------------------------------------------------------- text scalars
 
-_ISO_DATETIME = re.compile(
-    r"^(?P<date>\d{4}-\d{2}-\d{2})[Tt ](?P<time>\d{2}:\d{2}(?::\d{2})?)(?:\.(?P<fraction>\d+))?"
-    r"(?P<zone>[Zz]|[+-]\d{2}(?::?\d{2})?)?$"
-)
-_ISO_TIME = re.compile(
-    r"^(?P<time>\d{2}:\d{2}(?::\d{2})?)(?:\.(?P<fraction>\d+))?(?P<zone>[Zz]|[+-]\d{2}(?::?\d{2})?)?$"
-)
-
-
-def _canonical_iso(match: re.Match[str]) -> str:
-    """The ``HH:MM[:SS][.ffffff][+HH:MM]`` part in the one form ``fromisoformat`` takes on
-    every Python from 3.9 (which knows neither ``Z`` nor ``+0200`` nor 2-digit fractions)."""
-    text = match.group("time")
-    fraction = match.group("fraction")
-    if fraction:
-        text += "." + (fraction + "000000")[:6]
-    zone = match.group("zone")
-    if zone:
-        if zone in ("Z", "z"):
-            zone = "+00:00"
-        digits = zone[1:].replace(":", "")
-        zone = f"{zone[0]}{digits[:2]}:{(digits[2:] or '00')}"
-        text += zone
-    return text
-
-
-_TEXT_FORMAT_WORDS = {
-    "date-time": "an ISO 8601 date-time",
-    "date": "an ISO 8601 date",
-    "time": "an ISO 8601 time",
-    "uuid": "a UUID",
-    "decimal": "a decimal number as a string",
-}
-
 
 def _text_scalar(tp: Any, text_format: str, value: Any, path: str) -> Any:
+    words = FORMAT_WORDS[text_format]
     if not isinstance(value, str):
-        raise OutputMismatch(path, f"expected {_TEXT_FORMAT_WORDS[text_format]}, got {json_type_name(value)}")
+        raise OutputMismatch(path, f"expected {words}, got {json_type_name(value)}")
     try:
-        return _parse_text(tp, text_format, value)
+        return parse_text(tp, text_format, value)
     except (ValueError, ArithmeticError) as exc:  # decimal.InvalidOperation is an ArithmeticError
         detail = f" ({exc})" if str(exc) else ""
-        raise OutputMismatch(
-            path, f"expected {_TEXT_FORMAT_WORDS[text_format]}, got {value!r}{detail}"
-        ) from None
-
-
-def _parse_text(tp: Any, text_format: str, value: str) -> Any:
-    if text_format == "date-time":
-        match = _ISO_DATETIME.match(value)
-        if match is None:
-            raise ValueError("")
-        return tp.fromisoformat(f"{match.group('date')}T{_canonical_iso(match)}")
-    if text_format == "time":
-        match = _ISO_TIME.match(value)
-        if match is None:
-            raise ValueError("")
-        return tp.fromisoformat(_canonical_iso(match))
-    if text_format == "date":
-        return tp.fromisoformat(value)
-    if text_format == "decimal":
-        number = tp(value)
-        if not number.is_finite():
-            raise ValueError("not a finite number")
-        return number
-    return tp(value)  # uuid
+        raise OutputMismatch(path, f"expected {words}, got {value!r}{detail}") from None
 
 
 # ----------------------------------------------------------------------------- records
