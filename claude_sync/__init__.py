@@ -49,7 +49,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "ToolResultBlock", "ServerToolUseBlock", "ServerToolResultBlock", "ImageBlock",
         "UnknownBlock",
     ),
-    "._wire.merger": ("AssistantMessageMerger",),
+    "._wire.merge": ("AssistantMessageMerger",),
     "._wire.protocol": ("OversizedLineSkipped",),
     "._wire.errors": (
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
@@ -139,7 +139,7 @@ _AT_IMPORT = (
     "._wire.messages",
     "._wire.system_messages",
     "._wire.blocks",
-    "._wire.merger",
+    "._wire.merge",
     "._wire.protocol",
     "._wire.errors",
 )
@@ -305,7 +305,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.errors import SessionStoreError as SessionStoreError
     from ._wire.errors import StructuredOutputError as StructuredOutputError
     from ._wire.errors import UsageError as UsageError
-    from ._wire.merger import AssistantMessageMerger as AssistantMessageMerger
+    from ._wire.merge import AssistantMessageMerger as AssistantMessageMerger
     from ._wire.messages import AssistantMessage as AssistantMessage
     from ._wire.messages import AuthStatusMessage as AuthStatusMessage
     from ._wire.messages import ConversationResetMessage as ConversationResetMessage

@@ -53,7 +53,7 @@ from ._engine.control_methods import TsControlMethods
 from ._engine.transport import Transport
 from ._options.options import ClaudeAgentOptions
 from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
-from ._wire.merger import AssistantMessageMerger
+from ._wire.merge import AssistantMessageMerger
 from ._wire.messages import Message, ResultMessage
 from ._wire.protocol import StreamItem, iter_user_frames, user_message_frame
 
@@ -266,8 +266,8 @@ class ClaudeSDKClient(TsControlMethods):
         into ``held`` first (a list append: the item is in it before any signal check) and
         leaves it by one ``del`` right before its ``yield``; whatever is still held when the
         iteration stops — Ctrl-C, a timeout, the CLI's end, the loop left — goes back to the
-        head of the session's queue for the next ``receive_*`` (see ``_wire.stream_merge``)."""
-        from ._wire.stream_merge import extends_head, next_merged  # merging: first use only
+        head of the session's queue for the next ``receive_*`` (see ``_wire.merge``)."""
+        from ._wire.merge import extends_head, next_merged
 
         self._take_consumer_slot()
         output_class = _output_class(session)

@@ -47,6 +47,7 @@ from .._wire.errors import (
     CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
+    ReceiveTimeoutError,
     UsageError,
 )
 from .._wire.framing import encode_frame
@@ -162,7 +163,7 @@ class Session:
 
     # ------------------------------------------------------------------ connect
 
-    def connect(self) -> Dict[str, Any]:
+    def connect(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
         """Spawn the CLI (or connect the custom transport), start the reader, run the
         ``initialize`` handshake (caller's thread).
 
@@ -173,13 +174,15 @@ class Session:
         Returns the initialize response. Raises ``CLINotFoundError``, ``CLIConnectionError``,
         ``ProcessError`` (the CLI died during start-up, with its stderr tail),
         ``ControlTimeoutError`` (no answer within ``initialize_timeout``), ``UsageError``
-        (connect called twice). On failure everything started so far is torn down.
+        (connect called twice). ``timeout``: the caller's bound on its whole run (``query(
+        timeout=)``); when it is the shorter one, the handshake waits at most that long and
+        raises ``ReceiveTimeoutError(kind="total")`` instead. On failure everything started so far is torn down.
         """
         with self._lock:
             self._move("connect")
         try:
             plan = self._start_transport()
-            response = self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
+            response = self._initialize(plan, timeout)
             plan.check_initialize_answer(response)
             with self._lock:
                 if self._state is SessionState.CONNECTING:
@@ -191,6 +194,18 @@ class Session:
         if self.options.verbatim_prompts:
             self._warn_if_verbatim_prompts_ignored()
         return response
+
+    def _initialize(self, plan: SpawnPlan, run_timeout: Optional[float]) -> Dict[str, Any]:
+        if run_timeout is None or run_timeout >= plan.initialize_timeout:
+            return self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
+        try:
+            return self.request("initialize", dict(plan.initialize_fields), timeout=run_timeout)
+        except ControlTimeoutError:
+            raise ReceiveTimeoutError(
+                f"No complete response within {run_timeout}s (the CLI did not finish starting)",
+                kind="total",
+                timeout=run_timeout,
+            ) from None
 
     def _warn_if_verbatim_prompts_ignored(self) -> None:
         """Caller's thread, after connect: ask the CLI its version (one control request, only

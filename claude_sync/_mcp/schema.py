@@ -1,4 +1,4 @@
-"""JSON Schema for tool inputs: generation from Python types (pure).
+"""JSON Schema from Python types, for tool inputs and typed structured output (pure).
 
 ``to_json_schema(spec)`` turns what ``@tool`` accepts as ``input_schema`` into JSON Schema:
 

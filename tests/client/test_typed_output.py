@@ -5,12 +5,13 @@ the result; a Ctrl-C while a result is decoded loses nothing."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, List
+from typing import Any, List
 
 import pytest
-from helpers import ScriptedCLI
+from helpers import Kit
 
 from claude_sync import ResultMessage, StructuredOutputError
+from claude_sync.testing import ScriptedCLI
 
 VALUE = {"answer": "yes", "votes": 3}
 
@@ -37,19 +38,16 @@ class Touchy:
             raise KeyboardInterrupt
 
 
-def typed_turn(value: Any = VALUE, **result: Any) -> List[Dict[str, Any]]:
-    return [
-        {"op": "wait_user"},
-        {"op": "emit", "obj": {"type": "assistant", "session_id": "s", "message": {"id": "m1", "model": "m", "content": [
-            {"type": "tool_use", "id": "t1", "name": "StructuredOutput", "input": value}]}}},  # fmt: skip
-        {"op": "result", "structured_output": value, **result},
-        {"op": "wait_eof"},
-    ]
+def typed_turn(value: Any = VALUE) -> Kit:
+    """One turn answered as the real CLI does: the StructuredOutput call, then the result."""
+    cli = ScriptedCLI(auto_answers={"interrupt": None}).expect_user()
+    cli.tool_use("StructuredOutput", value).result('{"answer": "yes"}', structured_output=value)
+    return Kit(cli)
 
 
 @pytest.mark.parametrize("merge", [False, True], ids=["plain", "merged"])
 def test_the_client_yields_results_with_the_instance(merge: bool) -> None:
-    cli = ScriptedCLI(typed_turn())
+    cli = typed_turn()
     with cli.client(output_format=Verdict) as client:
         client.query("vote")
         messages = list(client.receive_response(merge_assistant=merge))
@@ -58,7 +56,7 @@ def test_the_client_yields_results_with_the_instance(merge: bool) -> None:
 
 
 def test_the_client_never_raises_for_a_value_that_does_not_fit() -> None:
-    cli = ScriptedCLI(typed_turn({"answer": "yes", "votes": "three"}))
+    cli = typed_turn({"answer": "yes", "votes": "three"})
     with cli.client(output_format=Verdict) as client:
         client.query("vote")
         *_, result = client.receive_response()
@@ -67,7 +65,7 @@ def test_the_client_never_raises_for_a_value_that_does_not_fit() -> None:
 
 
 def test_a_schema_dict_gets_no_parsed_output() -> None:
-    cli = ScriptedCLI(typed_turn())
+    cli = typed_turn()
     with cli.client(output_format={"type": "json_schema", "schema": {"type": "object"}}) as client:
         client.query("vote")
         *_, result = client.receive_response()
@@ -75,13 +73,13 @@ def test_a_schema_dict_gets_no_parsed_output() -> None:
 
 
 def test_query_yields_the_instance() -> None:
-    messages = list(ScriptedCLI(typed_turn()).query("vote", output_format=Verdict))
+    messages = list(typed_turn().query("vote", output_format=Verdict))
     assert messages[-1].parsed_output == Verdict("yes", 3)
 
 
 def test_query_raises_after_the_result_for_a_value_the_class_refuses() -> None:
     seen: List[Any] = []
-    stream = ScriptedCLI(typed_turn({"answer": "yes", "votes": 1.5})).query("vote", output_format=Verdict)
+    stream = typed_turn({"answer": "yes", "votes": 1.5}).query("vote", output_format=Verdict)
     with pytest.raises(StructuredOutputError) as caught:
         for message in stream:
             seen.append(message)
@@ -90,14 +88,14 @@ def test_query_raises_after_the_result_for_a_value_the_class_refuses() -> None:
 
 
 def test_query_keeps_quiet_when_told() -> None:
-    cli = ScriptedCLI(typed_turn({"answer": "yes"}))
+    cli = typed_turn({"answer": "yes"})
     messages = list(cli.query("vote", output_format=Verdict, raise_on_error_result=False))
     assert isinstance(messages[-1], ResultMessage) and messages[-1].parsed_output is None
 
 
 def test_a_ctrl_c_while_decoding_requeues_the_result() -> None:
     _INTERRUPTED.clear()
-    cli = ScriptedCLI(typed_turn())
+    cli = typed_turn()
     with cli.client(output_format=Touchy) as client:
         client.query("vote")
         first: List[Any] = []

@@ -15,7 +15,8 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from .fake_api import FakeAnthropicAPI, Reply, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, tool_use
+
 from .harness import hermetic_env
 
 pytestmark = pytest.mark.e2e

@@ -45,7 +45,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "run", "RunResult", "AgentPool",
         # typed structured output
         "json_schema_of", "parse_output", "StructuredOutputError",
-        # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/test_public_names.py)
+        # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/package/test_public_names.py)
         "BackgroundTaskSummary", "BaseHookInput", "CanUseToolShadowedWarning",
         "ContextUsageCategory", "ContextUsageResponse", "ConversationResetMessage",
         "CwdChangedHookSpecificOutput", "DeferredToolUse", "EffortLevel",
