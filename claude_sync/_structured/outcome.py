@@ -11,7 +11,10 @@ How the real CLIs (2.1.197, 2.1.331) report structured output:
   ``error_max_structured_output_retries`` without the value — so the raw value and the path
   come from the last call and its ``tool_result`` in the turn's messages (``AttemptLog``);
 * a model that never calls the tool gets one reminder, then the run ends ``success``
-  without ``structured_output``.
+  without ``structured_output``;
+* a schema the CLI cannot compile (Ajv, draft-07, strict: an unknown keyword; on 2.1.197
+  any ``format``) makes it drop the tool without a word: ``system/init`` then does not list
+  ``StructuredOutput`` (``AttemptLog.offered`` is False), and the run ends as above.
 
 ``with_parsed_output`` runs on the reader thread as a result arrives and never raises;
 ``AttemptLog`` and ``output_outcome`` run on the caller's thread.
@@ -27,6 +30,7 @@ from .._wire.errors import StructuredOutputError, as_text
 from .._wire.messages import AssistantMessage, ResultMessage, UserMessage
 from .._wire.protocol import STRUCTURED_OUTPUT_RETRIES_SUBTYPE
 from .._wire.record import construct
+from .._wire.system_messages import SystemInitMessage
 from .class_schema import json_schema_of
 from .decode import OutputMismatch, decode_output, json_path
 
@@ -94,12 +98,14 @@ class AttemptLog:
     """The top-level ``StructuredOutput`` calls of a turn, as its messages go by: the input of
     the last one and the error its ``tool_result`` gave (caller's thread)."""
 
-    __slots__ = ("last_input", "last_id", "last_error")
+    __slots__ = ("last_input", "last_id", "last_error", "offered")
 
     def __init__(self) -> None:
         self.last_input: Any = _NOTHING
         self.last_id: Optional[str] = None
         self.last_error: Optional[str] = None
+        self.offered: Optional[bool] = None
+        """Whether ``system/init`` listed the ``StructuredOutput`` tool (None: not seen)."""
 
     @classmethod
     def of(cls, messages: List[Any]) -> AttemptLog:
@@ -109,7 +115,10 @@ class AttemptLog:
         return log
 
     def observe(self, message: Any) -> None:
-        if message.__class__ is AssistantMessage:
+        if message.__class__ is SystemInitMessage:
+            if isinstance(message.tools, list):
+                self.offered = STRUCTURED_OUTPUT_TOOL in message.tools
+        elif message.__class__ is AssistantMessage:
             if message.parent_tool_use_id is None:
                 for block in message.content:
                     if isinstance(block, ToolUseBlock) and block.name == STRUCTURED_OUTPUT_TOOL:
@@ -137,8 +146,8 @@ def output_outcome(
     """``(output, error)`` of a run's result: for a class, ``(instance, None)`` or
     ``(None, StructuredOutputError)``; for a schema dict, ``(structured_output, None)`` (None
     when the model never called the tool: the official behaviour, kept) or
-    ``(None, StructuredOutputError)`` when the CLI gave up; without ``output_format``,
-    ``(None, None)``.
+    ``(None, StructuredOutputError)`` when the CLI gave up or could not use the schema at
+    all; without ``output_format``, ``(None, None)``.
 
     Error results other than ``error_max_structured_output_retries`` give ``(None, None)``:
     they are ``ResultError``s, whatever the output format. ``exit_code``/``stderr``: the CLI's,
@@ -151,6 +160,8 @@ def output_outcome(
         return None, _retries_error(output_format, result, attempts, exit_code, stderr)
     if result.is_error:
         return None, None
+    if result.structured_output is None and attempts.offered is False:
+        return None, _refused_schema_error(output_format, result)
     if not is_output_class(output_format):
         return result.structured_output, None  # a schema dict: the value as it came, if any
     if result.structured_output is None:
@@ -218,6 +229,21 @@ def _never_called_error(output_format: Any, result: ResultMessage) -> Structured
     problem = "the model never called the StructuredOutput tool"
     return StructuredOutputError(
         f"The run ended without structured output: {problem} (its text answer: {_short(result.result)})",
+        data=dict(result.raw),
+        raw_output=None,
+        schema=_schema_of(output_format),
+        problem=problem,
+        output_type=_type_of(output_format),
+    )
+
+
+def _refused_schema_error(output_format: Any, result: ResultMessage) -> StructuredOutputError:
+    problem = (
+        "the CLI did not offer the StructuredOutput tool: it could not compile the schema (its "
+        "Ajv refuses unknown keywords, and CLI 2.1.197 every \"format\")"
+    )
+    return StructuredOutputError(
+        f"The run ended without structured output: {problem}",
         data=dict(result.raw),
         raw_output=None,
         schema=_schema_of(output_format),

@@ -33,9 +33,9 @@ from claude_sync import (
     query,
     run,
 )
+from claude_sync.testing.fake_api import ApiRequest, FakeAnthropicAPI, text, tool_use
 
-from .fake_api import ApiRequest, FakeAnthropicAPI, text, tool_use
-from .harness import hermetic_env
+from .harness import cli_is_at_least, hermetic_env
 
 pytestmark = pytest.mark.e2e
 
@@ -266,6 +266,32 @@ def test_a_model_that_never_calls_the_tool(fake_api: FakeAnthropicAPI, e2e_optio
     # the CLI's one reminder, then it gives up with a success result
     assert [r for r in fake_api.turn_requests() if "[structured-output-enforce]" in r.last_user_text]
     fake_api.assert_no_surprises()
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"prefixItems": [{"type": "integer"}]}, {"x-note": "ours"}, {"format": "date"}],
+    ids=["prefixItems", "x-keyword", "format"],
+)
+def test_a_schema_dict_the_cli_cannot_compile(
+    extra: Dict[str, Any], fake_api: FakeAnthropicAPI, e2e_options: Any, real_cli_path: str
+) -> None:
+    """The CLI compiles the schema with Ajv (draft-07, strict) and, when that fails, drops its
+    StructuredOutput tool without a word: the model calling it gets "No such tool available".
+    2.1.331 ignores ``format``; 2.1.197 refuses it."""
+    schema = {"type": "object", "properties": {"a": dict({"type": "string"}, **extra)}, "required": ["a"]}
+    fake_api.add(tool_use(TOOL, {"a": "2024-01-01"}), text("No such tool, then."))
+    options = e2e_options(env=NO_RETRIES, output_format={"type": "json_schema", "schema": schema})
+    accepted = "format" in extra and cli_is_at_least(real_cli_path, "2.1.330")
+    if accepted:
+        assert run("Fill it", options=options, timeout=120).output == {"a": "2024-01-01"}
+        return
+    with pytest.raises(StructuredOutputError) as caught:
+        run("Fill it", options=options, timeout=120)
+    assert (caught.value.problem or "").startswith("the CLI did not offer the StructuredOutput tool")
+    first, second = fake_api.turn_requests()[:2]
+    assert TOOL not in first.tool_names
+    assert "No such tool available: StructuredOutput" in " ".join(schema_errors(second))
 
 
 def test_a_class_without_a_json_form_fails_before_anything_starts(e2e_options: Any, fake_api: FakeAnthropicAPI) -> None:

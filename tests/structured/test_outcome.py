@@ -206,3 +206,25 @@ def test_the_cli_complaint_is_read(text: str, path: Optional[str], problem: str)
     from claude_sync._structured.outcome import cli_problem
 
     assert cli_problem(text) == (path, problem)
+
+
+def init(*tools: str) -> Any:
+    return parse_message({"type": "system", "subtype": "init", "session_id": SID, "tools": list(tools)})
+
+
+@pytest.mark.parametrize("output_format", [Answer, {"type": "json_schema", "schema": {"type": "object", "x-note": 1}}], ids=["class", "dict"])
+def test_a_schema_the_cli_dropped_is_named(output_format: Any) -> None:
+    """The CLI drops the tool when Ajv cannot compile the schema; system/init then lacks it."""
+    log = AttemptLog.of([init("Bash", "Read"), result(result="No tool to call.")])
+    assert log.offered is False
+    output, error = output_outcome(output_format, result(result="No tool to call."), log)
+    assert output is None and error is not None
+    assert (error.problem or "").startswith("the CLI did not offer the StructuredOutput tool")
+
+
+def test_an_offered_tool_never_called_is_not_a_dropped_schema() -> None:
+    log = AttemptLog.of([init("Bash", "StructuredOutput")])
+    assert log.offered is True
+    _, error = output_outcome(Answer, result(), log)
+    assert error is not None and error.problem == "the model never called the StructuredOutput tool"
+    assert output_outcome({"type": "json_schema", "schema": {}}, result(), log) == (None, None)
