@@ -21,25 +21,26 @@ run closes its CLI (the close ladder reaps it) before returning ``True``; ``shut
 cancel_futures=True)`` and leaving the ``with`` block by an exception (Ctrl-C included) do
 that for every run; every pending future ends cancelled or failed, never left pending.
 
-(A little over 400 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
-and one set of counts, and reads best in one place. ``RunFuture`` is in ``_futures``, the
-reset and its policy in ``_reuse``.)
+(About 500 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
+and one set of counts, and reads best in one place; the typed overloads of ``submit`` and
+``map`` add the rest. ``RunFuture`` is in ``_futures``, the reset and its policy in ``_reuse``.)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Set
+from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Set, Type, overload
 
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import CLIConnectionError, ProcessError, UsageError
-from .._wire.protocol import StreamItem, result_error
+from .._wire.protocol import StreamItem
 from .futures import RunFuture, settle
 from .reuse import CliSlot, is_alive, reset_conversation, retire_reason
-from .run import RunResult, collect_turn
+from .run import RunResult, T, collect_turn, outcome_error
 
 __all__ = ["AgentPool"]
 
@@ -54,7 +55,7 @@ START_RETRY_DELAY = 2.0
 class _Job:
     __slots__ = ("future", "prompt", "options", "timeout")
 
-    def __init__(self, future: RunFuture, prompt: str, options: ClaudeAgentOptions, timeout: Optional[float]):
+    def __init__(self, future: RunFuture[Any], prompt: str, options: ClaudeAgentOptions, timeout: Optional[float]):
         self.future = future
         self.prompt = prompt
         self.options = options
@@ -103,7 +104,7 @@ class AgentPool:
         self._parked: List[CliSlot] = []
         self._busy: Set[CliSlot] = set()  # running, starting, leased: closed by shutdown
         self._starting_warm = 0
-        self._running: Set[RunFuture] = set()  # stopped (cancelled) by shutdown(cancel_futures=True)
+        self._running: Set[RunFuture[Any]] = set()  # stopped (cancelled) by shutdown(cancel_futures=True)
         self._warming: Set[CliSlot] = set()  # the keeper's CLI being started: closed by shutdown
         self._closing = False
         self._counts: Dict[str, int] = {"runs": 0, "started": 0, "reused": 0, "retired": 0, "replaced_dead": 0}
@@ -128,20 +129,73 @@ class AgentPool:
 
     # ------------------------------------------------------------------ public API
 
+    @overload
     def submit(
-        self, prompt: str, *, options: Optional[ClaudeAgentOptions] = None, timeout: Optional[float] = None
-    ) -> RunFuture:
+        self,
+        prompt: str,
+        *,
+        options: Optional[ClaudeAgentOptions] = None,
+        timeout: Optional[float] = None,
+        output_format: Type[T],
+    ) -> RunFuture[T]: ...
+
+    @overload
+    def submit(
+        self,
+        prompt: str,
+        *,
+        options: Optional[ClaudeAgentOptions] = None,
+        timeout: Optional[float] = None,
+        output_format: Optional[Dict[str, Any]] = None,
+    ) -> RunFuture[Any]: ...
+
+    def submit(
+        self,
+        prompt: str,
+        *,
+        options: Optional[ClaudeAgentOptions] = None,
+        timeout: Optional[float] = None,
+        output_format: Any = None,
+    ) -> RunFuture[Any]:
         """Queue one run; returns its future (any thread). ``timeout`` bounds the run once
-        it has a CLI. Raises ``TypeError`` for a non-str prompt, ``UsageError`` after shutdown."""
+        it has a CLI. ``output_format`` (a class or a schema dict) replaces the options'
+        one for this run: the future's ``RunResult`` has the instance in ``output``. The
+        schema goes to the CLI when it starts, so only CLIs started with the same
+        ``output_format`` are reused for the run — give the pool's options the class to
+        keep warm CLIs for it. Raises ``TypeError`` for a non-str prompt or an
+        ``output_format`` class without a JSON form, ``UsageError`` after shutdown."""
         if not isinstance(prompt, str):
             raise TypeError(f"AgentPool runs take a str prompt, got {type(prompt).__name__}")
-        future = RunFuture()
+        options = options or self.options
+        if output_format is not None and output_format is not options.output_format:
+            options = dataclasses.replace(options, output_format=output_format)
+        future: RunFuture[Any] = RunFuture()
         with self._cond:
             if self._closing:
                 raise UsageError("cannot submit to an AgentPool that is shut down")
-            self._jobs.append(_Job(future, prompt, options or self.options, timeout))
+            self._jobs.append(_Job(future, prompt, options, timeout))
             self._cond.notify_all()
         return future
+
+    @overload
+    def map(
+        self,
+        prompts: Iterable[str],
+        *,
+        timeout: Optional[float] = None,
+        options: Optional[ClaudeAgentOptions] = None,
+        output_format: Type[T],
+    ) -> Iterator[RunResult[T]]: ...
+
+    @overload
+    def map(
+        self,
+        prompts: Iterable[str],
+        *,
+        timeout: Optional[float] = None,
+        options: Optional[ClaudeAgentOptions] = None,
+        output_format: Optional[Dict[str, Any]] = None,
+    ) -> Iterator[RunResult[Any]]: ...
 
     def map(
         self,
@@ -149,16 +203,17 @@ class AgentPool:
         *,
         timeout: Optional[float] = None,
         options: Optional[ClaudeAgentOptions] = None,
-    ) -> Iterator[RunResult]:
+        output_format: Any = None,
+    ) -> Iterator[RunResult[Any]]:
         """Submit every prompt now; yield results in order. ``timeout`` bounds the whole
         iteration (``concurrent.futures.TimeoutError``). Leaving early cancels (and stops)
-        the runs not yet yielded."""
+        the runs not yet yielded. ``output_format`` as for ``submit``."""
         import time
 
         deadline = None if timeout is None else time.monotonic() + timeout
-        futures = [self.submit(prompt, options=options) for prompt in prompts]
+        futures = [self.submit(prompt, options=options, output_format=output_format) for prompt in prompts]
 
-        def results() -> Iterator[RunResult]:
+        def results() -> Iterator[RunResult[Any]]:
             try:
                 futures.reverse()
                 while futures:
@@ -274,7 +329,7 @@ class AgentPool:
                 slot = self._start(job.options, job.future)
                 messages = self._turn(slot, job, may_retry=False)
             assert messages is not None
-            outcome = RunResult.from_messages(messages, slot.cost_before)
+            outcome = RunResult.from_messages(messages, slot.cost_before, job.options.output_format)
         except BaseException as exc:  # noqa: BLE001 - the future carries it to the caller
             if slot is not None:
                 self._retire(slot, f"the run failed: {exc!r}")
@@ -284,8 +339,9 @@ class AgentPool:
         slot.session_ids.append(outcome.session_id)
         with self._cond:
             self._counts["runs"] += 1
-        if outcome.is_error and job.options.raise_on_error_result:
-            settle(job.future, exc=result_error(outcome.result))
+        error = outcome_error(outcome)
+        if error is not None and job.options.raise_on_error_result:
+            settle(job.future, exc=error)
         else:
             settle(job.future, result=outcome)
         self._after_run(slot, outcome, job.future)
@@ -315,7 +371,7 @@ class AgentPool:
                 return None
             raise
 
-    def _after_run(self, slot: CliSlot, outcome: RunResult, future: RunFuture) -> None:
+    def _after_run(self, slot: CliSlot, outcome: RunResult[Any], future: RunFuture[Any]) -> None:
         """Worker: reset and park the CLI, or close it."""
         reason = "reuse=False" if not self.reuse else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli)
         if reason is None and outcome.is_error:
@@ -334,7 +390,7 @@ class AgentPool:
 
     # ------------------------------------------------------------------ CLIs
 
-    def _start(self, options: ClaudeAgentOptions, future: Optional[RunFuture] = None) -> CliSlot:
+    def _start(self, options: ClaudeAgentOptions, future: Optional[RunFuture[Any]] = None) -> CliSlot:
         """Start and initialize a CLI for ``future``'s run, or a warm one (``future`` None)
         on the calling thread. Raises ``UsageError`` (a warm start after shutdown, or the run
         was cancelled before its CLI started) and what ``connect()`` raises; the CLI is

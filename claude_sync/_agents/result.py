@@ -1,23 +1,37 @@
 """``RunResult``: what one run produced, built from its messages (pure, no I/O).
 
 Made by ``run()``, ``AgentPool`` and ``QueryStream.result()`` (so it lives apart from them:
-``run`` drives ``query``, and ``query``'s stream builds one).
+``run`` drives ``query``, and ``query``'s stream builds one). Generic in the class of a typed
+run's output (``RunResult[Invoice]``); ``typing_extensions`` (for the TypeVar default) is
+only read by type checkers, so ``import claude_sync`` does not load it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+import dataclasses
+from typing import TYPE_CHECKING, Any, Dict, Generic, List, Optional, Tuple
 
 from .._wire.blocks import TextBlock
+from .._wire.errors import StructuredOutputError
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.protocol import StreamItem
 from .._wire.record import FrozenRecord, frozen_record
 
-__all__ = ["RunResult"]
+if TYPE_CHECKING:  # pragma: no cover
+    from typing_extensions import TypeVar
+
+    T = TypeVar("T", default=Any)
+else:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+"""The output class of a typed run (``RunResult[Invoice]``); ``Any`` for an untyped one."""
+
+__all__ = ["RunResult", "T"]
 
 
 @frozen_record
-class RunResult(FrozenRecord):
+class RunResult(FrozenRecord, Generic[T]):
     """What one run produced. Immutable and picklable (every message is a frozen record).
 
     ``text`` is the final answer (the result's ``result`` text, or the last assistant text
@@ -25,6 +39,12 @@ class RunResult(FrozenRecord):
     ``AgentPool``, the CLI 2.1.197 reports its process-wide running total in the
     ``ResultMessage`` (``result.total_cost_usd``), and ``RunResult`` subtracts what earlier
     runs on that process had cost. ``result`` is the raw ``ResultMessage`` as the CLI sent it.
+
+    ``output``: with a class as ``output_format``, the instance (``RunResult[Invoice]``:
+    type checkers see ``result.output.total``); with a schema dict, the JSON value
+    (``structured_output``); else None. ``output_error``: the ``StructuredOutputError`` of a
+    run that produced no fitting value — raised instead, unless
+    ``options.raise_on_error_result`` is False (then ``output`` is None).
 
     Attributes:
         text: The final answer (see above).
@@ -41,6 +61,9 @@ class RunResult(FrozenRecord):
         duration_ms: Its wall time as the CLI measured it, in milliseconds.
         is_error: Whether it ended with an error result (then ``run()`` raised, unless
             ``raise_on_error_result=False``).
+        output: The instance of ``output_format``'s class (or the JSON value of a schema dict);
+            None for an untyped run.
+        output_error: The ``StructuredOutputError`` of a run without a fitting value (see above).
     """
 
     text: str
@@ -53,10 +76,17 @@ class RunResult(FrozenRecord):
     num_turns: int
     duration_ms: int
     is_error: bool
+    output: T = dataclasses.field(default=None)  # type: ignore[assignment]  # None: untyped runs
+    output_error: Optional[StructuredOutputError] = None
 
     def __repr__(self) -> str:  # messages and the result would drown the useful fields
+        typed = ""
+        if self.output is not None and not isinstance(self.output, (dict, list)):
+            typed = f"output={self.output!r}, "
+        elif self.output_error is not None:
+            typed = f"output_error={self.output_error.problem!r}, "
         return (
-            f"RunResult(text={self.text!r}, session_id={self.session_id!r}, is_error={self.is_error}, "
+            f"RunResult({typed}text={self.text!r}, session_id={self.session_id!r}, is_error={self.is_error}, "
             f"num_turns={self.num_turns}, total_cost_usd={self.total_cost_usd}, messages=<{len(self.messages)}>)"
         )
 
@@ -73,10 +103,13 @@ class RunResult(FrozenRecord):
         return run_result_markdown(self)
 
     @classmethod
-    def from_messages(cls, messages: List[StreamItem], cost_before: float = 0.0) -> RunResult:
+    def from_messages(
+        cls, messages: List[StreamItem], cost_before: float = 0.0, output_format: Any = None
+    ) -> RunResult[Any]:
         """Build from a run's messages; the last ``ResultMessage`` ends it.
 
         ``cost_before``: the CLI's running total before this run (0 for a fresh CLI).
+        ``output_format``: the run's (a class or a schema dict), for ``output``.
         Raises ``ValueError`` when there is no ``ResultMessage``.
         """
         result = next((m for m in reversed(messages) if isinstance(m, ResultMessage)), None)
@@ -85,6 +118,12 @@ class RunResult(FrozenRecord):
         cost = result.total_cost_usd
         if cost is not None and cost_before:
             cost = max(0.0, cost - cost_before)
+        output: Any = None
+        output_error: Optional[StructuredOutputError] = None
+        if output_format is not None:
+            from .._structured import outcome  # typed output: first use only
+
+            output, output_error = outcome.output_outcome(output_format, result, outcome.AttemptLog.of(messages))
         return cls(
             text=_final_text(result, messages),
             result=result,
@@ -96,6 +135,8 @@ class RunResult(FrozenRecord):
             num_turns=result.num_turns,
             duration_ms=result.duration_ms,
             is_error=result.is_error,
+            output=output,
+            output_error=output_error,
         )
 
 

@@ -20,6 +20,8 @@ from .redaction import redact
 from .render import (
     block_text,
     esc,
+    output_html,
+    output_text,
     result_footer,
     safe_markdown,
     tool_input_summary,
@@ -185,6 +187,9 @@ class RunView:
             elif entry is None:
                 self.entries.append(_Entry("note", f"{name}: permission denied"))
         lines = [f"\n{result_footer(message)}\n"]
+        parsed = getattr(message, "parsed_output", None)
+        if parsed is not None:
+            lines.append(f"Output ({type(parsed).__qualname__}):\n{output_text(parsed)}\n")
         hint = hint_for(message)
         if hint is not None:
             lines.append(f"Hint: {hint}\n")
@@ -212,8 +217,11 @@ class RunView:
             hint = hint_for(result)
             if hint is not None:
                 parts.append(f"**Hint:** {esc(hint)}")
+            parsed = getattr(result, "parsed_output", None)
             answer = result.result if isinstance(result.result, str) else None
-            if answer and not result.is_error:
+            if parsed is not None:  # the answer text is that value's JSON: show the object
+                parts.append(output_html(parsed))
+            elif answer and not result.is_error:
                 parts.append("**Answer**\n\n" + safe_markdown(answer))
             for error in result.errors or ():
                 parts.append(f"<div style=\"color:#d64545\">{esc(redact(error))}</div>")
@@ -259,15 +267,22 @@ def run_result_markdown(run: Any) -> str:
 
 
 def run_result_html(run: Any) -> str:
-    """A finished run as HTML: the answer (``run.text``), the footer, then every message in
-    a collapsed transcript. For ``_repr_html_`` (``RunResult``)."""
+    """A finished run as HTML: the typed output (``run.output``) or else the answer
+    (``run.text``), the footer, then every message in a collapsed transcript. For
+    ``_repr_html_`` (``RunResult``)."""
     from .render import to_html
 
     messages = list(getattr(run, "messages", ()))
     result = getattr(run, "result", None)
     footer = result_footer(result) if result is not None else f"{len(messages)} messages"
     answer = getattr(run, "text", None)
-    body = f'<div style="white-space:pre-wrap">{esc(redact(answer))}</div>' if isinstance(answer, str) and answer else ""
+    output = getattr(run, "output", None)
+    if output is not None:  # a typed run: the object, not its JSON text
+        body = output_html(output)
+    elif isinstance(answer, str) and answer:
+        body = f'<div style="white-space:pre-wrap">{esc(redact(answer))}</div>'
+    else:
+        body = ""
     transcript = "".join(to_html(message) for message in messages if hasattr(message, "__dataclass_fields__"))
     return (
         f'<div style="border-left:3px solid #2e9e5b;padding:2px 8px">{body}'

@@ -54,6 +54,8 @@ __all__ = [
     "tool_input_summary",
     "tool_result_text",
     "usage_tokens",
+    "output_text",
+    "output_html",
 ]
 
 MAX_STR = 120
@@ -279,6 +281,28 @@ def result_footer(result: Any, elapsed_s: Optional[float] = None) -> str:
     return " · ".join(parts)
 
 
+OUTPUT_CUT = 4000
+"""Characters of a typed output's rendering shown before it is cut."""
+
+
+def output_text(value: Any) -> str:
+    """A typed output (``parsed_output``: a dataclass, a pydantic model, a dict) pretty-printed
+    for people, secrets in strings redacted, cut after ``OUTPUT_CUT`` characters."""
+    import pprint
+
+    text = _redact_text(pprint.pformat(value, width=88, sort_dicts=False))
+    return text if len(text) <= OUTPUT_CUT else text[:OUTPUT_CUT] + f"\n… ({len(text):,} chars)"
+
+
+def output_html(value: Any) -> str:
+    """A typed output as an HTML fragment: its type, then ``output_text`` (escaped)."""
+    kind = type(value).__qualname__
+    return (
+        f'<div><b>output</b> · <code>{esc(kind)}</code>'
+        f'<pre style="white-space:pre-wrap;margin:2px 0">{esc(output_text(value))}</pre></div>'
+    )
+
+
 def _one_line(text: str, limit: int) -> str:
     text = " ".join(_redact_text(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -352,7 +376,10 @@ _BLOCK_CLASS_NAMES = frozenset(
 
 def _result_html(result: Any) -> str:
     body = f"<div>{esc(result_footer(result))}</div>"
-    if result.result:
+    parsed = getattr(result, "parsed_output", None)
+    if parsed is not None:
+        body += output_html(parsed)
+    elif result.result:
         body += f'<div style="white-space:pre-wrap">{esc(_redact_text(result.result))}</div>'
     for error in result.errors or ():
         body += f'<div style="color:{_COLORS["error"]}">{esc(_redact_text(error))}</div>'
@@ -407,7 +434,10 @@ def to_markdown(obj: Any) -> str:
         return "\n\n".join(block_markdown(b) for b in content)
     if kind == "result":
         text = f"**{esc(result_footer(obj))}**"
-        if obj.result:
+        parsed = getattr(obj, "parsed_output", None)
+        if parsed is not None:
+            text += "\n\n" + output_html(parsed)
+        elif obj.result:
             text += "\n\n" + safe_markdown(obj.result)
         hint = hint_for(obj)
         if hint is not None:

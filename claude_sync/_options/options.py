@@ -21,6 +21,7 @@ from typing import (
     Literal,
     Optional,
     TextIO,
+    Type,
     TypedDict,
     Union,
 )
@@ -181,6 +182,11 @@ class ClaudeAgentOptions(Record):
     handshake), ``close_timeout`` (each rung of the close ladder), ``deny_all_permissions``
     (answer every permission request with a deny, for batch jobs that must never prompt),
     ``raise_on_error_result`` (``query()`` raises ``ResultError`` after an error result).
+
+    ``output_format`` takes, besides the official ``{"type": "json_schema", "schema": {…}}``,
+    a dataclass, a TypedDict or a pydantic v2 model class: the schema is generated from it
+    (``json_schema_of``) and the run's value comes back as an instance
+    (``ResultMessage.parsed_output``, ``RunResult.output``; see ``claude_sync._structured``).
 
     ``verbatim_prompts`` marks every user message we send ``client_composed`` (no ``@path``
     expansion, no slash commands; CLI >= 2.1.248). ``resume_drops_turn`` →
@@ -343,7 +349,7 @@ class ClaudeAgentOptions(Record):
     max_thinking_tokens: Optional[int] = None
     thinking: Optional[ThinkingConfig] = None
     effort: Optional[EffortLevel] = None
-    output_format: Optional[Dict[str, Any]] = None
+    output_format: Optional[Union[Dict[str, Any], Type[Any]]] = None
     enable_file_checkpointing: bool = False
     task_budget: Optional[TaskBudget] = None
     debug_stderr: Optional[TextIO] = None

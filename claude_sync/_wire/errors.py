@@ -7,6 +7,7 @@
     │   └── CLINotFoundError           no `claude` binary was found (``cli_path``)
     ├── ProcessError                   the CLI exited abnormally (``exit_code``, ``stderr``)
     │   └── ResultError                the run ended in an error ``ResultMessage``
+    │       └── StructuredOutputError  no valid ``output_format`` value (raw value, path)
     ├── CLIJSONDecodeError             a ``{…}`` stdout line was not valid JSON (``line``)
     ├── MessageParseError              valid JSON of a known type with a broken shape (``data``)
     ├── ControlRequestError            the CLI answered our control request with an error
@@ -34,6 +35,7 @@ __all__ = [
     "CLINotFoundError",
     "ProcessError",
     "ResultError",
+    "StructuredOutputError",
     "CLIJSONDecodeError",
     "MessageParseError",
     "ControlRequestError",
@@ -181,6 +183,55 @@ class ResultError(ProcessError):
         kwargs = super()._init_kwargs()
         kwargs["data"] = self.data
         kwargs["hint"] = self.hint
+        return kwargs
+
+
+class StructuredOutputError(ResultError):
+    """The run did not produce a valid ``output_format`` value; nothing of it is lost.
+
+    Raised when the CLI gave up (result ``error_max_structured_output_retries``: every
+    ``StructuredOutput`` call failed the schema), when the run ended without calling
+    ``StructuredOutput`` at all, and when the CLI accepted a value that the class refuses
+    (a ``Literal`` or a tuple position the schema could not express, a date that does not
+    exist, a ``__post_init__`` that raises, a pydantic validator).
+
+    ``raw_output``: the JSON value the model gave (the last attempt; None when it gave none).
+    ``schema``: the JSON Schema that was sent. ``error_path``: the JSON path of the first
+    mismatch (``"$.lines[2].price"``; None when unknown). ``problem``: what is wrong there.
+    ``output_type``: the class's qualified name (``"invoices.Invoice"``; a name, so the error
+    pickles where the class cannot be imported). The ``ResultError`` attributes describe the
+    result (``subtype``, ``errors``, ``session_id`` …; empty for a value decoded by hand).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        data: Optional[Dict[str, Any]] = None,
+        exit_code: Optional[int] = None,
+        stderr: Optional[str] = None,
+        hint: Optional[str] = None,
+        raw_output: Any = None,
+        schema: Optional[Dict[str, Any]] = None,
+        error_path: Optional[str] = None,
+        problem: Optional[str] = None,
+        output_type: Optional[str] = None,
+    ):
+        super().__init__(message, data=data, exit_code=exit_code, stderr=stderr, hint=hint)
+        self.raw_output = raw_output
+        self.schema = schema
+        self.error_path = error_path
+        self.problem = problem
+        self.output_type = output_type
+
+    def _init_kwargs(self) -> Dict[str, Any]:
+        kwargs = super()._init_kwargs()
+        kwargs.update(
+            raw_output=self.raw_output,
+            schema=self.schema,
+            error_path=self.error_path,
+            problem=self.problem,
+            output_type=self.output_type,
+        )
         return kwargs
 
 

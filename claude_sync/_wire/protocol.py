@@ -33,6 +33,7 @@ from .errors import (
     CLIJSONDecodeError,
     ProcessError,
     ResultError,
+    StructuredOutputError,
     as_text,
     error_texts,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "decode_line",
     "exit_error",
     "result_error",
+    "STRUCTURED_OUTPUT_RETRIES_SUBTYPE",
     "user_message_frame",
 ]
 
@@ -374,10 +376,16 @@ class OversizedLineSkipped(FrozenRecord):
 # --------------------------------------------------------------------------- errors
 
 
+STRUCTURED_OUTPUT_RETRIES_SUBTYPE = "error_max_structured_output_retries"
+"""The result subtype of a run whose every ``StructuredOutput`` call failed the schema (the
+CLI allows ``MAX_STRUCTURED_OUTPUT_RETRIES`` calls, 5 by default)."""
+
+
 def result_error(
     result: ResultMessage, *, exit_code: Optional[int] = None, stderr: Optional[str] = None
 ) -> ResultError:
-    """The ``ResultError`` an error result turns into (raised after it was yielded).
+    """The ``ResultError`` an error result turns into (raised after it was yielded); a
+    ``StructuredOutputError`` for ``error_max_structured_output_retries``.
 
     Whatever shape ``errors``/``result`` have on the wire, this returns a ``ResultError``:
     ``errors`` becomes a list of strs (see ``errors.error_texts``: non-str entries dropped, as
@@ -390,13 +398,12 @@ def result_error(
     odd = as_text(result.errors) if result.errors not in (None, [], "") else ""  # shapes .errors drops
     detail = text or "; ".join(errors) or odd or "(no detail)"
     status = f" (API status {result.api_error_status})" if result.api_error_status else ""
-    return ResultError(
-        f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}",
-        data=dict(result.raw),
-        exit_code=exit_code,
-        stderr=stderr,
-        hint=hint_for(result),
-    )
+    message = f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}"
+    if result.subtype == STRUCTURED_OUTPUT_RETRIES_SUBTYPE:
+        return StructuredOutputError(
+            message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, problem=detail
+        )
+    return ResultError(message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, hint=hint_for(result))
 
 
 def exit_error(
