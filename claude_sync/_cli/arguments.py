@@ -119,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--allowed-tools", action="append", metavar="TOOLS", default=[],
                      help='tools allowed without asking, comma-separated or repeated (e.g. "Read,Bash(git *)")')
     run.add_argument("--cwd", metavar="DIR", help="the CLI's working directory")
+    run.add_argument("--max-retries", type=int, metavar="N",
+                     help="retry a failed API request at most N times (the CLI's default: 10)")
     run.add_argument("--timeout", type=float, metavar="SECONDS", help="bound the whole run (exit status 8)")
     run.add_argument("--cli-path", metavar="PATH", help="the claude binary to run")
     parser.add_argument("--version", action="version", version=f"claude-sync (claude_sync) {__version__}")
@@ -161,7 +163,7 @@ def _prompt_parts(words: List[str]) -> Tuple[Optional[str], str]:
 
 def _option_fields(args: argparse.Namespace) -> Dict[str, Any]:
     fields: Dict[str, Any] = {}
-    for name in ("resume", "model", "max_turns", "max_budget_usd", "permission_mode", "cwd", "cli_path"):
+    for name in ("resume", "model", "max_turns", "max_budget_usd", "max_retries", "permission_mode", "cwd", "cli_path"):
         value = getattr(args, name)
         if value is not None:
             fields[name] = value

@@ -37,7 +37,7 @@ def request(argv: List[str]):  # type: ignore[no-untyped-def]
 
 def test_flags_become_options() -> None:
     req = request([
-        "--resume", "sess-1", "--model", "opus", "--max-turns", "3", "--max-budget-usd", "0.5",
+        "--resume", "sess-1", "--model", "opus", "--max-turns", "3", "--max-budget-usd", "0.5", "--max-retries", "2",
         "--permission-mode", "acceptEdits", "--allowed-tools", "Read,Bash(git add, commit)",
         "--allowed-tools", "Write", "--cwd", "/tmp", "--cli-path", "/bin/claude", "--system-prompt", "Be brief",
         "what", "is", "this",
@@ -45,7 +45,7 @@ def test_flags_become_options() -> None:
     options = options_for(req)
     assert req.prompt == "what is this"
     assert (options.resume, options.model, options.max_turns, options.max_budget_usd) == ("sess-1", "opus", 3, 0.5)
-    assert options.permission_mode == "acceptEdits"
+    assert options.permission_mode == "acceptEdits" and options.max_retries == 2
     assert options.allowed_tools == ["Read", "Bash(git add, commit)", "Write"]
     assert (options.cwd, options.cli_path, options.system_prompt) == ("/tmp", "/bin/claude", "Be brief")
 
