@@ -47,6 +47,7 @@ from .._wire.errors import (
     CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
+    ProcessError,
     UsageError,
 )
 from .._wire.framing import encode_frame
@@ -179,7 +180,10 @@ class Session:
             self._move("connect")
         try:
             plan = self._start_transport()
-            response = self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
+            try:
+                response = self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
+            except CLIConnectionError as exc:
+                raise self._startup_failure(exc) from exc
             plan.check_initialize_answer(response)
             with self._lock:
                 if self._state is SessionState.CONNECTING:
@@ -191,6 +195,23 @@ class Session:
         if self.options.verbatim_prompts:
             self._warn_if_verbatim_prompts_ignored()
         return response
+
+    def _startup_failure(self, error: CLIConnectionError) -> ClaudeSDKError:
+        """What the handshake's ``error`` means (caller's thread): when the CLI process has
+        exited, a ``ProcessError`` with its exit code and stderr — one text whether the exit
+        came before our ``initialize`` was written or while it waited; else ``error``."""
+        transport = self._transport
+        if transport is None:
+            return error
+        ended = self.terminal_error
+        if isinstance(ended, ProcessError):
+            code, stderr = ended.exit_code, ended.stderr
+        else:
+            code = transport.wait(self.options.close_timeout)
+            if code is None:  # still running: the connection broke some other way
+                return error
+            stderr = transport.stderr_tail()
+        return ProcessError("Claude Code CLI exited during start-up", exit_code=code, stderr=stderr or None)
 
     def _warn_if_verbatim_prompts_ignored(self) -> None:
         """Caller's thread, after connect: ask the CLI its version (one control request, only
