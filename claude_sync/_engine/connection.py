@@ -48,6 +48,7 @@ from .._wire.errors import (
     ControlRequestError,
     ControlTimeoutError,
     ProcessError,
+    ReceiveTimeoutError,
     UsageError,
 )
 from .._wire.framing import encode_frame
@@ -163,7 +164,7 @@ class Session:
 
     # ------------------------------------------------------------------ connect
 
-    def connect(self) -> Dict[str, Any]:
+    def connect(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
         """Spawn the CLI (or connect the custom transport), start the reader, run the
         ``initialize`` handshake (caller's thread).
 
@@ -174,14 +175,16 @@ class Session:
         Returns the initialize response. Raises ``CLINotFoundError``, ``CLIConnectionError``,
         ``ProcessError`` (the CLI died during start-up, with its stderr tail),
         ``ControlTimeoutError`` (no answer within ``initialize_timeout``), ``UsageError``
-        (connect called twice). On failure everything started so far is torn down.
+        (connect called twice). ``timeout``: the caller's bound on its whole run (``query(
+        timeout=)``); when it is the shorter one, the handshake waits at most that long and
+        raises ``ReceiveTimeoutError(kind="total")`` instead. On failure everything started so far is torn down.
         """
         with self._lock:
             self._move("connect")
         try:
             plan = self._start_transport()
             try:
-                response = self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
+                response = self._initialize(plan, timeout)
             except CLIConnectionError as exc:
                 raise self._startup_failure(exc) from exc
             plan.check_initialize_answer(response)
@@ -212,6 +215,18 @@ class Session:
                 return error
             stderr = transport.stderr_tail()
         return ProcessError("Claude Code CLI exited during start-up", exit_code=code, stderr=stderr or None)
+
+    def _initialize(self, plan: SpawnPlan, run_timeout: Optional[float]) -> Dict[str, Any]:
+        if run_timeout is None or run_timeout >= plan.initialize_timeout:
+            return self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
+        try:
+            return self.request("initialize", dict(plan.initialize_fields), timeout=run_timeout)
+        except ControlTimeoutError:
+            raise ReceiveTimeoutError(
+                f"No complete response within {run_timeout}s (the CLI did not finish starting)",
+                kind="total",
+                timeout=run_timeout,
+            ) from None
 
     def _warn_if_verbatim_prompts_ignored(self) -> None:
         """Caller's thread, after connect: ask the CLI its version (one control request, only
