@@ -38,7 +38,19 @@ import logging
 import threading
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Deque,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Set,
+    Tuple,
+)
 
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import CLIConnectionError, ProcessError, UsageError
@@ -47,7 +59,14 @@ from .futures import RunFuture, settle
 from .reuse import CliSlot, is_alive, reset_conversation, retire_reason
 from .run import RunResult, collect_turn
 
-__all__ = ["AgentPool"]
+if TYPE_CHECKING:
+    from .._engine.transport import Transport
+
+TransportFactory = Callable[[ClaudeAgentOptions], "Transport"]
+"""``AgentPool(transport_factory=…)``: a fresh ``Transport`` for each CLI the pool would start
+(called on the starting thread with that CLI's options)."""
+
+__all__ = ["AgentPool", "TransportFactory"]
 
 logger = logging.getLogger("claude_sync.agents")
 
@@ -74,9 +93,13 @@ class AgentPool:
     run with equal options, where isolation is proven (see ``claude_sync._agents.reuse``);
     ``max_runs_per_cli`` bounds how often; ``reset_timeout`` bounds one reset.
     ``max_clis`` (default ``max_workers``): the most CLIs of the pool alive at once (see the
-    module doc). Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``,
+    module doc). ``transport_factory``: called with a CLI's options each time the pool would
+    start one, it returns the ``Transport`` to use instead (e.g. ``lambda options:
+    scripted.transport()``); as with ``ClaudeSDKClient(transport=)``, the options that become
+    CLI flags are then not applied. Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``,
     ``warm > max_workers``, ``max_runs_per_cli < 1``, ``max_clis < max_workers``
-    (``TypeError`` for a ``max_clis`` that is not an int).
+    (``TypeError`` for a ``max_clis`` that is not an int, a ``transport_factory`` that is not
+    callable).
     """
 
     def __init__(
@@ -89,9 +112,13 @@ class AgentPool:
         max_runs_per_cli: int = 100,
         reset_timeout: float = 30.0,
         max_clis: Optional[int] = None,
+        transport_factory: Optional[TransportFactory] = None,
     ) -> None:
         self._check_sizes(max_workers, warm, max_runs_per_cli)
         self.max_clis = self._check_max_clis(max_clis, max_workers)
+        if transport_factory is not None and not callable(transport_factory):
+            raise TypeError(f"transport_factory must be callable, got {type(transport_factory).__name__}")
+        self.transport_factory = transport_factory
         self.options = options or ClaudeAgentOptions()
         self.max_workers = max_workers
         self.warm = warm
@@ -406,7 +433,8 @@ class AgentPool:
         from .._client import ClaudeSDKClient
 
         try:
-            slot = CliSlot(ClaudeSDKClient(options), options)
+            transport = None if self.transport_factory is None else self.transport_factory(options)
+            slot = CliSlot(ClaudeSDKClient(options, transport=transport), options)
         except BaseException:
             with self._cond:
                 self._reserved -= 1 if reserved else 0

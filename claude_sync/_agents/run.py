@@ -17,7 +17,7 @@ driver ``AgentPool`` uses too, over a warm CLI's ``receive_response()`` — into
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from .._options.options import ClaudeAgentOptions
 from .._options.portable import CALLABLE_FIELDS, check_picklable_options
@@ -26,6 +26,9 @@ from .._wire.errors import ClaudeSDKError
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.protocol import StreamItem
 from .._wire.record import FrozenRecord, frozen_record
+
+if TYPE_CHECKING:
+    from .._engine.transport import Transport
 
 __all__ = ["run", "RunResult", "collect_turn", "check_picklable_options", "CALLABLE_FIELDS"]
 
@@ -123,7 +126,13 @@ def collect_turn(items: Iterable[StreamItem]) -> List[StreamItem]:
     return messages
 
 
-def run(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None, timeout: Optional[float] = None) -> RunResult:
+def run(
+    prompt: Prompt,
+    *,
+    options: Optional[ClaudeAgentOptions] = None,
+    timeout: Optional[float] = None,
+    transport: Optional[Transport] = None,
+) -> RunResult:
     """Run the CLI on ``prompt`` to its result and return a ``RunResult`` (caller's thread).
 
     ``prompt`` is a ``str`` or an iterable of user-message dicts, as for ``query()``.
@@ -131,8 +140,10 @@ def run(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None, timeout
     ``ReceiveTimeoutError``; the CLI is reaped either way. Raises what ``query()`` raises
     (``CLINotFoundError``, ``ProcessError``, ``ResultError`` for an error result unless
     ``options.raise_on_error_result`` is False, ``TypeError`` for a bad prompt).
+    ``transport``: a ``Transport`` to run on instead of spawning the CLI, as for ``query()``
+    (e.g. ``ScriptedCLI.transport()``; not picklable, so not for a process pool).
     """
     from .._query import query
 
-    with query(prompt, options=options or ClaudeAgentOptions(), timeout=timeout) as stream:
+    with query(prompt, options=options or ClaudeAgentOptions(), timeout=timeout, transport=transport) as stream:
         return RunResult.from_messages(collect_turn(stream))

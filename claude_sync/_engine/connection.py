@@ -244,17 +244,22 @@ class Session:
             logger.warning(problem)
 
     def _start_transport(self) -> SpawnPlan:
-        from .spawn import plan_spawn, start_transport  # first connect only, not at import
+        from .spawn import (  # first connect only, not at import
+            plan_spawn,
+            routed_transport,
+            start_transport,
+        )
 
+        transport, cli_path = routed_transport(self.options, self._environ, self._custom_transport)
         plan, self._store_bridge = plan_spawn(
-            self.options, self._options_plan, self._environ, self._custom_transport, self._report_mirror_error
+            self.options, self._options_plan, self._environ, transport, self._report_mirror_error, cli_path
         )
         if self._server is None:
             from .serving import RequestServer  # a bare session answers every request with an error
 
             self._server = RequestServer({}, self.options.callback_workers)
         self._server.attach(self.write_encoded)
-        self._transport = start_transport(self.options, plan, self._custom_transport, self._temp_files)
+        self._transport = start_transport(self.options, plan, transport, self._temp_files)
         if self._store_bridge is not None:
             self._store_bridge.start(self._transport.pid)
         label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix

@@ -14,9 +14,11 @@
     │   └── UnknownHookCallbackError   a hook callback id we never registered; ``LookupError``
     ├── ControlTimeoutError            no answer in time; also a builtin ``TimeoutError``
     ├── ReceiveTimeoutError            no message in time while receiving; also ``TimeoutError``
-    └── UsageError                     the API was used wrongly; also a ``RuntimeError``
-        └── NotConnectedError          a call before connect() / after disconnect(); also a
-                                       ``CLIConnectionError``
+    ├── UsageError                     the API was used wrongly; also a ``RuntimeError``
+    │   └── NotConnectedError          a call before connect() / after disconnect(); also a
+    │                                  ``CLIConnectionError``
+    └── UnscriptedRunError             the testing kit's switch is on and a run has no script
+                                       (no CLI was started); also an ``AssertionError``
 
 Names mirror the official ``claude-agent-sdk`` where the meaning is the same, so ported
 ``except`` clauses keep working. Every class pickles round-trip with all its attributes
@@ -44,6 +46,7 @@ __all__ = [
     "UsageError",
     "NotConnectedError",
     "SessionStoreError",
+    "UnscriptedRunError",
 ]
 
 
@@ -320,3 +323,10 @@ class SessionStoreError(ClaudeSDKError, RuntimeError):
     """A ``SessionStore`` call failed or timed out where the session cannot go on without it
     (loading a session to resume from the store). Mirroring failures never raise: they are
     reported as a ``SystemMessage`` with ``subtype="mirror_error"``."""
+
+
+class UnscriptedRunError(ClaudeSDKError, AssertionError):
+    """The testing kit's switch is on (``claude_sync.testing.use_scripted_cli``, the
+    ``claude_cli`` fixture, or ``CLAUDE_SYNC_TESTING=block``) and a run was given neither a
+    transport nor a script: it was refused before any CLI started. An ``AssertionError``, as
+    a mock library's "request not mocked" is: the test, not the code under test, is wrong."""

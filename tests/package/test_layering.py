@@ -54,6 +54,7 @@ IO_MODULES = {
     "claude_sync.testing.cli", "claude_sync.testing.conformance", "claude_sync.testing.fake_api",
     "claude_sync.testing.offline", "claude_sync.testing.pytest_plugin",
     "claude_sync.testing.record", "claude_sync.testing.replay", "claude_sync.testing.scripted",
+    "claude_sync.testing.switch",
 }  # fmt: skip
 
 

@@ -124,6 +124,7 @@ ERRORS = [
     _errors.ReceiveTimeoutError("quiet", kind="idle", timeout=2.0),
     _errors.UsageError("closed"),
     _errors.SessionStoreError("store down"),
+    _errors.UnscriptedRunError("not scripted"),
 ]
 
 
