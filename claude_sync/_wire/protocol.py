@@ -367,15 +367,20 @@ def result_error(
 
     Whatever shape ``errors``/``result`` have on the wire, this returns a ``ResultError``:
     ``errors`` becomes a list of strs (see ``errors.error_texts``), a non-str ``result`` its JSON.
+    Its first line says what happened (the CLI's words: "Not logged in · Please run /login"),
+    then the subtype and API status — an API failure's subtype is ``success``, which would
+    mislead as a headline.
     """
     from .hints import hint_for  # error results are rare: loaded on the first
 
     errors = error_texts(result.errors)
     text = None if result.result is None else as_text(result.result)
-    detail = text or "; ".join(errors) or "(no detail)"
-    status = f" (API status {result.api_error_status})" if result.api_error_status else ""
+    happened = text or "; ".join(errors) or "The Claude Code run ended with an error result"
+    facts = [f"subtype {result.subtype!r}"]
+    if result.api_error_status:
+        facts.append(f"API status {result.api_error_status}")
     return ResultError(
-        f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}",
+        f"{happened} (error result: {', '.join(facts)})",
         data=dict(result.raw),
         exit_code=exit_code,
         stderr=stderr,

@@ -84,7 +84,7 @@ def test_ipython_completes_option_names() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
-    options = "['max_budget_usd=', 'max_buffer_size=', 'max_thinking_tokens=', 'max_turns=']"
+    options = "['max_budget_usd=', 'max_buffer_size=', 'max_retries=', 'max_thinking_tokens=', 'max_turns=']"
     assert lines == [f"True {options}", "True ['num_turns=']", f"False {options}", "False ['num_turns=']"]
 
 
