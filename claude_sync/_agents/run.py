@@ -17,26 +17,41 @@ driver ``AgentPool`` uses too, over a warm CLI's ``receive_response()`` — into
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from .._options.options import ClaudeAgentOptions
 from .._options.portable import CALLABLE_FIELDS, check_picklable_options
 from .._wire.blocks import TextBlock
 from .._wire.errors import ClaudeSDKError
-from .._wire.messages import AssistantMessage, ResultMessage
-from .._wire.protocol import StreamItem
+from .._wire.messages import AssistantMessage, ResultMessage, message_from_dict
+from .._wire.protocol import OversizedLineSkipped, StreamItem
 from .._wire.record import FrozenRecord, frozen_record
+from .._wire.serde import SerdeMixin, decoder_metadata
 
 if TYPE_CHECKING:
     from .._engine.transport import Transport
 
-__all__ = ["run", "RunResult", "collect_turn", "check_picklable_options", "CALLABLE_FIELDS"]
+__all__ = [
+    "run", "RunResult", "collect_turn", "check_picklable_options", "stream_items_from_dicts", "CALLABLE_FIELDS",
+]  # fmt: skip
 
 Prompt = Union[str, Iterable[Dict[str, Any]]]
 
+def stream_items_from_dicts(items: Iterable[Dict[str, Any]]) -> Tuple[StreamItem, ...]:
+    """``RunResult.messages`` from their ``to_dict()`` form: each message by its ``type``
+    (``message_from_dict``), an ``OversizedLineSkipped`` marker (it has no ``type``) as one."""
+    return tuple(
+        OversizedLineSkipped(**item) if "type" not in item else message_from_dict(item) for item in items
+    )
+
+
 @frozen_record
-class RunResult(FrozenRecord):
-    """What one run produced. Immutable and picklable (every message is a frozen record).
+class RunResult(SerdeMixin, FrozenRecord):
+    """What one run produced. Immutable and picklable (every message is a frozen record), and
+    JSON round-trips: ``to_dict()``/``to_json()`` and ``RunResult.from_dict``/``from_json``
+    (dataclasses-json, as the messages), for engines whose serializer is JSON (Celery's
+    default).
 
     ``text`` is the final answer (the result's ``result`` text, or the last assistant text
     when the CLI sent none). ``total_cost_usd`` is the cost of *this* run: on a CLI reused by
@@ -46,8 +61,8 @@ class RunResult(FrozenRecord):
     """
 
     text: str
-    result: ResultMessage
-    messages: Tuple[StreamItem, ...]
+    result: ResultMessage = field(metadata=decoder_metadata(ResultMessage.from_dict))
+    messages: Tuple[StreamItem, ...] = field(metadata=decoder_metadata(stream_items_from_dicts))
     structured_output: Any
     session_id: str
     total_cost_usd: Optional[float]
