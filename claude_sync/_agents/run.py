@@ -25,7 +25,7 @@ from .._options.portable import CALLABLE_FIELDS, check_picklable_options
 from .._wire.blocks import TextBlock
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import AssistantMessage, ResultMessage, message_from_dict
-from .._wire.protocol import OversizedLineSkipped, StreamItem
+from .._wire.protocol import StreamItem
 from .._wire.record import FrozenRecord, frozen_record
 from .._wire.serde import SerdeMixin, decoder_metadata
 
@@ -39,11 +39,9 @@ __all__ = [
 Prompt = Union[str, Iterable[Dict[str, Any]]]
 
 def stream_items_from_dicts(items: Iterable[Dict[str, Any]]) -> Tuple[StreamItem, ...]:
-    """``RunResult.messages`` from their ``to_dict()`` form: each message by its ``type``
-    (``message_from_dict``), an ``OversizedLineSkipped`` marker (it has no ``type``) as one."""
-    return tuple(
-        OversizedLineSkipped(**item) if "type" not in item else message_from_dict(item) for item in items
-    )
+    """``RunResult.messages`` from their ``to_dict()`` form, each by its ``type``/``subtype``
+    (``message_from_dict``)."""
+    return tuple(message_from_dict(item) for item in items)
 
 
 @frozen_record

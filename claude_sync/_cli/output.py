@@ -2,31 +2,23 @@
 
 ``--json`` prints ``json_line(message)`` for each message: the dict the CLI sent (``raw``),
 so the lines read like ``claude -p --output-format stream-json``; a skipped oversized line
-prints as ``{"type": "oversized_line_skipped", …}``. ``--output-format`` prints
+prints as ``{"type": "system", "subtype": "oversized_line_skipped", …}``. ``--output-format`` prints
 ``structured_line(result)``; ``--verbose`` adds ``summary_line(result)`` on stderr.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Dict
 
 from .._wire.messages import ResultMessage
-from .._wire.protocol import OversizedLineSkipped, StreamItem
+from .._wire.protocol import StreamItem
 
 __all__ = ["json_line", "structured_line", "summary_line"]
 
 
-def _wire_dict(item: StreamItem) -> Dict[str, Any]:
-    if isinstance(item, OversizedLineSkipped):
-        return {"type": "oversized_line_skipped", "size": item.size, "limit": item.limit, "prefix": item.prefix}
-    raw: Dict[str, Any] = item.raw
-    return raw
-
-
 def json_line(item: StreamItem) -> str:
     """One JSON line (no newline) for a message of the stream."""
-    return json.dumps(_wire_dict(item), ensure_ascii=False, default=repr)
+    return json.dumps(item.raw, ensure_ascii=False, default=repr)
 
 
 def structured_line(result: ResultMessage) -> str:

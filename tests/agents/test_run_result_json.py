@@ -6,9 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List
 
-from claude_sync import RunResult, run
+from claude_sync import OversizedLineSkipped, RunResult, run
 from claude_sync._wire.parse import parse_message
-from claude_sync._wire.protocol import OversizedLineSkipped
 from claude_sync.testing import ScriptedCLI
 
 WIRE: List[Dict[str, Any]] = [
@@ -33,7 +32,7 @@ WIRE: List[Dict[str, Any]] = [
 
 def a_run_result() -> RunResult:
     messages: List[Any] = [parse_message(dict(m)) for m in WIRE]
-    messages.insert(3, OversizedLineSkipped(size=99_000_000, limit=64, prefix='{"type": "assistant"'))
+    messages.insert(3, OversizedLineSkipped.of(99_000_000, 64, '{"type": "assistant"'))
     return RunResult.from_messages(messages, cost_before=0.2)
 
 
@@ -46,7 +45,7 @@ def test_to_json_and_back_is_equal() -> None:
     assert [type(m) for m in copy.messages] == [type(m) for m in original.messages]
     assert copy.result == original.result and copy.structured_output == {"answer": [4, {"deep": None}]}
     assert copy.total_cost_usd == original.total_cost_usd  # this run's share, not the CLI's running total
-    assert copy.messages[3] == OversizedLineSkipped(size=99_000_000, limit=64, prefix='{"type": "assistant"')
+    assert copy.messages[3] == OversizedLineSkipped.of(99_000_000, 64, '{"type": "assistant"')
 
 
 def test_to_dict_is_plain_data_and_from_dict_rebuilds_it() -> None:
