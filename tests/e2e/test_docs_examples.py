@@ -14,7 +14,8 @@ from typing import List, Tuple
 
 import pytest
 
-from .fake_api import FakeAnthropicAPI
+from claude_sync.testing.fake_api import FakeAnthropicAPI
+
 from .harness import hermetic_env
 
 pytestmark = pytest.mark.e2e

@@ -1,4 +1,4 @@
-"""Issue 10 item 14: a client never closed, or whose close was cut short, leaves no MCP-config
+"""A client never closed, or whose close was cut short, leaves no MCP-config
 temp file (which may hold MCP headers) once the interpreter exits.
 
 Each case runs in a fresh interpreter with its own ``TMPDIR``, connects a client over the
@@ -96,8 +96,8 @@ else:
 
 @pytest.mark.parametrize("what", ["store_resume", "recording_transport"])
 def test_private_temp_paths_left_open_are_removed_at_interpreter_exit(tmp_path: Path, what: str) -> None:
-    """Issue 10 loose end: the store-resume config dir (holds ``.credentials.json``) and the
-    recorder's ``--mcp-config`` file go through ``_io/tempfiles``, so they too go at exit."""
+    """The store-resume config dir (holds ``.credentials.json``) and the recorder's
+    ``--mcp-config`` file go through ``_engine/tempfiles``, so they too go at exit."""
     tmpdir, home = tmp_path / "tmp", tmp_path / "home"
     tmpdir.mkdir()
     home.mkdir()

@@ -43,7 +43,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
         "ReceiveTimeoutError", "UsageError", "__version__",
         "run", "RunResult", "AgentPool",
-        # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/test_public_names.py)
+        # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/package/test_public_names.py)
         "BackgroundTaskSummary", "BaseHookInput", "CanUseToolShadowedWarning",
         "ContextUsageCategory", "ContextUsageResponse", "ConversationResetMessage",
         "CwdChangedHookSpecificOutput", "DeferredToolUse", "EffortLevel",

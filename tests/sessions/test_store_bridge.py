@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from helpers import Kit, ask, hook_request, responses, turn_script
 
 from claude_sync import ClaudeSDKClient, InMemorySessionStore, ResultMessage, SystemMessage, query
 from claude_sync._sessions.store_bridge import file_key
@@ -259,7 +260,6 @@ def test_a_resumed_transcript_the_store_missed_is_kept_locally(tmp_path: Path) -
 
 def test_hooks_keep_working_on_a_resume_from_a_store(tmp_path: Path) -> None:
     from claude_sync import HookMatcher
-    from tests.engine.test_serving_callbacks import Kit, ask, hook_request, responses, turn_script
 
     sid = str(uuid.uuid4())
     store = InMemorySessionStore()
