@@ -86,3 +86,37 @@ def mode(request: pytest.FixtureRequest) -> str:
 def scripted(mode: str, tmp_path: Path) -> Callable[[ScriptedCLI], Kit]:
     """``scripted(cli) -> Kit``: run ``cli`` the test's ``mode``."""
     return lambda cli: Kit(cli, mode, tmp_path)
+
+
+# ----------------------------------------------------------------------------- PostgreSQL
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Any:
+    """A real PostgreSQL server for the whole test session (``tests/pg_server.py``): started
+    on first use, stopped by PID at the end. Skipped without server binaries, except under
+    ``CI=true``, where that fails."""
+    from pg_server import PostgresServer, require_pg_bin
+
+    server = PostgresServer(require_pg_bin()).start()
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture
+def pg_conninfo(postgres_server: Any) -> Any:
+    """The conninfo of a fresh database on ``postgres_server``, dropped after the test."""
+    import uuid
+
+    import psycopg
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server.conninfo(), autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield postgres_server.conninfo(name)
+    finally:
+        with psycopg.connect(postgres_server.conninfo(), autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -1,13 +1,16 @@
 """Helpers shared by the tests: ``Kit`` (a kit ``ScriptedCLI`` and how a test connects to it,
 with ``SHORT_TIMEOUTS``), message filters (``texts`` is the kit's), ``wait_until``,
-``child_pids``, and the steps several tests script."""
+``child_pids``, the steps several tests script, the host's processes as ``/proc`` shows them
+(``alive``, ``clis_under``, ``clis_with_home``) and ``StallingResponder`` (a fake-API turn held
+in flight)."""
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import pytest
 
@@ -178,3 +181,85 @@ def responses(cli: Kit) -> Dict[str, Dict[str, Any]]:
             assert body["request_id"] not in found, f"two answers to {body['request_id']}"
             found[body["request_id"]] = body
     return found
+
+
+# ----------------------------------------------------------------------------- processes (/proc)
+
+
+def process_table() -> Dict[int, Tuple[int, str, str]]:
+    """pid -> (ppid, state, cmdline) of every process on the host (Linux ``/proc``)."""
+    table: Dict[int, Tuple[int, str, str]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        table[int(entry)] = (int(fields[1]), fields[0], cmdline)
+    return table
+
+
+def alive(pids: Iterable[int]) -> Set[int]:
+    """Those of ``pids`` still running (a zombie counts as dead)."""
+    table = process_table()
+    return {pid for pid in pids if pid in table and table[pid][1] != "Z"}
+
+
+def is_cli_process(cmdline: str, cli_path: str) -> bool:
+    return cli_path in cmdline or Path(cli_path).resolve().as_posix() in cmdline
+
+
+def clis_under(root: int, cli_path: str) -> Set[int]:
+    """The live CLI processes descending from process ``root``."""
+    table = process_table()
+    found: Set[int] = set()
+    frontier = {root}
+    while frontier:
+        children = {pid for pid, (ppid, _, _) in table.items() if ppid in frontier}
+        found |= children
+        frontier = children
+    return {pid for pid in found if is_cli_process(table[pid][2], cli_path) and table[pid][1] != "Z"}
+
+
+def clis_with_home(home_root: Path, cli_path: str) -> Set[int]:
+    """Every live CLI process on the host whose HOME is under ``home_root``."""
+    found = set()
+    for pid, (_, state, cmdline) in process_table().items():
+        if state == "Z" or not is_cli_process(cmdline, cli_path):
+            continue
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if f"HOME={home_root}".encode() in environ:
+            found.add(pid)
+    return found
+
+
+class StallingResponder:
+    """A fake-API responder: answers ``answer to <last word>``; the first request of a prompt
+    holding ``stall`` waits for ``release`` (at most ``hold`` s), so a turn is in flight.
+    ``stalled`` lists those prompts (their last line) in arrival order."""
+
+    def __init__(self, hold: float = 120.0) -> None:
+        self.release = threading.Event()
+        self.hold = hold
+        self.lock = threading.Lock()
+        self.stalled: List[str] = []
+        self.seen: Set[str] = set()
+
+    def __call__(self, request: Any) -> Any:
+        from claude_sync.testing.fake_api import text
+
+        prompt = request.last_user_text.splitlines()[-1]  # after any <system-reminder> the CLI adds
+        with self.lock:
+            first = prompt not in self.seen
+            self.seen.add(prompt)
+            if first and "stall" in prompt:
+                self.stalled.append(prompt)
+        if first and "stall" in prompt:
+            self.release.wait(self.hold)
+        return text("answer to " + prompt.split()[-1])

@@ -260,6 +260,9 @@ class Session:
             self._server = RequestServer({}, self.options.callback_workers)
         self._server.attach(self.write_encoded)
         self._transport = start_transport(self.options, plan, transport, self._temp_files)
+        from .host_death import track  # first connect only, not at import
+
+        track(self)  # closed the normal way on the host's SIGTERM
         if self._store_bridge is not None:
             self._store_bridge.start(self._transport.pid)
         label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix

@@ -32,6 +32,7 @@ from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Union, 
 from .._wire.errors import CLIConnectionError, CLINotFoundError
 from .child import ChildProcess
 from .green import wait_readable
+from .host_death import popen
 from .transport import Transport
 
 __all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
@@ -104,7 +105,7 @@ class SubprocessTransport(Transport):
         else:  # pragma: no cover - Windows
             kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
         try:
-            self._proc = subprocess.Popen(  # noqa: S603 - argv from _options.command.build_spawn_plan
+            self._proc = popen(  # argv from _options.command.build_spawn_plan; dies with this process
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -112,7 +113,7 @@ class SubprocessTransport(Transport):
                 env=self.env,
                 cwd=self.cwd,
                 bufsize=0,
-                **kwargs,  # type: ignore[call-overload]
+                **kwargs,
             )
         except FileNotFoundError as exc:
             if self.cwd and not os.path.isdir(self.cwd):

@@ -33,7 +33,7 @@ IO_MODULES = {
     "claude_sync._engine.callback_pool", "claude_sync._engine.child",
     "claude_sync._engine.connection", "claude_sync._engine.green",
     "claude_sync._engine.mailbox", "claude_sync._engine.memory", "claude_sync._engine.pending",
-    "claude_sync._engine.process", "claude_sync._engine.spawn",
+    "claude_sync._engine.process", "claude_sync._engine.spawn", "claude_sync._engine.host_death",
     "claude_sync._engine.reader", "claude_sync._engine.serving", "claude_sync._engine.tempfiles",
     # MCP: serving an ``mcp`` package server on its own event-loop thread
     "claude_sync._mcp.bridge",
@@ -41,7 +41,7 @@ IO_MODULES = {
     "claude_sync._sessions.store_bridge", "claude_sync._sessions.store_functions",
     "claude_sync._sessions.store_resume", "claude_sync._sessions.transcript_edits",
     "claude_sync._sessions.transcript_files", "claude_sync._sessions.stores.memory",
-    "claude_sync._sessions.stores.sqlite",
+    "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
     # the live view's redraw thread
     "claude_sync._display.show",
     # many agents
