@@ -42,7 +42,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "CompactBoundaryMessage", "TaskStartedMessage", "TaskProgressMessage", "TaskUpdatedMessage",
         "TaskNotificationMessage", "HookEventMessage", "HookStartedMessage", "HookProgressMessage",
         "HookResponseMessage", "InformationalMessage", "ThinkingTokensMessage",
-        "MirrorErrorMessage",
+        "MirrorErrorMessage", "OversizedLineSkipped",
     ),
     "._wire.blocks": (
         "ContentBlock", "TextBlock", "ThinkingBlock", "RedactedThinkingBlock", "ToolUseBlock",
@@ -50,7 +50,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "UnknownBlock",
     ),
     "._wire.merge": ("AssistantMessageMerger",),
-    "._wire.protocol": ("OversizedLineSkipped",),
+    "._wire.protocol": ("StreamItem",),
     "._wire.errors": (
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
@@ -331,7 +331,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.messages import UnknownMessage as UnknownMessage
     from ._wire.messages import UserMessage as UserMessage
     from ._wire.messages import message_from_dict as message_from_dict
-    from ._wire.protocol import OversizedLineSkipped as OversizedLineSkipped
+    from ._wire.protocol import StreamItem as StreamItem
     from ._wire.shapes import FastModeDisabledReason as FastModeDisabledReason
     from ._wire.shapes import FastModeState as FastModeState
     from ._wire.shapes import MessageOrigin as MessageOrigin
@@ -357,6 +357,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.system_messages import HookStartedMessage as HookStartedMessage
     from ._wire.system_messages import InformationalMessage as InformationalMessage
     from ._wire.system_messages import MirrorErrorMessage as MirrorErrorMessage
+    from ._wire.system_messages import OversizedLineSkipped as OversizedLineSkipped
     from ._wire.system_messages import StatusMessage as StatusMessage
     from ._wire.system_messages import SystemInitMessage as SystemInitMessage
     from ._wire.system_messages import SystemMessage as SystemMessage

@@ -9,13 +9,15 @@ only read by type checkers, so ``import claude_sync`` does not load it.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Dict, Generic, List, Optional, Tuple
+import warnings
+from typing import TYPE_CHECKING, Any, Dict, Generic, Iterable, List, Optional, Tuple
 
 from .._wire.blocks import TextBlock
 from .._wire.errors import StructuredOutputError
-from .._wire.messages import AssistantMessage, ResultMessage
+from .._wire.messages import AssistantMessage, ResultMessage, message_from_dict
 from .._wire.protocol import StreamItem
 from .._wire.record import FrozenRecord, frozen_record
+from .._wire.serde import SerdeMixin, decoder_metadata
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing_extensions import TypeVar
@@ -27,12 +29,30 @@ else:
     T = TypeVar("T")
 """The output class of a typed run (``RunResult[Invoice]``); ``Any`` for an untyped one."""
 
-__all__ = ["RunResult", "T"]
+__all__ = ["RunResult", "T", "stream_items_from_dicts"]
+
+
+def stream_items_from_dicts(items: Iterable[Dict[str, Any]]) -> Tuple[StreamItem, ...]:
+    """``RunResult.messages`` from their ``to_dict()`` form, each by its ``type``/``subtype``
+    (``message_from_dict``)."""
+    return tuple(message_from_dict(item) for item in items)
+
+
+def _output_error_to_json(error: Optional[StructuredOutputError]) -> Optional[Dict[str, Any]]:
+    return None if error is None else error.init_kwargs()
+
+
+def _output_error_from_json(value: Optional[Dict[str, Any]]) -> Optional[StructuredOutputError]:
+    return None if value is None else StructuredOutputError(**value)
 
 
 @frozen_record
-class RunResult(FrozenRecord, Generic[T]):
-    """What one run produced. Immutable and picklable (every message is a frozen record).
+class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
+    """What one run produced. Immutable and picklable (every message is a frozen record), and
+    JSON round-trips: ``to_dict()``/``to_json()`` and ``RunResult.from_dict``/``from_json``
+    (dataclasses-json, as the messages), for engines whose serializer is JSON (Celery's
+    default). In that JSON form ``output`` is the run's JSON value (``structured_output``);
+    ``parse_output(cls, result.output)`` makes the instance again after ``from_dict``.
 
     ``text`` is the final answer (the result's ``result`` text, or the last assistant text
     when the CLI sent none). ``total_cost_usd`` is the cost of *this* run: on a CLI reused by
@@ -67,8 +87,8 @@ class RunResult(FrozenRecord, Generic[T]):
     """
 
     text: str
-    result: ResultMessage
-    messages: Tuple[StreamItem, ...]
+    result: ResultMessage = dataclasses.field(metadata=decoder_metadata(ResultMessage.from_dict))
+    messages: Tuple[StreamItem, ...] = dataclasses.field(metadata=decoder_metadata(stream_items_from_dicts))
     structured_output: Any
     session_id: str
     total_cost_usd: Optional[float]
@@ -77,7 +97,24 @@ class RunResult(FrozenRecord, Generic[T]):
     duration_ms: int
     is_error: bool
     output: T = dataclasses.field(default=None)  # type: ignore[assignment]  # None: untyped runs
-    output_error: Optional[StructuredOutputError] = None
+    output_error: Optional[StructuredOutputError] = dataclasses.field(
+        default=None,
+        metadata={"dataclasses_json": {"encoder": _output_error_to_json, "decoder": _output_error_from_json}},
+    )
+
+    def to_dict(self, encode_json: bool = False) -> Dict[str, Any]:
+        """This result as plain values; ``output`` as its JSON value (see the class doc)."""
+        plain = self if self.output is None else dataclasses.replace(self, output=self.structured_output)
+        return SerdeMixin.to_dict(plain, encode_json=encode_json)
+
+    @classmethod
+    def from_dict(cls, kvs: Dict[str, Any], *, infer_missing: bool = False) -> RunResult[Any]:
+        """A result from ``to_dict()`` output; ``output`` comes back as its JSON value (None
+        for an untyped run). Raises like ``SerdeMixin.from_dict``."""
+        with warnings.catch_warnings():  # dataclasses-json cannot tell that a TypeVar field may be None
+            warnings.filterwarnings("ignore", "'NoneType' object value of non-optional type output", RuntimeWarning)
+            rebuilt: RunResult[Any] = SerdeMixin.from_dict.__func__(cls, kvs, infer_missing=infer_missing)  # type: ignore[attr-defined]
+        return rebuilt
 
     def __repr__(self) -> str:  # messages and the result would drown the useful fields
         typed = ""

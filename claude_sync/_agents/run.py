@@ -25,7 +25,7 @@ cloudpickle ships such classes by value).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, Iterable, List, Optional, Type, Union, overload
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Type, Union, overload
 
 from .._options.options import ClaudeAgentOptions
 from .._options.portable import CALLABLE_FIELDS, check_picklable_options
@@ -33,6 +33,9 @@ from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage
 from .._wire.protocol import StreamItem, result_error
 from .result import RunResult, T
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._engine.transport import Transport
 
 __all__ = [
     "run",
@@ -77,6 +80,7 @@ def run(
     options: Optional[ClaudeAgentOptions] = None,
     timeout: Optional[float] = None,
     output_format: Type[T],
+    transport: Optional[Transport] = None,
 ) -> RunResult[T]: ...
 
 
@@ -87,6 +91,7 @@ def run(
     options: Optional[ClaudeAgentOptions] = None,
     timeout: Optional[float] = None,
     output_format: Optional[Dict[str, Any]] = None,
+    transport: Optional[Transport] = None,
 ) -> RunResult[Any]: ...
 
 
@@ -96,6 +101,7 @@ def run(
     options: Optional[ClaudeAgentOptions] = None,
     timeout: Optional[float] = None,
     output_format: Any = None,
+    transport: Optional[Transport] = None,
 ) -> RunResult[Any]:
     """Run the CLI on ``prompt`` to its result and return a ``RunResult`` (caller's thread).
 
@@ -108,12 +114,14 @@ def run(
     raises (``CLINotFoundError``, ``ProcessError``, ``ResultError`` for an error result and
     ``StructuredOutputError`` for a run without a fitting value unless
     ``options.raise_on_error_result`` is False, ``TypeError`` for a bad prompt or an
-    ``output_format`` class without a JSON form).
+    ``output_format`` class without a JSON form). ``transport``: a ``Transport`` to run on
+    instead of spawning the CLI, as for ``query()`` (e.g. ``ScriptedCLI.transport()``; not
+    picklable, so not for a process pool).
     """
     from .._query import query
 
     options = options or ClaudeAgentOptions()
     if output_format is not None:
         options = dataclasses.replace(options, output_format=output_format)
-    with query(prompt, options=options, timeout=timeout) as stream:
+    with query(prompt, options=options, timeout=timeout, transport=transport) as stream:
         return RunResult.from_messages(collect_turn(stream), output_format=options.output_format)

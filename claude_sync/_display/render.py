@@ -22,8 +22,9 @@ program's output is often ``print(message)``:
 ``rich_fields`` is what ``__rich_repr__`` yields: the same fields with their whole values
 (redacted), for ``rich`` to lay out and expand. The notebook renderings stay compact.
 
-Every piece of text that reaches HTML goes through ``html.escape``. Loaded on the first
-repr, never by ``import claude_sync``.
+Every piece of text that reaches HTML goes through ``html.escape``, except the model's own
+text (text blocks, a result's answer), which is rendered from Markdown by ``markdown`` — safely:
+raw HTML in it is shown as text. Loaded on the first repr, never by ``import claude_sync``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Optional, Tuple
 
 from .._wire.hints import hint_for
+from .markdown import markdown_html
 from .redaction import REDACTED, redact
 
 __all__ = [
@@ -336,7 +338,7 @@ def block_html(block: Any) -> str:
     """One content block as HTML: text shown, thinking and tool details collapsed."""
     kind = getattr(block, "type", "")
     if kind == "text":
-        return f'<div style="white-space:pre-wrap">{esc(_redact_text(block.text))}</div>'
+        return f'<div class="claude-sync-text">{markdown_html(_redact_text(block.text))}</div>'
     if kind == "thinking":
         return _details(f"<i>thinking</i> ({len(block.thinking):,} chars)", _pre(_redact_text(block.thinking)))
     if kind in ("tool_use", "server_tool_use"):
@@ -375,18 +377,29 @@ _BLOCK_CLASS_NAMES = frozenset(
 
 
 def _result_html(result: Any) -> str:
-    body = f"<div>{esc(result_footer(result))}</div>"
-    parsed = getattr(result, "parsed_output", None)
-    if parsed is not None:
-        body += output_html(parsed)
-    elif result.result:
-        body += f'<div style="white-space:pre-wrap">{esc(_redact_text(result.result))}</div>'
+    """A result: for an error, what happened first (the CLI's words, the errors, the hint),
+    then the footer; for a success, the footer, then the typed output (``parsed_output``) or
+    the answer rendered from Markdown."""
+    footer = f'<div style="color:#777">{esc(result_footer(result))}</div>'
+    if not result.is_error:
+        parsed = getattr(result, "parsed_output", None)
+        if parsed is not None:
+            answer = output_html(parsed)
+        elif result.result:
+            answer = f'<div class="claude-sync-text">{markdown_html(_redact_text(result.result))}</div>'
+        else:
+            answer = ""
+        return _box("result", "result", footer + answer)
+    body = ""
+    if result.result:
+        body += f'<div style="color:{_COLORS["error"]};white-space:pre-wrap">{esc(_redact_text(result.result))}</div>'
     for error in result.errors or ():
         body += f'<div style="color:{_COLORS["error"]}">{esc(_redact_text(error))}</div>'
     hint = hint_for(result)
     if hint is not None:
         body += f"<div><b>Hint:</b> {esc(hint)}</div>"
-    return _box("error" if result.is_error else "result", "result", body)
+    title = "error" if result.subtype == "success" else f"error ({result.subtype})"  # API failures say "success"
+    return _box("error", title, body + footer)
 
 
 def _table_html(obj: Any) -> str:

@@ -181,7 +181,10 @@ class ClaudeAgentOptions(Record):
     ``control_timeout`` (default for control requests), ``initialize_timeout`` (the
     handshake), ``close_timeout`` (each rung of the close ladder), ``deny_all_permissions``
     (answer every permission request with a deny, for batch jobs that must never prompt),
-    ``raise_on_error_result`` (``query()`` raises ``ResultError`` after an error result).
+    ``raise_on_error_result`` (``query()`` raises ``ResultError`` after an error result),
+    ``max_retries`` (how often the CLI retries a failed API request: env
+    ``CLAUDE_CODE_MAX_RETRIES``, honoured by 2.1.197 and 2.1.331; 0 means one request; None
+    leaves the CLI's default of 10).
 
     ``output_format`` takes, besides the official ``{"type": "json_schema", "schema": {…}}``,
     a dataclass, a TypedDict or a pydantic v2 model class: the schema is generated from it
@@ -366,6 +369,7 @@ class ClaudeAgentOptions(Record):
     close_timeout: float = 5.0
     deny_all_permissions: bool = False
     raise_on_error_result: bool = True
+    max_retries: Optional[int] = None
     # TS-SDK extras: what the TypeScript SDK has and both Python SDKs lack (``argv.INITIALIZE_ONLY_OPTIONS``:
     # initialize-only options, the elicitation / user-dialog host callbacks)
     tool_aliases: Optional[Dict[str, str]] = None

@@ -191,6 +191,7 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "callback_workers": (int_at_least(1),),
     "max_buffer_size": (optional(int_at_least(1)),),
     "max_turns": (optional(int_at_least(0)),),
+    "max_retries": (optional(int_at_least(0)),),
     "max_budget_usd": (optional(amount),),
     "max_thinking_tokens": (optional(int_at_least(0)),),
     "deny_all_permissions": (boolean,),

@@ -15,9 +15,11 @@
     │   └── UnknownHookCallbackError   a hook callback id we never registered; ``LookupError``
     ├── ControlTimeoutError            no answer in time; also a builtin ``TimeoutError``
     ├── ReceiveTimeoutError            no message in time while receiving; also ``TimeoutError``
-    └── UsageError                     the API was used wrongly; also a ``RuntimeError``
-        └── NotConnectedError          a call before connect() / after disconnect(); also a
-                                       ``CLIConnectionError``
+    ├── UsageError                     the API was used wrongly; also a ``RuntimeError``
+    │   └── NotConnectedError          a call before connect() / after disconnect(); also a
+    │                                  ``CLIConnectionError``
+    └── UnscriptedRunError             the testing kit's switch is on and a run has no script
+                                       (no CLI was started); also an ``AssertionError``
 
 Names mirror the official ``claude-agent-sdk`` where the meaning is the same, so ported
 ``except`` clauses keep working. Every class pickles round-trip with all its attributes
@@ -46,6 +48,7 @@ __all__ = [
     "UsageError",
     "NotConnectedError",
     "SessionStoreError",
+    "UnscriptedRunError",
 ]
 
 
@@ -56,15 +59,17 @@ class ClaudeSDKError(Exception):
         super().__init__(message)
 
     def __reduce__(self) -> Any:
-        return (_rebuild, (type(self), self._init_kwargs()))
+        return (_rebuild, (type(self), self.init_kwargs()))
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
+        """The constructor's keyword arguments that rebuild this error (``type(e)(**kwargs)``):
+        what pickling and ``RunResult.to_dict()`` carry."""
         return {"message": str(self)}
 
     def _with_stderr_tail(self, tail: str) -> ClaudeSDKError:
         """A new error of this type with the same attributes, whose message ends with the
         CLI's stderr ``tail`` (the caller raises it ``from`` this one)."""
-        kwargs = self._init_kwargs()
+        kwargs = self.init_kwargs()
         kwargs["message"] = f"{self}\nstderr tail:\n{tail}"
         return _rebuild(type(self), kwargs)
 
@@ -90,7 +95,7 @@ class CLINotFoundError(CLIConnectionError):
         super().__init__(message)
         self.cli_path = cli_path
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "cli_path": self.cli_path}
 
 
@@ -124,7 +129,7 @@ class ProcessError(ClaudeSDKError):
     def _notes(self) -> List[str]:
         return []
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": self._message, "exit_code": self.exit_code, "stderr": self.stderr}
 
 
@@ -179,8 +184,8 @@ class ResultError(ProcessError):
     def _notes(self) -> List[str]:
         return [] if self.hint is None else [f"Hint: {self.hint}"]
 
-    def _init_kwargs(self) -> Dict[str, Any]:
-        kwargs = super()._init_kwargs()
+    def init_kwargs(self) -> Dict[str, Any]:
+        kwargs = super().init_kwargs()
         kwargs["data"] = self.data
         kwargs["hint"] = self.hint
         return kwargs
@@ -223,8 +228,8 @@ class StructuredOutputError(ResultError):
         self.problem = problem
         self.output_type = output_type
 
-    def _init_kwargs(self) -> Dict[str, Any]:
-        kwargs = super()._init_kwargs()
+    def init_kwargs(self) -> Dict[str, Any]:
+        kwargs = super().init_kwargs()
         kwargs.update(
             raw_output=self.raw_output,
             schema=self.schema,
@@ -282,7 +287,7 @@ class CLIJSONDecodeError(ClaudeSDKError):
         self.line = line
         self.original_error = original_error
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"line": self.line, "original_error": self.original_error, "message": str(self)}
 
 
@@ -297,7 +302,7 @@ class MessageParseError(ClaudeSDKError):
         super().__init__(message)
         self.data = data
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "data": self.data}
 
 
@@ -316,7 +321,7 @@ class ControlRequestError(ClaudeSDKError):
         self.subtype = subtype
         self.request_id = request_id
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "subtype": self.subtype, "request_id": self.request_id}
 
 
@@ -330,7 +335,7 @@ class CallbackRequestError(ClaudeSDKError, ValueError):
         super().__init__(message)
         self.subtype = subtype
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "subtype": self.subtype}
 
 
@@ -341,7 +346,7 @@ class UnknownHookCallbackError(CallbackRequestError, LookupError):
         super().__init__(message, subtype=subtype if subtype is not None else "hook_callback")
         self.callback_id = callback_id
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "callback_id": self.callback_id, "subtype": self.subtype}
 
 
@@ -366,7 +371,7 @@ class ControlTimeoutError(ClaudeSDKError, TimeoutError):
         self.request_id = request_id
         self.timeout = timeout
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {
             "message": str(self),
             "subtype": self.subtype,
@@ -392,7 +397,7 @@ class ReceiveTimeoutError(ClaudeSDKError, TimeoutError):
         self.kind = kind
         self.timeout = timeout
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "kind": self.kind, "timeout": self.timeout}
 
 
@@ -412,3 +417,10 @@ class SessionStoreError(ClaudeSDKError, RuntimeError):
     """A ``SessionStore`` call failed or timed out where the session cannot go on without it
     (loading a session to resume from the store). Mirroring failures never raise: they are
     reported as a ``SystemMessage`` with ``subtype="mirror_error"``."""
+
+
+class UnscriptedRunError(ClaudeSDKError, AssertionError):
+    """The testing kit's switch is on (``claude_sync.testing.use_scripted_cli``, the
+    ``claude_cli`` fixture, or ``CLAUDE_SYNC_TESTING=block``) and a run was given neither a
+    transport nor a script: it was refused before any CLI started. An ``AssertionError``, as
+    a mock library's "request not mocked" is: the test, not the code under test, is wrong."""

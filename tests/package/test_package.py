@@ -36,7 +36,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "HookProgressMessage", "HookResponseMessage", "InformationalMessage",
         "ThinkingTokensMessage", "ResultMessage", "StreamEvent", "RateLimitEvent",
         "RateLimitInfo", "PromptSuggestionMessage", "ToolProgressMessage", "AuthStatusMessage",
-        "UnknownMessage", "OversizedLineSkipped", "message_from_dict", "ContentBlock",
+        "UnknownMessage", "OversizedLineSkipped", "StreamItem", "message_from_dict", "ContentBlock",
         "TextBlock", "ThinkingBlock", "RedactedThinkingBlock", "ToolUseBlock", "ToolResultBlock",
         "ServerToolUseBlock", "ServerToolResultBlock", "ImageBlock", "UnknownBlock",
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
@@ -106,7 +106,7 @@ def test_init_only_re_exports() -> None:
 def test_import_loads_no_event_loop_and_nothing_heavy() -> None:
     code = (
         "import sys, claude_sync\n"
-        "bad = [m for m in ('asyncio', 'anyio', 'trio', 'mcp', 'pydantic', 'dataclasses_json', 'marshmallow', 'distributed', 'dask', 'psycopg', 'psycopg_pool', 'claude_sync.integrations', 'claude_sync._agents.pool', 'claude_sync._structured.class_schema', 'claude_sync._structured.decode', 'claude_sync._mcp.schema') if m in sys.modules]\n"
+        "bad = [m for m in ('asyncio', 'anyio', 'trio', 'mcp', 'pydantic', 'dataclasses_json', 'marshmallow', 'distributed', 'dask', 'psycopg', 'psycopg_pool', 'claude_sync.integrations', 'claude_sync._agents.pool', 'claude_sync._structured.class_schema', 'claude_sync._structured.decode', 'claude_sync._mcp.schema', 'markdown_it') if m in sys.modules]\n"
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
@@ -135,6 +135,7 @@ ERRORS = [
         raw_output={"a": "x"}, schema={"type": "object"}, error_path="$.a", problem="must be integer",
         output_type="m.Answer",
     ),
+    _errors.UnscriptedRunError("not scripted"),
 ]
 
 
