@@ -56,6 +56,7 @@ PAGES: Tuple[Tuple[str, str], ...] = (
     ("mcp", "MCP tools and servers"),
     ("sessions", "Sessions and session stores"),
     ("agents", "run() and AgentPool"),
+    ("structured", "Typed results"),
     ("errors", "Errors"),
     ("testing", "claude_sync.testing"),
     ("integrations", "Integrations"),
@@ -94,8 +95,9 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("agents", "run()", ("claude_sync._agents.run", "claude_sync._agents.result")),
     ("agents", "AgentPool", ("claude_sync._agents.pool",)),
     ("errors", "Exceptions", ("claude_sync._wire.errors",)),
-    ("structured", "Typed results", ("claude_sync._structured.class_schema", "claude_sync._structured.outcome")),
+    ("structured", "Output classes", ("claude_sync._structured.class_schema", "claude_sync._structured.outcome")),
     ("testing", "The scripted CLI", ("claude_sync.testing.scripted", "claude_sync.testing._memory", "claude_sync.testing._engine")),
+    ("testing", "Keeping the real CLI out", ("claude_sync.testing.switch",)),
     ("testing", "pytest fixtures", ("claude_sync.testing.pytest_plugin",)),
     ("testing", "Assertions", ("claude_sync.testing.assertions",)),
     ("testing", "Recording and replay", ("claude_sync.testing.record", "claude_sync.testing.replay")),
@@ -124,6 +126,7 @@ NAME_SECTIONS: Dict[str, Tuple[str, str]] = {
     "merge_assistant_messages": ("query", "Whole assistant messages"),
     "ContextUsageResponse": ("query", "Answers of control requests"),
     "ContextUsageCategory": ("query", "Answers of control requests"),
+    "StructuredOutputError": ("structured", "Output classes"),
     **{name: ("mcp", "Server status") for name in _SERVER_STATUS},
     **{name: ("mcp", "Server configs") for name in _SERVER_CONFIGS},
 }
@@ -142,6 +145,7 @@ SECTION_INTROS: Dict[Tuple[str, str], str] = {
         "a message of any type."
     ),
     ("testing", "pytest fixtures"): "module:claude_sync.testing.pytest_plugin",
+    ("testing", "Keeping the real CLI out"): "module:claude_sync.testing.switch",
 }
 """Text printed under a section heading; ``module:<name>`` means that module's docstring."""
 
