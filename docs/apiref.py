@@ -80,7 +80,10 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("messages", "Serialisation", ()),
     ("callbacks", "Permissions", ("claude_sync._callbacks.permission_types",)),
     ("callbacks", "Hooks", ("claude_sync._callbacks.hook_types",)),
-    ("callbacks", "Hook inputs", ("claude_sync._callbacks.hook_inputs",)),
+    ("callbacks", "Hook inputs", (
+        "claude_sync._callbacks.hook_input_base", "claude_sync._callbacks.hook_inputs",
+        "claude_sync._callbacks.hook_environment_inputs",
+    )),
     ("callbacks", "Hook outputs", ("claude_sync._callbacks.hook_outputs",)),
     ("callbacks", "Elicitations and user dialogs", ("claude_sync._callbacks.dialogs",)),
     ("mcp", "In-process tools", ("claude_sync._mcp.tools", "claude_sync._mcp.server", "claude_sync._mcp.annotations")),
