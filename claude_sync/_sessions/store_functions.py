@@ -34,7 +34,6 @@ from .transcript import (
 from .transcript_edits import now_iso
 from .transcript_files import agent_metadata, canonical, locate, newest_first
 from .transcript_messages import (
-    NOT_JSON,
     json_lines,
     session_messages,
     split_agent_metadata,
@@ -287,7 +286,7 @@ def _import_file(path: Path, key: SessionKey, store: SessionStore, batch_size: i
     corrupt = 0
     with open(path, encoding="utf-8", errors="replace") as handle:
         for line, entry in json_lines(handle):
-            if entry is NOT_JSON:
+            if not isinstance(entry, dict):  # not JSON, or JSON the CLI never writes as a line
                 corrupt += 1
                 continue
             batch.append(entry)
