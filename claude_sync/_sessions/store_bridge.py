@@ -13,7 +13,10 @@ delivering the turn's ``ResultMessage``, at most ``flush_timeout``, so a result 
 store has the turn) or when 500 entries / 1 MiB are pending; ``"eager"``: after every frame.
 A failing ``append`` is retried twice (0.2 s, 0.8 s apart), then the batch is dropped and
 reported through ``on_error`` (a ``mirror_error`` system message); a slow one is reported
-once ``flush_timeout`` passes and keeps the mirror thread busy, never the session. The
+once ``flush_timeout`` passes and keeps the mirror thread busy, never the session. After
+that one timeout the store counts as *stuck*: later results are delivered without waiting
+for it (said once, in that report and the log) until an ``append`` returns again; the
+final flush at close still waits, at most ``flush_timeout``. The
 CLI's own transcript is written before each frame, so nothing local is lost; a transcript
 that lived in a temporary resume dir is copied into the real config dir at close when the
 store missed anything.
@@ -94,6 +97,7 @@ class StoreBridge:
         self._flushed = 0  # frames the mirror thread has finished with
         self._wanted = 0  # flush everything up to this frame count
         self._closing = False
+        self._stuck = False  # a flush timed out and no append has returned since
         self._thread: Optional[threading.Thread] = None
 
     # ------------------------------------------------------------------ set-up
@@ -170,24 +174,32 @@ class StoreBridge:
                 self._wanted = self._enqueued
                 self._cond.notify_all()
 
-    def flush(self, timeout: float) -> bool:
+    def flush(self, timeout: float, *, final: bool = False) -> bool:
         """Ask for everything enqueued so far to reach the store and wait, at most ``timeout``
-        s (reader thread at a result, or close). False if it did not finish in time."""
+        s (reader thread at a result; ``final`` at close). False if it did not finish in time.
+        While the store is stuck (see the module docstring) only a ``final`` flush waits."""
         deadline = time.monotonic() + timeout
         with self._cond:
             target = self._enqueued
             self._wanted = max(self._wanted, target)
             self._cond.notify_all()
+            if self._stuck and not final:
+                return self._flushed >= target
             while self._flushed < target:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._thread is None or not self._thread.is_alive():
                     break
                 self._cond.wait(min(remaining, 0.5))
             done = self._flushed >= target
-        if not done:
-            with self._cond:
+            first = not done and not self._stuck
+            if first:
+                self._stuck = True
                 self.failures += 1
-            self._report(None, f"SessionStore.append did not finish within {timeout}s; the mirror goes on in the background")
+        if first:
+            text = (f"SessionStore.append did not finish within {timeout}s; the mirror goes on in the background, "
+                    "and results no longer wait for the store until it answers again")
+            logger.warning("%s", text)
+            self._report(None, text)
         return done
 
     # ------------------------------------------------------------------ mirror thread
@@ -205,7 +217,10 @@ class StoreBridge:
             self._send(batch)
             with self._cond:
                 self._flushed += count
+                recovered, self._stuck = self._stuck, False
                 self._cond.notify_all()
+            if recovered:
+                logger.warning("The session store answers again; results wait for it again")
 
     def _send(self, batch: List[Tuple[str, List[Any]]]) -> None:
         by_file: Dict[str, List[Any]] = {}
@@ -247,7 +262,7 @@ class StoreBridge:
         thread, after the reader ended; bounded by ``timeout`` per wait). Never raises."""
         thread = self._thread
         if thread is not None and thread.is_alive():
-            self.flush(timeout)
+            self.flush(timeout, final=True)
             with self._cond:
                 self._closing = True
                 self._cond.notify_all()
