@@ -21,6 +21,11 @@ run closes its CLI (the close ladder reaps it) before returning ``True``; ``shut
 cancel_futures=True)`` and leaving the ``with`` block by an exception (Ctrl-C included) do
 that for every run; every pending future ends cancelled or failed, never left pending.
 
+A run's options are copied when it is submitted (``reuse.snapshot_options``): changing the
+options object afterwards changes later runs only, and a parked CLI serves a run only when its
+copy equals the run's. After ``shutdown`` the queued runs still reuse warm CLIs; the last
+worker to finish closes every parked CLI (also after ``shutdown(wait=False)``).
+
 (A little over 400 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
 and one set of counts, and reads best in one place. ``RunFuture`` is in ``_futures``, the
 reset and its policy in ``_reuse``.)
@@ -39,7 +44,7 @@ from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError, Usa
 from .._wire.messages import ResultMessage
 from .._wire.protocol import StreamItem, result_error
 from .futures import RunFuture, settle
-from .reuse import CliSlot, is_alive, reset_conversation, retire_reason
+from .reuse import CliSlot, is_alive, reset_conversation, retire_reason, snapshot_options
 from .run import RunResult
 
 __all__ = ["AgentPool"]
@@ -97,6 +102,7 @@ class AgentPool:
         self._running: Set[RunFuture] = set()  # stopped (cancelled) by shutdown(cancel_futures=True)
         self._warming: Set[CliSlot] = set()  # the keeper's CLI being started: closed by shutdown
         self._closing = False
+        self._workers_left = max_workers  # the last worker out closes the parked CLIs
         self._counts: Dict[str, int] = {"runs": 0, "started": 0, "reused": 0, "retired": 0, "replaced_dead": 0}
         self._threads = [
             threading.Thread(target=self._work, name=f"claude_sync-agentpool-worker-{n}", daemon=True)
@@ -127,10 +133,11 @@ class AgentPool:
         if not isinstance(prompt, str):
             raise TypeError(f"AgentPool runs take a str prompt, got {type(prompt).__name__}")
         future = RunFuture()
+        frozen = snapshot_options(options or self.options)
         with self._cond:
             if self._closing:
                 raise UsageError("cannot submit to an AgentPool that is shut down")
-            self._jobs.append(_Job(future, prompt, options or self.options, timeout))
+            self._jobs.append(_Job(future, prompt, frozen, timeout))
             self._cond.notify_all()
         return future
 
@@ -143,11 +150,20 @@ class AgentPool:
     ) -> Iterator[RunResult]:
         """Submit every prompt now; yield results in order. ``timeout`` bounds the whole
         iteration (``concurrent.futures.TimeoutError``). Leaving early cancels (and stops)
-        the runs not yet yielded."""
+        the runs not yet yielded. If submitting raises (``prompts`` raised, a prompt is not a
+        str, the pool shut down), the runs already submitted are cancelled (and stopped)
+        before the error propagates."""
         import time
 
         deadline = None if timeout is None else time.monotonic() + timeout
-        futures = [self.submit(prompt, options=options) for prompt in prompts]
+        futures: List[RunFuture] = []
+        try:
+            for prompt in prompts:
+                futures.append(self.submit(prompt, options=options))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
 
         def results() -> Iterator[RunResult]:
             try:
@@ -167,7 +183,7 @@ class AgentPool:
         """Lease a connected ``ClaudeSDKClient`` (warm if one is parked) for a multi-turn
         conversation on the caller's thread. It is closed when the block ends, never reused.
         Raises ``UsageError`` after shutdown, and what ``connect()`` raises."""
-        options = options or self.options
+        options = snapshot_options(options or self.options)
         with self._cond:
             if self._closing:
                 raise UsageError("cannot lease a client from an AgentPool that is shut down")
@@ -227,13 +243,17 @@ class AgentPool:
     # ------------------------------------------------------------------ workers
 
     def _work(self) -> None:
-        """Worker thread: run jobs until shutdown and an empty queue."""
+        """Worker thread: run jobs until shutdown and an empty queue; the last one out
+        closes the parked CLIs."""
         while True:
             with self._cond:
                 while not self._jobs and not self._closing:
                     self._cond.wait(KEEPER_TICK)
                 if not self._jobs:
-                    return
+                    self._workers_left -= 1
+                    last = self._workers_left == 0
+                    parked, self._parked = (self._parked, []) if last else ([], self._parked)
+                    break
                 job = self._jobs.popleft()
                 started = job.future.start()
                 if started:
@@ -244,6 +264,8 @@ class AgentPool:
                 finally:
                     with self._cond:
                         self._running.discard(job.future)
+        for slot in parked:
+            self._retire(slot, "the pool is shut down and its queue is empty", counted=False)
 
     def _execute(self, job: _Job) -> None:
         slot: Optional[CliSlot] = None
@@ -363,8 +385,8 @@ class AgentPool:
         evicted: Optional[CliSlot] = None
         with self._cond:
             self._busy.discard(slot)
-            if self._closing:
-                evicted = slot
+            if self._closing and (not self._jobs or self._workers_left == 0):
+                evicted = slot  # nothing queued will want it (queued runs drain on warm CLIs)
             else:
                 self._parked.append(slot)
                 if reused:
@@ -415,7 +437,7 @@ class AgentPool:
 
     def _warm_one(self) -> None:
         try:
-            slot = self._start(self.options)
+            slot = self._start(snapshot_options(self.options))
         except BaseException as exc:  # noqa: BLE001 - logged; retried after a delay
             with self._cond:
                 self._starting_warm -= 1

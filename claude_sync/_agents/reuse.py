@@ -39,6 +39,7 @@ options set hooks (they would see the reset: ``SessionEnd``/``SessionStart`` wit
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any, Dict, List, Optional
 
@@ -46,9 +47,10 @@ from .._options.options import ClaudeAgentOptions
 from .._wire.blocks import ServerToolUseBlock, ToolUseBlock
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.protocol import StreamItem
+from .._wire.record import FrozenRecord, Record
 from .._wire.system_messages import SystemInitMessage
 
-__all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive"]
+__all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive", "snapshot_options"]
 
 RESET_PROMPT = "/clear"
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
@@ -66,6 +68,35 @@ SESSION_BOUND_OPTIONS = (
 """Options whose meaning spans the CLI's whole life: a CLI started with any of them set is
 never reset for another run."""
 """Tools whose only lasting effect (the files read) ``/clear`` was measured to clear."""
+
+
+def snapshot_options(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
+    """A private copy of ``options`` that later changes to the caller's object cannot reach:
+    the fields, and the dicts, lists, tuples, sets and records they hold, are copied; other
+    objects (callbacks, stores, MCP server instances) are shared, and compare by identity.
+    The pool starts a CLI from such a copy and keys its parked CLIs on it, so
+    ``opts.cwd = …`` after a CLI started gives the next run a CLI with the new ``cwd``."""
+    clone = copy.copy(options)
+    for name, value in vars(clone).items():
+        vars(clone)[name] = _data_copy(value, 0)
+    return clone
+
+
+def _data_copy(value: Any, depth: int) -> Any:
+    if depth > 50:
+        return value
+    if isinstance(value, dict):
+        return {key: _data_copy(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, set)):
+        return type(value)(_data_copy(item, depth + 1) for item in value)
+    if isinstance(value, tuple) and type(value) is tuple:
+        return tuple(_data_copy(item, depth + 1) for item in value)
+    if isinstance(value, Record) and not isinstance(value, FrozenRecord):
+        clone = copy.copy(value)
+        for name, item in vars(clone).items():
+            vars(clone)[name] = _data_copy(item, depth + 1)
+        return clone
+    return value
 
 
 class CliSlot:
