@@ -53,10 +53,9 @@ from ._engine.control_methods import TsControlMethods
 from ._engine.transport import Transport
 from ._options.options import ClaudeAgentOptions
 from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
-from ._wire.merger import AssistantMessageMerger
+from ._wire.merge import AssistantMessageMerger
 from ._wire.messages import Message, ResultMessage
 from ._wire.protocol import StreamItem, iter_user_frames, user_message_frame
-from ._wire.stream_merge import extends_head, next_merged
 
 __all__ = ["ClaudeSDKClient", "build_session"]
 
@@ -264,7 +263,9 @@ class ClaudeSDKClient(TsControlMethods):
         into ``held`` first (a list append: the item is in it before any signal check) and
         leaves it by one ``del`` right before its ``yield``; whatever is still held when the
         iteration stops — Ctrl-C, a timeout, the CLI's end, the loop left — goes back to the
-        head of the session's queue for the next ``receive_*`` (see ``_wire.stream_merge``)."""
+        head of the session's queue for the next ``receive_*`` (see ``_wire.merge``)."""
+        from ._wire.merge import extends_head, next_merged
+
         self._take_consumer_slot()
         held: List[Any] = []
         closed = 0

@@ -107,6 +107,27 @@ class QueryStream:
     def __next__(self) -> StreamItem:
         return next(iter(self))
 
+    @property
+    def options(self) -> ClaudeAgentOptions:
+        """The options this run starts (or started) with."""
+        return self._run.options
+
+    @property
+    def started(self) -> bool:
+        """True once iteration began (the CLI is being, or was, started)."""
+        return self._gen is not None
+
+    def replace_options(self, **changes: Any) -> None:
+        """Run with a copy of the options with ``changes`` (``dataclasses.replace``; the
+        caller's options object is not changed). For layers that wrap a stream before it
+        starts — ``show()`` notes callback decisions this way. Caller's thread.
+
+        Raises ``UsageError`` once the stream was iterated, ``TypeError`` for an unknown field.
+        """
+        if self._gen is not None:
+            raise UsageError("the options of a query() stream can be changed only before it is iterated")
+        self._run.options = dataclasses.replace(self._run.options, **changes)
+
     def text_stream(self) -> Iterator[str]:
         """Iterate the answer's text as it arrives (token by token) instead of messages.
 
@@ -121,7 +142,7 @@ class QueryStream:
         if self._gen is not None:
             raise UsageError("text_stream() must be called before the stream is iterated")
         if not self._run.options.include_partial_messages:
-            self._run.options = dataclasses.replace(self._run.options, include_partial_messages=True)
+            self.replace_options(include_partial_messages=True)
         return iter_text(self)
 
     def close(self) -> None:
@@ -169,7 +190,7 @@ class _Run:
         started = time.monotonic()
         session = self.session = build_session(self.options, self.transport)
         try:
-            session.connect()
+            session.connect(timeout=self.timeout)
             self._send_prompt(session)
             yield from self._relay(session, started)
         finally:

@@ -10,7 +10,7 @@
 Threads (all named ``claude_sync-agentpool-…`` and joined by ``shutdown``):
 
 - ``…-worker-<n>`` (``max_workers`` of them): take a job, take a parked CLI whose options
-  equal the job's (or start one cold), run it (``drive_turn``), settle the future, then reset
+  equal the job's (or start one cold), run it (``collect_turn``, the turn driver ``run()`` uses too), settle the future, then reset
   the CLI with ``/clear`` and park it — or close it (see ``_reuse`` for when).
 - ``…-keeper``: keeps ``warm`` CLIs with the pool's options started and initialized, and
   replaces a parked CLI that died (checked every ``KEEPER_TICK`` s and again when taken).
@@ -40,12 +40,11 @@ from contextlib import contextmanager
 from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Set
 
 from .._options.options import ClaudeAgentOptions
-from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError, UsageError
-from .._wire.messages import ResultMessage
+from .._wire.errors import CLIConnectionError, ProcessError, UsageError
 from .._wire.protocol import StreamItem, result_error
 from .futures import RunFuture, settle
 from .reuse import CliSlot, is_alive, reset_conversation, retire_reason, snapshot_options
-from .run import RunResult
+from .run import RunResult, collect_turn
 
 __all__ = ["AgentPool"]
 
@@ -308,20 +307,22 @@ class AgentPool:
         job.future.note_pid(slot)
         received: List[StreamItem] = []
         earlier = set(slot.session_ids[:-1])  # sessions of earlier runs on this CLI
-        try:
-            slot.client.query(job.prompt, timeout=job.timeout)
+
+        def this_runs_messages() -> Iterator[StreamItem]:
             for message in slot.client.receive_response(timeout=job.timeout):
                 if not received and getattr(message, "session_id", None) in earlier:
                     logger.debug("Dropped a late %s of an earlier run on this CLI", type(message).__name__)
                     continue
                 received.append(message)
+                yield message
+
+        try:
+            slot.client.query(job.prompt, timeout=job.timeout)
+            return collect_turn(this_runs_messages())
         except (CLIConnectionError, ProcessError):
             if may_retry and not received and not job.future.cancelled():
                 return None
             raise
-        if not received or not isinstance(received[-1], ResultMessage):
-            raise ClaudeSDKError("the CLI ended the run without a ResultMessage")
-        return received
 
     def _after_run(self, slot: CliSlot, outcome: RunResult, future: RunFuture) -> None:
         """Worker: reset and park the CLI, or close it."""

@@ -5,10 +5,9 @@
     result = run("What is 2 + 2?", options=opts, timeout=120)
     print(result.text, result.total_cost_usd)
 
-``run`` is built on the public ``ClaudeSDKClient`` (a ``str`` prompt) and ``query()`` (an
-iterable of user-message dicts). ``drive_turn`` — send one prompt on a connected client and
-collect its answer into a ``RunResult`` — is shared with ``AgentPool``, which runs it on warm
-and reused CLIs.
+``run`` is ``query(prompt, options=…, timeout=…)`` collected by ``collect_turn`` — the turn
+driver ``AgentPool`` uses too, over a warm CLI's ``receive_response()`` — into a
+``RunResult``.
 
 ``run``, its arguments (options without callables) and ``RunResult`` pickle, so any
 ``concurrent.futures.Executor`` — a process pool, a Dask cluster — can run agents:
@@ -18,19 +17,17 @@ and reused CLIs.
 
 from __future__ import annotations
 
-import threading
-import time
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from .._options.options import ClaudeAgentOptions
 from .._options.portable import CALLABLE_FIELDS, check_picklable_options
 from .._wire.blocks import TextBlock
-from .._wire.errors import ClaudeSDKError, ReceiveTimeoutError
+from .._wire.errors import ClaudeSDKError
 from .._wire.messages import AssistantMessage, ResultMessage
-from .._wire.protocol import StreamItem, result_error
+from .._wire.protocol import StreamItem
 from .._wire.record import FrozenRecord, frozen_record
 
-__all__ = ["run", "RunResult", "drive_turn", "collect_turn", "check_picklable_options", "CALLABLE_FIELDS"]
+__all__ = ["run", "RunResult", "collect_turn", "check_picklable_options", "CALLABLE_FIELDS"]
 
 Prompt = Union[str, Iterable[Dict[str, Any]]]
 
@@ -112,27 +109,15 @@ def _final_text(result: ResultMessage, messages: List[StreamItem]) -> str:
     return ""
 
 
-def drive_turn(client: Any, prompt: str, *, timeout: Optional[float], cost_before: float = 0.0) -> RunResult:
-    """Send ``prompt`` on a connected ``ClaudeSDKClient`` and collect up to its result.
+def collect_turn(items: Iterable[StreamItem]) -> List[StreamItem]:
+    """The turn driver of ``run()`` and ``AgentPool``: the messages of one turn, up to and
+    including its ``ResultMessage`` (caller's thread).
 
-    Runs on the caller's thread. Raises ``ReceiveTimeoutError`` after ``timeout`` s, the
-    session's terminal error (``ProcessError`` …) if the CLI ends, ``ResultError`` for an
-    error result when ``options.raise_on_error_result`` (as ``query()`` does).
+    ``items`` is a ``query()`` stream or a client's ``receive_response()``; what they raise
+    passes through (``ReceiveTimeoutError``, the session's terminal error, ``ResultError``).
+    Raises ``ClaudeSDKError`` when the stream ended without a result.
     """
-    deadline = None if timeout is None else time.monotonic() + timeout
-    client.query(prompt, timeout=timeout)
-    remaining = None if deadline is None else max(0.001, deadline - time.monotonic())
-    outcome = RunResult.from_messages(collect_turn(client, timeout=remaining), cost_before)
-    if outcome.is_error and getattr(client.options, "raise_on_error_result", True):
-        raise result_error(outcome.result)
-    return outcome
-
-
-def collect_turn(client: Any, *, timeout: Optional[float]) -> List[StreamItem]:
-    """The messages of the turn just sent, up to and including its ``ResultMessage``
-    (caller's thread). Raises ``ReceiveTimeoutError``, the session's terminal error, or
-    ``ClaudeSDKError`` if the stream ended without a result."""
-    messages = list(client.receive_response(timeout=timeout))
+    messages = list(items)
     if not messages or not isinstance(messages[-1], ResultMessage):
         raise ClaudeSDKError("the CLI ended the run without a ResultMessage")
     return messages
@@ -141,78 +126,13 @@ def collect_turn(client: Any, *, timeout: Optional[float]) -> List[StreamItem]:
 def run(prompt: Prompt, *, options: Optional[ClaudeAgentOptions] = None, timeout: Optional[float] = None) -> RunResult:
     """Run the CLI on ``prompt`` to its result and return a ``RunResult`` (caller's thread).
 
-    ``timeout`` bounds the whole run (start-up included) and raises ``ReceiveTimeoutError``;
-    the CLI is reaped either way. Raises what ``query()`` raises (``CLINotFoundError``,
-    ``ProcessError``, ``ResultError`` for an error result unless
+    ``prompt`` is a ``str`` or an iterable of user-message dicts, as for ``query()``.
+    ``timeout`` bounds the whole run, start-up included (``query(timeout=)``), and raises
+    ``ReceiveTimeoutError``; the CLI is reaped either way. Raises what ``query()`` raises
+    (``CLINotFoundError``, ``ProcessError``, ``ResultError`` for an error result unless
     ``options.raise_on_error_result`` is False, ``TypeError`` for a bad prompt).
     """
-    options = options or ClaudeAgentOptions()
-    if isinstance(prompt, str):
-        return _run_str(prompt, options, timeout)
-    return _run_stream(prompt, options, timeout)
-
-
-def _run_str(prompt: str, options: ClaudeAgentOptions, timeout: Optional[float]) -> RunResult:
-    from .._client import ClaudeSDKClient
-
-    start = time.monotonic()
-    client = ClaudeSDKClient(options)
-    with _Watchdog(client.close, timeout) as watchdog:
-        try:
-            client.connect()
-            remaining = None if timeout is None else max(0.001, timeout - (time.monotonic() - start))
-            return drive_turn(client, prompt, timeout=remaining)
-        except ClaudeSDKError:
-            watchdog.raise_if_fired()
-            raise
-        finally:
-            client.close()
-
-
-def _run_stream(prompt: Iterable[Dict[str, Any]], options: ClaudeAgentOptions, timeout: Optional[float]) -> RunResult:
     from .._query import query
 
-    stream = query(prompt, options=options)
-    messages: List[StreamItem] = []
-    with _Watchdog(stream.close, timeout) as watchdog:
-        try:
-            with stream:
-                messages.extend(stream)
-        except ClaudeSDKError:
-            watchdog.raise_if_fired()
-            raise
-        watchdog.raise_if_fired()
-    return RunResult.from_messages(messages)
-
-
-class _Watchdog:
-    """Calls ``stop`` once ``timeout`` s have passed (on a ``claude_sync-run-timeout`` timer
-    thread, joined on exit); ``raise_if_fired`` turns that into ``ReceiveTimeoutError``."""
-
-    def __init__(self, stop: Any, timeout: Optional[float]) -> None:
-        self.timeout = timeout
-        self.fired = threading.Event()
-        self._stop = stop
-        self._timer: Optional[threading.Timer] = None
-        if timeout is not None:
-            self._timer = threading.Timer(timeout, self._fire)
-            self._timer.name = "claude_sync-run-timeout"
-            self._timer.daemon = True
-
-    def _fire(self) -> None:
-        self.fired.set()
-        self._stop()
-
-    def raise_if_fired(self) -> None:
-        if self.fired.is_set():
-            raise ReceiveTimeoutError(f"the run did not finish within {self.timeout}s")
-
-    def __enter__(self) -> _Watchdog:
-        if self._timer is not None:
-            self._timer.start()
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer.join()
+    with query(prompt, options=options or ClaudeAgentOptions(), timeout=timeout) as stream:
+        return RunResult.from_messages(collect_turn(stream))

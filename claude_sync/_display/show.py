@@ -90,9 +90,9 @@ def show(messages: Iterable[StreamItem], *, file: Optional[TextIO] = None) -> Tr
 def _prepare_query_stream(messages: Any, decisions: Deque[Tuple[str, Optional[str], str]]) -> None:
     from .._query import QueryStream
 
-    if not isinstance(messages, QueryStream) or messages._gen is not None:
+    if not isinstance(messages, QueryStream) or messages.started:
         return
-    options = messages._run.options
+    options = messages.options
     changes: Dict[str, Any] = {"include_partial_messages": True, "include_hook_events": True}
     if options.can_use_tool is not None:
         changes["can_use_tool"] = _noting(options.can_use_tool, decisions)
@@ -101,7 +101,7 @@ def _prepare_query_stream(messages: Any, decisions: Deque[Tuple[str, Optional[st
             event: [dataclasses.replace(m, hooks=[_noting_hook(h, decisions) for h in m.hooks]) for m in matchers]
             for event, matchers in options.hooks.items()
         }
-    messages._run.options = dataclasses.replace(options, **changes)
+    messages.replace_options(**changes)
 
 
 def _noting(callback: Any, decisions: Deque[Tuple[str, Optional[str], str]]) -> Any:

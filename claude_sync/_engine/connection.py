@@ -5,7 +5,7 @@ named ``claude_sync-…``, all joined — bounded — by ``close``):
 
 - ``claude_sync-reader-<pid>``: reads the transport's chunks, frames, decodes, routes.
   Messages go to an unbounded ``Mailbox``; responses to our control requests resolve
-  ``Future``\\ s in the futures table; requests from the CLI go to the ``RequestServer``
+  ``Future``\\ s in the futures table (``pending.py``); requests from the CLI go to the ``RequestServer``
   (``serving.py``), cancels too. It never runs user code, never writes, and blocks only on
   the transport — or, deliberately, on flow control (``reader.py``).
 - ``claude_sync-stderr-<pid>`` (in the subprocess transport): drains stderr into a tail.
@@ -31,36 +31,37 @@ CLOSED            UsageError (b)      UsageError (c)        nothing to do
 one"; (c) "the session is closed". A successful ``initialize`` moves CONNECTING → OPEN.
 The reader ending (EOF, crash) changes no state: it records a sticky terminal error (None
 for a clean end), fails every pending future and queues the end-of-stream sentinel once.
-
-Why over 400 lines: connect, the futures table, turn bookkeeping and the close ladder are
-one object's life cycle guarded by one lock and one state; the parts that run on their own
-threads are already apart (``reader.py``, ``serving.py``).
 """
 
 from __future__ import annotations
 
 import enum
-import itertools
 import logging
-import os
 import threading
-import time
 from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeoutError
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .._options.options import ClaudeAgentOptions
+from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._wire.errors import (
     ClaudeSDKError,
     CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
+    ReceiveTimeoutError,
     UsageError,
 )
 from .._wire.framing import encode_frame
 from .._wire.messages import ResultMessage
-from .._wire.protocol import ControlResponseReceived, StreamItem, TurnLedger, control_request_frame
-from .reader import END, WAIT_SLICE, Reader
+from .._wire.protocol import (
+    ControlResponseReceived,
+    StreamItem,
+    TranscriptMirrorReceived,
+    TurnLedger,
+    control_request_frame,
+    exit_error,
+)
+from .pending import PendingRequests
+from .reader import END, Reader
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,14 +123,15 @@ class Session:
         self._temp_files: List[str] = []
         self._lock = threading.Lock()
         self._state = SessionState.NEW
-        self._futures: Dict[str, Future[ControlResponseReceived]] = {}
-        self._ids = itertools.count(1)
-        self._id_prefix = os.urandom(4).hex()
-        self._reader = Reader(self)
+        self._pending = PendingRequests()
+        self._reader = Reader(
+            self,
+            max_buffer_size=options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE,
+            close_timeout=options.close_timeout,
+        )
         self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
         self._ledger = TurnLedger()
         self.last_result: Optional[ResultMessage] = None
-        self.terminal_error: Optional[BaseException] = None
         self.server_info: Optional[Dict[str, Any]] = None
         self._closer: Optional[threading.Thread] = None
         self._close_steps_done = 0
@@ -161,7 +163,7 @@ class Session:
 
     # ------------------------------------------------------------------ connect
 
-    def connect(self) -> Dict[str, Any]:
+    def connect(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
         """Spawn the CLI (or connect the custom transport), start the reader, run the
         ``initialize`` handshake (caller's thread).
 
@@ -172,14 +174,15 @@ class Session:
         Returns the initialize response. Raises ``CLINotFoundError``, ``CLIConnectionError``,
         ``ProcessError`` (the CLI died during start-up, with its stderr tail),
         ``ControlTimeoutError`` (no answer within ``initialize_timeout``), ``UsageError``
-        (connect called twice). On failure everything started so far is torn down.
+        (connect called twice). ``timeout``: the caller's bound on its whole run (``query(
+        timeout=)``); when it is the shorter one, the handshake waits at most that long and
+        raises ``ReceiveTimeoutError(kind="total")`` instead. On failure everything started so far is torn down.
         """
         with self._lock:
             self._move("connect")
         try:
-            plan = self._plan()
-            self._start_transport(plan)
-            response = self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
+            plan = self._start_transport()
+            response = self._initialize(plan, timeout)
             plan.check_initialize_answer(response)
             with self._lock:
                 if self._state is SessionState.CONNECTING:
@@ -191,6 +194,18 @@ class Session:
         if self.options.verbatim_prompts:
             self._warn_if_verbatim_prompts_ignored()
         return response
+
+    def _initialize(self, plan: SpawnPlan, run_timeout: Optional[float]) -> Dict[str, Any]:
+        if run_timeout is None or run_timeout >= plan.initialize_timeout:
+            return self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
+        try:
+            return self.request("initialize", dict(plan.initialize_fields), timeout=run_timeout)
+        except ControlTimeoutError:
+            raise ReceiveTimeoutError(
+                f"No complete response within {run_timeout}s (the CLI did not finish starting)",
+                kind="total",
+                timeout=run_timeout,
+            ) from None
 
     def _warn_if_verbatim_prompts_ignored(self) -> None:
         """Caller's thread, after connect: ask the CLI its version (one control request, only
@@ -207,69 +222,26 @@ class Session:
         if problem is not None:
             logger.warning(problem)
 
-    def _plan(self) -> SpawnPlan:
-        from .._options.command import (  # first connect only, not at import
-            build_spawn_plan,
-            find_cli,
+    def _start_transport(self) -> SpawnPlan:
+        from .spawn import plan_spawn, start_transport  # first connect only, not at import
+
+        plan, self._store_bridge = plan_spawn(
+            self.options, self._options_plan, self._environ, self._custom_transport, self._report_mirror_error
         )
-        from .tracing import trace_carrier
-
-        environ = self._environ if self._environ is not None else dict(os.environ)
-        # With a custom transport only the protocol part of the plan is used (the options are
-        # still validated); the CLI path is a placeholder, so no CLI needs to be installed.
-        cli = "claude" if self._custom_transport is not None else find_cli(self.options.cli_path)
-        options, plan = self.options, self._options_plan
-        if options.session_store is not None:
-            from .._sessions.store_bridge import (
-                StoreBridge,  # session stores: first connect with one only
-            )
-
-            self._store_bridge, options = StoreBridge.prepare(options, environ, self._report_mirror_error)
-            plan = StoreBridge.replan(plan, self.options, options)
-        return build_spawn_plan(options, cli, environ=environ, interpreted=plan, trace_carrier=trace_carrier())
-
-    def _start_transport(self, plan: SpawnPlan) -> None:
         if self._server is None:
             from .serving import RequestServer  # a bare session answers every request with an error
 
             self._server = RequestServer({}, self.options.callback_workers)
         self._server.attach(self.write_encoded)
-        transport = self._custom_transport
-        if transport is None:
-            from .process import (  # subprocess machinery: first connect only
-                SubprocessTransport,
-                stderr_sink,
-            )
-
-            transport = SubprocessTransport(
-                [self._materialize(arg) for arg in plan.argv],
-                env=plan.env,
-                cwd=plan.cwd,
-                user=plan.user,
-                stderr_callback=stderr_sink(self.options),
-                close_timeout=self.options.close_timeout,
-            )
-        self._transport = transport
-        transport.connect()
+        self._transport = start_transport(self.options, plan, self._custom_transport, self._temp_files)
         if self._store_bridge is not None:
-            self._store_bridge.start(transport.pid)
-        label = transport.pid if transport.pid is not None else self._id_prefix
+            self._store_bridge.start(self._transport.pid)
+        label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix
         from .wire_log import wire_tap  # first connect only, not at import
 
         self.wire = wire_tap(f"cli[{label}]")
-        self._reader.start(transport, self._server, label)
-
-    def _materialize(self, arg: Any) -> str:
-        """Turn a ``FileArg`` into a private temp file (deleted on close)."""
-        from .._options.command import FileArg
-
-        if not isinstance(arg, FileArg):
-            return str(arg)
-        from .tempfiles import make_private_file  # removed at exit if close never runs
-
-        path = make_private_file(arg.content, arg.suffix)
-        self._temp_files.append(path)
-        return path
+        self._reader.start(self._transport, self._server, label, self.wire)
+        return plan
 
     @property
     def pid(self) -> Optional[int]:
@@ -331,7 +303,7 @@ class Session:
             self.write_frame(frame, timeout)
         except BaseException:
             with self._lock:
-                self._ledger.user_messages -= 1
+                self._ledger.unsent_user_message()
             raise
 
     @property
@@ -364,7 +336,7 @@ class Session:
     # ------------------------------------------------------------------ control requests
 
     def new_request_id(self) -> str:
-        return f"req_{next(self._ids)}_{self._id_prefix}"
+        return self._pending.new_id()
 
     def request(
         self, subtype: str, payload: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None
@@ -377,48 +349,36 @@ class Session:
         ended first), ``UsageError`` (not connected, or closed).
         """
         timeout = self.options.control_timeout if timeout is None else timeout
-        request_id = self.new_request_id()
-        future: Future[ControlResponseReceived] = Future()
+        request_id = self._pending.new_id()
         with self._lock:
             self._check_send()
             if self.terminal_error is not None or self._reader.ended:
                 raise CLIConnectionError(f"the CLI has ended: {self.terminal_error}") from self.terminal_error
-            self._futures[request_id] = future
+            future = self._pending.register(request_id)
         self._reader.wake()
         try:
             self.write_frame(control_request_frame(request_id, subtype, payload), timeout)
-            response = self._wait_future(future, timeout, subtype, request_id)
+            response = self._wait_answer(future, timeout, subtype, request_id)
         finally:
-            with self._lock:
-                self._futures.pop(request_id, None)
+            self._pending.forget(request_id)
         if not response.ok:
             raise ControlRequestError(response.error or "error", subtype=subtype, request_id=request_id)
         return response.payload if response.payload is not None else {}
 
-    def _wait_future(
+    def _wait_answer(
         self, future: Future[ControlResponseReceived], timeout: float, subtype: str, request_id: str
     ) -> ControlResponseReceived:
-        deadline = time.monotonic() + timeout
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ControlTimeoutError(
-                    f"No answer to control request {subtype!r} within {timeout}s",
-                    subtype=subtype,
-                    request_id=request_id,
-                    timeout=timeout,
-                )
-            try:
-                return future.result(min(remaining, WAIT_SLICE * 5))
-            except FutureTimeoutError:
-                continue
-            except ClaudeSDKError as exc:
-                reported = self._error_result_before_the_end()
-                if reported is not None:  # e.g. a refused resume: the CLI's own reason
-                    raise reported from exc
-                raise CLIConnectionError(
-                    f"The CLI ended while waiting for control request {subtype!r}: {exc}"
-                ) from exc
+        try:
+            return PendingRequests.wait(future, timeout, subtype, request_id)
+        except ControlTimeoutError:
+            raise
+        except ClaudeSDKError as exc:
+            reported = self._error_result_before_the_end()
+            if reported is not None:  # e.g. a refused resume: the CLI's own reason
+                raise reported from exc
+            raise CLIConnectionError(
+                f"The CLI ended while waiting for control request {subtype!r}: {exc}"
+            ) from exc
 
     def _error_result_before_the_end(self) -> Optional[ClaudeSDKError]:
         """The ``ResultError`` of an error result the CLI reported before it ended (as the
@@ -436,25 +396,47 @@ class Session:
 
     @property
     def has_pending_requests(self) -> bool:
-        return bool(self._futures)
+        return bool(self._pending)
+
+    @property
+    def terminal_error(self) -> Optional[BaseException]:
+        """The sticky error that ended the stream (None while it runs or after a clean end)."""
+        return self._reader.terminal_error
+
+    def stream_ended(self, error: Optional[BaseException], transport: Transport) -> Optional[BaseException]:
+        """Reader thread, once, at end of stream: the terminal error (``error`` when the reader
+        stopped on one, else judged from the exit status and what was expected), after failing
+        every pending control request. Errors during our own close are ignored (None)."""
+        if error is None and not self.closed:
+            returncode = transport.wait(self.options.close_timeout)
+            if returncode is None and transport.pid is None:
+                returncode = 0  # no process, no status: a clean EOF, judged by what was expected
+            error = exit_error(
+                returncode,
+                stderr_tail=transport.stderr_tail(),
+                last_result=self.last_result,
+                expecting_result=self.turn_running,
+                killed_by_us=self.closed or bool(getattr(transport, "stopped_by_us", False)),
+            )
+        if self.closed and error is not None:
+            logger.debug("Ignoring reader error during close: %r", error)
+            error = None
+        self.fail_pending(error if error is not None else CLIConnectionError("The CLI closed its stdout"))
+        return error
+
+    def mirror_received(self, frame: TranscriptMirrorReceived) -> None:
+        """Reader thread: a ``transcript_mirror`` frame for the session store, if any."""
+        bridge = self._store_bridge
+        if bridge is not None:
+            bridge.enqueue(frame.file_path, frame.entries)
 
     def resolve(self, response: ControlResponseReceived) -> None:
         """Reader thread: hand a control response to the request waiting for it."""
-        with self._lock:
-            future = self._futures.get(response.request_id)
-        if future is None:
-            logger.debug("Control response for unknown or expired request %s", response.request_id)
-            return
-        if not future.done():
-            future.set_result(response)
+        self._pending.resolve(response)
 
     def fail_pending(self, error: BaseException) -> None:
         """Fail every waiting control request with ``error`` (any thread)."""
-        with self._lock:
-            futures = list(self._futures.values())
-        for future in futures:
-            if not future.done():
-                future.set_exception(error)
+        self._pending.fail_all(error)
 
     # ------------------------------------------------------------------ receiving
 

@@ -29,9 +29,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Protocol, Union
 
-from .._options.options import DEFAULT_MAX_BUFFER_SIZE
 from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError, ReceiveTimeoutError
 from .._wire.framing import LineFramer, OversizedLine
 from .._wire.messages import ResultMessage
@@ -46,17 +45,16 @@ from .._wire.protocol import (
     StreamItem,
     TranscriptMirrorReceived,
     decode_line,
-    exit_error,
 )
 from .._wire.system_messages import APIRetryMessage, SessionStateChangedMessage
 from .mailbox import Mailbox
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .connection import Session
     from .serving import RequestServer
+    from .wire_log import WireTap
 
-__all__ = ["END", "Reader", "HIGH_WATER_MESSAGES", "HIGH_WATER_BYTES", "WAIT_SLICE"]
+__all__ = ["END", "Reader", "ReaderHost", "HIGH_WATER_MESSAGES", "HIGH_WATER_BYTES", "WAIT_SLICE"]
 
 logger = logging.getLogger("claude_sync.session")
 
@@ -76,14 +74,43 @@ class _End:
 END = _End()
 
 
-class Reader:
-    """The reader thread of one session, its queue, and flow control (module docstring)."""
+class ReaderHost(Protocol):
+    """What the reader needs from the connection it reads for. Every method is called on the
+    reader thread, must not block for long and must not run user code."""
 
-    def __init__(self, session: Session) -> None:
-        self._session = session
-        options = session.options
+    @property
+    def closed(self) -> bool:
+        """True once our own close began (errors then are ours, not the CLI's)."""
+
+    @property
+    def has_pending_requests(self) -> bool:
+        """True while one of our control requests waits for its answer (flow control)."""
+
+    def result_received(self, result: ResultMessage) -> None:
+        """A turn's result arrived (before it is queued for the consumer)."""
+
+    def resolve(self, response: ControlResponseReceived) -> None:
+        """An answer to one of our control requests."""
+
+    def mirror_received(self, frame: TranscriptMirrorReceived) -> None:
+        """A ``transcript_mirror`` frame."""
+
+    def stream_ended(self, error: Optional[BaseException], transport: Transport) -> Optional[BaseException]:
+        """The stream ended (``error``: what stopped the reader, None at EOF): fail what is
+        pending and return the terminal error the consumer will see (None: a clean end)."""
+
+
+class Reader:
+    """The reader thread of one connection, its queue, and flow control (module docstring)."""
+
+    def __init__(self, host: ReaderHost, *, max_buffer_size: int, close_timeout: float) -> None:
+        self._host = host
+        self._close_timeout = close_timeout
         self.mailbox = Mailbox()
-        self._framer = LineFramer(options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE)
+        self._framer = LineFramer(max_buffer_size)
+        self._wire: Optional[WireTap] = None
+        self.terminal_error: Optional[BaseException] = None
+        """The sticky error that ended the stream (set once, at its end)."""
         self._thread: Optional[threading.Thread] = None
         self._transport: Optional[Transport] = None
         self._server: Optional[RequestServer] = None
@@ -94,10 +121,12 @@ class Reader:
         self.session_state: Optional[str] = None
         """The CLI's latest ``session_state_changed`` state (CLI 2.1.330+; None before)."""
 
-    def start(self, transport: Transport, server: RequestServer, label: Any) -> None:
-        """Start the ``claude_sync-reader-<label>`` thread over ``transport`` (once)."""
+    def start(self, transport: Transport, server: RequestServer, label: Any, wire: Optional[WireTap] = None) -> None:
+        """Start the ``claude_sync-reader-<label>`` thread over ``transport`` (once); ``wire``
+        logs every chunk read (``claude_sync.wire`` at DEBUG)."""
         self._transport = transport
         self._server = server
+        self._wire = wire
         self._thread = threading.Thread(target=self.run, name=f"claude_sync-reader-{label}", daemon=True)
         self._thread.start()
 
@@ -136,12 +165,12 @@ class Reader:
         transport = self._transport
         assert transport is not None
         chunks = transport.read_chunks()
-        wire = self._session.wire  # None unless claude_sync.wire was at DEBUG at connect
+        wire = self._wire  # None unless claude_sync.wire was at DEBUG at connect
         pumped = chunks if wire is None else wire.tapped(chunks)
         try:
             self._pump(pumped)
         except ClaudeSDKError as exc:
-            explained = None if self._session.closed else _with_stderr(exc, transport)
+            explained = None if self._host.closed else _with_stderr(exc, transport)
             if explained is None:
                 raise
             raise explained from exc
@@ -162,7 +191,7 @@ class Reader:
         result_type = ResultMessage
         retry_type = APIRetryMessage
         host_state = SessionStateChangedMessage
-        on_result = self._session.result_received
+        on_result = self._host.result_received
         for chunk in chunks:
             lines = feed(chunk)
             if self._framer.oversized:
@@ -208,13 +237,13 @@ class Reader:
             self._route_control(item)
             return
         if isinstance(item, ResultMessage):
-            self._session.result_received(item)
+            self._host.result_received(item)
         self.mailbox.put(item)
 
     def _died_mid_line(self, error: ClaudeSDKError) -> ProcessError:
         transport = self._transport
         assert transport is not None
-        code = transport.wait(self._session.options.close_timeout)
+        code = transport.wait(self._close_timeout)
         return ProcessError(
             f"Claude Code CLI ended in the middle of a line ({error})",
             exit_code=code,
@@ -236,7 +265,7 @@ class Reader:
         """Act on one control event without blocking or running user code."""
         cls = event.__class__
         if cls is ControlResponseReceived:
-            self._session.resolve(event)
+            self._host.resolve(event)
         elif cls is ControlRequestReceived:
             assert self._server is not None
             self._server.dispatch(event)
@@ -246,20 +275,18 @@ class Reader:
         elif cls is NoiseLineSkipped:
             logger.warning("Skipped a non-JSON stdout line from the CLI: %r", event.text[:200])
         elif cls is TranscriptMirrorReceived:
-            bridge = self._session.store_bridge
-            if bridge is not None:
-                bridge.enqueue(event.file_path, event.entries)
+            self._host.mirror_received(event)
 
     # ------------------------------------------------------------------ flow control
 
     def _pause(self, bytes_per_message: int) -> None:
         """Stop reading while the consumer is far behind (see the module docstring)."""
         resume_below = min(HIGH_WATER_MESSAGES, HIGH_WATER_BYTES // bytes_per_message) // 2
-        session = self._session
+        host = self._host
         with self._flow:
             self._resume_below = resume_below
             self.paused = True
-            while len(self.mailbox.items) > resume_below and not session.has_pending_requests and not session.closed:
+            while len(self.mailbox.items) > resume_below and not host.has_pending_requests and not host.closed:
                 self._flow.wait(WAIT_SLICE * 5)
             self.paused = False
 
@@ -271,26 +298,10 @@ class Reader:
     # ------------------------------------------------------------------ end of stream
 
     def _finish(self, error: Optional[BaseException]) -> None:
-        """Last act of the thread: compute the terminal error, wake every waiter."""
-        session = self._session
+        """Last act of the thread: record the terminal error, wake every waiter."""
         transport = self._transport
         assert transport is not None
-        if error is None and not session.closed:
-            returncode = transport.wait(session.options.close_timeout)
-            if returncode is None and transport.pid is None:
-                returncode = 0  # no process, no status: a clean EOF, judged by what was expected
-            error = exit_error(
-                returncode,
-                stderr_tail=transport.stderr_tail(),
-                last_result=session.last_result,
-                expecting_result=session.turn_running,
-                killed_by_us=session.closed or bool(getattr(transport, "stopped_by_us", False)),
-            )
-        if session.closed and error is not None:
-            logger.debug("Ignoring reader error during close: %r", error)
-            error = None
-        session.terminal_error = error
-        session.fail_pending(error if error is not None else CLIConnectionError("The CLI closed its stdout"))
+        self.terminal_error = self._host.stream_ended(error, transport)
         self.put_end()
         self.wake()
 
@@ -312,7 +323,6 @@ class Reader:
         """
         items = self.mailbox.items
         wait = self.mailbox.wait
-        session = self._session
         deadline = None if timeout is None else time.monotonic() + timeout
         idle = _IdleWatch(self, idle_timeout)
         while True:
@@ -321,8 +331,8 @@ class Reader:
                 continue
             item = items[0]
             if item is END:  # stays queued: every later waiter sees it too
-                if session.terminal_error is not None:
-                    raise session.terminal_error
+                if self.terminal_error is not None:
+                    raise self.terminal_error
                 return
             if self.paused and len(items) <= self._resume_below:
                 self.wake()

@@ -3,6 +3,6 @@
 Bytes → lines (``framing``), a line → a typed event (``protocol``), a dict → a typed message
 (``parse``: ``messages``, ``system_messages``, ``blocks``), the TypedDict shapes of payloads
 (``shapes``), the one exception tree (``errors``, with newcomer ``hints``), the assistant-message
-merge engine (``merger``, ``stream_merge``), the answer's text as it arrives (``text``), and the
+merge engine (``merge``), the answer's text as it arrives (``text``), and the
 cheap-to-define dataclasses everything here is made of (``record``, ``serde``). All pure.
 """

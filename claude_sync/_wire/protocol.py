@@ -36,7 +36,6 @@ from .errors import (
     as_text,
     error_texts,
 )
-from .hints import hint_for
 from .messages import Message, ResultMessage
 from .parse import parse_message
 from .record import FrozenRecord, construct, frozen_record
@@ -325,6 +324,10 @@ class TurnLedger:
     def sent_user_message(self) -> None:
         self.user_messages += 1
 
+    def unsent_user_message(self) -> None:
+        """Take back ``sent_user_message`` for a message whose write failed."""
+        self.user_messages -= 1
+
     def input_exhausted(self) -> None:
         self.exhausted = True
 
@@ -365,6 +368,8 @@ def result_error(
     Whatever shape ``errors``/``result`` have on the wire, this returns a ``ResultError``:
     ``errors`` becomes a list of strs (see ``errors.error_texts``), a non-str ``result`` its JSON.
     """
+    from .hints import hint_for  # error results are rare: loaded on the first
+
     errors = error_texts(result.errors)
     text = None if result.result is None else as_text(result.result)
     detail = text or "; ".join(errors) or "(no detail)"

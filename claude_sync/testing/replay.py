@@ -31,7 +31,7 @@ from .record import RECORDING_FORMAT, RECORDING_VERSION
 
 __all__ = ["NEWEST_KNOWN_CLI", "Recording", "RecordingFormatError", "load_recording", "recording_script"]
 
-NEWEST_KNOWN_CLI = "2.1.330"
+NEWEST_KNOWN_CLI = "2.1.331"
 """The newest CLI version whose wire this claude_sync was tested against."""
 
 JsonDict = Dict[str, Any]

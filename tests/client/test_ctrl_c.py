@@ -17,8 +17,7 @@ from helpers import ScriptedCLI, control_frames, interruptible_turn, texts, wait
 
 from claude_sync import AssistantMessage, ClaudeSDKClient, ResultMessage, UsageError
 from claude_sync._engine.connection import SessionState
-from claude_sync._wire import merger as merger_module
-from claude_sync._wire import stream_merge
+from claude_sync._wire import merge as merge_module
 from claude_sync.testing import ScriptedCLI as KitCLI
 
 
@@ -286,7 +285,7 @@ def test_ctrl_c_while_the_held_message_is_merged_at_the_result_loses_nothing(mon
         {"op": "result"},
         {"op": "wait_eof"},
     ])
-    real_merge = merger_module.merge_assistant_lines
+    real_merge = merge_module.merge_assistant_lines
     interrupted: List[int] = []
 
     def merge_interrupted_once(lines: Any) -> Any:
@@ -295,8 +294,7 @@ def test_ctrl_c_while_the_held_message_is_merged_at_the_result_loses_nothing(mon
             raise KeyboardInterrupt
         return real_merge(lines)
 
-    monkeypatch.setattr(merger_module, "merge_assistant_lines", merge_interrupted_once)
-    monkeypatch.setattr(stream_merge, "merge_assistant_lines", merge_interrupted_once)
+    monkeypatch.setattr(merge_module, "merge_assistant_lines", merge_interrupted_once)
     with cli.client() as client:
         client.query("go")
         with pytest.raises(KeyboardInterrupt):

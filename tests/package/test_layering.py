@@ -30,7 +30,8 @@ IO_MODULES = {
     # the engine: one live CLI connection and its threads
     "claude_sync._engine.callback_pool", "claude_sync._engine.child",
     "claude_sync._engine.connection", "claude_sync._engine.green",
-    "claude_sync._engine.mailbox", "claude_sync._engine.memory", "claude_sync._engine.process",
+    "claude_sync._engine.mailbox", "claude_sync._engine.memory", "claude_sync._engine.pending",
+    "claude_sync._engine.process", "claude_sync._engine.spawn",
     "claude_sync._engine.reader", "claude_sync._engine.serving", "claude_sync._engine.tempfiles",
     # MCP: serving an ``mcp`` package server on its own event-loop thread
     "claude_sync._mcp.bridge",

@@ -23,7 +23,7 @@ from claude_sync._wire.blocks import (
     ToolUseBlock,
     UnknownBlock,
 )
-from claude_sync._wire.merger import AssistantMessageMerger
+from claude_sync._wire.merge import AssistantMessageMerger
 from claude_sync._wire.messages import (
     AssistantMessage,
     Message,

@@ -9,9 +9,8 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from claude_sync._wire.merger import AssistantMessageMerger
+from claude_sync._wire.merge import AssistantMessageMerger, extends_head, next_merged
 from claude_sync._wire.parse import parse_message
-from claude_sync._wire.stream_merge import extends_head, next_merged
 
 SID = "s"
 
