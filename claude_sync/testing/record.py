@@ -174,19 +174,12 @@ def recording_transport(options: Any, path: Union[str, Path]) -> RecordingTransp
     ``options`` (CLI found with ``find_cli``, same argv/env/cwd). Its temp files (``--mcp-config``
     …) go when it closes, or at interpreter exit if it never does. Raises ``CLINotFoundError``."""
     from .._engine.process import SubprocessTransport
-    from .._engine.tempfiles import make_private_file
-    from .._options.command import FileArg, build_spawn_plan, find_cli
+    from .._engine.spawn import materialize_argv
+    from .._options.command import build_spawn_plan, find_cli
 
     plan = build_spawn_plan(options, find_cli(options.cli_path), environ=dict(os.environ))
     temp_files: List[str] = []
-    argv: List[str] = []
-    for arg in plan.argv:
-        if isinstance(arg, FileArg):
-            name = make_private_file(arg.content, arg.suffix)
-            temp_files.append(name)
-            argv.append(name)
-        else:
-            argv.append(str(arg))
-    inner = SubprocessTransport(argv, env=plan.env, cwd=plan.cwd, user=plan.user,
+    argv, fds = materialize_argv(list(plan.argv), temp_files)
+    inner = SubprocessTransport(argv, env=plan.env, cwd=plan.cwd, user=plan.user, pass_fds=fds,
                                 stderr_callback=options.stderr, close_timeout=options.close_timeout)
     return RecordingTransport(inner, path, temp_files=temp_files)
