@@ -20,11 +20,11 @@ yielded until the CLI exits.
 from __future__ import annotations
 
 import dataclasses
-import logging
 import threading
 import time
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
+from ._display.redaction import redacted_logger
 from ._engine.connection import Session
 from ._engine.transport import Transport
 from ._options.options import ClaudeAgentOptions
@@ -34,7 +34,7 @@ from ._wire.protocol import StreamItem, iter_user_frames, result_error, user_mes
 
 __all__ = ["query", "QueryStream"]
 
-logger = logging.getLogger("claude_sync.query")
+logger = redacted_logger("claude_sync.query")
 
 Prompt = Union[str, Iterable[Dict[str, Any]]]
 

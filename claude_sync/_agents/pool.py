@@ -33,12 +33,12 @@ reset and its policy in ``_reuse``.)
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import deque
 from contextlib import contextmanager
 from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Set
 
+from .._display.redaction import redacted_logger
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import CLIConnectionError, ProcessError, UsageError
 from .._wire.protocol import StreamItem, result_error
@@ -48,7 +48,7 @@ from .run import RunResult, collect_turn
 
 __all__ = ["AgentPool"]
 
-logger = logging.getLogger("claude_sync.agents")
+logger = redacted_logger("claude_sync.agents")
 
 KEEPER_TICK = 0.5
 """Seconds between the keeper's checks of parked CLIs (it also wakes on every change)."""

@@ -36,11 +36,11 @@ for a clean end), fails every pending future and queues the end-of-stream sentin
 from __future__ import annotations
 
 import enum
-import logging
 import threading
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
+from .._display.redaction import redacted_logger
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._wire.errors import (
     ClaudeSDKError,
@@ -72,7 +72,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Session", "SessionState", "END"]
 
-logger = logging.getLogger("claude_sync.session")
+logger = redacted_logger("claude_sync.session")
 
 
 class SessionState(enum.Enum):

@@ -8,12 +8,13 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
+
+from .._display.redaction import redacted_logger
 
 __all__ = ["log_api_retry"]
 
-logger = logging.getLogger("claude_sync.api")
+logger = redacted_logger("claude_sync.api")
 
 
 def log_api_retry(message: Any) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import logging
 import os
 import select
 import signal
@@ -29,6 +28,7 @@ import time
 import weakref
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Union, cast
 
+from .._display.redaction import redacted_logger
 from .._wire.errors import CLIConnectionError, CLINotFoundError
 from .child import ChildProcess
 from .green import wait_readable
@@ -36,7 +36,7 @@ from .transport import Transport
 
 __all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
 
-logger = logging.getLogger("claude_sync.transport")
+logger = redacted_logger("claude_sync.transport")
 
 STDERR_TAIL_BYTES = 64 * 1024
 """How much of the CLI's stderr (the last bytes, in whole lines) is kept for errors."""

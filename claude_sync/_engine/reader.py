@@ -26,11 +26,11 @@ chained), not a JSON error.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Protocol, Union
 
+from .._display.redaction import redacted_logger
 from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError, ReceiveTimeoutError
 from .._wire.framing import LineFramer, OversizedLine
 from .._wire.messages import ResultMessage
@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["END", "Reader", "ReaderHost", "HIGH_WATER_MESSAGES", "HIGH_WATER_BYTES", "WAIT_SLICE"]
 
-logger = logging.getLogger("claude_sync.session")
+logger = redacted_logger("claude_sync.session")
 
 HIGH_WATER_MESSAGES = 1000
 HIGH_WATER_BYTES = 1 << 20
@@ -273,7 +273,9 @@ class Reader:
             assert self._server is not None
             self._server.cancel(event.request_id)
         elif cls is NoiseLineSkipped:
-            logger.warning("Skipped a non-JSON stdout line from the CLI: %r", event.text[:200])
+            from .._display.redaction import redact_text  # a rare line: loaded on first use
+
+            logger.warning("Skipped a non-JSON stdout line from the CLI: %r", redact_text(event.text[:200]))
         elif cls is TranscriptMirrorReceived:
             self._host.mirror_received(event)
 

@@ -25,7 +25,6 @@ store missed anything.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
 import threading
@@ -34,6 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from .._display.redaction import redacted_logger
 from .._engine.tempfiles import remove_private_dir
 from .._options.options import ClaudeAgentOptions
 from .store_resume import materialize
@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["StoreBridge", "file_key"]
 
-logger = logging.getLogger("claude_sync.session_store")
+logger = redacted_logger("claude_sync.session_store")
 
 MAX_PENDING_ENTRIES = 500
 MAX_PENDING_BYTES = 1 << 20

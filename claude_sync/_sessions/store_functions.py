@@ -9,12 +9,12 @@ the file-based functions for the same transcript (same parsing, ``_sessions.tran
 
 from __future__ import annotations
 
-import logging
 import time
 import uuid
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from .._display.redaction import redacted_logger
 from .fork import (
     custom_title_entry,
     fork_entries,
@@ -63,7 +63,7 @@ __all__ = [
     "tag_session_via_store",
 ]
 
-logger = logging.getLogger("claude_sync.sessions")
+logger = redacted_logger("claude_sync.sessions")
 
 IMPORT_BATCH_ENTRIES = 500
 IMPORT_BATCH_BYTES = 1 << 20

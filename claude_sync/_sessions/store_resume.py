@@ -13,13 +13,13 @@ cancelled). Subpaths from the store never leave the session's folder.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from .._display.redaction import redacted_logger
 from .._engine.tempfiles import make_private_dir, remove_private_dir
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import SessionStoreError
@@ -30,7 +30,7 @@ from .types import SessionKey, SessionStore, store_implements
 
 __all__ = ["materialize"]
 
-logger = logging.getLogger("claude_sync.session_store")
+logger = redacted_logger("claude_sync.session_store")
 
 _SETTINGS_DROPPED = ("enabledPlugins", "extraKnownMarketplaces")
 
