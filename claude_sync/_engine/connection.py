@@ -38,7 +38,7 @@ from __future__ import annotations
 import enum
 import threading
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NoReturn, Optional, Tuple
 
 from .._display.redaction import redacted_logger
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
@@ -122,6 +122,7 @@ class Session:
         self._store_bridge: Optional[StoreBridge] = None  # options.session_store's mirror/resume
         self._temp_files: List[str] = []
         self._lock = threading.Lock()
+        self._spawning = threading.Lock()  # held while connect starts the CLI; close waits for it
         self._state = SessionState.NEW
         self._pending = PendingRequests()
         self._reader = Reader(
@@ -223,17 +224,38 @@ class Session:
             logger.warning(problem)
 
     def _start_transport(self) -> SpawnPlan:
+        """Plan, spawn, start the reader (connecting thread, holding ``_spawning``). A
+        ``close()`` from another thread meanwhile waits for this (at most ``close_timeout``);
+        what this started after the close began is torn down here, never left running.
+        Raises ``UsageError`` when the session was closed meanwhile."""
+        with self._spawning:
+            return self._start_transport_locked()
+
+    def _closed_while_connecting(self) -> bool:
+        with self._lock:
+            return self.closed
+
+    def _start_transport_locked(self) -> SpawnPlan:
         from .spawn import plan_spawn, start_transport  # first connect only, not at import
 
         plan, self._store_bridge = plan_spawn(
             self.options, self._options_plan, self._environ, self._custom_transport, self._report_mirror_error
         )
+        if self._closed_while_connecting():
+            self._undo_start(None)
         if self._server is None:
             from .serving import RequestServer  # a bare session answers every request with an error
 
             self._server = RequestServer({}, self.options.callback_workers)
         self._server.attach(self.write_encoded)
-        self._transport = start_transport(self.options, plan, self._custom_transport, self._temp_files)
+        transport = start_transport(self.options, plan, self._custom_transport, self._temp_files)
+        with self._lock:
+            closed = self.closed
+            if not closed:
+                self._transport = transport
+        if closed:
+            self._undo_start(transport)
+        assert self._transport is not None
         if self._store_bridge is not None:
             self._store_bridge.start(self._transport.pid)
         label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix
@@ -242,6 +264,18 @@ class Session:
         self.wire = wire_tap(f"cli[{label}]")
         self._reader.start(self._transport, self._server, label, self.wire)
         return plan
+
+    def _undo_start(self, transport: Optional[Transport]) -> NoReturn:
+        """``close()`` began while the CLI was being started (its ladder may have run already):
+        reap what this connect started — the CLI, the store bridge's resume dir, temp files —
+        and raise ``UsageError``."""
+        if transport is not None:
+            transport.stop(self.options.close_timeout)
+            transport.close()
+        if self._store_bridge is not None:
+            self._store_bridge.close(self.options.close_timeout)
+        self._remove_temp_files()
+        raise UsageError("the session was closed while it was connecting")
 
     @property
     def pid(self) -> Optional[int]:
@@ -508,6 +542,8 @@ class Session:
             if not self.in_callback_thread() and not self._reader.is_current():
                 self._close_done.wait(self.options.close_timeout * 5)
             return
+        if self._spawning.acquire(timeout=self.options.close_timeout):  # a CLI being started: let it finish
+            self._spawning.release()
         try:
             deferred = self._close_ladder()
         finally:
