@@ -297,7 +297,7 @@ class AgentPool:
             settle(job.future, exc=result_error(outcome.result))
         else:
             settle(job.future, result=outcome)
-        self._after_run(slot, outcome, job.future)
+        self._after_run(slot, outcome, job)
 
     def _turn(self, slot: CliSlot, job: _Job, *, may_retry: bool) -> Optional[List[StreamItem]]:
         """Worker: send the prompt and collect the turn. None when ``may_retry`` and the CLI
@@ -324,12 +324,15 @@ class AgentPool:
                 return None
             raise
 
-    def _after_run(self, slot: CliSlot, outcome: RunResult, future: RunFuture) -> None:
+    def _after_run(self, slot: CliSlot, outcome: RunResult, job: _Job) -> None:
         """Worker: reset and park the CLI, or close it."""
-        reason = "reuse=False" if not self.reuse else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli)
+        reason = (
+            "reuse=False" if not self.reuse
+            else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli, prompt=job.prompt)
+        )  # fmt: skip
         if reason is None and outcome.is_error:
             reason = "the run ended with an error result"
-        if reason is None and future.cancelled():
+        if reason is None and job.future.cancelled():
             reason = "its run was cancelled"
         if reason is None:
             try:

@@ -29,7 +29,8 @@ So a CLI is retired, not reset (``retire_reason``), after: a run that used any t
 read-only ``READ_ONLY_TOOLS`` — and after those too when the options carry a permission
 callback or a permission prompt tool (an answer could have granted session rules);
 Bash (background processes), subagents, MCP tools (server state), worktree and cron tools
-always retire; a run that failed or was cancelled; a reset whose answer does not have the
+always retire; a prompt that is a slash command (``/config permissionMode=acceptEdits``
+writes the user's ``settings.json``: ``SLASH_COMMAND_WRITES``); a run that failed or was cancelled; a reset whose answer does not have the
 shape above; a CLI whose model / permission mode / cwd / tools / MCP servers drifted from
 what its first run reported; a CLI that served ``max_runs`` runs (memory); any CLI whose
 options set hooks (they would see the reset: ``SessionEnd``/``SessionStart`` with source
@@ -50,7 +51,10 @@ from .._wire.protocol import StreamItem
 from .._wire.record import FrozenRecord, Record
 from .._wire.system_messages import SystemInitMessage
 
-__all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive", "snapshot_options"]
+__all__ = [
+    "CliSlot", "SLASH_COMMAND_WRITES", "init_fingerprint", "is_alive", "reset_conversation", "retire_reason",
+    "slash_command", "snapshot_options",
+]  # fmt: skip
 
 RESET_PROMPT = "/clear"
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
@@ -67,6 +71,23 @@ SESSION_BOUND_OPTIONS = (
 )
 """Options whose meaning spans the CLI's whole life: a CLI started with any of them set is
 never reset for another run."""
+SLASH_COMMAND_WRITES = {
+    "/config permissionMode=… model=… theme=… verbose=… language=… autoCompact=… thinking=… "
+    "checkpoints=… editor=…": "~/.claude/settings.json (the user's settings: every later CLI)",
+    "/config outputStyle=…, tips=… (2.1.197)": "<cwd>/.claude/settings.local.json",
+    "/config gitignore=…": "~/.claude.json (respectGitignore)",
+    "/output-style NAME (2.1.331)": "<cwd>/.claude/settings.local.json, and ~/.config/git/ignore",
+    "/rename NAME (2.1.331)": "custom-title.json next to the session's transcript",
+    "/heapdump": "a heap snapshot of the CLI (its memory: keys included) and diagnostics in HOME",
+    "/debug": "~/.claude/debug/",
+    "/insights": "~/.claude/usage-data/report*.html (and 9 API requests)",
+}
+"""What a prompt that is a slash command writes outside the conversation, measured on CLI
+2.1.197 and 2.1.331 (fresh HOME, the fake API; every listed command, with arguments). The
+other local commands write nothing but the transcript (``/model`` and ``/color`` on 2.1.331
+are "for this session only"); prompt commands (``/init``, ``/review``, ``/update-config`` …)
+go to the model, whose tool calls retire the CLI anyway. ``verbatim_prompts=True`` stops all
+of it on 2.1.331 (the prompt goes to the model as text); 2.1.197 ignores it."""
 """Tools whose only lasting effect (the files read) ``/clear`` was measured to clear."""
 
 
@@ -164,13 +185,30 @@ def used_tools(messages: List[StreamItem]) -> List[str]:
     return names
 
 
-def retire_reason(slot: CliSlot, messages: List[StreamItem], max_runs: int) -> Optional[str]:
+def slash_command(prompt: Optional[str]) -> Optional[str]:
+    """The slash command a prompt runs (``"config"`` for ``"/config permissionMode=…"``), or
+    None. Measured on 2.1.197 and 2.1.331: only a prompt that *starts* with ``/`` is a command
+    (``" /config …"`` and ``"please /config …"`` go to the model)."""
+    if not prompt or not prompt.startswith("/"):
+        return None
+    name = prompt[1:].split(None, 1)[0] if len(prompt) > 1 and not prompt[1].isspace() else ""
+    return name or None
+
+
+def retire_reason(
+    slot: CliSlot, messages: List[StreamItem], max_runs: int, *, prompt: Optional[str] = None
+) -> Optional[str]:
     """Why this CLI must not serve another run after ``messages`` (None: a reset may).
+    ``prompt``: the run's prompt (a slash command retires the CLI).
 
     The first run's ``system/init`` becomes the CLI's fingerprint, whatever the verdict."""
     fingerprint = init_fingerprint(messages)
     if slot.fingerprint is None:
         slot.fingerprint = fingerprint
+    command = slash_command(prompt)
+    if command is not None:
+        return (f"the prompt ran the slash command /{command}, which may change the CLI's state and "
+                "settings files outside the conversation (see SLASH_COMMAND_WRITES)")
     if fingerprint is None:
         return "the run sent no system/init"
     if fingerprint != slot.fingerprint:

@@ -138,3 +138,25 @@ def test_map_after_shutdown_raises_before_running_anything() -> None:
     pool.shutdown()
     with pytest.raises(UsageError):
         pool.map(["x"])
+
+
+@pytest.mark.parametrize("prompt, command", [
+    ("/config permissionMode=acceptEdits", "config"), ("/heapdump", "heapdump"), ("/", None),
+    (" /config x=y", None), ("please /config x=y", None), ("/ config", None), ("", None),
+])  # fmt: skip
+def test_which_prompts_are_slash_commands(prompt: str, command: Any) -> None:
+    from claude_sync._agents.reuse import slash_command
+
+    assert slash_command(prompt) == command
+
+
+def test_a_cli_that_ran_a_slash_command_is_retired(tmp_path: Path) -> None:
+    with AgentPool(reusable_cli(tmp_path).options(), max_workers=1) as pool:
+        first = pool.submit("/config permissionMode=acceptEdits")
+        first.result(WAIT)
+        second = pool.submit("hello")
+        second.result(WAIT)
+        third = pool.submit("again")
+        third.result(WAIT)
+    assert first.cli_pid != second.cli_pid  # retired: it may have written settings
+    assert second.cli_pid == third.cli_pid  # a plain prompt is reset and reused
