@@ -112,6 +112,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._sessions.summary": ("fold_session_summary",),
     "._sessions.stores.memory": ("InMemorySessionStore",),
     "._sessions.stores.sqlite": ("SQLiteSessionStore",),
+    "._sessions.stores.postgres": ("PostgresSessionStore",),
     "._sessions.transcript_files": (
         "list_sessions", "get_session_info", "get_session_messages", "list_subagents",
         "get_subagent_messages",
@@ -253,6 +254,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._sessions.store_functions import rename_session_via_store as rename_session_via_store
     from ._sessions.store_functions import tag_session_via_store as tag_session_via_store
     from ._sessions.stores.memory import InMemorySessionStore as InMemorySessionStore
+    from ._sessions.stores.postgres import PostgresSessionStore as PostgresSessionStore
     from ._sessions.stores.sqlite import SQLiteSessionStore as SQLiteSessionStore
     from ._sessions.summary import fold_session_summary as fold_session_summary
     from ._sessions.transcript_edits import delete_session as delete_session

@@ -256,6 +256,9 @@ class Session:
         if closed:
             self._undo_start(transport)
         assert self._transport is not None
+        from .host_death import track  # first connect only, not at import
+
+        track(self)  # closed the normal way on the host's SIGTERM
         if self._store_bridge is not None:
             self._store_bridge.start(self._transport.pid)
         label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix

@@ -118,6 +118,12 @@ class MemoryPeer:
         self.received.append(frame)
         return frame
 
+    def read_bytes(self, timeout: Optional[float]) -> Optional[bytes]:
+        """The session's next bytes as written, unframed (for a peer that cuts lines itself;
+        do not mix with ``read_frame``): ``b""`` once it ended input, None when ``timeout``
+        seconds (0: do not wait) passed first."""
+        return self._transport._stdin.take(timeout)
+
     def wait_input_ended(self, timeout: float = 5.0) -> None:
         """Block until the session ends input (stdin EOF), discarding nothing: frames that
         arrive first are kept for ``read_frame``. Raises ``PeerTimeout``."""

@@ -32,6 +32,7 @@ from .._display.redaction import redacted_logger
 from .._wire.errors import CLIConnectionError, CLINotFoundError
 from .child import ChildProcess
 from .green import wait_readable
+from .host_death import popen
 from .transport import Transport
 
 __all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
@@ -109,7 +110,7 @@ class SubprocessTransport(Transport):
         else:  # pragma: no cover - Windows
             kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
         try:
-            self._proc = subprocess.Popen(  # noqa: S603 - argv from _options.command.build_spawn_plan
+            self._proc = popen(  # argv from _options.command.build_spawn_plan; dies with this process
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -117,7 +118,7 @@ class SubprocessTransport(Transport):
                 env=self.env,
                 cwd=self.cwd,
                 bufsize=0,
-                **kwargs,  # type: ignore[call-overload]
+                **kwargs,
             )
         except FileNotFoundError as exc:
             if self.cwd and not os.path.isdir(self.cwd):

@@ -11,15 +11,19 @@ the ``claude_sync-mirror-<pid>`` thread calls ``store.append``, one call per tra
 file per flush, in order. ``"batched"``: a flush per turn (the reader waits for it before
 delivering the turn's ``ResultMessage``, at most ``flush_timeout``, so a result means the
 store has the turn) or when 500 entries / 1 MiB are pending; ``"eager"``: after every frame.
-A failing ``append`` is retried twice (0.2 s, 0.8 s apart), then the batch is dropped and
-reported through ``on_error`` (a ``mirror_error`` system message); a slow one is reported
-once ``flush_timeout`` passes and keeps the mirror thread busy, never the session. After
-that one timeout the store counts as *stuck*: later results are delivered without waiting
-for it (said once, in that report and the log) until an ``append`` returns again; the
-final flush at close still waits, at most ``flush_timeout``. The
-CLI's own transcript is written before each frame, so nothing local is lost; a transcript
-that lived in a temporary resume dir is copied into the real config dir at close when the
-store missed anything.
+A failing ``append`` is retried twice (0.2 s, 0.8 s apart), then reported through
+``on_error`` (a ``mirror_error`` system message) and its entries are kept in a backlog: the
+next flush sends them first, in order, with the new ones (once, no retry delays while the
+store keeps failing), so a store that was down for a while catches up without a gap (stores
+treat ``uuid`` as an idempotency key). Past ``MAX_BACKLOG_ENTRIES`` / ``MAX_BACKLOG_BYTES``,
+and at close if the store is still failing, the backlog is dropped and reported as lost,
+with its entry count. A slow ``append`` is reported once ``flush_timeout`` passes and keeps
+the mirror thread busy, never the session. After that one timeout the store counts as
+*stuck*: later results are delivered without waiting for it (said once, in that report and
+the log) until an ``append`` returns again; the final flush at close still waits, at most
+``flush_timeout``. The CLI's own transcript is written before each frame, so nothing local
+is lost; a transcript that lived in a temporary resume dir is copied into the real config dir
+at close when the store missed anything.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from .._display.redaction import redacted_logger
 from .._engine.tempfiles import remove_private_dir
@@ -50,8 +54,14 @@ logger = redacted_logger("claude_sync.session_store")
 MAX_PENDING_ENTRIES = 500
 MAX_PENDING_BYTES = 1 << 20
 RETRY_DELAYS = (0.2, 0.8)
+MAX_BACKLOG_ENTRIES = 10_000
+MAX_BACKLOG_BYTES = 16 << 20
 
 ErrorSink = Callable[[Optional[SessionKey], str], None]
+
+
+def _slot(key: SessionKey) -> Tuple[str, str, str]:
+    return (key["project_key"], key["session_id"], key.get("subpath") or "")
 
 
 def file_key(file_path: str, projects: str) -> Optional[SessionKey]:
@@ -89,6 +99,10 @@ class StoreBridge:
         self.temp_dir = temp_dir
         self.real_projects = real_projects
         self.failures = 0
+        self.lost_entries = 0  # entries dropped for good (reported)
+        self._backlog: Dict[Tuple[str, str, str], Tuple[SessionKey, List[Any]]] = {}  # mirror thread only
+        self._backlog_bytes = 0
+        self._failing: Set[Tuple[str, str, str]] = set()  # transcripts whose last append failed
         self._cond = threading.Condition()
         self._pending: List[Tuple[str, List[Any]]] = []
         self._pending_entries = 0
@@ -210,7 +224,7 @@ class StoreBridge:
                 while not (self._closing or (self._pending and self._wanted > self._flushed)):
                     self._cond.wait()
                 if not self._pending:
-                    return  # closing with nothing left
+                    break  # closing with nothing new
                 batch = self._pending
                 count = len(batch)
                 self._pending, self._pending_entries, self._pending_bytes = [], 0, 0
@@ -221,33 +235,73 @@ class StoreBridge:
                 self._cond.notify_all()
             if recovered:
                 logger.warning("The session store answers again; results wait for it again")
+        if self._backlog:
+            self._send([])  # a last try for what failed before
 
     def _send(self, batch: List[Tuple[str, List[Any]]]) -> None:
-        by_file: Dict[str, List[Any]] = {}
+        """Mirror thread: append each transcript's entries, its backlog first."""
+        by_key: Dict[Tuple[str, str, str], Tuple[SessionKey, List[Any]]] = {}
+        for slot, (kept_key, kept) in self._backlog.items():
+            by_key[slot] = (kept_key, list(kept))
+        self._backlog, self._backlog_bytes = {}, 0
         for path, entries in batch:
-            by_file.setdefault(path, []).extend(entries)
-        for path, entries in by_file.items():
-            key = file_key(path, self.projects)
-            if key is None:
+            found = file_key(path, self.projects)
+            if found is None:
                 logger.warning("Dropping mirrored lines of %s: not under %s (the CLI's CLAUDE_CONFIG_DIR differs?)", path, self.projects)
                 continue
-            self._append_with_retries(key, entries)
+            by_key.setdefault(_slot(found), (found, []))[1].extend(entries)
+        retrying = any(slot in by_key for slot in self._failing)
+        for slot, (key, entries) in by_key.items():
+            if self._append_with_retries(key, entries, retry=not retrying):
+                if slot in self._failing:
+                    self._failing.discard(slot)
+                    logger.warning("SessionStore.append works again for %s: the backlog reached the store", key)
+            else:
+                self._failing.add(slot)
+                self._keep(slot, key, entries)
 
-    def _append_with_retries(self, key: SessionKey, entries: List[Any]) -> None:
+    def _keep(self, slot: Tuple[str, str, str], key: SessionKey, entries: List[Any]) -> None:
+        """Mirror thread: put entries that failed into the backlog, or drop it when full."""
+        size = len(json.dumps(entries))
+        kept = sum(len(e) for _, e in self._backlog.values()) + len(entries)
+        if kept > MAX_BACKLOG_ENTRIES or self._backlog_bytes + size > MAX_BACKLOG_BYTES:
+            self.drop_backlog(f"the backlog of entries waiting for the store passed {MAX_BACKLOG_ENTRIES} entries / {MAX_BACKLOG_BYTES} bytes")
+            self._lose(key, len(entries), "the backlog is full")
+            return
+        self._backlog[slot] = (key, entries)
+        self._backlog_bytes += size
+
+    def drop_backlog(self, why: str) -> None:
+        """Mirror or closing thread: give up on every entry still waiting; reported per key."""
+        backlog, self._backlog, self._backlog_bytes = self._backlog, {}, 0
+        for key, entries in backlog.values():
+            self._lose(key, len(entries), why)
+
+    def _lose(self, key: SessionKey, count: int, why: str) -> None:
+        with self._cond:
+            self.failures += 1
+            self.lost_entries += count
+        logger.error("%d mirrored entries of %s never reached the session store: %s", count, key, why)
+        self._report(key, f"{count} entries never reached the session store ({why}); the local transcript has them")
+
+    def _append_with_retries(self, key: SessionKey, entries: List[Any], *, retry: bool = True) -> bool:
+        """Mirror thread: True when ``store.append`` took the entries. A failure (after the
+        retries, when ``retry``) is reported; the caller keeps the entries for later."""
         error: Optional[BaseException] = None
-        for attempt in range(len(RETRY_DELAYS) + 1):
+        attempts = len(RETRY_DELAYS) + 1 if retry else 1
+        for attempt in range(attempts):
             if attempt:
                 time.sleep(RETRY_DELAYS[attempt - 1])
             try:
                 self.store.append(key, entries)
-                return
+                return True
             except Exception as exc:  # noqa: BLE001 - a store is user code
                 error = exc
                 logger.debug("SessionStore.append attempt %d failed for %s: %r", attempt + 1, key, exc)
-        with self._cond:
-            self.failures += 1
-        logger.error("SessionStore.append failed for %s, %d entries dropped: %r", key, len(entries), error)
-        self._report(key, f"SessionStore.append failed after {len(RETRY_DELAYS) + 1} attempts: {error!r}")
+        logger.error("SessionStore.append failed for %s, %d entries kept to retry with the next flush: %r", key, len(entries), error)
+        self._report(key, f"SessionStore.append failed after {attempts} attempt{'s' if attempts > 1 else ''}: {error!r} "
+                          f"({len(entries)} entries kept to retry with the next flush)")  # fmt: skip
+        return False
 
     def _report(self, key: Optional[SessionKey], text: str) -> None:
         try:
@@ -269,6 +323,8 @@ class StoreBridge:
             thread.join(timeout)
             if thread.is_alive():
                 logger.error("The session store is still busy in append(); leaving its mirror thread behind")
+            else:
+                self.drop_backlog("the session closed while the store was still failing")
         if self.temp_dir is not None:
             if self.failures:
                 self._keep_transcripts()

@@ -15,7 +15,7 @@ Rules:
   only); optional keys are read as ``obj[k] if k in obj else None`` rather than
   ``obj.get(k)`` (one C call each); instances are made with ``construct`` (no frozen
   ``__init__``); error diagnosis happens only after something failed. Parsing a one-block
-  assistant line costs about ten Python + C calls; ``tests/test_parse.py`` pins ceilings.
+  assistant line costs about ten Python + C calls; ``tests/wire/test_parse.py`` pins ceilings.
   dataclasses-json is never touched here.
 
 Pure module: no threads, no I/O, no clocks.

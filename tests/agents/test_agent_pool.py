@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from helpers import Kit
 
 from claude_sync import (
     AgentPool,
@@ -208,10 +209,10 @@ def test_a_finished_future_does_not_cancel() -> None:
     assert future.cancel() is False
 
 
-def test_pool_runs_on_the_fake_cli_and_retires_a_cli_whose_reset_looks_wrong(fake_cli: Any) -> None:
-    # The fake CLI answers "/clear" like any prompt (a one-turn result, the same session id):
-    # not a proven reset, so each run gets a fresh CLI.
-    cli = fake_cli([{"op": "echo_turns"}])
+def test_pool_runs_on_the_scripted_cli_and_retires_a_cli_whose_reset_looks_wrong(tmp_path: Path) -> None:
+    # The scripted CLI answers "/clear" like any prompt (a one-turn result, the same session
+    # id): not a proven reset, so each run gets a fresh CLI.
+    cli = Kit(KitCLI().echo_turns(), "subprocess", tmp_path)
     with AgentPool(cli.options(), max_workers=2) as pool:
         results = list(pool.map(["a", "b", "c"], timeout=60))
     stats = pool.stats()  # after shutdown joined the workers (they reset after settling)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from helpers import ScriptedCLI, control_frames, interruptible_turn, texts, wait_until
+from helpers import Kit, control_frames, interruptible_turn, texts, wait_until
 
 from claude_sync import (
     AssistantMessage,
@@ -23,17 +23,15 @@ from claude_sync import (
     ResultMessage,
     UsageError,
 )
-from claude_sync.testing import ScriptedCLI as KitCLI
+from claude_sync.testing import ScriptedCLI
 
-ECHO = {"echo_controls": True, "fail_subtypes": ["frobnicate"], "silent_subtypes": ["never_answered"]}
-
-
+ECHO = {"frobnicate": ScriptedCLI.UNSUPPORTED, "never_answered": ScriptedCLI.NO_ANSWER, "mcp_status": ScriptedCLI.ECHO}
 
 # ----------------------------------------------------------------------------- turns
 
 
 def test_two_turns_each_response_ends_at_its_result() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}])
+    cli = Kit(ScriptedCLI().echo_turns())
     with cli.client() as client:
         client.query("first")
         first = list(client.receive_response())
@@ -44,7 +42,7 @@ def test_two_turns_each_response_ends_at_its_result() -> None:
 
 
 def test_connect_with_prompt_sends_it() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}])
+    cli = Kit(ScriptedCLI().echo_turns())
     client = cli.client()
     try:
         client.connect("hello")
@@ -54,7 +52,7 @@ def test_connect_with_prompt_sends_it() -> None:
 
 
 def test_query_accepts_an_iterable_of_user_dicts_with_uuid() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}])
+    cli = Kit(ScriptedCLI().echo_turns())
     with cli.client() as client:
         client.query([{"type": "user", "message": {"role": "user", "content": "a"}, "uuid": "u-1"}])
         list(client.receive_response())
@@ -63,13 +61,7 @@ def test_query_accepts_an_iterable_of_user_dicts_with_uuid() -> None:
 
 
 def test_merge_assistant_gives_whole_messages() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "text", "text": "part one", "id": "msg_A"},
-        {"op": "text", "text": "part two", "id": "msg_A"},
-        {"op": "result"},
-        {"op": "wait_eof"},
-    ])
+    cli = Kit(ScriptedCLI().expect_user().text("part one", message_id="msg_A").text("part two", message_id="msg_A").result())
     with cli.client() as client:
         client.query("hi")
         merged = list(client.receive_response(merge_assistant=True))
@@ -100,7 +92,7 @@ def test_merge_assistant_gives_whole_messages() -> None:
     ],
 )
 def test_control_methods_send_their_request(call: Any, subtype: str, payload: Dict[str, Any]) -> None:
-    cli = ScriptedCLI([{"op": "wait_eof"}], auto=ECHO)
+    cli = Kit(ScriptedCLI(auto_answers={subtype: ScriptedCLI.ECHO}))
     with cli.client() as client:
         answer = call(client)
     sent = control_frames(cli, subtype)
@@ -110,7 +102,7 @@ def test_control_methods_send_their_request(call: Any, subtype: str, payload: Di
 
 
 def test_control_error_carries_the_cli_text() -> None:
-    cli = ScriptedCLI([{"op": "wait_eof"}], auto=ECHO)
+    cli = Kit(ScriptedCLI(auto_answers=ECHO))
     with cli.client() as client:
         with pytest.raises(ControlRequestError) as info:
             client.send_control_request("frobnicate")
@@ -120,7 +112,7 @@ def test_control_error_carries_the_cli_text() -> None:
 
 
 def test_control_timeout_is_a_timeout_error_and_the_session_survives() -> None:
-    cli = ScriptedCLI([{"op": "wait_eof"}], auto=ECHO)
+    cli = Kit(ScriptedCLI(auto_answers=ECHO))
     with cli.client() as client:
         with pytest.raises(TimeoutError) as info:
             client.send_control_request("never_answered", timeout=0.3)
@@ -129,7 +121,7 @@ def test_control_timeout_is_a_timeout_error_and_the_session_survives() -> None:
 
 
 def test_get_server_info_is_the_cached_initialize_response() -> None:
-    cli = ScriptedCLI([{"op": "wait_eof"}])
+    cli = Kit(ScriptedCLI(initialize_response={"commands": [], "fake": True}))
     with cli.client() as client:
         info = client.get_server_info()
     assert info is not None and info["fake"] is True and "pid" in info
@@ -140,7 +132,7 @@ def test_get_server_info_is_the_cached_initialize_response() -> None:
 
 
 def test_misuse_paths() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}], auto=ECHO)
+    cli = Kit(ScriptedCLI().echo_turns())
     client = cli.client()
     with pytest.raises(UsageError, match="connect"):
         client.query("too early")
@@ -165,7 +157,7 @@ def test_misuse_paths() -> None:
 
 def test_connect_after_disconnect_starts_a_new_process(tmp_path: Path) -> None:
     """As the official client: ``disconnect()`` then ``connect()`` reconnects (a new CLI)."""
-    cli = KitCLI(directory=tmp_path).expect_user("again").text("echo: again").result()
+    cli = ScriptedCLI(directory=tmp_path).expect_user("again").text("echo: again").result()
     client = ClaudeSDKClient(cli.options())
     client.connect()
     first_pid = client.session.pid if client.session else None
@@ -180,15 +172,16 @@ def test_connect_after_disconnect_starts_a_new_process(tmp_path: Path) -> None:
         client.disconnect()
 
 
-def test_second_concurrent_consumer_is_rejected() -> None:
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "text", "text": "one"}, {"op": "wait_gate", "name": "release"}, {"op": "result"}, {"op": "wait_eof"}])
+def test_second_concurrent_consumer_is_rejected(tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    cli = Kit(ScriptedCLI(auto_init=False).expect_user().text("one").wait_for_file(release).result().expect_user("again"))
     with cli.client() as client:
         client.query("hi")
         first = client.receive_response()
         assert isinstance(next(first), AssistantMessage)
         with pytest.raises(UsageError, match="already receiving"):
             next(client.receive_response())
-        cli.release("release")
+        release.touch()
         assert isinstance(list(first)[-1], ResultMessage)
         client.query("again")  # the slot is free again after the first consumer finished
         gate_free = client.receive_messages(idle_timeout=0.3)
@@ -197,7 +190,7 @@ def test_second_concurrent_consumer_is_rejected() -> None:
 
 
 def test_idle_timeout_raises_and_leaves_the_session_running() -> None:
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "wait_user"}, {"op": "text", "text": "late"}, {"op": "result"}, {"op": "wait_eof"}])
+    cli = Kit(ScriptedCLI().expect_user().expect_user().text("late").result())
     with cli.client() as client:
         client.query("first")
         with pytest.raises(ReceiveTimeoutError) as info:
@@ -208,9 +201,11 @@ def test_idle_timeout_raises_and_leaves_the_session_running() -> None:
 
 
 def test_total_timeout_applies_even_while_messages_flow() -> None:
-    steps = [{"op": "wait_user"}] + [{"op": "text", "text": str(i)} if i % 2 == 0 else {"op": "sleep", "seconds": 0.05} for i in range(200)]
-    cli = ScriptedCLI(steps + [{"op": "result"}, {"op": "wait_eof"}])
-    with cli.client() as client:
+    script = ScriptedCLI().expect_user()
+    for i in range(200):
+        script = script.text(str(i)) if i % 2 == 0 else script.stall(0.05)
+    cli = Kit(script.result())
+    with cli.client(close_timeout=0.1) as client:  # the CLI is still dripping: close kills it
         client.query("slow drip")
         with pytest.raises(ReceiveTimeoutError) as info:
             list(client.receive_response(timeout=0.5, idle_timeout=0.4))
@@ -224,7 +219,7 @@ def test_interrupt_with_drain_consumes_the_aborted_turn() -> None:
     cli = interruptible_turn()
     with cli.client() as client:
         client.query("long task")
-        wait_until(lambda: any(e["kind"] == "got_user" for e in cli.log()))
+        wait_until(lambda: cli.steps_done() >= 1)  # the CLI has the prompt
         drained = client.interrupt(drain=True)
         assert isinstance(drained[-1], ResultMessage)
         assert drained[-1].subtype == "error_during_execution" and drained[-1].terminal_reason == "aborted_streaming"
@@ -237,7 +232,7 @@ def test_interrupt_without_drain_next_response_ends_at_the_aborted_result() -> N
     cli = interruptible_turn()
     with cli.client() as client:
         client.query("long task")
-        wait_until(lambda: any(e["kind"] == "got_user" for e in cli.log()))
+        wait_until(lambda: cli.steps_done() >= 1)  # the CLI has the prompt
         assert client.interrupt() == []
         aborted = list(client.receive_response())
         assert aborted[-1].terminal_reason == "aborted_streaming"
@@ -246,7 +241,7 @@ def test_interrupt_without_drain_next_response_ends_at_the_aborted_result() -> N
 
 
 def test_interrupt_while_idle_is_harmless() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}])
+    cli = Kit(ScriptedCLI().echo_turns())
     with cli.client() as client:
         assert client.interrupt(drain=True) == []
         client.query("after")
@@ -258,7 +253,7 @@ def test_interrupt_while_idle_is_harmless() -> None:
 
 
 def test_control_call_from_another_thread_while_iterating() -> None:
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "text", "text": "a"}, {"op": "sleep", "seconds": 0.5}, {"op": "text", "text": "b"}, {"op": "result"}, {"op": "wait_eof"}], auto=ECHO)
+    cli = Kit(ScriptedCLI(auto_answers=ECHO).expect_user().text("a").stall(0.5).text("b").result())
     answers: List[Any] = []
     with cli.client() as client:
         client.query("hi")
@@ -271,7 +266,7 @@ def test_control_call_from_another_thread_while_iterating() -> None:
 
 
 def test_queries_from_several_threads() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}])
+    cli = Kit(ScriptedCLI().echo_turns())
     with cli.client() as client:
         workers = [threading.Thread(target=client.query, args=(f"q{i}",)) for i in range(4)]
         for w in workers:
@@ -285,7 +280,7 @@ def test_queries_from_several_threads() -> None:
 
 
 def test_close_from_another_thread_ends_iteration() -> None:
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "text", "text": "a"}, {"op": "sleep", "seconds": 60}])
+    cli = Kit(ScriptedCLI().expect_user().text("a"))  # then silent until input ends
     client = cli.client(close_timeout=0.5)
     client.connect()
     client.query("hi")
@@ -298,7 +293,7 @@ def test_close_from_another_thread_ends_iteration() -> None:
 
 
 def test_sync_api_inside_a_running_event_loop() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}])
+    cli = Kit(ScriptedCLI().echo_turns())
 
     async def main() -> List[str]:
         asyncio.get_running_loop()  # we are inside a loop, as in Jupyter
@@ -312,50 +307,38 @@ def test_sync_api_inside_a_running_event_loop() -> None:
 # ----------------------------------------------------------------------------- nothing held, nothing lost
 
 
-def test_a_receive_timeout_while_merging_keeps_the_held_block_lines() -> None:
+def test_a_receive_timeout_while_merging_keeps_the_held_block_lines(tmp_path: Path) -> None:
     """Text and tool_use lines of one message are held while a long tool runs; a receive
     timeout fires; the next merged receive still gets the whole message."""
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "text", "text": "a1", "id": "msg_a"},
-        {"op": "text", "text": "a2", "id": "msg_a"},
-        {"op": "wait_gate", "name": "tool_done"},
-        {"op": "text", "text": "a3", "id": "msg_a"},
-        {"op": "result"},
-        {"op": "wait_eof"},
-    ])
+    tool_done = tmp_path / "tool_done"
+    cli = Kit(ScriptedCLI().expect_user().text("a1", message_id="msg_a").text("a2", message_id="msg_a")
+              .wait_for_file(tool_done).text("a3", message_id="msg_a").result())
     with cli.client() as client:
         client.query("go")
         with pytest.raises(ReceiveTimeoutError):
             list(client.receive_response(merge_assistant=True, idle_timeout=0.3))
-        cli.release("tool_done")
+        tool_done.touch()
         rest = list(client.receive_response(merge_assistant=True, timeout=10))
     assert [texts([m]) for m in rest if isinstance(m, AssistantMessage)] == [["a1", "a2", "a3"]]
     assert isinstance(rest[-1], ResultMessage)
 
 
-def test_leaving_a_merged_loop_early_gives_the_held_lines_back() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "text", "text": "a", "id": "msg_a"},
-        {"op": "text", "text": "b1", "id": "msg_b"},
-        {"op": "wait_gate", "name": "more"},
-        {"op": "text", "text": "b2", "id": "msg_b"},
-        {"op": "result"},
-        {"op": "wait_eof"},
-    ])
+def test_leaving_a_merged_loop_early_gives_the_held_lines_back(tmp_path: Path) -> None:
+    more = tmp_path / "more"
+    cli = Kit(ScriptedCLI(auto_init=False).expect_user().text("a", message_id="msg_a").text("b1", message_id="msg_b")
+              .wait_for_file(more).text("b2", message_id="msg_b").result())
     with cli.client() as client:
         client.query("go")
         for message in client.receive_response(merge_assistant=True):
             assert texts([message]) == ["a"]
             break  # b1 is held by then: it goes back to the queue
-        cli.release("more")
+        more.touch()
         rest = list(client.receive_response(merge_assistant=True, timeout=10))
     assert [texts([m]) for m in rest if isinstance(m, AssistantMessage)] == [["b1", "b2"]]
 
 
 def test_an_iterator_never_started_does_not_hold_the_consumer_slot() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}])
+    cli = Kit(ScriptedCLI().echo_turns())
     with cli.client() as client:
         client.query("one")
         forgotten = client.receive_response()  # created, never iterated
@@ -366,7 +349,7 @@ def test_an_iterator_never_started_does_not_hold_the_consumer_slot() -> None:
 
 
 def test_a_dropped_connected_client_is_reaped_with_a_resource_warning() -> None:
-    cli = ScriptedCLI([{"op": "wait_eof"}])
+    cli = Kit(ScriptedCLI())
     client = cli.client()
     client.connect()
     session = client.session
@@ -378,7 +361,7 @@ def test_a_dropped_connected_client_is_reaped_with_a_resource_warning() -> None:
 
 
 def test_a_closed_client_dropped_gives_no_warning() -> None:
-    cli = ScriptedCLI([{"op": "wait_eof"}])
+    cli = Kit(ScriptedCLI())
     client = cli.client()
     client.connect()
     client.close()
@@ -389,7 +372,7 @@ def test_a_closed_client_dropped_gives_no_warning() -> None:
 
 
 def test_verbatim_prompts_marks_every_user_message_client_composed() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}], auto=ECHO)
+    cli = Kit(ScriptedCLI(auto_answers={"get_binary_version": ScriptedCLI.ECHO}).echo_turns())
     with cli.client(verbatim_prompts=True) as client:
         client.query("@/etc/passwd please")
         list(client.receive_response(timeout=30))
@@ -399,7 +382,7 @@ def test_verbatim_prompts_marks_every_user_message_client_composed() -> None:
 
 
 def test_user_messages_are_not_marked_by_default() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}], auto=ECHO)
+    cli = Kit(ScriptedCLI().echo_turns())
     with cli.client() as client:
         client.query("hi")
         list(client.receive_response(timeout=30))

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any, Callable, List
 
 import pytest
-from helpers import ScriptedCLI, control_frames, interruptible_turn, texts, wait_until
+from helpers import Kit, control_frames, interruptible_turn, texts, wait_until
 
 from claude_sync import AssistantMessage, ClaudeSDKClient, ResultMessage, UsageError
 from claude_sync._engine.connection import SessionState
 from claude_sync._wire import merge as merge_module
-from claude_sync.testing import ScriptedCLI as KitCLI
+from claude_sync.testing import ScriptedCLI
 
 
 def _interrupt_storm(fire: Callable[[], None], count: int, seed: int = 1234) -> Callable[[Callable[[], Any]], int]:
@@ -92,7 +92,7 @@ def _send_sigint() -> None:
 def test_ctrl_c_while_receiving_loses_and_doubles_nothing(tmp_path: Path, fire: Callable[[], None]) -> None:
     # The kit's CLI as a process on purpose: pipe-paced delivery gives the storm its many windows.
     count = 20000
-    cli = KitCLI(directory=tmp_path).expect_user("go").numbered_texts(count).result()
+    cli = ScriptedCLI(directory=tmp_path).expect_user("go").numbered_texts(count).result()
     with ClaudeSDKClient(cli.options()) as client:
         session = client.session
         assert session is not None
@@ -113,10 +113,10 @@ def test_ctrl_c_while_receiving_loses_and_doubles_nothing(tmp_path: Path, fire: 
 
 def test_ctrl_c_in_receive_response_interrupts_the_turn_and_loses_nothing() -> None:
     turns, count = 8, 5000
-    steps: List[Any] = []
+    script = ScriptedCLI(auto_answers={"interrupt": None})
     for _ in range(turns):
-        steps += [{"op": "wait_user"}, {"op": "numbered", "count": count}, {"op": "result"}]
-    cli = ScriptedCLI(steps + [{"op": "wait_eof"}], auto={"echo_controls": True})
+        script = script.expect_user().numbered_texts(count).result()
+    cli = Kit(script)
     with cli.client() as client:
         for turn in range(turns):
             client.query(f"turn {turn}")
@@ -133,22 +133,13 @@ def test_ctrl_c_in_receive_response_interrupts_the_turn_and_loses_nothing() -> N
     assert 1 <= len(interrupts) <= turns
 
 
-def test_ctrl_c_while_merging_puts_the_held_blocks_back() -> None:
+def test_ctrl_c_while_merging_puts_the_held_blocks_back(tmp_path: Path) -> None:
     """Two block lines of message A are held by the merger while it waits for the rest;
     Ctrl-C arrives; the next merged receive still yields A whole (three blocks), then B."""
-    cli = ScriptedCLI(
-        [
-            {"op": "wait_user"},
-            {"op": "text", "text": "a1", "id": "msg_a"},
-            {"op": "text", "text": "a2", "id": "msg_a"},
-            {"op": "wait_gate", "name": "go"},
-            {"op": "text", "text": "a3", "id": "msg_a"},
-            {"op": "text", "text": "b1", "id": "msg_b"},
-            {"op": "result"},
-            {"op": "wait_eof"},
-        ],
-        auto={"echo_controls": True},
-    )
+    go = tmp_path / "go"
+    cli = Kit(ScriptedCLI(auto_init=False, auto_answers={"interrupt": None}).expect_user()
+              .text("a1", message_id="msg_a").text("a2", message_id="msg_a").wait_for_file(go)
+              .text("a3", message_id="msg_a").text("b1", message_id="msg_b").result())
     with cli.client() as client:
         session = client.session
         assert session is not None
@@ -173,7 +164,7 @@ def test_ctrl_c_while_merging_puts_the_held_blocks_back() -> None:
         _join_through_interrupts(interrupter)
         assert first == []  # A was still incomplete: nothing merged was yielded yet
         assert texts(list(session._reader.mailbox.items)) == ["a1", "a2"]  # back at the head, in order
-        cli.release("go")
+        go.touch()
         rest = list(client.receive_response(merge_assistant=True))
     assert [texts([m]) for m in rest if not isinstance(m, ResultMessage)] == [["a1", "a2", "a3"], ["b1"]]
     assert isinstance(rest[-1], ResultMessage)
@@ -199,7 +190,7 @@ def test_ctrl_c_while_waiting_sends_interrupt_and_session_survives() -> None:
 
 
 def test_second_ctrl_c_before_the_result_closes() -> None:
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "sleep", "seconds": 60}])
+    cli = Kit(ScriptedCLI().expect_user())  # then silent until input ends (interrupts answered)
     with cli.client(close_timeout=0.5) as client:
         client.query("stuck")
         for _ in range(2):
@@ -219,14 +210,14 @@ def test_second_ctrl_c_before_the_result_closes() -> None:
 def test_ctrl_c_during_close_does_not_abort_the_shutdown() -> None:
     """The CLI ignores EOF, so close() waits in its stop rung; Ctrl-C lands right there.
     The close still finishes (the CLI killed, every thread joined) and then re-raises."""
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "hang"}])
+    cli = Kit(ScriptedCLI().expect_user().stall(60))  # busy: EOF does not end it, a kill does
     client = cli.client(close_timeout=1.0)
     client.connect()
     client.query("stuck")
-    wait_until(lambda: any(e["kind"] == "got_user" for e in cli.log()))
+    wait_until(lambda: cli.steps_done() >= 1)  # the CLI has the prompt
 
     def press_ctrl_c_once_close_waits() -> None:
-        wait_until(lambda: cli.peer.input_ended)  # close sent EOF: it now waits for an exit
+        wait_until(lambda: cli.transport is not None and cli.transport.peer.input_ended)  # close sent EOF: it now waits for an exit
         _send_sigint()
 
     interrupter = threading.Thread(target=press_ctrl_c_once_close_waits, name="claude_sync-test-interrupter")
@@ -251,10 +242,10 @@ def test_ctrl_c_storm_with_merge_assistant_and_close() -> None:
     and must end CLOSED with the CLI gone, resumed by the next ``close()`` when cut short."""
     trials, turns, count, per = 4, 3, 2000, 7
     for trial in range(trials):
-        steps: List[Any] = []
+        script = ScriptedCLI(auto_answers={"interrupt": None})
         for _ in range(turns):
-            steps += [{"op": "wait_user"}, {"op": "numbered", "count": count, "per_message": per}, {"op": "result"}]
-        cli = ScriptedCLI(steps + [{"op": "wait_eof"}], auto={"echo_controls": True})
+            script = script.expect_user().numbered_texts(count, per_message=per).result()
+        cli = Kit(script)
         client = cli.client()
         client.connect()
         for turn in range(turns):
@@ -278,13 +269,7 @@ def test_ctrl_c_storm_with_merge_assistant_and_close() -> None:
 def test_ctrl_c_while_the_held_message_is_merged_at_the_result_loses_nothing(monkeypatch: Any) -> None:
     """Ctrl-C lands while the result ends the held message and it is being merged (the
     window that grows with the message's size): the lines and the result stay available."""
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "text", "text": "a1", "id": "msg_a"},
-        {"op": "text", "text": "a2", "id": "msg_a"},
-        {"op": "result"},
-        {"op": "wait_eof"},
-    ])
+    cli = Kit(ScriptedCLI().expect_user().text("a1", message_id="msg_a").text("a2", message_id="msg_a").result())
     real_merge = merge_module.merge_assistant_lines
     interrupted: List[int] = []
 

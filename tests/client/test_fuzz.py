@@ -1,5 +1,5 @@
-"""Issue 10 probe, kept in CI: a bounded, fixed-seed fuzz of CLI output through ``query()`` and
-``ClaudeSDKClient``.
+"""A bounded, fixed-seed fuzz of CLI output through ``query()`` and ``ClaudeSDKClient``, run in
+CI.
 
 Each of ``COUNT`` streams from ``fuzz_streams.streams(SEED, …)`` is played by a tiny ``/bin/sh``
 fake CLI (it answers our ``initialize`` with the id it read, writes the stream, exits with the
@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 import pytest
-from conftest import _children
 from fuzz_streams import FuzzStream, streams
+from helpers import child_pids, wait_until
 
 from claude_sync import (
     ClaudeAgentOptions,
@@ -42,7 +42,7 @@ from claude_sync import (
 SEED = int(os.environ.get("CLAUDE_SYNC_FUZZ_SEED", "20261122"))
 COUNT = int(os.environ.get("CLAUDE_SYNC_FUZZ_COUNT", "300"))
 """CI runs the fixed seed and count; a longer hunt sets both in the environment, e.g.
-``CLAUDE_SYNC_FUZZ_SEED=7 CLAUDE_SYNC_FUZZ_COUNT=3000 python -m pytest -s tests/test_fuzz.py``."""
+``CLAUDE_SYNC_FUZZ_SEED=7 CLAUDE_SYNC_FUZZ_COUNT=3000 python -m pytest -s tests/client/test_fuzz.py``."""
 BOUND = 15.0
 """Seconds any one receive may take before the stream counts as a hang."""
 
@@ -125,15 +125,6 @@ def _our_threads() -> List[str]:
     return [t.name for t in threading.enumerate() if t.name.startswith("claude_sync-")]
 
 
-def _settled(predicate: Any, timeout: float = 2.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
-    return True
-
-
 def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -145,7 +136,7 @@ def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(
     cli.chmod(cli.stat().st_mode | stat.S_IEXEC)
     work = tmp_path / "streams"
     work.mkdir()
-    threads_before, children_before = set(_our_threads()), set(_children())
+    threads_before, children_before = set(_our_threads()), set(child_pids())
     fds_before, temp_before = _fds(), _temp_files()
     untyped: List[Tuple[int, List[str], str]] = []
     hangs: List[Tuple[int, List[str], str]] = []
@@ -173,13 +164,13 @@ def test_fuzzed_cli_output_gives_typed_errors_no_hang_no_leak(
         outcomes[outcome] = outcomes.get(outcome, 0) + 1
         if outcome != "hang" and time.monotonic() - began > BOUND:  # e.g. a close that dragged on
             hangs.append((stream.index, stream.mutations, f"took {time.monotonic() - began:.1f}s"))
-        if not _settled(lambda: set(_our_threads()) <= threads_before):
+        if not wait_until(lambda: set(_our_threads()) <= threads_before, 2.0, fail=False):
             leaks.append((stream.index, f"threads {sorted(set(_our_threads()) - threads_before)}"))
-        if not _settled(lambda: set(_children()) <= children_before):
-            leaks.append((stream.index, f"children {sorted(set(_children()) - children_before)}"))
-        if not _settled(lambda: _fds() <= fds_before):
+        if not wait_until(lambda: set(child_pids()) <= children_before, 2.0, fail=False):
+            leaks.append((stream.index, f"children {sorted(set(child_pids()) - children_before)}"))
+        if not wait_until(lambda: _fds() <= fds_before, 2.0, fail=False):
             leaks.append((stream.index, f"fds {sorted(_fds() - fds_before)}"))
-        if not _settled(lambda: _temp_files() <= temp_before):
+        if not wait_until(lambda: _temp_files() <= temp_before, 2.0, fail=False):
             leaks.append((stream.index, f"temp files {sorted(_temp_files() - temp_before)}"))
     elapsed = time.monotonic() - started
     print(f"\nfuzz seed={SEED}: {COUNT} streams in {elapsed:.1f}s; outcomes {dict(sorted(outcomes.items()))}; "

@@ -8,12 +8,12 @@ from html.parser import HTMLParser
 from typing import Any, Dict, List
 
 import pytest
+from wire_samples import CASE_IDS, CASES, INIT
 
 from claude_sync._display.render import safe_markdown, short_repr
 from claude_sync._wire.blocks import TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from claude_sync._wire.messages import AssistantMessage, ResultMessage, UserMessage
 from claude_sync._wire.parse import parse_message
-from tests.wire.test_parse import CASE_IDS, CASES, INIT
 
 HOSTILE = "<script>alert('x')</script><img src=x onerror=\"alert(1)\">&amp; \"quoted\" 'single'"
 KEY = "sk-ant-api03-SECRETSECRETSECRET"

@@ -6,15 +6,18 @@ import io
 import sys
 import threading
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from helpers import Kit
 
 import claude_sync
 from claude_sync import ClaudeAgentOptions, PermissionResultDeny, ResultError, query, show
 from claude_sync._display import show as _display
 from claude_sync._display.live import RunView
 from claude_sync._wire.parse import parse_message
+from claude_sync.testing import ScriptedCLI
 
 SID = "s"
 HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>"
@@ -149,15 +152,10 @@ def test_no_ipython_import_and_terminal_mode_without_a_kernel() -> None:
     assert claude_sync.show is show
 
 
-def test_show_on_a_query_notes_permission_decisions_and_raises_after_showing(fake_cli: Any) -> None:
-    request = {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "rm -rf /"}, "tool_use_id": "t1"}
-    cli = fake_cli([
-        {"op": "wait_user"},
-        {"op": "emit", "obj": {"type": "assistant", "message": {"id": "m1", "model": "m", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "rm -rf /"}}]}, "session_id": "fake-session"}},
-        {"op": "request", "request": request, "id": "p1"},
-        {"op": "wait_response", "id": "p1"},
-        {"op": "result", "is_error": True, "subtype": "error_max_turns", "errors": ["Reached maximum number of turns (1)"]},
-    ])  # fmt: skip
+def test_show_on_a_query_notes_permission_decisions_and_raises_after_showing(tmp_path: Path) -> None:
+    cli = Kit(ScriptedCLI().expect_user().tool_use("Bash", {"command": "rm -rf /"}, id="t1").ask_permission(request_id="p1")
+              .result(is_error=True, subtype="error_max_turns", errors=["Reached maximum number of turns (1)"]),
+              "subprocess", tmp_path)
     options = cli.options(can_use_tool=lambda name, tool_input, context: PermissionResultDeny(message="never"))
     out = io.StringIO()
     with pytest.raises(ResultError):
@@ -169,8 +167,8 @@ def test_show_on_a_query_notes_permission_decisions_and_raises_after_showing(fak
     assert options.include_partial_messages is False  # the caller's options are untouched
 
 
-def test_an_exception_while_showing_reaps_the_cli(fake_cli: Any) -> None:
-    cli = fake_cli([{"op": "wait_user"}, {"op": "text", "text": "hi"}, {"op": "wait_eof"}])
+def test_an_exception_while_showing_reaps_the_cli(tmp_path: Path) -> None:
+    cli = Kit(ScriptedCLI().expect_user().text("hi"), "subprocess", tmp_path)
     stream = query("hi", options=cli.options())
 
     class Boom(io.StringIO):

@@ -11,8 +11,7 @@ import pytest
 
 from claude_sync import ClaudeSDKClient, ResultError, query
 from claude_sync._wire import hints
-
-from .fake_api import FakeAnthropicAPI, error, text, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI, error, text, tool_use
 
 pytestmark = pytest.mark.e2e
 

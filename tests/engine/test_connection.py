@@ -1,4 +1,4 @@
-"""The threaded shell against the scriptable fake CLI: lifecycle, errors, flow control."""
+"""The threaded shell against the kit's scripted CLI: lifecycle, errors, flow control."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from helpers import ScriptedCLI, result_line, texts, wait_until
+from helpers import Kit, texts, wait_until
 
 from claude_sync import (
     AssistantMessage,
@@ -32,13 +32,14 @@ from claude_sync import (
 )
 from claude_sync._engine import connection as _session_module
 from claude_sync._engine import reader as _reader
-from claude_sync.testing import ScriptedCLI as KitCLI
+from claude_sync.testing import ScriptedCLI
+from claude_sync.testing._shapes import result_line
 
 # ----------------------------------------------------------------------------- one-shot
 
 
 def test_one_shot_answer_and_stdin_lifecycle() -> None:
-    cli = ScriptedCLI([{"op": "turn", "text": "4"}, {"op": "wait_eof"}])
+    cli = Kit(ScriptedCLI.answer("4"))
     messages = list(cli.query("What is 2 + 2?"))
     assert texts(messages) == ["4"]
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "4"
@@ -46,38 +47,30 @@ def test_one_shot_answer_and_stdin_lifecycle() -> None:
     assert [f["type"] for f in frames] == ["control_request", "user"]
     assert frames[0]["request"]["subtype"] == "initialize"
     assert frames[1]["message"] == {"role": "user", "content": "What is 2 + 2?"}
-    kinds = [e["kind"] for e in cli.log()]
-    assert kinds.index("eof") > kinds.index("got_user") if "got_user" in kinds else "eof" in kinds
+    assert cli.cli.last_run.ended == "eof"
 
 
-def test_stdin_stays_open_until_the_result_is_read() -> None:
+def test_stdin_stays_open_until_the_result_is_read(tmp_path: Path) -> None:
     """The CLI sees EOF only after we read the result (never right after the prompt).
 
     Deterministic: the CLI looks at its stdin only once the consumer holds the first message,
     which is after ``query()`` has finished sending the prompt — so a ``query()`` that ends
     input together with the prompt fails here every time, not only when a race goes one way.
     """
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "text", "text": "late"},
-        {"op": "wait_gate", "name": "consumer_has_text"},
-        {"op": "check_input_open"},
-        {"op": "result"},
-        {"op": "wait_eof"},
-    ])
+    consumer_has_text = tmp_path / "consumer_has_text"
+    cli = Kit(ScriptedCLI().expect_user().text("late").wait_for_file(consumer_has_text).expect_input_open().result())
     messages = []
     for message in cli.query("hi"):
         messages.append(message)
         if isinstance(message, AssistantMessage):
-            cli.release("consumer_has_text")
+            consumer_has_text.touch()
     assert texts(messages) == ["late"]
-    log = cli.log()
-    assert [e["data"] for e in log if e["kind"] == "input_open"] == [True]
-    assert [e["kind"] for e in log][-1] == "eof"
+    cli.cli.verify()  # the input was still open when the CLI looked
+    assert cli.cli.last_run.ended == "eof"
 
 
 def test_streamed_prompt_two_turns_two_results() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}])
+    cli = Kit(ScriptedCLI().echo_turns())
     prompts = [
         {"type": "user", "message": {"role": "user", "content": "one"}},
         {"type": "user", "message": {"role": "user", "content": "two"}},
@@ -88,7 +81,7 @@ def test_streamed_prompt_two_turns_two_results() -> None:
 
 
 def test_prompt_iterable_that_raises_surfaces_its_error() -> None:
-    cli = ScriptedCLI([{"op": "echo_turns"}])
+    cli = Kit(ScriptedCLI().echo_turns())
 
     def prompts() -> Any:
         yield {"type": "user", "message": {"role": "user", "content": "one"}}
@@ -99,13 +92,9 @@ def test_prompt_iterable_that_raises_surfaces_its_error() -> None:
 
 
 def test_error_result_is_yielded_then_raised() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "result", "subtype": "success", "is_error": True, "api_error_status": 401,
-         "result": "Failed to authenticate. API Error: 401"},
-        {"op": "wait_eof"},
-        {"op": "exit", "code": 1},
-    ])
+    cli = Kit(ScriptedCLI().expect_user().result(
+        "Failed to authenticate. API Error: 401", subtype="success", is_error=True, api_error_status=401,
+    ))  # the CLI exits 1 at EOF after an error result
     seen: List[Any] = []
     with pytest.raises(ResultError) as info:
         for message in cli.query("hi"):
@@ -116,23 +105,14 @@ def test_error_result_is_yielded_then_raised() -> None:
 
 
 def test_error_result_as_data_when_asked() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "result", "subtype": "error_max_turns", "is_error": True, "errors": ["Reached maximum number of turns (1)"]},
-        {"op": "wait_eof"},
-        {"op": "exit", "code": 1},
-    ])
+    cli = Kit(ScriptedCLI().expect_user().result(
+        subtype="error_max_turns", is_error=True, errors=["Reached maximum number of turns (1)"]))
     messages = list(cli.query("hi", raise_on_error_result=False))
     assert messages[-1].subtype == "error_max_turns"
 
 
 def test_crash_mid_stream_raises_process_error_with_stderr_tail() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "text", "text": "partial"},
-        {"op": "stderr", "text": "FATAL: segfault in the fake"},
-        {"op": "exit", "code": 3},
-    ])
+    cli = Kit(ScriptedCLI().expect_user().text("partial").stderr("FATAL: segfault in the fake").crash(3))
     seen: List[Any] = []
     with pytest.raises(ProcessError) as info:
         for message in cli.query("hi"):
@@ -144,7 +124,7 @@ def test_crash_mid_stream_raises_process_error_with_stderr_tail() -> None:
 
 
 def test_exit_zero_without_result_is_an_error() -> None:
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "text", "text": "cut"}, {"op": "exit", "code": 0}])
+    cli = Kit(ScriptedCLI().expect_user().text("cut").crash(0))
     with pytest.raises(ProcessError, match="before sending the result"):
         list(cli.query("hi"))
 
@@ -157,7 +137,7 @@ def test_missing_binary_is_cli_not_found(tmp_path: Any) -> None:
 
 
 def test_cli_dying_during_initialize_names_its_stderr() -> None:
-    cli = ScriptedCLI([{"op": "stderr", "text": "bad flag --frobnicate"}, {"op": "exit", "code": 2}], auto={"no_initialize": True})
+    cli = Kit(ScriptedCLI(auto_initialize=False).stderr("bad flag --frobnicate").crash(2))
     with pytest.raises(Exception) as info:
         list(cli.query("hi"))
     text = repr(info.value) + repr(info.value.__cause__)
@@ -194,7 +174,7 @@ def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
     monkeypatch.setattr(SubprocessTransport, "connect", start_and_let_it_die)
     monkeypatch.setattr(SubprocessTransport, "write_bytes", failing_write)
     monkeypatch.setattr(SubprocessTransport, "read_chunk", eof_after_the_write_failed)
-    cli = KitCLI(directory=tmp_path).crash(2, stderr="bad flag --frobnicate")
+    cli = ScriptedCLI(directory=tmp_path).crash(2, stderr="bad flag --frobnicate")
     with pytest.raises(CLIConnectionError) as info:
         list(query("hi", options=cli.options()))
     assert "Broken pipe" in str(info.value)
@@ -204,7 +184,7 @@ def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
 
 
 def test_initialize_timeout() -> None:
-    cli = ScriptedCLI([{"op": "wait_eof"}], auto={"no_initialize": True})
+    cli = Kit(ScriptedCLI(auto_initialize=False).expect_control("initialize", hold=True))
     with pytest.raises(ControlTimeoutError) as info:
         list(cli.query("hi", initialize_timeout=0.5))
     assert info.value.subtype == "initialize" and isinstance(info.value, TimeoutError)
@@ -215,19 +195,13 @@ def test_initialize_timeout() -> None:
 
 def test_twenty_mib_line_with_default_settings() -> None:
     size = 20 * 1024 * 1024
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "big", "bytes": size}, {"op": "result"}, {"op": "wait_eof"}])
+    cli = Kit(ScriptedCLI().expect_user().oversized_line(size).result())
     messages = list(cli.query("big"))
     assert [len(t) for t in texts(messages)] == [size]
 
 
 def test_over_cap_line_is_skipped_reported_and_the_next_delivered() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "big", "bytes": 50_000},
-        {"op": "text", "text": "after"},
-        {"op": "result"},
-        {"op": "wait_eof"},
-    ])
+    cli = Kit(ScriptedCLI().expect_user().oversized_line(50_000).text("after").result())
     messages = list(cli.query("hi", max_buffer_size=10_000))
     skipped = [m for m in messages if isinstance(m, OversizedLineSkipped)]
     assert len(skipped) == 1 and skipped[0].size > 50_000 and skipped[0].limit == 10_000
@@ -236,27 +210,14 @@ def test_over_cap_line_is_skipped_reported_and_the_next_delivered() -> None:
 
 
 def test_noise_lines_are_skipped(caplog: Any) -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "raw", "text": "Debugger attached."},
-        {"op": "raw", "text": "   "},
-        {"op": "text", "text": "real"},
-        {"op": "result"},
-        {"op": "wait_eof"},
-    ])
+    cli = Kit(ScriptedCLI().expect_user().raw("Debugger attached.\n").raw("   \n").text("real").result())
     messages = list(cli.query("hi"))
     assert texts(messages) == ["real"]
     assert "Debugger attached." in caplog.text
 
 
 def test_malformed_json_line_ends_the_session_with_a_typed_error() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "text", "text": "before"},
-        {"op": "raw", "text": '{"type": "assistant", "message": {oops'},
-        {"op": "text", "text": "never"},
-        {"op": "wait_eof"},
-    ])
+    cli = Kit(ScriptedCLI().expect_user().text("before").raw('{"type": "assistant", "message": {oops\n').text("never"))
     seen: List[Any] = []
     with pytest.raises(CLIJSONDecodeError) as info:
         for message in cli.query("hi"):
@@ -266,10 +227,7 @@ def test_malformed_json_line_ends_the_session_with_a_typed_error() -> None:
 
 
 def test_a_decode_error_is_built_whole_with_the_stderr_tail() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"}, {"op": "stderr", "text": "parser went sideways"},
-        {"op": "raw", "text": '{"type": "assistant", oops'}, {"op": "wait_eof"},
-    ])  # fmt: skip
+    cli = Kit(ScriptedCLI().expect_user().stderr("parser went sideways").raw('{"type": "assistant", oops\n'))
     with pytest.raises(CLIJSONDecodeError) as info:
         list(cli.query("hi"))
     error, bare = info.value, info.value.__cause__
@@ -282,8 +240,8 @@ def test_a_decode_error_is_built_whole_with_the_stderr_tail() -> None:
 
 
 def test_early_break_reaps_the_process(tmp_path: Path) -> None:
-    cli = KitCLI(directory=tmp_path).expect_user().numbered_texts(5000).stall(60)
-    stream = query("hi", options=cli.options())
+    cli = ScriptedCLI(directory=tmp_path).expect_user().numbered_texts(5000).stall(60)
+    stream = query("hi", options=cli.options(close_timeout=0.5))  # busy past EOF: the close ladder SIGTERMs it
     for _ in stream:
         break
     session = stream.session
@@ -293,7 +251,7 @@ def test_early_break_reaps_the_process(tmp_path: Path) -> None:
 
 
 def test_break_without_close_is_cleaned_up_by_generator_finalisation() -> None:
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "flood", "count": 100}, {"op": "sleep", "seconds": 60}])
+    cli = Kit(ScriptedCLI().expect_user().flood(100))  # then silent until input ends
     pids = []
     for message in cli.query("hi"):
         pids.append(message)
@@ -302,14 +260,14 @@ def test_break_without_close_is_cleaned_up_by_generator_finalisation() -> None:
 
 
 def test_keyboard_interrupt_in_loop_body_reaps() -> None:
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "flood", "count": 10}, {"op": "sleep", "seconds": 60}])
+    cli = Kit(ScriptedCLI().expect_user().flood(10))
     with pytest.raises(KeyboardInterrupt):
         for _ in cli.query("hi"):
             raise KeyboardInterrupt
 
 
 def test_with_block_closes_on_exception() -> None:
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "text", "text": "x"}, {"op": "sleep", "seconds": 60}])
+    cli = Kit(ScriptedCLI().expect_user().text("x"))
     with pytest.raises(RuntimeError):
         with cli.query("hi") as stream:
             for _ in stream:
@@ -326,7 +284,7 @@ def test_with_block_closes_on_exception() -> None:
     ],
 )
 def test_each_shutdown_rung(tmp_path: Path, after_the_turn: Any, expected_rung: str) -> None:
-    cli = after_the_turn(KitCLI(directory=tmp_path).expect_user().text("ready").result())
+    cli = after_the_turn(ScriptedCLI(directory=tmp_path).expect_user().text("ready").result())
     client = ClaudeSDKClient(cli.options(close_timeout=0.5))
     client.connect()
     client.query("hi")
@@ -339,7 +297,7 @@ def test_close_after_a_decode_error_while_the_cli_is_blocked_writing_ends_at_the
     """The reader stops on a bad line while the CLI is blocked writing a line bigger than the
     pipe: the reader drops our end of stdout, so the CLI's write fails and it exits — close
     needs no signal (before: EOF could not reach it, close waited a rung and SIGTERMed it)."""
-    cli = KitCLI(directory=tmp_path).expect_user().raw('{"type": "assistant", oops\n').oversized_line(4 * 1024 * 1024).stall(60)
+    cli = ScriptedCLI(directory=tmp_path).expect_user().raw('{"type": "assistant", oops\n').oversized_line(4 * 1024 * 1024).stall(60)
     client = ClaudeSDKClient(cli.options(close_timeout=2.0))
     client.connect()
     client.query("hi")
@@ -350,7 +308,7 @@ def test_close_after_a_decode_error_while_the_cli_is_blocked_writing_ends_at_the
 
 
 def test_close_is_idempotent_and_callable_from_many_threads() -> None:
-    cli = ScriptedCLI([{"op": "wait_eof"}])
+    cli = Kit(ScriptedCLI())
     client = cli.client()
     client.connect()
     threads = [threading.Thread(target=client.close) for _ in range(5)]
@@ -367,7 +325,7 @@ def test_close_is_idempotent_and_callable_from_many_threads() -> None:
 
 def test_flood_without_draining_stays_bounded_then_delivers_everything() -> None:
     count = 100_000
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "flood", "count": count}, {"op": "result"}, {"op": "wait_eof"}])
+    cli = Kit(ScriptedCLI().expect_user().flood(count).result())
     client = cli.client()
     client.connect()
     session = client.session
@@ -384,13 +342,7 @@ def test_flood_without_draining_stays_bounded_then_delivers_everything() -> None
 
 
 def test_control_call_while_nobody_drains_does_not_deadlock() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"},
-        {"op": "flood", "count": 30_000},
-        {"op": "wait_request", "subtype": "set_model"},
-        {"op": "result"},
-        {"op": "wait_eof"},
-    ])
+    cli = Kit(ScriptedCLI().expect_user().flood(30_000).expect_set_model().result())
     with cli.client() as client:
         session = client.session
         assert session is not None
@@ -404,29 +356,26 @@ def test_control_call_while_nobody_drains_does_not_deadlock() -> None:
 # ----------------------------------------------------------------------------- one answer per CLI request
 
 
-def _permission_request(request_id: str, tool_input: Dict[str, Any]) -> Dict[str, Any]:
-    return {"op": "request", "id": request_id, "request": {
-        "subtype": "can_use_tool", "tool_name": "Bash", "input": tool_input, "tool_use_id": "toolu_1"}}  # fmt: skip
+def _permission_request(tool_input: Dict[str, Any]) -> Dict[str, Any]:
+    return {"subtype": "can_use_tool", "tool_name": "Bash", "input": tool_input, "tool_use_id": "toolu_1"}
 
 
-def _serve_one(request: Dict[str, Any], **options: Any) -> List[Dict[str, Any]]:
-    """Run a turn in which the CLI sends ``request``; return our answers to it."""
-    request_id = request["id"]
-    cli = ScriptedCLI([
-        {"op": "wait_user"}, request, {"op": "wait_response", "id": request_id, "timeout": 10},
-        {"op": "result"}, {"op": "wait_eof"},
-    ])  # fmt: skip
+def _serve_one(request_id: str, request: Dict[str, Any], *, error: bool = False, **options: Any) -> List[Dict[str, Any]]:
+    """Run a turn in which the CLI sends ``request`` and waits for the answer (an error answer
+    with ``error``); return every answer we wrote to it."""
+    cli = Kit(ScriptedCLI().expect_user().ask_control(request, request_id=request_id, expect_error=error or None).result())
     with cli.client(**options) as client:
         client.query("go")
         list(client.receive_response(timeout=30))
-    return cli.answers(request_id)
+    return [f["response"] for f in cli.stdin_frames()
+            if f.get("type") == "control_response" and f["response"]["request_id"] == request_id]
 
 
 def test_a_lone_surrogate_echoed_by_a_plain_allow_is_sent_escaped() -> None:
     def allow(name: str, tool_input: Dict[str, Any], context: Any) -> PermissionResultAllow:
         return PermissionResultAllow()
 
-    [answer] = _serve_one(_permission_request("p1", {"command": "echo \ud800"}), can_use_tool=allow)
+    [answer] = _serve_one("p1", _permission_request({"command": "echo \ud800"}), can_use_tool=allow)
     assert answer["subtype"] == "success"
     assert answer["response"]["behavior"] == "allow"
     assert answer["response"]["updatedInput"] == {"command": "echo \ud800"}
@@ -439,7 +388,7 @@ def test_a_permission_answer_json_cannot_carry_is_a_deny(bad: Any, caplog: Any) 
     def allow(name: str, tool_input: Dict[str, Any], context: Any) -> PermissionResultAllow:
         return PermissionResultAllow(updated_input={"command": "ls", "extra": bad})
 
-    [answer] = _serve_one(_permission_request("p1", {"command": "ls"}), can_use_tool=allow)
+    [answer] = _serve_one("p1", _permission_request({"command": "ls"}), can_use_tool=allow)
     assert answer["subtype"] == "success" and answer["response"]["behavior"] == "deny"
     assert "cannot be encoded as JSON" in answer["response"]["message"]
     assert "cannot be encoded as JSON" in caplog.text
@@ -450,15 +399,14 @@ def test_system_exit_or_ctrl_c_inside_can_use_tool_is_a_deny(raised: BaseExcepti
     def explode(name: str, tool_input: Dict[str, Any], context: Any) -> Any:
         raise raised
 
-    [answer] = _serve_one(_permission_request("p1", {"command": "ls"}), can_use_tool=explode)
+    [answer] = _serve_one("p1", _permission_request({"command": "ls"}), can_use_tool=explode)
     assert answer["subtype"] == "success" and answer["response"]["behavior"] == "deny"
     assert type(raised).__name__ in answer["response"]["message"]
 
 
-def _hook_request(request_id: str) -> Dict[str, Any]:
-    return {"op": "request", "id": request_id, "request": {
-        "subtype": "hook_callback", "callback_id": "hook_0", "tool_use_id": "toolu_1",
-        "input": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}}}  # fmt: skip
+def _hook_request() -> Dict[str, Any]:
+    return {"subtype": "hook_callback", "callback_id": "hook_0", "tool_use_id": "toolu_1",
+            "input": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}}  # fmt: skip
 
 
 @pytest.mark.parametrize("outcome", ["set", "nan", "KeyboardInterrupt", "SystemExit"])
@@ -471,7 +419,7 @@ def test_a_hook_answer_json_cannot_carry_or_a_hook_raising_base_exceptions_is_an
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "odd": {1} if outcome == "set" else float("nan")}}
 
     hooks = {"PreToolUse": [HookMatcher(matcher=None, hooks=[hook])]}
-    [answer] = _serve_one(_hook_request("h1"), hooks=hooks)
+    [answer] = _serve_one("h1", _hook_request(), error=True, hooks=hooks)
     assert answer["subtype"] == "error"
 
 
@@ -482,8 +430,8 @@ def test_an_mcp_tool_result_json_cannot_carry_is_an_error() -> None:
 
     server = create_sdk_mcp_server("clock", tools=[when])
     message = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "when", "arguments": {}}}
-    request = {"op": "request", "id": "m1", "request": {"subtype": "mcp_message", "server_name": "clock", "message": message}}
-    [answer] = _serve_one(request, mcp_servers={"clock": server})
+    request = {"subtype": "mcp_message", "server_name": "clock", "message": message}
+    [answer] = _serve_one("m1", request, error=True, mcp_servers={"clock": server})
     assert answer["subtype"] == "error" and "cannot be encoded as JSON" in answer["error"]
 
 
@@ -491,11 +439,8 @@ def test_an_mcp_tool_result_json_cannot_carry_is_an_error() -> None:
 
 
 def test_a_cli_dying_mid_line_is_a_process_error_chained_to_the_decode_error() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"}, {"op": "text", "text": "before"},
-        {"op": "raw", "text": '{"type": "assistant", "message": {"id": "cut', "newline": False},
-        {"op": "stderr", "text": "Killed"}, {"op": "exit", "code": 137},
-    ])  # fmt: skip
+    cli = Kit(ScriptedCLI().expect_user().text("before").raw('{"type": "assistant", "message": {"id": "cut')
+              .stderr("Killed").crash(137))
     seen: List[Any] = []
     with pytest.raises(ProcessError) as info:
         for message in cli.query("hi"):
@@ -506,11 +451,8 @@ def test_a_cli_dying_mid_line_is_a_process_error_chained_to_the_decode_error() -
 
 
 def test_a_result_line_without_newline_at_eof_is_counted() -> None:
-    cli = ScriptedCLI([
-        {"op": "wait_user"}, {"op": "text", "text": "4"},
-        {"op": "raw", "text": json.dumps(result_line(result="4")), "newline": False},
-        {"op": "exit", "code": 0},
-    ])  # fmt: skip
+    line = json.dumps(result_line(session_id="scripted-session", model="claude-scripted", result="4"))
+    cli = Kit(ScriptedCLI().expect_user().text("4").raw(line).crash(0))
     messages = list(cli.query("2 + 2?"))  # no ProcessError("exited before sending the result")
     assert texts(messages) == ["4"] and isinstance(messages[-1], ResultMessage)
 
@@ -527,7 +469,7 @@ def test_a_result_line_without_newline_at_eof_is_counted() -> None:
     ids=["type-list", "type-object", "nested-5000-deep"],
 )
 def test_odd_lines_are_typed_bad_input_not_a_reader_bug(line: str, error: Any, caplog: Any) -> None:
-    cli = ScriptedCLI([{"op": "wait_user"}, {"op": "raw", "text": line}, {"op": "wait_eof"}])
+    cli = Kit(ScriptedCLI().expect_user().raw(line + "\n"))
     with pytest.raises(error):
         list(cli.query("hi"))
     assert "internal error" not in caplog.text and "reader thread failed" not in caplog.text
@@ -539,7 +481,7 @@ def test_odd_lines_are_typed_bad_input_not_a_reader_bug(line: str, error: Any, c
 def test_the_session_walks_its_states_and_refuses_what_the_table_refuses(monkeypatch: Any) -> None:
     from claude_sync._engine.connection import SessionState
 
-    cli = ScriptedCLI([{"op": "wait_eof"}])
+    cli = Kit(ScriptedCLI())
     client = cli.client()
     seen: List[SessionState] = []
     original_request = _session_module.Session.request
@@ -581,7 +523,7 @@ def test_close_while_connect_is_starting_the_cli_leaves_nothing_running(
     the close began must be reaped, not left running with its reader threads."""
     from claude_sync._engine import spawn
 
-    cli = KitCLI(directory=tmp_path)  # answers initialize, then waits for EOF
+    cli = ScriptedCLI(directory=tmp_path)  # answers initialize, then waits for EOF
     client = ClaudeSDKClient(cli.options(close_timeout=0.5 if ladder_first else 5.0))
     real_start = spawn.start_transport
     spawned: List[Any] = []

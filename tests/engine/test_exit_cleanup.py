@@ -1,6 +1,6 @@
-"""Issue 10 item 14: a client never closed, or whose close was cut short, leaves no temp file
-(a ``--settings`` file may hold secrets) once the interpreter exits. (The MCP config, which
-may hold headers, never reaches the disk on Linux: it is an inherited memory file.)
+"""A client never closed, or whose close was cut short, leaves no temp file (a ``--settings``
+file may hold secrets) once the interpreter exits. (The MCP config, which may hold headers,
+never reaches the disk on Linux: it is an inherited memory file.)
 
 Each case runs in a fresh interpreter with its own ``TMPDIR``, connects a client over the
 testing kit's scripted CLI (a subprocess) with an MCP server that has headers, and exits
@@ -99,8 +99,8 @@ else:
 
 @pytest.mark.parametrize("what", ["store_resume", "recording_transport"])
 def test_private_temp_paths_left_open_are_removed_at_interpreter_exit(tmp_path: Path, what: str) -> None:
-    """Issue 10 loose end: the store-resume config dir (holds ``.credentials.json``) and the
-    recorder's ``--settings`` file go through ``_engine/tempfiles``, so they too go at exit."""
+    """The store-resume config dir (holds ``.credentials.json``) and the recorder's
+    ``--settings`` file go through ``_engine/tempfiles``, so they too go at exit."""
     tmpdir, home = tmp_path / "tmp", tmp_path / "home"
     tmpdir.mkdir()
     home.mkdir()

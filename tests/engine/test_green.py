@@ -1,4 +1,4 @@
-"""Issue 10 item 8 without gevent installed: the two mechanisms gevent hosts rely on.
+"""Without gevent installed: the two mechanisms gevent hosts rely on.
 
 (The full check, several greenlets against the real CLI, is ``e2e/test_gevent_e2e.py``.)
 """

@@ -1,4 +1,4 @@
-"""Issue 10 item 1: the transport never signals a PID or group once its child was reaped.
+"""The transport never signals a PID or group once its child was reaped.
 
 Every process these tests signal is one they started themselves.
 """

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
-from helpers import texts
+from helpers import BOTH, Kit, Step, ask, hook_request, responses, texts, turn_script
 
 from claude_sync import (
-    ClaudeAgentOptions,
     ClaudeSDKClient,
     HookContext,
     HookMatcher,
@@ -94,36 +92,8 @@ def can_use_tool_request(tool_name: str, tool_input: Optional[Dict[str, Any]] = 
     }
 
 
-def hook_request(callback_id: str, event: str = "PreToolUse", tool_use_id: str = "toolu_h") -> Dict[str, Any]:
-    return {
-        "subtype": "hook_callback",
-        "callback_id": callback_id,
-        "input": {
-            "session_id": "fake-session",
-            "transcript_path": "/tmp/t.jsonl",
-            "cwd": "/tmp",
-            "prompt_id": "p-1",
-            "hook_event_name": event,
-            "permission_mode": "default",
-            "tool_name": "Bash",
-            "tool_input": {"command": "ls"},
-            "tool_use_id": tool_use_id,
-        },
-        "tool_use_id": tool_use_id,
-    }
-
-
-Step = Callable[[ScriptedCLI], Any]
-
-
 def cancel(request_id: str) -> Step:
     return lambda cli: cli.emit({"type": "control_cancel_request", "request_id": request_id})
-
-
-def ask(request_id: str, request: Dict[str, Any], *, wait: bool = True, error: bool = False, timeout: float = 20) -> Step:
-    """Send ``request`` as ``request_id``; wait for the answer (an error answer only with
-    ``error``) unless ``wait`` is False (then ``wait_response`` collects it)."""
-    return lambda cli: cli.ask_control(request, request_id=request_id, wait=wait, expect_error=error or None, timeout=timeout)
 
 
 def wait_response(request_id: str) -> Step:
@@ -136,74 +106,6 @@ def text(content: str, message_id: Optional[str] = None) -> Step:
 
 def wait_file(path: Any) -> Step:
     return lambda cli: cli.wait_for_file(path, timeout=30)
-
-
-def turn_script(*steps: Any, **settings: Any) -> ScriptedCLI:
-    """Wait for the user message, run ``steps`` (lists are flattened), end the turn. The CLI
-    answers ``interrupt`` whenever it comes (and what ``auto_answers`` adds)."""
-    settings["auto_answers"] = {"interrupt": None, **settings.get("auto_answers", {})}
-    cli = ScriptedCLI(**settings).expect_user()
-    for step in steps:
-        for one in step if isinstance(step, list) else [step]:
-            one(cli)
-    return cli.result()
-
-
-class Kit:
-    """A ``ScriptedCLI`` and how this test connects to it (``mode``)."""
-
-    def __init__(self, cli: ScriptedCLI, mode: str, tmp_path: Path) -> None:
-        self.cli, self.mode, self.tmp_path = cli, mode, tmp_path
-
-    def options(self, **kwargs: Any) -> ClaudeAgentOptions:
-        kwargs.setdefault("close_timeout", 2.0)
-        kwargs.setdefault("initialize_timeout", 10.0)
-        kwargs.setdefault("control_timeout", 10.0)
-        if self.mode == "subprocess":
-            return ClaudeAgentOptions(cli_path=self.cli.install(self.tmp_path), **kwargs)
-        return ClaudeAgentOptions(**kwargs)
-
-    def connect(self, **kwargs: Any) -> Dict[str, Any]:
-        """``options=`` (and ``transport=`` in-process) for ``query``/``ClaudeSDKClient``."""
-        found: Dict[str, Any] = {"options": self.options(**kwargs)}
-        if self.mode == "memory":
-            found["transport"] = self.cli.transport()
-        return found
-
-    def client(self, **kwargs: Any) -> ClaudeSDKClient:
-        return ClaudeSDKClient(**self.connect(**kwargs))
-
-    def stdin_frames(self) -> List[Dict[str, Any]]:
-        """Every frame we wrote, in order (live while an in-process run goes on)."""
-        return [f for f in self.cli.last_run.received if isinstance(f, dict)]
-
-    def never_started(self) -> bool:
-        return not self.cli.runs
-
-
-@pytest.fixture
-def mode(request: pytest.FixtureRequest) -> str:
-    """``memory`` unless a test parametrizes it (indirect) with ``subprocess`` too."""
-    return str(getattr(request, "param", "memory"))
-
-
-@pytest.fixture
-def scripted(mode: str, tmp_path: Path) -> Callable[[ScriptedCLI], Kit]:
-    return lambda cli: Kit(cli, mode, tmp_path)
-
-
-BOTH = pytest.mark.parametrize("mode", ["memory", "subprocess"], indirect=True)
-
-
-def responses(cli: Kit) -> Dict[str, Dict[str, Any]]:
-    """Our control_responses to the CLI's requests, by request id (from the frames we wrote)."""
-    found: Dict[str, Dict[str, Any]] = {}
-    for frame in cli.stdin_frames():
-        if frame.get("type") == "control_response":
-            body = frame["response"]
-            assert body["request_id"] not in found, f"two answers to {body['request_id']}"
-            found[body["request_id"]] = body
-    return found
 
 
 def run_turn(cli: Kit, **options: Any) -> Tuple[Dict[str, Dict[str, Any]], List[Any]]:

@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any, Iterator, List
 
 import pytest
+from helpers import Kit
 
 from claude_sync import ClaudeAgentOptions, PermissionResultAllow, query
 from claude_sync._engine import wire_log
 from claude_sync._engine.wire_log import MAX_LINE_CHARS, WireTap, redact_line, wire_tap
+from claude_sync.testing import ScriptedCLI
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,8 +71,8 @@ def test_secrets_are_redacted_and_long_lines_cut() -> None:
     assert len(cut) < MAX_LINE_CHARS + 60
 
 
-def test_a_run_logs_every_line_in_and_out(fake_cli: Any, wire_records: List[logging.LogRecord]) -> None:
-    cli = fake_cli([{"op": "turn", "text": "hello"}])
+def test_a_run_logs_every_line_in_and_out(tmp_path: Path, wire_records: List[logging.LogRecord]) -> None:
+    cli = Kit(ScriptedCLI.answer("hello"), "subprocess", tmp_path)
     list(query("hi", options=cli.options()))
     messages = [r.getMessage() for r in wire_records]
     sent = [m for m in messages if " > " in m]
@@ -80,12 +82,12 @@ def test_a_run_logs_every_line_in_and_out(fake_cli: Any, wire_records: List[logg
     assert all(r.levelno == logging.DEBUG and r.name == "claude_sync.wire" for r in wire_records)
 
 
-def test_claude_sync_log_env_adds_a_stderr_handler(fake_cli: Any, tmp_path: Path) -> None:
-    cli = fake_cli([{"op": "turn", "text": "hello"}])
+def test_claude_sync_log_env_adds_a_stderr_handler(tmp_path: Path) -> None:
+    cli = Kit(ScriptedCLI.answer("hello"), "subprocess", tmp_path)
     options = cli.options()
     code = (
         "import sys; from claude_sync import query, ClaudeAgentOptions\n"
-        f"opts = ClaudeAgentOptions(cli_path={str(cli.path)!r}, env={options.env!r})\n"
+        f"opts = ClaudeAgentOptions(cli_path={options.cli_path!r})\n"
         "print(sum(1 for _ in query('hi', options=opts)))\n"
     )
     env = {"PATH": "/usr/bin:/bin", "CLAUDE_SYNC_LOG": "debug", "PYTHONPATH": str(ROOT)}
@@ -97,9 +99,9 @@ def test_claude_sync_log_env_adds_a_stderr_handler(fake_cli: Any, tmp_path: Path
     assert out.returncode == 0 and "claude_sync.wire" not in out.stderr
 
 
-def test_a_failing_permission_callback_is_logged_with_its_traceback(fake_cli: Any, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failing_permission_callback_is_logged_with_its_traceback(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     request = {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "ls"}, "tool_use_id": "t1"}
-    cli = fake_cli([{"op": "wait_user"}, {"op": "request", "request": request, "id": "p1"}, {"op": "wait_response", "id": "p1"}, {"op": "result"}])
+    cli = Kit(ScriptedCLI().expect_user().ask_control(request, request_id="p1").result(), "subprocess", tmp_path)
 
     def broken(name: str, tool_input: Any, context: Any) -> PermissionResultAllow:
         raise RuntimeError("policy bug")

@@ -19,6 +19,8 @@ from claude_sync import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
     ClaudeSDKError,
+    ControlRequestError,
+    ControlTimeoutError,
     HookMatcher,
     OversizedLineSkipped,
     PermissionResultAllow,
@@ -84,6 +86,69 @@ def test_numbered_texts_arrive_in_order_and_complete(mode: str, tmp_path: Path) 
     [result] = results(messages)
     assert result.result == "".join(str(i) for i in range(1000))
     cli.verify(runs=1)
+
+
+def test_numbered_texts_can_share_message_ids_and_a_flood_repeats_one_line(mode: str, tmp_path: Path) -> None:
+    cli = ScriptedCLI().expect_user().numbered_texts(10, batch=3, per_message=4).flood(600, text="x").result()
+    messages = run(cli, mode, tmp_path)
+    numbered = [m for m in messages if isinstance(m, AssistantMessage)][:10]
+    assert [m.message_id for m in numbered] == ["msg_numbered_0"] * 4 + ["msg_numbered_1"] * 4 + ["msg_numbered_2"] * 2
+    assert texts(messages) == [str(i) for i in range(10)] + ["x"] * 600
+    flooded = {m.message_id for m in messages if isinstance(m, AssistantMessage)} - {m.message_id for m in numbered}
+    assert len(flooded) == 1
+    cli.verify(runs=1)
+
+
+def test_echo_turns_answers_every_prompt_until_input_ends(mode: str, tmp_path: Path) -> None:
+    cli = ScriptedCLI().echo_turns()
+    with ClaudeSDKClient(**connect(cli, mode, tmp_path)) as client:
+        answers = []
+        for prompt in ("one", "two"):
+            client.query(prompt)
+            answers.append(list(client.receive_response(timeout=30)))
+        assert client.interrupt(drain=True) == []  # an interrupt between turns is answered
+    assert [texts(turn) for turn in answers] == [["echo: one"], ["echo: two"]]
+    assert [(r.result, r.num_turns) for r in results(answers[0] + answers[1])] == [("echo: one", 1), ("echo: two", 2)]
+    assert answers[0][0].subtype == "init" and not any(m.subtype == "init" for m in answers[1] if hasattr(m, "subtype"))
+    cli.verify(runs=1)
+    assert cli.last_run.ended == "eof"
+
+
+def test_expect_input_open_fails_once_the_client_ended_its_input(mode: str, tmp_path: Path) -> None:
+    open_cli = ScriptedCLI().expect_user().expect_input_open().text("still open").result()
+    assert texts(run(open_cli, mode, tmp_path)) == ["still open"]  # query() keeps stdin open until the result
+    open_cli.verify()
+    gate = tmp_path / "input_ended"
+    closed_cli = ScriptedCLI().expect_user().text("done").result().wait_for_file(gate).expect_input_open()
+    with ClaudeSDKClient(**connect(closed_cli, mode, tmp_path)) as client:
+        client.query("hi")
+        list(client.receive_response(timeout=30))
+        assert client.session is not None
+        client.session.close_stdin()
+        gate.touch()
+    with pytest.raises(AssertionError, match=r"step 5 of 5 \(expect_input_open\): the client has already ended its input"):
+        closed_cli.verify()
+
+
+def test_auto_answers_can_refuse_or_ignore_a_subtype(mode: str, tmp_path: Path) -> None:
+    cli = ScriptedCLI(auto_answers={"frobnicate": ScriptedCLI.UNSUPPORTED, "never": ScriptedCLI.NO_ANSWER})
+    with ClaudeSDKClient(**connect(cli, mode, tmp_path)) as client:
+        with pytest.raises(ControlRequestError, match="^Unsupported control request subtype: frobnicate$"):
+            client.send_control_request("frobnicate")
+        with pytest.raises(ControlTimeoutError):
+            client.send_control_request("never", timeout=0.1)
+    cli.verify()
+
+
+def test_a_file_gate_answers_what_is_answered_whenever_it_comes(mode: str, tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    cli = ScriptedCLI(auto_answers={"mcp_status": ScriptedCLI.ECHO}).expect_user().wait_for_file(gate).text("after").result()
+    with ClaudeSDKClient(**connect(cli, mode, tmp_path)) as client:
+        client.query("hi")
+        assert client.get_mcp_status() == {"echo": {"subtype": "mcp_status"}}  # while the CLI waits at the gate
+        gate.touch()
+        assert texts(list(client.receive_response(timeout=30))) == ["after"]
+    cli.verify()
 
 
 def test_every_message_kind_reaches_the_client(mode: str, tmp_path: Path) -> None:
@@ -391,7 +456,7 @@ def test_result_errors_are_written_as_given() -> None:
 
 
 def test_ignore_sigterm_is_for_a_subprocess_run_only() -> None:
-    """(Its subprocess effect, close needing SIGKILL, is shown by tests/test_session.py's
+    """(Its subprocess effect, close needing SIGKILL, is shown by tests/engine/test_connection.py's
     ``test_each_shutdown_rung``.)"""
     cli = ScriptedCLI().ignore_sigterm()
     with pytest.raises(ClaudeSDKError, match="ignore_sigterm needs the scripted CLI as a subprocess"):

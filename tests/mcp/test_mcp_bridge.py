@@ -21,16 +21,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
-from test_mcp_served import (
-    Kit,
-    handshake,
-    mcp_answer,
-    mcp_request,
-    rpc,
-    run_turn,
-    turn,
-    wait_response,
-)
+from helpers import Kit
+from mcp_requests import handshake, mcp_answer, mcp_request, rpc, run_turn, turn, wait_response
 
 from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, create_sdk_mcp_server
 

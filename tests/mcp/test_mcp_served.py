@@ -19,159 +19,33 @@ import json
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List
 
 import pytest
+from helpers import BOTH, SUBPROCESS
+from mcp_requests import (
+    PROTOCOL,
+    cancelled,
+    emit,
+    handshake,
+    mcp_answer,
+    mcp_request,
+    responses,
+    rpc,
+    run_turn,
+    tools_call,
+    turn,
+    wait_file,
+    wait_response,
+)
 
 from claude_sync import (
-    ClaudeAgentOptions,
-    ClaudeSDKClient,
     ResultMessage,
     ToolContext,
     create_sdk_mcp_server,
     tool,
 )
 from claude_sync.testing import ScriptedCLI
-
-PROTOCOL = "2025-11-25"
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
-Step = Callable[[ScriptedCLI], Any]
-
-
-def mcp_request(request_id: str, server: str, message: Any, *, error: bool = False) -> Step:
-    """A step sending one ``mcp_message`` control request (``wait_response`` collects the
-    answer; ``error``: a control error answer is what the test expects)."""
-    request = {"subtype": "mcp_message", "server_name": server, "message": message}
-    return lambda cli: cli.ask_control(request, request_id=request_id, wait=False, expect_error=error or None)
-
-
-def wait_response(request_id: str) -> Step:
-    return lambda cli: cli.expect_answer(request_id, timeout=10)
-
-
-def wait_file(path: Path) -> Step:
-    return lambda cli: cli.wait_for_file(path, timeout=30)
-
-
-def emit(line: Dict[str, Any]) -> Step:
-    return lambda cli: cli.emit(line)
-
-
-def rpc(method: str, rpc_id: Optional[int] = None, params: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-    """A JSON-RPC message shaped like the CLI's (``method`` first, ``id`` last)."""
-    message: Dict[str, Any] = {"method": method}
-    if params is not None:
-        message["params"] = params
-    message["jsonrpc"] = "2.0"
-    if rpc_id is not None:
-        message["id"] = rpc_id
-    return message
-
-
-def handshake(prefix: str, server: str = "calc") -> List[Step]:
-    """The CLI's three-message handshake, each message waiting for our answer."""
-    init_params = {
-        "protocolVersion": PROTOCOL,
-        "capabilities": {},
-        "clientInfo": {"name": "claude-code", "title": "Claude Code", "version": "2.1.197"},
-    }
-    return [
-        mcp_request(f"{prefix}-init", server, rpc("initialize", 0, init_params)),
-        wait_response(f"{prefix}-init"),
-        mcp_request(f"{prefix}-initialized", server, rpc("notifications/initialized")),
-        wait_response(f"{prefix}-initialized"),
-        mcp_request(f"{prefix}-list", server, rpc("tools/list", 1)),
-        wait_response(f"{prefix}-list"),
-    ]
-
-
-def tools_call(
-    request_id: str, server: str, name: str, arguments: Dict[str, Any], rpc_id: int, tool_use_id: str
-) -> Step:
-    params = {
-        "name": name,
-        "arguments": arguments,
-        "_meta": {"claudecode/toolUseId": tool_use_id, "progressToken": rpc_id},
-    }
-    return mcp_request(request_id, server, rpc("tools/call", rpc_id, params))
-
-
-def cancelled(request_id: str, server: str, rpc_id: int) -> Step:
-    params = {"requestId": rpc_id, "reason": "AbortError: remote-cancel"}
-    return mcp_request(request_id, server, rpc("notifications/cancelled", None, params))
-
-
-def turn(*steps: Any, cli: Optional[ScriptedCLI] = None) -> ScriptedCLI:
-    """Steps run inside one turn: after the user message, before the text and result (lists
-    of steps are flattened; ``cli`` continues a script already begun)."""
-    script = (cli or ScriptedCLI()).expect_user()
-    for step in steps:
-        for one in step if isinstance(step, list) else [step]:
-            one(script)
-    return script.text("done").result()
-
-
-class Kit:
-    """A ``ScriptedCLI`` and how this test connects to it (``mode``)."""
-
-    def __init__(self, cli: ScriptedCLI, mode: str, tmp_path: Path) -> None:
-        self.cli, self.mode, self.tmp_path = cli, mode, tmp_path
-
-    def client(self, **kwargs: Any) -> ClaudeSDKClient:
-        kwargs.setdefault("close_timeout", 2.0)
-        kwargs.setdefault("initialize_timeout", 10.0)
-        kwargs.setdefault("control_timeout", 10.0)
-        if self.mode == "subprocess":
-            return ClaudeSDKClient(ClaudeAgentOptions(cli_path=self.cli.install(self.tmp_path), **kwargs))
-        return ClaudeSDKClient(ClaudeAgentOptions(**kwargs), transport=self.cli.transport())
-
-    def stdin_frames(self) -> List[Dict[str, Any]]:
-        return [f for f in self.cli.last_run.received if isinstance(f, dict)]
-
-
-@pytest.fixture
-def mode(request: pytest.FixtureRequest) -> str:
-    """``memory`` unless a test parametrizes it (indirect) with ``subprocess``."""
-    return str(getattr(request, "param", "memory"))
-
-
-@pytest.fixture
-def scripted(mode: str, tmp_path: Path) -> Callable[[ScriptedCLI], Kit]:
-    return lambda cli: Kit(cli, mode, tmp_path)
-
-
-BOTH = pytest.mark.parametrize("mode", ["memory", "subprocess"], indirect=True)
-SUBPROCESS = pytest.mark.parametrize("mode", ["subprocess"], indirect=True)
-
-
-def responses(cli: Kit) -> Dict[str, Optional[Dict[str, Any]]]:
-    """Our control_responses as the scripted CLI received them, by request id (a request
-    never answered in time fails the script instead: ``"<timeout>"`` stays absent)."""
-    found: Dict[str, Optional[Dict[str, Any]]] = {}
-    for frame in cli.stdin_frames():
-        if frame.get("type") == "control_response":
-            found[frame["response"]["request_id"]] = frame["response"]
-    return found
-
-
-def mcp_answer(cli: Kit, request_id: str) -> Dict[str, Any]:
-    """The JSON-RPC message we answered ``request_id`` with (asserting the control envelope)."""
-    response = responses(cli)[request_id]
-    assert response is not None
-    assert response["subtype"] == "success", response
-    assert set(response["response"]) == {"mcp_response"}, response
-    return response["response"]["mcp_response"]
-
-
-def run_turn(client: ClaudeSDKClient, prompt: str = "go") -> List[Any]:
-    client.query(prompt)
-    messages = list(client.receive_response(timeout=30))
-    assert isinstance(messages[-1], ResultMessage)
-    return messages
 
 
 @tool("add", "Add two numbers", {"a": float, "b": float})

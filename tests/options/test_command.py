@@ -564,7 +564,7 @@ NON_DEFAULT: Dict[str, Any] = {
     "client_app": "my-app/1.0",
     "hooks": {"PreToolUse": [HookMatcher(hooks=[lambda *a: None])]},
     "session_store": InMemorySessionStore(),
-    # TS-SDK extras
+    # initialize-only options
     "tool_aliases": {"Bash": "mcp__w__bash"},
     "plan_mode_instructions": "plan it",
     "title": "A title",
@@ -798,10 +798,10 @@ def test_module_is_pure() -> None:
     assert not (imported & forbidden)
 
 
-# ----------------------------------------------------------------------------- TS-SDK extras
+# ----------------------------------------------------------------------------- initialize-only options
 
 
-def test_ts_sdk_initialize_only_options_map_to_initialize_fields() -> None:
+def test_initialize_only_options_map_to_initialize_fields() -> None:
     def render(request: Any) -> Any:
         return {"behavior": "cancelled"}
 
@@ -830,7 +830,7 @@ def test_ts_sdk_initialize_only_options_map_to_initialize_fields() -> None:
     assert set(default) == {"systemPrompt"}  # unset extras send nothing
 
 
-def test_ts_sdk_option_errors() -> None:
+def test_initialize_only_option_errors() -> None:
     with pytest.raises(ValueError, match="supported_dialog_kinds needs on_user_dialog"):
         plan_for(supported_dialog_kinds=["refusal_fallback_prompt"])
     with pytest.raises(TypeError, match="tool_aliases must map"):

@@ -1,5 +1,5 @@
-"""Issue 10 items 13, 15, 16, 17: options fail early and by name, hide their secrets, refuse
-``async`` callbacks; an odd error result still becomes a ``ResultError``."""
+"""Options fail early and by name, hide their secrets, refuse ``async`` callbacks; an odd error
+result still becomes a ``ResultError``."""
 
 from __future__ import annotations
 
@@ -216,6 +216,6 @@ def test_plans_built_from_options_do_not_print_secrets() -> None:
         ("debug_stderr", "stderr", TypeError, "debug_stderr"),
     ],
 )
-def test_parity_options_are_validated(field: str, value: object, error: type, fragment: str) -> None:
+def test_the_flag_and_sink_options_are_type_checked(field: str, value: object, error: type, fragment: str) -> None:
     with pytest.raises(error, match=fragment):
         ClaudeAgentOptions(**{field: value})

@@ -43,7 +43,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
         "ReceiveTimeoutError", "UsageError", "__version__",
         "run", "RunResult", "AgentPool",
-        # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/test_public_names.py)
+        # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/package/test_public_names.py)
         "BackgroundTaskSummary", "BaseHookInput", "CanUseToolShadowedWarning",
         "ContextUsageCategory", "ContextUsageResponse", "ConversationResetMessage",
         "CwdChangedHookSpecificOutput", "DeferredToolUse", "EffortLevel",
@@ -77,7 +77,8 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "get_subagent_messages", "rename_session", "tag_session", "delete_session", "fork_session",
         "SDKSessionInfo", "SessionMessage", "ForkSessionResult", "SessionKey", "SessionListSubkeysKey",
         "SessionStore", "SessionStoreEntry", "SessionStoreFlushMode", "SessionStoreListEntry",
-        "SessionSummaryEntry", "InMemorySessionStore", "SQLiteSessionStore", "fold_session_summary",
+        "SessionSummaryEntry", "InMemorySessionStore", "SQLiteSessionStore", "PostgresSessionStore",
+        "fold_session_summary",
         "project_key_for_directory", "import_session_to_store", "list_sessions_from_store",
         "get_session_info_from_store", "get_session_messages_from_store", "list_subagents_from_store",
         "get_subagent_messages_from_store", "rename_session_via_store", "tag_session_via_store",
@@ -100,7 +101,7 @@ def test_init_only_re_exports() -> None:
 def test_import_loads_no_event_loop_and_nothing_heavy() -> None:
     code = (
         "import sys, claude_sync\n"
-        "bad = [m for m in ('asyncio', 'anyio', 'trio', 'mcp', 'pydantic', 'dataclasses_json', 'marshmallow', 'distributed', 'dask', 'claude_sync.integrations', 'claude_sync._agents.pool') if m in sys.modules]\n"
+        "bad = [m for m in ('asyncio', 'anyio', 'trio', 'mcp', 'pydantic', 'dataclasses_json', 'marshmallow', 'distributed', 'dask', 'psycopg', 'psycopg_pool', 'claude_sync.integrations', 'claude_sync._agents.pool') if m in sys.modules]\n"
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

@@ -7,9 +7,9 @@ import os
 import threading
 import uuid
 from pathlib import Path
-from typing import Any, Dict, List, Optional
 
 import pytest
+from transcript_lines import conversation, entry, folder, write
 
 import claude_sync
 from claude_sync import (
@@ -24,51 +24,6 @@ from claude_sync import (
     tag_session,
 )
 from claude_sync._sessions.transcript import sanitize_path
-
-
-@pytest.fixture()
-def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "config"
-    home.mkdir()
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home))
-    return home
-
-
-@pytest.fixture()
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "my project"
-    path.mkdir()
-    return path
-
-
-def folder(config: Path, project: Path) -> Path:
-    out = config / "projects" / sanitize_path(os.path.realpath(project))
-    out.mkdir(parents=True, exist_ok=True)
-    return out
-
-
-def entry(kind: str, text: str, parent: Optional[str], sid: str, ts: str = "2025-01-01T00:00:00.000Z", **extra: Any) -> Dict[str, Any]:
-    role = "user" if kind == "user" else "assistant"
-    return {
-        "type": kind, "uuid": str(uuid.uuid4()), "parentUuid": parent, "sessionId": sid, "timestamp": ts,
-        "cwd": "/somewhere", "gitBranch": "main", "message": {"role": role, "content": [{"type": "text", "text": text}]},
-        **extra,
-    }  # fmt: skip
-
-
-def conversation(sid: str, turns: int = 2) -> List[Dict[str, Any]]:
-    lines: List[Dict[str, Any]] = []
-    parent = None
-    for i in range(turns):
-        for kind, text in (("user", f"question {i}"), ("assistant", f"answer {i}")):
-            e = entry(kind, text, parent, sid, ts=f"2025-01-01T00:00:{i:02d}.000Z")
-            lines.append(e)
-            parent = e["uuid"]
-    return lines
-
-
-def write(path: Path, lines: List[Any]) -> None:
-    path.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines))
 
 
 def test_list_shows_the_first_prompt_then_the_title_and_tag(config: Path, project: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from helpers import Kit, ask, hook_request, responses, turn_script
 
 from claude_sync import ClaudeSDKClient, InMemorySessionStore, ResultMessage, SystemMessage, query
 from claude_sync._sessions.store_bridge import file_key
@@ -107,7 +108,53 @@ def test_a_failing_store_is_reported_and_the_session_goes_on(tmp_path: Path) -> 
     messages = list(query("go", options=cli.options(session_store=store, env={"CLAUDE_CONFIG_DIR": str(tmp_path)})))
     errors = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "mirror_error"]
     assert len(errors) == 1 and "store is down" in errors[0].data["error"] and errors[0].data["session_id"] == sid
-    assert isinstance(messages[-1], ResultMessage) and store.calls == 3  # two retries
+    assert isinstance(messages[-1], ResultMessage)
+    assert store.calls == 4  # two retries at the turn, and a last try of the backlog at close
+
+
+class Down(InMemorySessionStore):
+    """Appends fail while ``down`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = threading.Event()
+
+    def append(self, key: Any, entries: Any) -> None:
+        if self.down.is_set():
+            raise ConnectionError("store is down")
+        super().append(key, entries)
+
+
+def test_entries_a_failing_store_missed_reach_it_with_the_next_flush(tmp_path: Path) -> None:
+    sid = str(uuid.uuid4())
+    cli = (ScriptedCLI(directory=tmp_path)
+           .expect_user().emit(mirror(tmp_path, sid, line(sid, 1), line(sid, 2))).text("one").result()
+           .expect_user().emit(mirror(tmp_path, sid, line(sid, 3))).text("two").result())  # fmt: skip
+    store = Down()
+    store.down.set()
+    with ClaudeSDKClient(cli.options(session_store=store, env={"CLAUDE_CONFIG_DIR": str(tmp_path)})) as client:
+        client.query("first")
+        first = list(client.receive_response())
+        [error] = [m for m in first if isinstance(m, SystemMessage) and m.subtype == "mirror_error"]
+        assert "2 entries kept to retry with the next flush" in error.data["error"]
+        assert store.get_entries(key(sid)) == []
+        store.down.clear()
+        client.query("second")
+        second = list(client.receive_response())
+        assert not [m for m in second if isinstance(m, SystemMessage) and m.subtype == "mirror_error"]
+        assert [e["n"] for e in store.get_entries(key(sid))] == [1, 2, 3]  # no gap, in order
+
+
+def test_entries_still_failing_at_close_are_reported_lost(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    sid = str(uuid.uuid4())
+    cli = ScriptedCLI(directory=tmp_path).expect_user().emit(mirror(tmp_path, sid, line(sid, 1))).text("ok").result()
+    store = Down()
+    store.down.set()
+    with ClaudeSDKClient(cli.options(session_store=store, env={"CLAUDE_CONFIG_DIR": str(tmp_path)})) as client:
+        client.query("go")
+        assert isinstance(list(client.receive_response())[-1], ResultMessage)
+    lost = [r.getMessage() for r in caplog.records if "never reached the session store" in r.getMessage()]
+    assert len(lost) == 1 and lost[0].startswith("1 mirrored entries of") and "still failing" in lost[0]
 
 
 class Slow(InMemorySessionStore):
@@ -302,7 +349,6 @@ def test_a_resumed_transcript_the_store_missed_is_kept_locally(tmp_path: Path) -
 
 def test_hooks_keep_working_on_a_resume_from_a_store(tmp_path: Path) -> None:
     from claude_sync import HookMatcher
-    from tests.engine.test_serving_callbacks import Kit, ask, hook_request, responses, turn_script
 
     sid = str(uuid.uuid4())
     store = InMemorySessionStore()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterator, List
 
 import pytest
+from transcript_lines import conversation, folder, write
 
 from claude_sync import (
     InMemorySessionStore,
@@ -29,7 +30,6 @@ from claude_sync import (
     tag_session_via_store,
 )
 from claude_sync.testing import run_session_store_conformance
-from tests.sessions.test_session_functions import config, conversation, folder, project, write  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parents[2]
 

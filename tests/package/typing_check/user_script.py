@@ -1,5 +1,5 @@
 """A user's script written against the public API only; ``mypy --strict`` must pass on it
-(``tests/test_signatures.py``). Never run: it is type-checked."""
+(``tests/wire/test_signatures.py``). Never run: it is type-checked."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Deliberately wrong uses of the public API: ``mypy --strict`` must report each line
-marked ``# error`` (``tests/test_signatures.py``), which proves the check can fail."""
+marked ``# error`` (``tests/wire/test_signatures.py``), which proves the check can fail."""
 
 from claude_sync import ClaudeAgentOptions, ResultMessage, query
 

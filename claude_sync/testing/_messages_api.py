@@ -1,7 +1,12 @@
-"""The fake Anthropic API's replies: script items (``text``, ``tool_use``, ``thinking``,
-``reply``, ``error`` …) and their encoding as the Messages API's server-sent events.
+"""The Anthropic Messages API as the fake plays it, as data: the requests the CLI sends
+(``ApiRequest``, how each is classified: turn, side request, preflight …) and the replies a
+script gives (``text``, ``tool_use``, ``thinking``, ``reply``, ``error`` …) with their encoding
+as the Messages API's server-sent events.
 
-Pure: no sockets, no threads. ``fake_api`` re-exports every public name.
+Pure: no sockets, no threads. ``fake_api`` (the server) re-exports every public name.
+
+Why over 400 lines: the two halves of one exchange, which refer to each other (a request is
+classified with the canned replies; a responder maps a request to a reply).
 """
 
 from __future__ import annotations
@@ -10,21 +15,7 @@ import itertools
 import json
 import uuid
 from dataclasses import dataclass
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Callable,
-    Dict,
-    Iterator,
-    List,
-    Optional,
-    Sequence,
-    Tuple,
-    Union,
-)
-
-if TYPE_CHECKING:
-    from ._api_requests import ApiRequest
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 DEFAULT_CHUNK_SIZE = 8192
 """Characters per ``text_delta``/``thinking_delta``/``input_json_delta`` of a fast reply."""
@@ -326,5 +317,139 @@ def _apply_delta(
         block["signature"] = delta["signature"]
     elif kind == "input_json_delta":
         partial[index] = partial.get(index, "") + delta["partial_json"]
+
+
+# ----------------------------------------------------------------------------- requests
+
+
+@dataclass
+class ApiRequest:
+    """One request the CLI made, as received. ``kind`` says how the fake classified it:
+    ``preflight``, ``turn``, ``count_tokens``, ``other``, or ``side:<name>`` (see
+    ``SIDE_REQUEST_MARKERS``). ``answer`` says what the fake played (``scripted reply[text]``,
+    ``responder error[401 …]``, ``exhausted``, ``canned``, …)."""
+
+    index: int
+    method: str
+    path: str
+    query: Dict[str, List[str]]
+    headers: Dict[str, str]
+    body: Any
+    body_bytes: int
+    received_at: float
+    kind: str = ""
+    answer: str = ""
+    finished: bool = False
+    aborted: bool = False
+
+    @property
+    def is_side(self) -> bool:
+        return self.kind.startswith("side:")
+
+    @property
+    def model(self) -> Optional[str]:
+        return self.body.get("model") if isinstance(self.body, dict) else None
+
+    @property
+    def messages(self) -> List[Dict[str, Any]]:
+        return list(self.body.get("messages") or []) if isinstance(self.body, dict) else []
+
+    @property
+    def tools(self) -> List[Dict[str, Any]]:
+        return list(self.body.get("tools") or []) if isinstance(self.body, dict) else []
+
+    @property
+    def tool_names(self) -> List[str]:
+        return [tool.get("name", "") for tool in self.tools]
+
+    @property
+    def system_text(self) -> str:
+        """The system prompt as one string (it is sent as a list of text blocks)."""
+        system = self.body.get("system") if isinstance(self.body, dict) else None
+        return content_text(system)
+
+    @property
+    def last_user_message(self) -> Optional[Dict[str, Any]]:
+        """The last ``role:"user"`` message; the array may end with a ``role:"system"`` one."""
+        for message in reversed(self.messages):
+            if isinstance(message, dict) and message.get("role") == "user":
+                return dict(message)
+        return None
+
+    @property
+    def last_user_text(self) -> str:
+        message = self.last_user_message
+        return content_text(message.get("content")) if message else ""
+
+    @property
+    def tool_results(self) -> List[Dict[str, Any]]:
+        """The ``tool_result`` blocks of the last user message."""
+        message = self.last_user_message
+        content = message.get("content") if message else None
+        if not isinstance(content, list):
+            return []
+        return [
+            block
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+        ]
+
+
+def content_text(content: Any) -> str:
+    """The text of a message content or system prompt: a string, or the ``text`` blocks joined."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        block.get("text", "")
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "text"
+    )
+
+
+SIDE_REQUEST_MARKERS: Tuple[Tuple[str, str, str], ...] = (
+    ("prompt_suggestion", "last_user", "Reply with ONLY the suggestion, no quotes or explanation."),
+    ("session_title", "system", "Generate a concise, sentence-case title"),
+    ("session_title", "system", 'Return JSON with a single "title" field.'),  # CLI 2.1.330
+    ("side_question", "last_user", "Simply answer the question with the information you have."),
+    ("compact", "last_user", "Respond with TEXT ONLY. Do NOT call any tools."),
+)
+"""``(name, where, marker)``: a ``/v1/messages`` request whose ``where`` text (the last user
+message or the system prompt) contains ``marker`` is the side request ``side:<name>``."""
+
+CANNED_SIDE_REPLIES: Dict[str, Reply] = {
+    "prompt_suggestion": text("run the tests"),
+    "session_title": text('{"title": "Fake session title"}'),
+    "side_question": text("(fake api: side answer)"),
+    "model_check": text("H"),
+    "compact": text(
+        "<analysis>fake analysis</analysis>\n<summary>fake summary of the conversation</summary>"
+    ),
+}
+
+
+def classify(method: str, path: str, body: Any) -> str:
+    """The ``kind`` of a request (see ``ApiRequest``), from its method, path and JSON body."""
+    if method == "HEAD":
+        return "preflight"
+    if method != "POST":
+        return "other"
+    if path == "/v1/messages/count_tokens":
+        return "count_tokens"
+    if path != "/v1/messages" or not isinstance(body, dict):
+        return "other"
+    if body.get("max_tokens") == 1 and not body.get("stream"):
+        return "side:model_check"  # CLI 2.1.330 checks a model this way after set_model
+    probe = ApiRequest(0, method, path, {}, {}, body, 0, 0.0)
+    where_text = {"last_user": probe.last_user_text, "system": probe.system_text}
+    for name, where, marker in SIDE_REQUEST_MARKERS:
+        if marker in where_text[where]:
+            return f"side:{name}"
+    return "turn"
+
+
+def estimate_tokens(body_bytes: int) -> int:
+    return max(1, body_bytes // 4)
 
 

@@ -1,13 +1,9 @@
-"""Drop-in parity with claude-agent-sdk 0.2.187, checked against the real CLI and the fake API.
-
-Run against the pinned CLI and against 2.1.330 (``CLAUDE_SYNC_TEST_CLI``); where the two
-behave differently the test says which does what.
-"""
+"""Hooks and permission rules against the real CLI (the pinned one and the newest; where they
+differ the test says which does what): fail-closed hooks, the keys of real hook inputs, the
+``DirectoryAdded`` hook, and an "always allow" rule sent without a destination."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -16,26 +12,20 @@ import pytest
 from claude_sync import (
     ClaudeSDKClient,
     CLIConnectionError,
-    ConversationResetMessage,
     HookMatcher,
     PermissionResultAllow,
     PermissionRuleValue,
     PermissionUpdate,
     ResultMessage,
-    SystemMessage,
     ToolPermissionContext,
 )
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
-from .fake_api import FakeAnthropicAPI, text, tool_use
+from .harness import cli_version
 
 pytestmark = pytest.mark.e2e
 
 NO_RETRY = {"CLAUDE_CODE_MAX_RETRIES": "0"}
-
-
-def cli_version(path: str) -> tuple:
-    out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60).stdout
-    return tuple(int(part) for part in out.split()[0].split("."))
 
 
 def run_turn(options: Any, prompt: str = "do it") -> List[Any]:
@@ -47,7 +37,7 @@ def run_turn(options: Any, prompt: str = "do it") -> List[Any]:
 def test_an_always_allow_rule_without_destination_is_kept(
     e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path
 ) -> None:
-    """The ported "always allow": ``PermissionUpdate(addRules)`` with no destination. We send
+    """The "always allow" answer: ``PermissionUpdate(addRules)`` with no destination. We send
     ``destination: "session"`` (CLI 2.1.330 drops every update of an answer when one lacks
     it), so the second identical Bash call is not asked about, and nothing is written to the
     settings files."""
@@ -124,64 +114,6 @@ def test_a_raising_fail_closed_hook_blocks_the_tool(
     assert isinstance(messages[-1], ResultMessage)
 
 
-def test_verbatim_prompts_are_delivered_as_written(
-    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str, caplog: Any
-) -> None:
-    """``verbatim_prompts``: no ``@path`` expansion (CLI >= 2.1.248 honours
-    ``client_composed``; older ones expand anyway, and connecting logs a warning saying so)."""
-    (e2e_workdir / "secret.txt").write_text("TOP-SECRET-CONTENT")
-    fake_api.add(text("fine"))
-    with caplog.at_level("WARNING", logger="claude_sync.session"):
-        run_turn(e2e_options(env=NO_RETRY, verbatim_prompts=True), prompt="look at @secret.txt")
-    warned = any("verbatim_prompts" in r.getMessage() for r in caplog.records)
-    assert warned == (cli_version(real_cli_path) < (2, 1, 248))
-    (request,) = fake_api.turn_requests()
-    sent = json.dumps(request.messages)
-    assert "look at @secret.txt" in sent
-    if cli_version(real_cli_path) >= (2, 1, 248):
-        assert "TOP-SECRET-CONTENT" not in sent
-    else:
-        assert "TOP-SECRET-CONTENT" in sent  # the old CLI ignores client_composed
-
-
-def test_session_state_frames_asked_for_the_sdk_are_not_shown(
-    e2e_options: Any, fake_api: FakeAnthropicAPI
-) -> None:
-    """We set ``CLAUDE_CODE_SDK_READS_SESSION_STATE=1`` as the official SDK does; the frames the
-    CLI then sends only for the SDK (``sdk_host_only``) never reach the caller."""
-    fake_api.add(text("hello"))
-    messages = run_turn(e2e_options(env=NO_RETRY))
-    host_only = [m for m in messages if isinstance(m, SystemMessage) and m.data.get("sdk_host_only") is True]
-    assert host_only == []
-    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "hello"
-
-
-def test_clear_yields_a_typed_conversation_reset_on_newer_clis(
-    e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str
-) -> None:
-    """``/clear`` mid-session: CLI 2.1.330 sends ``conversation_reset`` (typed
-    ``ConversationResetMessage``, ``trigger="clear"``, the outgoing ``session_id``) without
-    calling the API; 2.1.197 sends none (and passes ``/clear`` on as a turn of its own).
-    Either way later messages carry a new session id."""
-    fake_api.add(text("one"), text("two"), text("three"))
-    with ClaudeSDKClient(e2e_options(env=NO_RETRY)) as client:
-        client.query("hi")
-        first = list(client.receive_response(timeout=60))
-        client.query("/clear")
-        cleared = list(client.receive_response(timeout=60))
-        client.query("again")
-        after = list(client.receive_response(timeout=60))
-    old_session = first[-1].session_id
-    resets = [m for m in cleared if isinstance(m, ConversationResetMessage)]
-    if cli_version(real_cli_path) >= (2, 1, 330):
-        (reset,) = resets
-        assert reset.trigger == "clear" and reset.session_id == old_session
-        assert reset.new_conversation_id and reset.raw["type"] == "conversation_reset"
-    else:
-        assert resets == []
-    assert isinstance(after[-1], ResultMessage) and after[-1].session_id != old_session
-
-
 def test_real_hook_inputs_have_the_typed_required_keys(
     e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path
 ) -> None:
@@ -206,25 +138,6 @@ def test_real_hook_inputs_have_the_typed_required_keys(
     for hook_input in seen:
         typed = by_event[hook_input["hook_event_name"]]
         assert typed.__required_keys__ <= set(hook_input), (typed.__name__, sorted(typed.__required_keys__ - set(hook_input)))
-
-
-def test_cli_stderr_goes_to_debug_stderr_without_a_callback(
-    e2e_options: Any, fake_api: FakeAnthropicAPI
-) -> None:
-    """No ``stderr`` callback: the CLI's stderr lines are written to ``debug_stderr`` (default
-    ``sys.stderr``, i.e. the terminal, as with the official SDK). A raising hook makes the CLI
-    log "Error in hook callback hook_0" there."""
-    import io
-
-    def broken(hook_input: Dict[str, Any], tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
-        raise ValueError("broken hook")
-
-    sink = io.StringIO()
-    fake_api.add(tool_use("Bash", {"command": "true"}), text("done"))
-    allow = lambda n, i, c: PermissionResultAllow()  # noqa: E731
-    hooks = {"PreToolUse": [HookMatcher(hooks=[broken], timeout=10)]}
-    run_turn(e2e_options(env=NO_RETRY, permission_mode="default", can_use_tool=allow, hooks=hooks, debug_stderr=sink))
-    assert "hook_0" in sink.getvalue()
 
 
 def test_directory_added_hook_gets_its_typed_input(
