@@ -213,3 +213,20 @@ def test_the_kit_redact_is_the_one_redactor() -> None:
 
     frame: Dict[str, Any] = {"env": {"A": "b"}, "args": ["--password", "p"]}
     assert kit_redact(frame) == redact(frame)
+
+
+def test_every_claude_sync_logger_goes_through_the_redactor() -> None:
+    import ast
+
+    import claude_sync
+
+    package = Path(claude_sync.__file__).parent
+    plain = []
+    for path in package.rglob("*.py"):
+        if path.name == "redaction.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "getLogger":
+                if not (path.name == "wire_log.py" and node.args and getattr(node.args[0], "value", None) == "claude_sync"):
+                    plain.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert plain == [], f"use _display.redaction.redacted_logger: {plain}"
