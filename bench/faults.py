@@ -80,7 +80,9 @@ def fds() -> int:
 
 
 def temp_entries() -> List[str]:
-    return sorted(n for n in os.listdir(tempfile.gettempdir()) if n.startswith("claude_sync-"))
+    """Our temp files: this process's private dir (``_engine.tempfiles``) and older layouts'."""
+    mine = (f"claude_sync-{os.getpid()}-", "claude_sync-resume-")
+    return sorted(n for n in os.listdir(tempfile.gettempdir()) if n.startswith(mine) or n.endswith(".json") and n.startswith("claude_sync-"))
 
 
 def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
@@ -105,23 +107,56 @@ class Leaks:
                 "temp": sorted(set(temp_entries()) - self.temp)}  # fmt: skip
 
 
+API_PROCESS = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from claude_sync.testing import FakeAnthropicAPI, text
+with FakeAnthropicAPI(responder=lambda r: text("ok"), idle_timeout=None, lifetime=None) as api:
+    print(api.base_url, flush=True)
+    sys.stdin.read()  # until the bench closes our stdin
+"""
+
+
+class RemoteApi:
+    """The fake API in a process of its own (it keeps every request it served: in this
+    process it would count in the RSS of a soak)."""
+
+    def __enter__(self) -> RemoteApi:
+        self.process = subprocess.Popen([sys.executable, "-c", API_PROCESS, str(ROOT)], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)  # fmt: skip
+        assert self.process.stdout is not None
+        self.base_url = self.process.stdout.readline().strip()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(30)
+
+
 def soak(cli: str, work: Path, runs: int) -> Dict[str, Any]:
-    leaks = Leaks()
     errors: List[str] = []
-    samples = {"start": rss_mb()}
     started = time.monotonic()
-    with FakeAnthropicAPI(responder=lambda r: text("ok"), idle_timeout=None, lifetime=None) as api:
-        options = offline_options(api, work, cli_path=cli)
+    with RemoteApi() as api:
+        leaks = Leaks()
+        samples = {"start": rss_mb()}
+        options = offline_options(api, work, cli_path=cli)  # type: ignore[arg-type]
         with AgentPool(options, max_workers=4, warm=2) as pool:
-            futures = [pool.submit(f"say ok {n}") for n in range(runs)]
-            for n, future in enumerate(futures):
-                try:
-                    if future.result(HANG_BOUND).text != "ok":
-                        errors.append(f"run {n}: unexpected text")
-                except Exception as exc:  # noqa: BLE001 - counted
-                    errors.append(f"run {n}: {exc!r}"[:200])
-                if n == runs // 2:
-                    samples["middle"] = rss_mb()
+            window: List[Any] = []  # at most 16 runs in flight; results are checked and dropped
+            for n in range(runs + 16):
+                if n < runs:
+                    window.append((n, pool.submit(f"say ok {n}")))
+                if len(window) > 16 or n >= runs:
+                    if not window:
+                        break
+                    index, future = window.pop(0)
+                    try:
+                        if future.result(HANG_BOUND).text != "ok":
+                            errors.append(f"run {index}: unexpected text")
+                    except Exception as exc:  # noqa: BLE001 - counted
+                        errors.append(f"run {index}: {exc!r}"[:200])
+                    if index == runs // 2:
+                        samples["middle"] = rss_mb()
         stats = pool.stats()
     samples["end"] = rss_mb()
     return {"trials": runs, "failures": len(errors), "errors": errors[:5], "seconds": round(time.monotonic() - started, 1),
@@ -174,6 +209,9 @@ with scrubbed_environ(), FakeAnthropicAPI(responder=lambda r: text("a b c d e f"
             time.sleep(60)  # SIGINT lands here
     except KeyboardInterrupt:
         pass
+    deadline = time.monotonic() + 5  # threads that end on their own shortly (the spawner) may
+    while time.monotonic() < deadline and any(t.name.startswith("claude_sync-") for t in threading.enumerate()):
+        time.sleep(0.05)
     left = [t.name for t in threading.enumerate() if t.name.startswith("claude_sync-")]
     kids = []
     for task in Path(f"/proc/{os.getpid()}/task").iterdir():
@@ -242,7 +280,7 @@ def kill(cli: str, work: Path, trials: int) -> Dict[str, Any]:
 
 def edits(cli: str, work: Path, count: int) -> Dict[str, Any]:
     leaks = Leaks()
-    done = {"edits": 0, "errors": 0}
+    done: Dict[str, Any] = {"edits": 0, "errors": 0, "error_texts": []}
     with FakeAnthropicAPI(responder=lambda r: text("x " * 50, delay=0.001), idle_timeout=None, lifetime=None) as api:
         options = offline_options(api, work, cli_path=cli)
         os.environ["CLAUDE_CONFIG_DIR"] = options.env["CLAUDE_CONFIG_DIR"]  # where the session functions look
@@ -250,6 +288,10 @@ def edits(cli: str, work: Path, count: int) -> Dict[str, Any]:
         with ClaudeSDKClient(options) as client:
             client.query("first")
             session_id = [m for m in client.receive_response(timeout=HANG_BOUND)][-1].session_id
+            # 2.1.197 creates the transcript ~75 ms after the first result: edits before that
+            # rightly fail with FileNotFoundError
+            config = Path(options.env["CLAUDE_CONFIG_DIR"])
+            wait_for(lambda: any(config.rglob(f"{session_id}.jsonl")), 10)
             stop = threading.Event()
 
             def editor() -> None:
@@ -257,8 +299,10 @@ def edits(cli: str, work: Path, count: int) -> Dict[str, Any]:
                     try:
                         (rename_session if n % 2 else tag_session)(session_id, f"edit-{n}", directory)
                         done["edits"] += 1
-                    except Exception:  # noqa: BLE001 - counted
+                    except Exception as exc:  # noqa: BLE001 - counted
                         done["errors"] += 1
+                        done["error_texts"].append(repr(exc)[:200])
+                    time.sleep(0.005)  # spread over many CLI turns
                 stop.set()
 
             thread = threading.Thread(target=editor, name="bench-editor")
@@ -279,7 +323,7 @@ def edits(cli: str, work: Path, count: int) -> Dict[str, Any]:
             except ValueError:
                 corrupt += 1
     return {"trials": count, "failures": done["errors"] + corrupt, "edits": done["edits"], "cli_turns": turns,
-            "corrupt_lines": corrupt, "leaks": leaks.report()}  # fmt: skip
+            "corrupt_lines": corrupt, "errors": done["error_texts"][:3], "leaks": leaks.report()}  # fmt: skip
 
 
 def main() -> None:
