@@ -49,8 +49,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 from ._callbacks.permission_types import PermissionMode
 from ._display.redaction import redacted_logger
 from ._engine.connection import Session
-from ._engine.control_methods import TsControlMethods
-from ._engine.transport import Transport
+from ._engine.control_methods import TypedControlMethods
+from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
 from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
 from ._wire.merge import AssistantMessageMerger
@@ -85,20 +85,25 @@ def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = 
     return Session(options, plan=plan, server=server, transport=transport)
 
 
-class ClaudeSDKClient(TsControlMethods):
-    """A multi-turn conversation with one CLI process. See the module doc for the contract.
+class ClaudeSDKClient(TypedControlMethods):
+    """A multi-turn conversation with one CLI process. Threads, interrupts and closing: see the
+    reference page of ``query()`` and ``ClaudeSDKClient`` (and this module's docstring).
     The typed TypeScript-SDK control methods (``apply_flag_settings`` … ``get_usage``) come
-    from ``TsControlMethods``.
+    from ``TypedControlMethods``.
 
-    ``transport``: a ``Transport`` to use instead of spawning the CLI (one client, one
-    transport). As in the official SDK, the options that become CLI flags (model, cwd,
+    ``transport``: a ``Transport`` (or any object with its official methods: ``connect``,
+    ``write``, ``read_messages``, ``close``, ``is_ready``, ``end_input``) to use instead of
+    spawning the CLI (one client, one transport). As in the official SDK, the options that become CLI flags (model, cwd,
     tools …) are then not applied; the ones sent through the protocol are (hooks, agents,
-    permission callbacks, SDK MCP servers). Raises ``TypeError`` for a non-``Transport``.
+    permission callbacks, SDK MCP servers). Raises ``TypeError`` naming the methods a
+    transport object lacks.
+
+    Attributes:
+        options: The options the CLI is started with (read again at each ``connect()``).
     """
 
     def __init__(self, options: Optional[ClaudeAgentOptions] = None, transport: Optional[Transport] = None) -> None:
-        if transport is not None and not isinstance(transport, Transport):
-            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
+        transport = None if transport is None else as_transport(transport)
         self.options = options or ClaudeAgentOptions()
         self._transport = transport
         self._session: Optional[Session] = None
@@ -241,10 +246,13 @@ class ClaudeSDKClient(TsControlMethods):
         # a call returns, which would drop the item `next` returned. Between `for` handing
         # over an item and our `yield` there is no call, so an interrupt loses nothing.
         self._take_consumer_slot()
+        output_class = _output_class(session)
         try:
             for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
                 if item.__class__ is ResultMessage:
                     self._ctrl_c_pending = False
+                    if output_class is not None:
+                        item = _typed_result(session, output_class, item)
                     yield item
                     if until_result:
                         return
@@ -267,6 +275,7 @@ class ClaudeSDKClient(TsControlMethods):
         from ._wire.merge import extends_head, next_merged
 
         self._take_consumer_slot()
+        output_class = _output_class(session)
         held: List[Any] = []
         closed = 0
         try:
@@ -278,6 +287,8 @@ class ClaudeSDKClient(TsControlMethods):
                 while ready is not None:
                     closed = ready.closed
                     message = ready.message
+                    if output_class is not None and message.__class__ is ResultMessage:
+                        message = _with_parsed_output(output_class, message)  # still held: Ctrl-C loses nothing
                     del held[ready.start : ready.start + ready.length]
                     if message.__class__ is ResultMessage:
                         self._ctrl_c_pending = False
@@ -417,7 +428,32 @@ class ClaudeSDKClient(TsControlMethods):
 
     @property
     def session(self) -> Optional[Session]:
+        """The live connection to the CLI (None before the first ``connect()``), for
+        diagnostics."""
         return self._session
+
+
+def _output_class(session: Session) -> Optional[type]:
+    """The class the session's ``output_format`` decodes into (None for a schema dict or
+    no output format)."""
+    output_format = session.options.output_format
+    return output_format if isinstance(output_format, type) else None
+
+
+def _with_parsed_output(output_class: type, result: ResultMessage) -> ResultMessage:
+    from ._structured.outcome import with_parsed_output  # typed output: first use only
+
+    return with_parsed_output(output_class, result)
+
+
+def _typed_result(session: Session, output_class: type, result: ResultMessage) -> ResultMessage:
+    """``result`` with ``parsed_output`` set (consumer's thread). A Ctrl-C while decoding puts
+    the result back at the head of the queue, so the next ``receive_*`` yields it."""
+    try:
+        return _with_parsed_output(output_class, result)
+    except KeyboardInterrupt:
+        session.requeue_front([result])
+        raise
 
 
 def _reap_dropped_client(session: Session) -> None:

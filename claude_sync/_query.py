@@ -22,15 +22,25 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
+from functools import partial
+from typing import TYPE_CHECKING, Any, Dict, Generator, Iterable, Iterator, List, Optional, Union
 
 from ._display.redaction import redacted_logger
 from ._engine.connection import Session
-from ._engine.transport import Transport
+from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
-from ._wire.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
+from ._wire.errors import (
+    ClaudeSDKError,
+    ReceiveTimeoutError,
+    ResultError,
+    StructuredOutputError,
+    UsageError,
+)
 from ._wire.messages import ResultMessage
 from ._wire.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._agents.result import RunResult
 
 __all__ = ["query", "QueryStream"]
 
@@ -56,9 +66,14 @@ def query(
     ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
     data). Raises ``TypeError`` at once for a prompt of the wrong type.
 
-    ``transport``: a ``Transport`` to use instead of spawning the CLI; the options that become
-    CLI flags are then not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` for a
-    non-``Transport``.
+    With a class as ``options.output_format`` the ``ResultMessage`` carries the instance in
+    ``parsed_output``; when the run produced no value that fits the class (the CLI gave up
+    retrying, the model never called ``StructuredOutput``, the class refused the value), a
+    ``StructuredOutputError`` (a ``ResultError``) is raised after it, under the same switch.
+
+    ``transport``: a ``Transport`` (or any object with its official methods, as the official
+    SDK accepts) to use instead of spawning the CLI; the options that become CLI flags are then
+    not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` naming the methods it lacks.
 
     ``timeout`` bounds the whole run (seconds from the first ``next()``; start-up counts
     against it, though the handshake itself is bounded by ``options.initialize_timeout``),
@@ -87,8 +102,7 @@ class QueryStream:
         timeout: Optional[float] = None,
         idle_timeout: Optional[float] = None,
     ) -> None:
-        if transport is not None and not isinstance(transport, Transport):
-            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
+        transport = None if transport is None else as_transport(transport)
         if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
             raise TypeError(
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
@@ -169,6 +183,35 @@ class QueryStream:
         """The underlying session (None before the first ``next()``)."""
         return self._run.session
 
+    def result(self) -> RunResult[Any]:
+        """The run as ``run()`` returns it: a ``RunResult`` of every message the stream
+        yielded (caller's thread, the one that iterates).
+
+        Called before the stream was iterated to its end, it iterates the rest first (so
+        ``query(...).result()`` runs the whole run). Raises what iterating raised, again on
+        every call: ``ResultError`` after an error result (unless
+        ``options.raise_on_error_result`` is False: then the ``RunResult`` has ``is_error``),
+        ``ReceiveTimeoutError``, ``ProcessError`` …; ``UsageError`` when the stream was closed
+        before its result. The stream keeps every message it yielded for this.
+        """
+        run = self._run
+        if run.built is not None:
+            return run.built
+        if run.error is None and not run.finished:
+            for _ in self:
+                pass
+        if run.error is not None:
+            raise run.error
+        if not run.finished:
+            raise UsageError("the stream was closed before its run ended: there is no RunResult")
+        from ._agents.result import RunResult  # first use only: most streams are just iterated
+
+        try:
+            run.built = RunResult.from_messages(run.collected, output_format=run.options.output_format)
+        except ValueError:
+            raise ClaudeSDKError("the CLI ended the run without a ResultMessage") from None
+        return run.built
+
 
 class _Run:
     """The state of one run, shared by the stream and its generator."""
@@ -182,6 +225,12 @@ class _Run:
         self.prompt_error: Optional[BaseException] = None
         self.timeout: Optional[float] = None
         self.idle_timeout: Optional[float] = None
+        self.input_ended = False
+        self.collected: List[StreamItem] = []
+        """Every message yielded, for ``QueryStream.result()``."""
+        self.finished = False
+        self.error: Optional[Exception] = None
+        self.built: Optional[RunResult[Any]] = None
 
     def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
@@ -189,15 +238,22 @@ class _Run:
 
         started = time.monotonic()
         session = self.session = build_session(self.options, self.transport)
+        abandoned = False
         try:
             session.connect(timeout=self.timeout)
             self._send_prompt(session)
             yield from self._relay(session, started)
+            self.finished = True
+        except Exception as exc:
+            self.error = exc
+            abandoned = isinstance(exc, ReceiveTimeoutError)  # given up: kill the CLI now
+            raise
         finally:
-            self._shutdown(session)
+            self._shutdown(session, abandon=abandoned)
 
     def _relay(self, session: Session, started: float) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
+        typed = _TypedOutput.of(self.options.output_format)
         remaining = None
         if self.timeout is not None:
             remaining = self.timeout - (time.monotonic() - started)
@@ -206,10 +262,14 @@ class _Run:
                     f"No complete response within {self.timeout}s", kind="total", timeout=self.timeout
                 )
         try:
-            for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout):
+            waiting = partial(self._close_stdin_if_done, session)
+            for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout, on_wait=waiting):
+                if typed is not None:
+                    item = typed.observe(item)
                 if item.__class__ is ResultMessage:
                     last = item
                     self._close_stdin_if_done(session)
+                self.collected.append(item)
                 yield item
         except ReceiveTimeoutError as exc:
             if exc.kind != "total":
@@ -219,7 +279,13 @@ class _Run:
             ) from None
         if self.prompt_error is not None:
             raise self.prompt_error
-        if last is not None and last.is_error and self.options.raise_on_error_result:
+        if last is None or not self.options.raise_on_error_result:
+            return
+        if typed is not None:
+            error = typed.error(last, session)
+            if error is not None:
+                raise error
+        if last.is_error:
             raise _result_error_with_exit(last, session)
 
     def _send_prompt(self, session: Session) -> None:
@@ -258,11 +324,14 @@ class _Run:
         self._close_stdin_if_done(session)
 
     def _close_stdin_if_done(self, session: Session) -> None:
-        if session.run_finished:
+        """End the CLI's input once the run is over (after each result, and while the
+        consumer waits: the CLI's ``idle`` is not a delivered message). Consumer's thread."""
+        if not self.input_ended and session.run_finished:
+            self.input_ended = True
             session.close_stdin()
 
-    def _shutdown(self, session: Session) -> None:
-        session.close()
+    def _shutdown(self, session: Session, *, abandon: bool = False) -> None:
+        session.close(abandon=abandon)
         writer = self.writer
         if writer is not None and writer is not threading.current_thread():
             writer.join(self.options.close_timeout)
@@ -279,6 +348,41 @@ def _check_timeouts(timeout: Optional[float], idle_timeout: Optional[float]) -> 
                 seconds(name, value)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(str(exc).replace("ClaudeAgentOptions.", "query() ")) from None
+
+
+class _TypedOutput:
+    """The ``output_format`` side of one run (caller's thread): results get their
+    ``parsed_output``, and the ``StructuredOutput`` calls are followed for the error that
+    is raised when the run produced no fitting value (``claude_sync._structured.outcome``)."""
+
+    def __init__(self, output_format: Any) -> None:
+        from ._structured.outcome import AttemptLog  # typed output: first use only
+
+        self.output_format = output_format
+        self.attempts = AttemptLog()
+
+    @classmethod
+    def of(cls, output_format: Any) -> Optional[_TypedOutput]:
+        return None if output_format is None else cls(output_format)
+
+    def observe(self, item: StreamItem) -> StreamItem:
+        self.attempts.observe(item)
+        if item.__class__ is ResultMessage and isinstance(self.output_format, type):
+            from ._structured.outcome import with_parsed_output
+
+            return with_parsed_output(self.output_format, item)
+        return item
+
+    def error(self, result: ResultMessage, session: Session) -> Optional[StructuredOutputError]:
+        """The error to raise after ``result`` (None: the run produced its value). An error
+        result's carries the CLI's exit code and stderr tail, as ``ResultError``s do."""
+        from ._structured.outcome import output_outcome
+
+        transport = session.transport
+        exit_code = stderr = None
+        if transport is not None and result.is_error:
+            exit_code, stderr = transport.exit_code(), transport.stderr_tail() or None
+        return output_outcome(self.output_format, result, self.attempts, exit_code=exit_code, stderr=stderr)[1]
 
 
 def _result_error_with_exit(result: ResultMessage, session: Session) -> ResultError:

@@ -49,7 +49,7 @@ from .._wire.blocks import ServerToolUseBlock, ToolUseBlock
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.protocol import StreamItem
 from .._wire.record import FrozenRecord, Record
-from .._wire.system_messages import SystemInitMessage
+from .._wire.system_messages import SystemMessage
 
 __all__ = [
     "CliSlot", "SLASH_COMMAND_WRITES", "init_fingerprint", "is_alive", "reset_conversation", "retire_reason",
@@ -57,7 +57,10 @@ __all__ = [
 ]  # fmt: skip
 
 RESET_PROMPT = "/clear"
-READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
+READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "StructuredOutput"})
+"""Tools whose only lasting effect ``/clear`` was measured to clear: the files read, and for
+``StructuredOutput`` (``output_format``) the count of failed calls the CLI allows
+(``MAX_STRUCTURED_OUTPUT_RETRIES``), which starts again after the reset."""
 SESSION_BOUND_OPTIONS = (
     "resume",  # a reset would drop the resumed conversation: the next run must load it again
     "continue_conversation",
@@ -88,7 +91,6 @@ other local commands write nothing but the transcript (``/model`` and ``/color``
 are "for this session only"); prompt commands (``/init``, ``/review``, ``/update-config`` …)
 go to the model, whose tool calls retire the CLI anyway. ``verbatim_prompts=True`` stops all
 of it on 2.1.331 (the prompt goes to the model as text); 2.1.197 ignores it."""
-"""Tools whose only lasting effect (the files read) ``/clear`` was measured to clear."""
 
 
 def snapshot_options(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
@@ -163,13 +165,14 @@ def is_alive(slot: CliSlot) -> bool:
 def init_fingerprint(messages: List[StreamItem]) -> Optional[Dict[str, Any]]:
     """The state a ``system/init`` reports that a run could change and a reset must not."""
     for message in messages:
-        if isinstance(message, SystemInitMessage):
+        init = message.init if isinstance(message, SystemMessage) else None
+        if init is not None:
             return {
-                "model": message.model,
-                "permission_mode": message.permission_mode,
-                "cwd": message.cwd,
-                "tools": message.tools,
-                "mcp_servers": [server.get("name") for server in (message.mcp_servers or [])],
+                "model": init.model,
+                "permission_mode": init.permission_mode,
+                "cwd": init.cwd,
+                "tools": init.tools,
+                "mcp_servers": [server.get("name") for server in (init.mcp_servers or [])],
             }
     return None
 

@@ -37,8 +37,20 @@ from __future__ import annotations
 
 import enum
 import threading
+import time
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, NoReturn, Optional, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    NoReturn,
+    Optional,
+    Tuple,
+)
 
 from .._display.redaction import redacted_logger
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
@@ -47,7 +59,7 @@ from .._wire.errors import (
     CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
-    ReceiveTimeoutError,
+    ProcessError,
     UsageError,
 )
 from .._wire.framing import encode_frame
@@ -60,6 +72,7 @@ from .._wire.protocol import (
     control_request_frame,
     exit_error,
 )
+from .._wire.run_end import RunEnd, run_end_ceiling
 from .pending import PendingRequests
 from .reader import END, Reader
 from .transport import Transport
@@ -70,9 +83,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from .serving import RequestServer
     from .wire_log import WireTap
 
-__all__ = ["Session", "SessionState", "END"]
+__all__ = ["ABANDON_GRACE", "Session", "SessionState", "END"]
 
 logger = redacted_logger("claude_sync.session")
+
+ABANDON_GRACE = 0.05
+"""Seconds each close step waits for an abandoned run (a timeout), instead of ``close_timeout``."""
 
 
 class SessionState(enum.Enum):
@@ -131,11 +147,13 @@ class Session:
             close_timeout=options.close_timeout,
         )
         self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
-        self._ledger = TurnLedger()
+        calls_back = plan is not None and plan.calls_back
+        self._ledger = TurnLedger(RunEnd(calls_back, run_end_ceiling(options.env or {}, environ)))
         self.last_result: Optional[ResultMessage] = None
         self.server_info: Optional[Dict[str, Any]] = None
         self._closer: Optional[threading.Thread] = None
         self._close_steps_done = 0
+        self._abandoned = False
         self._close_done = threading.Event()
         self.close_rung: Optional[str] = None
 
@@ -183,7 +201,12 @@ class Session:
             self._move("connect")
         try:
             plan = self._start_transport()
-            response = self._initialize(plan, timeout)
+            from .spawn import initialize  # first connect only, not at import
+
+            try:
+                response = initialize(self.request, plan, timeout)
+            except CLIConnectionError as exc:
+                raise self._startup_failure(exc) from exc
             plan.check_initialize_answer(response)
             with self._lock:
                 if self._state is SessionState.CONNECTING:
@@ -193,35 +216,27 @@ class Session:
             raise
         self.server_info = response
         if self.options.verbatim_prompts:
-            self._warn_if_verbatim_prompts_ignored()
+            from .notices import warn_if_verbatim_prompts_ignored  # only with verbatim_prompts
+
+            warn_if_verbatim_prompts_ignored(self.request)
         return response
 
-    def _initialize(self, plan: SpawnPlan, run_timeout: Optional[float]) -> Dict[str, Any]:
-        if run_timeout is None or run_timeout >= plan.initialize_timeout:
-            return self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
-        try:
-            return self.request("initialize", dict(plan.initialize_fields), timeout=run_timeout)
-        except ControlTimeoutError:
-            raise ReceiveTimeoutError(
-                f"No complete response within {run_timeout}s (the CLI did not finish starting)",
-                kind="total",
-                timeout=run_timeout,
-            ) from None
-
-    def _warn_if_verbatim_prompts_ignored(self) -> None:
-        """Caller's thread, after connect: ask the CLI its version (one control request, only
-        with ``verbatim_prompts``) and log a warning if it would ignore ``client_composed``,
-        as the official SDK does. Never raises: an unanswered question only skips the check."""
-        from .._options.environment import verbatim_prompts_ignored
-
-        try:
-            version = self.request("get_binary_version", {}).get("version")
-        except ClaudeSDKError as exc:
-            logger.debug("could not ask the CLI its version: %s", exc)
-            return
-        problem = verbatim_prompts_ignored(version)
-        if problem is not None:
-            logger.warning(problem)
+    def _startup_failure(self, error: CLIConnectionError) -> ClaudeSDKError:
+        """What the handshake's ``error`` means (caller's thread): when the CLI process has
+        exited, a ``ProcessError`` with its exit code and stderr — one text whether the exit
+        came before our ``initialize`` was written or while it waited; else ``error``."""
+        transport = self._transport
+        if transport is None:
+            return error
+        ended = self.terminal_error
+        if isinstance(ended, ProcessError):
+            code, stderr = ended.exit_code, ended.stderr
+        else:
+            code = transport.wait(self.options.close_timeout)
+            if code is None:  # still running: the connection broke some other way
+                return error
+            stderr = transport.stderr_tail()
+        return ProcessError("Claude Code CLI exited during start-up", exit_code=code, stderr=stderr or None)
 
     def _start_transport(self) -> SpawnPlan:
         """Plan, spawn, start the reader (connecting thread, holding ``_spawning``). A
@@ -236,10 +251,15 @@ class Session:
             return self.closed
 
     def _start_transport_locked(self) -> SpawnPlan:
-        from .spawn import plan_spawn, start_transport  # first connect only, not at import
+        from .spawn import (  # first connect only, not at import
+            plan_spawn,
+            routed_transport,
+            start_transport,
+        )
 
+        transport, cli_path = routed_transport(self.options, self._environ, self._custom_transport)
         plan, self._store_bridge = plan_spawn(
-            self.options, self._options_plan, self._environ, self._custom_transport, self._report_mirror_error
+            self.options, self._options_plan, self._environ, transport, self._report_mirror_error, cli_path
         )
         if self._closed_while_connecting():
             self._undo_start(None)
@@ -248,13 +268,13 @@ class Session:
 
             self._server = RequestServer({}, self.options.callback_workers)
         self._server.attach(self.write_encoded)
-        transport = start_transport(self.options, plan, self._custom_transport, self._temp_files)
+        started = start_transport(self.options, plan, transport, self._temp_files)
         with self._lock:
             closed = self.closed
             if not closed:
-                self._transport = transport
+                self._transport = started
         if closed:
-            self._undo_start(transport)
+            self._undo_start(started)
         assert self._transport is not None
         from .host_death import track  # first connect only, not at import
 
@@ -356,10 +376,19 @@ class Session:
 
     @property
     def run_finished(self) -> bool:
-        """True once input is exhausted and every user message got its result: a one-shot
-        run may end input now (see ``TurnLedger``)."""
+        """True once a one-shot run may end input (any thread): ``TurnLedger.finished``."""
         with self._lock:
-            return self._ledger.should_close
+            return self._ledger.finished(time.monotonic())
+
+    @property
+    def watching_turns(self) -> bool:
+        """Reader thread, no lock (see ``ReaderHost.watching_turns``)."""
+        return self._ledger.run_end.watching_turns
+
+    def run_frame(self, item: object) -> None:
+        """Reader thread: a frame the run end follows (see ``ReaderHost.run_frame``)."""
+        with self._lock:
+            self._ledger.run_end.frame(item, time.monotonic())
 
     def result_received(self, result: ResultMessage) -> None:
         """Reader thread: count a turn's result (with a session store: once the store has the
@@ -367,7 +396,7 @@ class Session:
         if self._store_bridge is not None:
             self._store_bridge.flush(self._store_bridge.flush_timeout)
         with self._lock:
-            self._ledger.result_received()
+            self._ledger.result_received(time.monotonic())
             self.last_result = result
 
     # ------------------------------------------------------------------ control requests
@@ -477,11 +506,10 @@ class Session:
 
     # ------------------------------------------------------------------ receiving
 
-    def messages(
-        self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None
-    ) -> Iterator[StreamItem]:
+    def messages(self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None,
+                 on_wait: Optional[Callable[[], None]] = None) -> Iterator[StreamItem]:  # fmt: skip
         """Yield queued messages until end of stream (caller's thread; see ``Reader.items``)."""
-        return self._reader.items(timeout=timeout, idle_timeout=idle_timeout)
+        return self._reader.items(timeout=timeout, idle_timeout=idle_timeout, on_wait=on_wait)
 
     def requeue_front(self, items: List[Any]) -> None:
         """Put messages taken by ``messages()`` back at the head of the queue, in order
@@ -518,8 +546,11 @@ class Session:
 
     # ------------------------------------------------------------------ close
 
-    def close(self) -> None:
+    def close(self, *, abandon: bool = False) -> None:
         """Stop everything (idempotent, any thread, bounded).
+
+        ``abandon`` (a run given up on a timeout): no ``interrupt``, ``ABANDON_GRACE`` per rung
+        and for the callback pool; a callback still running is left to end (its signal set).
 
         The ladder: refuse new CLI requests and set in-flight callbacks' signals → if a turn
         is running, a best-effort ``interrupt`` → ``transport.stop`` (stdin EOF → wait →
@@ -545,6 +576,7 @@ class Session:
             if not self.in_callback_thread() and not self._reader.is_current():
                 self._close_done.wait(self.options.close_timeout * 5)
             return
+        self._abandoned = self._abandoned or abandon
         if self._spawning.acquire(timeout=self.options.close_timeout):  # a CLI being started: let it finish
             self._spawning.release()
         try:
@@ -593,7 +625,7 @@ class Session:
     def _interrupt_running_turn(self) -> None:
         """A turn still running would keep going after EOF; ask it to stop first."""
         transport = self._transport
-        if transport is None or not self.turn_running or not transport.is_ready():
+        if transport is None or self._abandoned or not self.turn_running or not transport.is_ready():
             return
         frame = control_request_frame(self.new_request_id(), "interrupt")
         try:
@@ -603,7 +635,7 @@ class Session:
 
     def _stop_transport(self) -> None:
         if self._transport is not None:
-            rung = self._transport.stop(self.options.close_timeout)
+            rung = self._transport.stop(self._close_grace())
             self.close_rung = self.close_rung or rung
 
     def _join_reader(self) -> None:
@@ -612,7 +644,10 @@ class Session:
 
     def _close_server(self) -> None:
         if self._server is not None:
-            self._server.close(self.options.close_timeout)
+            self._server.close(self._close_grace())
+
+    def _close_grace(self) -> float:
+        return min(ABANDON_GRACE, self.options.close_timeout) if self._abandoned else self.options.close_timeout
 
     def _close_store_bridge(self) -> None:
         if self._store_bridge is not None:
@@ -634,4 +669,5 @@ class Session:
         while self._temp_files:
             remove_private_file(self._temp_files[-1])
             self._temp_files.pop()
+
 

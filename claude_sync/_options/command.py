@@ -58,6 +58,7 @@ Where each option goes (checked against the real CLI 2.1.197)::
     extra_args                 --flag VALUE, or --flag for None (last, so they can override)
     env                        overlaid on the child's environment (see ``environment``)
     client_app                 env CLAUDE_AGENT_SDK_CLIENT_APP
+    max_retries                env CLAUDE_CODE_MAX_RETRIES (no CLI flag exists)
     enable_file_checkpointing  env CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true
     cwd                        SpawnPlan.cwd (and env PWD)
     user                       SpawnPlan.user (the shell's ``Popen(user=…)``)
@@ -215,6 +216,12 @@ class OptionsPlan(FrozenRecord):
     initialize_timeout: float = 60.0
     """``options.initialize_timeout`` (``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT`` may raise it)."""
     host_callbacks: HostCallbacks = field(default_factory=HostCallbacks)
+
+    @property
+    def calls_back(self) -> bool:
+        """True when the CLI may send requests this process must answer over stdin: hooks,
+        the permission prompts (``can_use_tool`` / ``deny_all_permissions``), in-process MCP."""
+        return self.permissions.prompt_tool == "stdio" or len(self.hooks) > 0 or bool(self.sdk_mcp_servers)
 
     def spawn_plan(
         self,

@@ -33,12 +33,14 @@ from .errors import (
     CLIJSONDecodeError,
     ProcessError,
     ResultError,
+    StructuredOutputError,
     as_text,
     error_texts,
 )
 from .messages import Message, ResultMessage
 from .parse import parse_message
 from .record import FrozenRecord, construct, frozen_record
+from .run_end import RunEnd
 
 __all__ = [
     "ControlCancelReceived",
@@ -47,7 +49,6 @@ __all__ = [
     "Event",
     "KeepAliveReceived",
     "NoiseLineSkipped",
-    "OversizedLineSkipped",
     "StreamItem",
     "TranscriptMirrorReceived",
     "TurnLedger",
@@ -57,6 +58,7 @@ __all__ = [
     "decode_line",
     "exit_error",
     "result_error",
+    "STRUCTURED_OUTPUT_RETRIES_SUBTYPE",
     "user_message_frame",
 ]
 
@@ -309,20 +311,23 @@ class TurnLedger:
     queued messages as separate turns, never merged) and the prompt iterable is exhausted.
     Closing earlier makes the real CLI exit as soon as its turn ends, and it may cut a large
     stdout line and never write the result (seen 6 of 6 times with an 850 KB answer and a
-    slow reader). The same counts tell a client whether a turn is running.
+    slow reader). A run the CLI may call back waits for more: ``run_end`` (``RunEnd``) says
+    when the CLI is done (``finished``). The same counts tell a client whether a turn is running.
 
     Not thread-safe: the session updates it under its lock.
     """
 
-    __slots__ = ("user_messages", "results", "exhausted")
+    __slots__ = ("user_messages", "results", "exhausted", "run_end")
 
-    def __init__(self) -> None:
+    def __init__(self, run_end: Optional[RunEnd] = None) -> None:
         self.user_messages = 0
         self.results = 0
         self.exhausted = False
+        self.run_end = run_end if run_end is not None else RunEnd(calls_back=False)
 
     def sent_user_message(self) -> None:
         self.user_messages += 1
+        self.run_end.user_message_sent()
 
     def unsent_user_message(self) -> None:
         """Take back ``sent_user_message`` for a message whose write failed."""
@@ -331,8 +336,9 @@ class TurnLedger:
     def input_exhausted(self) -> None:
         self.exhausted = True
 
-    def result_received(self) -> None:
+    def result_received(self, now: float = 0.0) -> None:
         self.results += 1
+        self.run_end.result(now)
 
     @property
     def turn_running(self) -> bool:
@@ -343,44 +349,48 @@ class TurnLedger:
         """True once the input is exhausted and every user message got its result."""
         return self.exhausted and not self.turn_running
 
-
-@frozen_record
-class OversizedLineSkipped(FrozenRecord):
-    """Stands in the message stream where a stdout line over ``max_buffer_size`` was skipped.
-
-    ``size`` is the line's length in bytes, ``limit`` the cap, ``prefix`` its first bytes
-    (decoded leniently). The line itself is gone; the session went on.
-    """
-
-    size: int
-    limit: int
-    prefix: str
+    def finished(self, now: float) -> bool:
+        """``should_close``, and for a run the CLI may call back, the CLI said it is done."""
+        return self.should_close and (not self.run_end.calls_back or self.run_end.due(now))
 
 
 # --------------------------------------------------------------------------- errors
 
 
+STRUCTURED_OUTPUT_RETRIES_SUBTYPE = "error_max_structured_output_retries"
+"""The result subtype of a run whose every ``StructuredOutput`` call failed the schema (the
+CLI allows ``MAX_STRUCTURED_OUTPUT_RETRIES`` calls, 5 by default)."""
+
+
 def result_error(
     result: ResultMessage, *, exit_code: Optional[int] = None, stderr: Optional[str] = None
 ) -> ResultError:
-    """The ``ResultError`` an error result turns into (raised after it was yielded).
+    """The ``ResultError`` an error result turns into (raised after it was yielded); a
+    ``StructuredOutputError`` for ``error_max_structured_output_retries``.
 
     Whatever shape ``errors``/``result`` have on the wire, this returns a ``ResultError``:
-    ``errors`` becomes a list of strs (see ``errors.error_texts``), a non-str ``result`` its JSON.
+    ``errors`` becomes a list of strs (see ``errors.error_texts``: non-str entries dropped, as
+    the official SDK does; the message still shows them as JSON), a non-str ``result`` its JSON.
+    Its first line says what happened (the CLI's words: "Not logged in · Please run /login"),
+    then the subtype and API status — an API failure's subtype is ``success``, which would
+    mislead as a headline.
     """
     from .hints import hint_for  # error results are rare: loaded on the first
 
     errors = error_texts(result.errors)
     text = None if result.result is None else as_text(result.result)
-    detail = text or "; ".join(errors) or "(no detail)"
-    status = f" (API status {result.api_error_status})" if result.api_error_status else ""
-    return ResultError(
-        f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}",
-        data=dict(result.raw),
-        exit_code=exit_code,
-        stderr=stderr,
-        hint=hint_for(result),
-    )
+    odd = as_text(result.errors) if result.errors not in (None, [], "") else ""  # shapes .errors drops
+    detail = text or "; ".join(errors) or odd
+    facts = [f"subtype {result.subtype!r}"]
+    if result.api_error_status:
+        facts.append(f"API status {result.api_error_status}")
+    happened = detail or "The Claude Code run ended with an error result"
+    message = f"{happened} (error result: {', '.join(facts)})"
+    if result.subtype == STRUCTURED_OUTPUT_RETRIES_SUBTYPE:
+        return StructuredOutputError(
+            message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, problem=detail or "(no detail)"
+        )
+    return ResultError(message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, hint=hint_for(result))
 
 
 def exit_error(
@@ -424,6 +434,7 @@ def iter_user_frames(prompts: Iterable[Any], session_id: str = "default") -> Ite
             yield normalize_user_frame(item, session_id)
 
 
-StreamItem = Union[Message, OversizedLineSkipped]
-"""What a session's message stream yields: the messages, and a marker where a line over
-``max_buffer_size`` was skipped."""
+StreamItem = Message
+"""What a session's message stream yields: messages — where a line over ``max_buffer_size``
+was skipped, the ``SystemMessage`` ``OversizedLineSkipped`` stands in for it. (Once a union
+with that marker; kept as a name so annotations that use it go on working.)"""

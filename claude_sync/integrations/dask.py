@@ -27,7 +27,8 @@ A conversation of several turns that must survive a lost worker runs as one task
 task on another worker, the turns already in the store are not run again: the conversation
 resumes from the store (``resume=``) and only the missing turns are sent.
 
-Needs ``distributed`` (``pip install claude-sync[dask]``).
+Needs ``distributed``: the ``dask`` extra (``pip install -e '.[dask]'`` in a checkout, or
+``'claude_sync-<version>-py3-none-any.whl[dask]'``).
 """
 
 from __future__ import annotations
@@ -50,7 +51,19 @@ PLUGIN_NAME = "claude_sync-agent-pool"
 
 class AgentPoolPlugin(WorkerPlugin):  # type: ignore[misc]  # distributed ships no type hints here
     """Keeps one ``AgentPool`` per worker process. Raises ``TypeError`` at construction for
-    options that cannot be pickled to the workers, ``ValueError`` for bad pool sizes."""
+    options that cannot be pickled to the workers, ``ValueError`` for bad pool sizes.
+
+    Attributes:
+        name: ``"claude_sync-agent-pool"``: the name the plugin is registered under, and how
+            ``run_on_worker`` finds the worker's pool.
+        options: The options every worker's pool runs with (None with ``options_factory``).
+        options_factory: A module-level function each worker calls to build its options (for options
+            holding callables).
+        pool_kwargs: The ``AgentPool`` arguments (``max_workers``, ``warm``, ``reuse``,
+            ``max_runs_per_cli``).
+        pool: This worker's pool once ``setup`` ran; None before, after ``teardown``, and in a
+            pickled copy.
+    """
 
     name = PLUGIN_NAME
 
@@ -113,14 +126,20 @@ def _worker_pool(worker: Any = None) -> AgentPool:
 
 
 def run_on_worker(
-    prompt: str, *, options: Optional[ClaudeAgentOptions] = None, timeout: Optional[float] = None
-) -> RunResult:
+    prompt: str,
+    *,
+    options: Optional[ClaudeAgentOptions] = None,
+    timeout: Optional[float] = None,
+    output_format: Any = None,
+) -> RunResult[Any]:
     """Task body: run ``prompt`` on this worker's pool and wait (a Dask worker thread).
 
-    ``options`` None uses the plugin's. Raises what ``run`` raises, and ``RuntimeError``
-    when the plugin is not installed.
+    ``options`` None uses the plugin's; ``output_format`` as for ``AgentPool.submit`` (a class
+    defined in ``__main__`` or a notebook travels by value: Dask pickles with cloudpickle).
+    Raises what ``run`` raises, and ``RuntimeError`` when the plugin is not installed.
     """
-    return _worker_pool().submit(prompt, options=options, timeout=timeout).result()
+    future = _worker_pool().submit(prompt, options=options, timeout=timeout, output_format=output_format)
+    return future.result()
 
 
 def submit_runs(
@@ -129,13 +148,22 @@ def submit_runs(
     *,
     options: Optional[ClaudeAgentOptions] = None,
     timeout: Optional[float] = None,
+    output_format: Any = None,
     **map_kwargs: Any,
 ) -> List[Any]:
     """``client.map(run_on_worker, prompts, …)`` with ``pure=False`` (two equal prompts are
-    two runs). Raises ``TypeError`` for options that cannot be pickled."""
+    two runs). ``output_format``: a class (each result's ``output`` is an instance) or a
+    schema dict. Raises ``TypeError`` for options that cannot be pickled, or an
+    ``output_format`` class without a JSON form (checked here, before anything travels)."""
     check_picklable_options(options)
+    if isinstance(output_format, type):
+        from .._structured.class_schema import json_schema_of
+
+        json_schema_of(output_format)
     map_kwargs.setdefault("pure", False)
-    return client.map(run_on_worker, list(prompts), options=options, timeout=timeout, **map_kwargs)  # type: ignore[no-any-return]
+    return client.map(  # type: ignore[no-any-return]
+        run_on_worker, list(prompts), options=options, timeout=timeout, output_format=output_format, **map_kwargs
+    )
 
 
 def pool_stats(dask_worker: Any) -> Dict[str, int]:

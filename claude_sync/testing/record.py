@@ -58,7 +58,12 @@ def redact(value: Any) -> Any:
 
 class RecordingTransport(Transport):
     """Wraps ``inner`` and appends every line either way to ``path``. Closing it closes
-    ``inner`` and the file (the end record carries the exit code)."""
+    ``inner`` and the file (the end record carries the exit code).
+
+    Attributes:
+        inner: The transport that talks to the real CLI.
+        path: The JSONL file the session is written to.
+    """
 
     def __init__(self, inner: Transport, path: Union[str, Path], *, temp_files: Optional[List[str]] = None) -> None:
         self.inner = inner
@@ -169,9 +174,18 @@ class RecordingTransport(Transport):
 def recording_transport(options: Any, path: Union[str, Path]) -> RecordingTransport:
     """A ``RecordingTransport`` around the ``SubprocessTransport`` the session would spawn for
     ``options`` (CLI found with ``find_cli``, same argv/env/cwd). Its temp files (``--mcp-config``
-    …) go when it closes, or at interpreter exit if it never does. Raises ``CLINotFoundError``."""
+    …) go when it closes, or at interpreter exit if it never does. Raises ``CLINotFoundError``,
+    and ``UnscriptedRunError`` while the kit's switch is on (recording needs the real CLI)."""
     from .._engine.process import SubprocessTransport
     from .._engine.spawn import materialize_argv
+    from .._engine.stand_in import blocks
+    from .._wire.errors import UnscriptedRunError
+
+    if blocks(options, os.environ):
+        raise UnscriptedRunError(
+            "recording_transport() would start the real claude CLI, and the kit's switch is on "
+            "(use_scripted_cli, the claude_cli fixture or CLAUDE_SYNC_TESTING=block): record with it off"
+        )
     from .._options.command import build_spawn_plan, find_cli
 
     plan = build_spawn_plan(options, find_cli(options.cli_path), environ=dict(os.environ))

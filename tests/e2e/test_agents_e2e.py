@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Set
 
 import pytest
-from helpers import child_pids, wait_until
+from helpers import child_pids, is_init, wait_until
 
 from claude_sync import (
     AgentPool,
@@ -30,7 +30,6 @@ from claude_sync import (
     ReceiveTimeoutError,
     ResultError,
     RunResult,
-    SystemInitMessage,
     ToolResultBlock,
     UserMessage,
     create_sdk_mcp_server,
@@ -84,8 +83,8 @@ def test_run_returns_a_picklable_result(fake_api: FakeAnthropicAPI, e2e_options:
     result = run("What is 2 + 2?", options=e2e_options(), timeout=WAIT)
     assert result.text == "four" and result.is_error is False and result.num_turns == 1
     assert result.result.result == "four"
-    assert isinstance(result.messages[0], SystemInitMessage)
-    assert result.session_id == result.messages[0].session_id
+    assert is_init(result.messages[0])
+    assert result.session_id == result.messages[0].init.session_id
     assert result.total_cost_usd is not None and result.total_cost_usd > 0
     assert result.usage is not None and result.usage["input_tokens"] > 0
     assert pickle.loads(pickle.dumps(result)) == result
@@ -152,7 +151,7 @@ def test_warm_cli_was_spawned_before_the_submit(fake_api: FakeAnthropicAPI, e2e_
 def test_a_warm_cli_serves_only_runs_with_equal_options(fake_api: FakeAnthropicAPI, e2e_options: Any) -> None:
     fake_api.add(text("other options"), text("pool options"))
     options = e2e_options()
-    with AgentPool(options, max_workers=1, warm=1) as pool:
+    with AgentPool(options, max_workers=1, warm=1, max_clis=2) as pool:  # room for the cold one beside it
         (warm_pid,) = wait_parked(pool, 1)
         other = pool.submit("a", options=e2e_options(model="claude-other-model"))
         assert other.result(WAIT).text == "other options"
@@ -282,7 +281,7 @@ def test_isolation_a_slash_command_retires_the_cli_and_its_settings_write_is_rea
     assert a.cli_pid != b.cli_pid  # retired after the slash command
     assert pool.stats()["retired"] >= 1
     assert json.loads(settings.read_text())["permissions"]["defaultMode"] == "acceptEdits"
-    [init] = [m for m in second.messages if isinstance(m, SystemInitMessage)]
+    [init] = [m.init for m in second.messages if is_init(m)]
     assert init.permission_mode == "acceptEdits"  # every later CLI starts with it
     assert len(fake_api.turn_requests()) == 1
 
@@ -407,7 +406,7 @@ def test_isolation_set_model_and_permission_mode_on_a_leased_client(
         future = pool.submit("hi")
         result = future.result(WAIT)
         assert future.cli_pid != leased_pid
-    (init,) = [m for m in result.messages if isinstance(m, SystemInitMessage)]
+    (init,) = [m.init for m in result.messages if is_init(m)]
     assert init.permission_mode == "default"
     assert "haiku" not in (fake_api.turn_requests()[-1].model or "")
 
