@@ -22,8 +22,7 @@ In text (``redact_text``; every string inside a structure too):
   parsed, redacted as a structure and written back; inside other text, the string values of
   a flat ``"env": {…}`` / ``"headers": {…}`` object;
 - well-known key shapes (Anthropic ``sk-ant-…``, OpenAI ``sk-…``, GitHub ``ghp_…`` /
-  ``github_pat_…``, GitLab ``glpat-…``, Slack ``xox?-…``, AWS ``AKIA…``, JWTs): the secret
-  part, keeping the kind's prefix (``sk-ant-<redacted>``);
+  ``github_pat_…``, GitLab ``glpat-…``, Slack ``xox?-…``, AWS ``AKIA…``, JWTs): the whole key;
 - ``Bearer``/``Basic`` credentials, URL userinfo passwords (``https://user:<redacted>@host``);
 - ``name=value``, ``name: value``, ``"name": "value"`` and ``--name value`` where the name
   names a secret (query strings, headers, env assignments, command lines).
@@ -63,7 +62,6 @@ _MAX_JSON_TEXT = 1 << 20
 """Longer JSON-looking strings are not parsed (only the text rules apply)."""
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
-_TOKEN_PREFIXES = ("sk-ant-", "sk-proj-", "sk-svcacct-", "sk-", "github_pat_", "glpat-", "AKIA")
 
 
 class _Patterns:
@@ -198,23 +196,13 @@ def _redact_plain(text: str) -> str:
     if not text:
         return text
     p = _patterns()
-    text = p.token_shapes.sub(_token_shape, text)
+    text = p.token_shapes.sub(REDACTED, text)
     text = p.auth_scheme.sub(lambda m: f"{m.group(1) or m.group(3)}{m.group(2) or m.group(4)}{REDACTED}", text)
     text = p.url_password.sub(lambda m: f"{m.group(1)}{REDACTED}{m.group(2)}", text)
     text = p.all_values_object.sub(lambda m: p.json_string_value.sub(rf'\1"{REDACTED}"', m.group(0)), text)
     text = p.json_pair.sub(_json_pair, text)
     text = p.assignment.sub(_named_value, text)
     return p.flag_value.sub(_named_value, text)
-
-
-def _token_shape(match: re.Match[str]) -> str:
-    token = match.group(0)
-    for prefix in _TOKEN_PREFIXES:
-        if token.startswith(prefix):
-            return prefix + REDACTED
-    if token.startswith(("gh", "xox")):  # ghp_…, xoxb-…
-        return token[: 4 if token.startswith("gh") else 5] + REDACTED
-    return REDACTED  # a JWT
 
 
 def _json_pair(match: re.Match[str]) -> str:

@@ -106,7 +106,7 @@ def test_secrets_are_redacted() -> None:
     assert "SECRETSECRET" not in dumped and "abcdefghijk" not in dumped and "xyz" not in dumped
     assert clean["api_key"] == "<redacted>" and clean["access_token"] == "<redacted>"
     assert clean["input_tokens"] == 5 and clean["tokenSource"] == "none"
-    assert clean["text"] == "use sk-ant-<redacted> or Bearer <redacted>"
+    assert clean["text"] == "use <redacted> or Bearer <redacted>"
 
 
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085"])
