@@ -61,7 +61,7 @@ def clean_imports(plan: Plan) -> None:
 def _remaining_uses(plan: Plan) -> Dict[str, int]:
     counts: Dict[str, int] = {}
     for node in ast.walk(plan.tree):
-        if isinstance(node, ast.Name) and id(node) not in plan.handled:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in plan.handled:
             counts[node.id] = counts.get(node.id, 0) + 1
     return counts
 

@@ -123,8 +123,8 @@ def _port_file(path: Path, args: argparse.Namespace, out: TextIO, err: TextIO) -
             difflib.unified_diff(
                 result.original.splitlines(keepends=True),
                 result.text.splitlines(keepends=True),
-                fromfile=f"a/{path}",
-                tofile=f"b/{path}",
+                fromfile=str(path) if path.is_absolute() else f"a/{path}",
+                tofile=str(path) if path.is_absolute() else f"b/{path}",
             )
         )
     elif args.check and result.changed:

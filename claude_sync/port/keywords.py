@@ -157,7 +157,7 @@ def _called_coroutine(call: ast.Call, functions: Set[str], methods: Set[str]) ->
 
 
 def _excused_calls(plan: Plan) -> Set[int]:
-    """Calls that are awaited, or direct arguments of a call into an async library or of a
+    """Calls that are awaited, or inside the arguments of a call into an async library or of a
     scheduling method (those spots are already rewritten or flagged)."""
     excused: Set[int] = set()
     for node in ast.walk(plan.tree):
@@ -168,8 +168,7 @@ def _excused_calls(plan: Plan) -> Set[int]:
             spawning = isinstance(node.func, ast.Attribute) and node.func.attr in SPAWNING_METHODS
             if async_library(qualified) is not None or spawning:
                 for argument in [*node.args, *(k.value for k in node.keywords)]:
-                    inner = argument.value if isinstance(argument, ast.Starred) else argument
-                    excused.add(id(inner))
+                    excused.update(id(inner) for inner in ast.walk(argument))
     return excused
 
 

@@ -113,7 +113,9 @@ class _Walker:
             return False
         start, end = self.source.span(node)
         self.plan.edit(start, end, spelled)
-        self.plan.note_use_replaced(node)
+        root = self.plan.root_name(node)
+        if root is None or spelled.split(".")[0] != root.id:
+            self.plan.note_use_replaced(node)  # else the new text still uses the same import
         self.plan.rewrote(node, f"{qualified} -> {spelled}")
         return True
 
@@ -270,6 +272,7 @@ class _Walker:
             if self.source.only_blank_before(start) and self.source.rest_is_blank_or_comment(end):
                 self.plan.edit(self.source.line_start(start), self.source.line_end(end))
                 self.plan.remove_names_in(node)
+                self.plan.note_use_replaced(value.func if isinstance(value, ast.Call) else value)
                 self.plan.removed_statements.add(id(node))
                 self.plan.rewrote(node, "async test mark removed")
                 return True
@@ -290,6 +293,7 @@ class _Walker:
                 earlier = max(i for i in range(index) if i not in marks)
                 self.plan.edit(self.source.span(value.elts[earlier])[1], end)
             self.plan.remove_names_in(element)
+            self.plan.note_use_replaced(element.func if isinstance(element, ast.Call) else element)
         self.plan.rewrote(node, "async test marks removed")
         self._visit_all([e for i, e in enumerate(value.elts) if i not in marks])
         return True
