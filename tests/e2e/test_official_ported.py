@@ -116,6 +116,13 @@ def expected_e2e_failures(version: Tuple[int, ...]) -> Dict[str, str]:
 # ----------------------------------------------------------------------------- sources
 
 
+def needs_python_310() -> None:
+    """Skip: the official SDK's code needs Python >= 3.10 (it evaluates ``X | Y`` annotations
+    and uses 3.10 syntax); the tool itself runs, and its output compiles, on 3.9."""
+    if sys.version_info < (3, 10):
+        pytest.skip("the official SDK's code needs Python >= 3.10")
+
+
 def _unavailable(reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(reason, pytrace=False)
@@ -129,7 +136,7 @@ def official_sdist() -> Path:
         return folder
     CACHE.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "--ignore-requires-python",
          f"claude-agent-sdk=={OFFICIAL_VERSION}", "-d", str(CACHE)],
         capture_output=True, text=True, timeout=300, check=False,
     )
@@ -338,12 +345,15 @@ def _structured_answer(prompt: str) -> Dict[str, Any]:
 
 # ----------------------------------------------------------------------------- porting
 
+FAIL_AFTER_PORTS: List[Tuple[str, str, str]] = [
+    (r"(?m)^import anyio$", "import contextlib\nimport anyio", "the next port needs contextlib"),
+    (r"anyio\.fail_after\([^()]*\)", "contextlib.nullcontext()",
+     "a timeout around a whole test body: pytest-timeout bounds the test instead"),
+]
+
 HAND_PORTS: List[Tuple[str, str, str, str]] = [
     # (file glob, pattern, replacement, why) — what a user does with the tool's flags
-    ("e2e-tests/*.py", r"(?m)^import anyio$", "import contextlib\nimport anyio",
-     "the next line needs contextlib"),
-    ("e2e-tests/*.py", r"anyio\.fail_after\(\d+\)", "contextlib.nullcontext()",
-     "a timeout around the whole test body: pytest-timeout bounds the test instead"),
+    *(("e2e-tests/*.py", pattern, new, why) for pattern, new, why in FAIL_AFTER_PORTS),
     ("examples/streaming_mode.py", r"(?m)^import asyncio$", "import asyncio\nimport threading",
      "the task -> thread ports need threading"),
     ("examples/streaming_mode.py", r"(\w+) = asyncio\.create_task\((\w+)\(\)\)",
@@ -474,6 +484,7 @@ def test_every_ported_file_compiles(ported: Path) -> None:
 
 
 def test_official_e2e_tests_pass_as_far_as_the_fake_api_allows(ported: Path, real_cli_path: str, tmp_path: Path) -> None:
+    needs_python_310()
     expected = expected_e2e_failures(cli_version(real_cli_path))
     report = tmp_path / "junit.xml"
     with FakeAnthropicAPI(responder=StandInModel()) as api:
@@ -553,6 +564,7 @@ def run_example(name: str, ported: Path, cli_path: str, home: Path) -> Tuple[boo
 
 def test_official_examples_run(ported: Path, real_cli_path: str, tmp_path: Path) -> None:
     """All examples at once (most of their time is the examples' own sleeps and timeouts)."""
+    needs_python_310()
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -566,6 +578,7 @@ def test_official_examples_run(ported: Path, real_cli_path: str, tmp_path: Path)
 
 
 def test_official_session_store_examples_import(ported: Path) -> None:
+    needs_python_310()
     folder = ported / "examples" / "session_stores"
     for name in ("postgres_session_store", "redis_session_store"):
         done = subprocess.run(
@@ -573,3 +586,180 @@ def test_official_session_store_examples_import(ported: Path) -> None:
             capture_output=True, text=True, timeout=60, check=False,
         )
         assert done.returncode == 0, done.stderr
+
+
+# ----------------------------------------------------------------------------- the official unit tests
+
+UNIT_OUT_OF_SCOPE: Dict[str, str] = {
+    "test_build_wheel.py": "tests the official repository's build scripts (scripts/ is not SDK code)",
+    "test_download_cli.py": "tests the official repository's build scripts (scripts/ is not SDK code)",
+    "test_update_cli_version.py": "tests the official repository's build scripts (scripts/ is not SDK code)",
+    "test_changelog.py": "tests the official repository's CHANGELOG.md",
+    "test_task_compat.py": (
+        "tests the official SDK's private task spawner; its coroutines, run on the spot once "
+        "ported (the tool marks each), sleep for an hour"
+    ),
+    "test_session_store_anyio.py": "tests the official SDK's private anyio helpers of the session store",
+}
+"""Official unit test modules not run, and why. Tests in the other modules that touch the
+official SDK's private API are told apart at run time (``official_stub.PrivateApiUsed``)."""
+
+TRANSPORT = (
+    "claude_sync bug (issue 19): a transport must subclass claude_sync.Transport, the official SDK "
+    "takes any object with the methods (here a MagicMock)"
+)
+READERS = "claude_sync bug (issue 19): session readers raise ValueError on a non-UUID id, the official ones return None / []"
+WORDING = "deliberate: the same exception type, with claude_sync's own message (the test matches the official wording)"
+MCP_FREE = (
+    "deliberate: claude_sync does not depend on the mcp package: create_sdk_mcp_server returns "
+    "its own SdkMcpServer and ToolAnnotations is not mcp's pydantic model"
+)
+VALIDATION = "deliberate: claude_sync checks options when they are made (a clear typed error, no silent fallback)"
+
+EXPECTED_UNIT_FAILURES: Dict[str, str] = {
+    **{f"test_client.py::{name}": TRANSPORT for name in (
+        "TestClaudeSDKClientTrioBackend::test_client_connect_under_trio",
+        "TestClaudeSDKClientSystemPromptSnapshot::test_connect_sends_snapshot[system_prompt0-False]",
+        "TestClaudeSDKClientSystemPromptSnapshot::test_connect_sends_snapshot[system_prompt1-True]",
+        "TestClaudeSDKClientSystemPromptSnapshot::test_connect_omits_snapshot_when_unset",
+        "TestClaudeSDKClientResourceCleanup::test_disconnect_closes_receive_stream",
+    )},
+    **{f"test_option_warnings.py::{name}": TRANSPORT for name in (
+        "TestConnectEmitsWarning::test_connect_warns_once_for_shadowed_config",
+        "TestConnectEmitsWarning::test_connect_silent_for_non_shadowed_config",
+        "TestQueryEmitsWarning::test_query_warns_for_shadowed_config",
+        "TestQueryEmitsWarning::test_query_silent_for_non_shadowed_config",
+    )},
+    **{f"test_sessions.py::{name}::test_invalid_session_id": READERS for name in (
+        "TestGetSessionMessages", "TestGetSessionInfo", "TestListSubagents", "TestGetSubagentMessages",
+    )},
+    "test_session_helpers_store.py::TestSubagentsFromStore::test_subagent_helpers_non_uuid_session_id": READERS,
+    **{f"test_session_store_conformance.py::TestInMemorySessionStore::{name}": (
+        "claude_sync bug (issue 19): run_session_store_conformance's extra contract 'append([]) "
+        "changes nothing' rejects a store the official suite accepts"
+    ) for name in ("test_skip_optional_suppresses_contracts", "test_auto_skips_unimplemented_optionals")},
+    "test_types.py::TestHookSpecificOutputTypes::test_every_hook_specific_output_is_exported": (
+        "claude_sync bug (issue 19): SetupHookSpecificOutput is in the HookSpecificOutput union but not exported"
+    ),
+    **{f"test_errors.py::TestErrorTypes::{name}": (
+        "claude_sync bug (issue 19): ResultError.errors keeps non-str entries as text, the official drops them"
+    ) for name in ("test_result_error_tolerates_missing_or_malformed_fields", "test_result_error_normalizes_errors_like_the_message_text")},
+    "test_errors.py::TestErrorTypes::test_process_error": WORDING + " ('(exit code 1)', not 'exit code: 1')",
+    "test_errors.py::TestErrorTypes::test_result_error_carries_payload": WORDING + " ('(exit code 1)', not 'exit code: 1')",
+    "test_integration.py::TestIntegration::test_cli_not_found": WORDING + " (CLINotFoundError with install steps)",
+    "test_session_helpers_store.py::TestForkSessionViaStore::test_rejects_non_uuid_session_id_and_up_to": WORDING,
+    "test_session_import.py::TestValidation::test_invalid_uuid_raises": WORDING,
+    **{f"test_session_mutations.py::{name}": WORDING for name in (
+        "TestRenameSession::test_invalid_session_id_raises",
+        "TestRenameSession::test_no_projects_dir_raises",
+        "TestTagSession::test_invalid_session_id_raises",
+        "TestDeleteSession::test_invalid_session_id_raises",
+        "TestForkSession::test_invalid_session_id_raises",
+        "TestForkSession::test_invalid_up_to_message_id_raises",
+    )},
+    **{f"test_types.py::TestPermissionUpdate::test_missing_required_field_raises[{case}]": WORDING for case in (
+        "update0-rules", "update1-rules", "update2-rules", "update3-behavior", "update4-behavior",
+        "update5-behavior", "update6-mode", "update7-directories", "update8-directories",
+    )},
+    "test_types.py::TestPermissionUpdate::test_unknown_type_raises": WORDING,
+    "test_types.py::test_sandbox_ignore_violations_is_command_pattern_map": (
+        "deliberate: claude_sync runs on Python 3.9, so its evaluated annotations say typing.Dict / "
+        "typing.List where the official ones say dict / list"
+    ),
+    "test_sdk_mcp_integration.py::test_server_creation": MCP_FREE,
+    "test_sdk_mcp_integration.py::test_tool_annotations_take_either_spelling_on_every_mcp_version": MCP_FREE,
+    "test_sdk_mcp_integration.py::test_tool_annotations_is_an_mcp_tool_annotations": MCP_FREE,
+    "test_sdk_mcp_integration.py::test_input_schema_that_is_a_plain_class_lists_as_an_empty_object": (
+        VALIDATION + ": a plain class as input_schema is a TypeError, not an empty object schema"
+    ),
+    "test_tool_callbacks.py::TestClaudeAgentOptionsIntegration::test_options_with_callbacks": (
+        VALIDATION + ": a HookMatcher matcher must be a str (the test passes a dict)"
+    ),
+    "test_transport.py::TestSubprocessCLITransport::test_connect_as_different_user": (
+        VALIDATION + ": user='claude' must exist on this machine"
+    ),
+}
+"""Official unit test id -> why it fails on claude_sync (each a deliberate difference or a
+claude_sync bug that issue 19 names)."""
+
+EITHER_OUTCOME: Dict[str, str] = {
+    f"test_run_end_subprocess.py::{name}": (
+        "claude_sync bug (issue 19): a one-shot query() with hooks closes stdin at the first "
+        "result, so the follow-up turn's hook often never runs (passes or fails by a race)"
+    )
+    for name in (
+        "test_follow_up_turn_is_served_and_sdk_frames_stay_hidden",
+        "test_caller_who_opted_in_sees_the_frames",
+        "test_ceiling_closes_stdin_when_idle_never_comes",
+    )
+}
+"""Tests whose outcome races on a known bug: either outcome is accepted until it is fixed."""
+
+OFFICIAL_STUB = Path(__file__).with_name("official_stub.py")
+
+
+@pytest.fixture(scope="module")
+def ported_unit_tests(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sdist's tests/, ported by the tool (plus the fail_after hand port), with the stub of
+    the official package as the root conftest."""
+    import shutil
+
+    needs_python_310()
+    work = tmp_path_factory.mktemp("official_unit")
+    shutil.copytree(official_sdist() / "tests", work / "tests")
+    shutil.copy(OFFICIAL_STUB, work / "conftest.py")
+    first = subprocess.run(
+        [sys.executable, "-m", "claude_sync.port", "tests"],
+        cwd=str(work), env=_python_env(), capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert first.returncode == 1, f"exit {first.returncode} (expected 1: flags remain)\n{first.stderr[-3000:]}"
+    for path in sorted((work / "tests").glob("*.py")):
+        text = path.read_text()
+        for pattern, new, _why in FAIL_AFTER_PORTS:
+            text = re.sub(pattern, new, text)
+        path.write_text(text)
+    again = subprocess.run(
+        [sys.executable, "-m", "claude_sync.port", "tests"],
+        cwd=str(work), env=_python_env(), capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert again.returncode == 1 and "not ported" not in again.stderr, again.stderr[-3000:]
+    return work
+
+
+def test_official_unit_tests_on_public_api_fail_only_where_listed(ported_unit_tests: Path, tmp_path: Path) -> None:
+    report = tmp_path / "junit.xml"
+    ignores = [f"--ignore=tests/{name}" for name in UNIT_OUT_OF_SCOPE]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests", *ignores, "-p", "no:cacheprovider", "-p", "no:anyio",
+         "--continue-on-collection-errors", "-o", "addopts=", "--rootdir", str(ported_unit_tests),
+         "--timeout", "60", "-q", f"--junitxml={report}"],
+        cwd=str(ported_unit_tests), env=_python_env(), capture_output=True, text=True, timeout=900, check=False,
+    )
+    assert report.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
+    outcomes = _unit_outcomes(report)
+    public = {t: o for t, o in outcomes.items() if o != "private"}
+    assert sum(o == "passed" for o in public.values()) >= 200, public
+    failed = {t for t, o in public.items() if o == "failed"} - set(EITHER_OUTCOME)
+    unexpected_failures = sorted(failed - set(EXPECTED_UNIT_FAILURES))
+    unexpected_passes = sorted(set(EXPECTED_UNIT_FAILURES) - failed)
+    assert not unexpected_failures and not unexpected_passes, (
+        f"unexpected failures: {unexpected_failures}\nunexpected passes: {unexpected_passes}\n" + done.stdout[-6000:]
+    )
+
+
+def _unit_outcomes(report: Path) -> Dict[str, str]:
+    """``file.py::Class::test`` -> passed | failed | skipped | private (it used private API)."""
+    outcomes = {}
+    for case in ElementTree.parse(report).iter("testcase"):
+        parts = case.get("classname", "").split(".")
+        name = case.get("name", "")
+        test_id = f"{parts[1]}.py::{'::'.join([*parts[2:], name])}" if len(parts) > 1 else f"{name}.py"
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error"):
+                text = (child.get("message") or "") + (child.text or "")
+                outcome = "private" if "PrivateApiUsed" in text else "failed"
+            elif child.tag == "skipped":
+                outcome = "skipped"
+        outcomes[test_id] = outcome
+    return outcomes
