@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import sys
 import textwrap
+from pathlib import Path
 from typing import List, Optional, Tuple
 
 import pytest
@@ -630,3 +631,10 @@ def test_an_await_inside_an_f_string_is_removed_or_flagged_never_missed() -> Non
         assert result.text == "def f():\n    return f'{g()}!'\n" and result.flags == []
     else:
         assert "await g()" in result.text and "inside an f-string" in result.flags[0].message
+
+
+def test_the_porting_page_names_every_asyncio_anyio_trio_call_the_tool_knows() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "porting.rst").read_text()
+    assert "python -m claude_sync.port" in page
+    known = [q for q in RULES if q.split(".")[0] in ("asyncio", "anyio", "trio")]
+    assert [q for q in known if f"``{q.split('.')[-1]}" not in page and f".{q.split('.')[-1]}" not in page] == []
