@@ -1,4 +1,4 @@
-"""Many agents, side by side: the real CLI against the fake API (``tests/e2e/fake_api.py``).
+"""Many agents, side by side: the real CLI against the fake API (``claude_sync.testing.fake_api``).
 
     python bench/agents.py                  # the table, pinned CLI, 32 runs, 5 reps
     python bench/agents.py --cli PATH --n 32 --reps 5 --json out.json
@@ -38,7 +38,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(BENCH)]
 
 from run import ensure_official  # noqa: E402
 
-from tests.e2e.fake_api import FakeAnthropicAPI, text  # noqa: E402
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text  # noqa: E402
 from tests.e2e.harness import default_cli_path, hermetic_env  # noqa: E402
 
 WORKER = BENCH / "agents_worker.py"

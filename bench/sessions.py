@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from claude_sync import list_sessions  # noqa: E402
-from claude_sync._core.transcript import sanitize_path  # noqa: E402
+from claude_sync._sessions.transcript import sanitize_path  # noqa: E402
 
 
 def transcript(sid: str, cwd: str, turns: int, n: int) -> str:

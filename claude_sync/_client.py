@@ -47,16 +47,15 @@ import warnings
 import weakref
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
-from ._control_extras import TsControlMethods
-from ._core.errors import ClaudeSDKError, NotConnectedError, UsageError
-from ._core.merger import AssistantMessageMerger
-from ._core.messages import Message, ResultMessage
-from ._core.options import ClaudeAgentOptions
-from ._core.permission_types import PermissionMode
-from ._core.protocol import StreamItem, iter_user_frames, user_message_frame
-from ._core.stream_merge import extends_head, next_merged
-from ._io.session import Session
-from ._io.transport import Transport
+from ._callbacks.permission_types import PermissionMode
+from ._engine.connection import Session
+from ._engine.control_methods import TsControlMethods
+from ._engine.transport import Transport
+from ._options.options import ClaudeAgentOptions
+from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
+from ._wire.merge import AssistantMessageMerger
+from ._wire.messages import Message, ResultMessage
+from ._wire.protocol import StreamItem, iter_user_frames, user_message_frame
 
 __all__ = ["ClaudeSDKClient", "build_session"]
 
@@ -73,9 +72,12 @@ def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = 
     Raises ``ValueError`` / ``TypeError`` for invalid options (e.g. ``can_use_tool`` together
     with ``permission_prompt_tool_name``), before anything starts.
     """
-    from ._core.command import interpret_options  # first use only, not at import
-    from ._core.validation import validate_options
-    from ._io.serving import RequestServer, build_handlers  # callback machinery loads on first use
+    from ._engine.serving import (  # callback machinery loads on first use
+        RequestServer,
+        build_handlers,
+    )
+    from ._options.command import interpret_options  # first use only, not at import
+    from ._options.validation import validate_options
 
     validate_options(options)  # again: options are mutable after construction
     plan = interpret_options(options)
@@ -215,7 +217,7 @@ class ClaudeSDKClient(TsControlMethods):
         without, each text block whole as the CLI sends it. Top-level assistant text only;
         blocks joined by a blank line. Same rules and errors as ``receive_response``.
         """
-        from ._core.text import iter_text
+        from ._wire.text import iter_text
 
         return iter_text(self.receive_response(timeout=timeout, idle_timeout=idle_timeout))
 
@@ -261,7 +263,9 @@ class ClaudeSDKClient(TsControlMethods):
         into ``held`` first (a list append: the item is in it before any signal check) and
         leaves it by one ``del`` right before its ``yield``; whatever is still held when the
         iteration stops — Ctrl-C, a timeout, the CLI's end, the loop left — goes back to the
-        head of the session's queue for the next ``receive_*`` (see ``_core.stream_merge``)."""
+        head of the session's queue for the next ``receive_*`` (see ``_wire.merge``)."""
+        from ._wire.merge import extends_head, next_merged
+
         self._take_consumer_slot()
         held: List[Any] = []
         closed = 0

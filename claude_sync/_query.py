@@ -25,12 +25,12 @@ import threading
 import time
 from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
 
-from ._core.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
-from ._core.messages import ResultMessage
-from ._core.options import ClaudeAgentOptions
-from ._core.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
-from ._io.session import Session
-from ._io.transport import Transport
+from ._engine.connection import Session
+from ._engine.transport import Transport
+from ._options.options import ClaudeAgentOptions
+from ._wire.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
+from ._wire.messages import ResultMessage
+from ._wire.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
 
 __all__ = ["query", "QueryStream"]
 
@@ -107,6 +107,27 @@ class QueryStream:
     def __next__(self) -> StreamItem:
         return next(iter(self))
 
+    @property
+    def options(self) -> ClaudeAgentOptions:
+        """The options this run starts (or started) with."""
+        return self._run.options
+
+    @property
+    def started(self) -> bool:
+        """True once iteration began (the CLI is being, or was, started)."""
+        return self._gen is not None
+
+    def replace_options(self, **changes: Any) -> None:
+        """Run with a copy of the options with ``changes`` (``dataclasses.replace``; the
+        caller's options object is not changed). For layers that wrap a stream before it
+        starts — ``show()`` notes callback decisions this way. Caller's thread.
+
+        Raises ``UsageError`` once the stream was iterated, ``TypeError`` for an unknown field.
+        """
+        if self._gen is not None:
+            raise UsageError("the options of a query() stream can be changed only before it is iterated")
+        self._run.options = dataclasses.replace(self._run.options, **changes)
+
     def text_stream(self) -> Iterator[str]:
         """Iterate the answer's text as it arrives (token by token) instead of messages.
 
@@ -116,12 +137,12 @@ class QueryStream:
         ``UsageError``); the run ends as iterating would (``ResultError`` …), and closing the
         text iterator closes the stream.
         """
-        from ._core.text import iter_text
+        from ._wire.text import iter_text
 
         if self._gen is not None:
             raise UsageError("text_stream() must be called before the stream is iterated")
         if not self._run.options.include_partial_messages:
-            self._run.options = dataclasses.replace(self._run.options, include_partial_messages=True)
+            self.replace_options(include_partial_messages=True)
         return iter_text(self)
 
     def close(self) -> None:
@@ -169,7 +190,7 @@ class _Run:
         started = time.monotonic()
         session = self.session = build_session(self.options, self.transport)
         try:
-            session.connect()
+            session.connect(timeout=self.timeout)
             self._send_prompt(session)
             yield from self._relay(session, started)
         finally:
@@ -250,7 +271,7 @@ class _Run:
 
 
 def _check_timeouts(timeout: Optional[float], idle_timeout: Optional[float]) -> None:
-    from ._core.validation import seconds
+    from ._options.validation import seconds
 
     for name, value in (("timeout", timeout), ("idle_timeout", idle_timeout)):
         if value is not None:

@@ -14,40 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._core.blocks import (
-    ContentBlock,
-    ServerToolResultBlock,
-    ServerToolUseBlock,
-    TextBlock,
-    ThinkingBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-)
-from ._core.config_types import (
-    ContextUsageCategory,
-    ContextUsageResponse,
-    McpClaudeAIProxyServerConfig,
-    McpSdkServerConfigStatus,
-    McpServer,
-    McpServerConnectionStatus,
-    McpServerInfo,
-    McpServerStatus,
-    McpServerStatusConfig,
-    McpStatusResponse,
-    McpToolAnnotations,
-    McpToolInfo,
-    SandboxIgnoreViolations,
-    SandboxNetworkConfig,
-    SandboxSettings,
-    SdkBeta,
-    SdkPluginConfig,
-    ThinkingConfig,
-    ThinkingConfigAdaptive,
-    ThinkingConfigDisabled,
-    ThinkingConfigEnabled,
-    ThinkingDisplay,
-)
-from ._core.hook_inputs import (
+from ._callbacks.hook_inputs import (
     BackgroundTaskSummary,
     BaseHookInput,
     ConfigChangeHookInput,
@@ -89,7 +56,7 @@ from ._core.hook_inputs import (
     WorktreeCreateHookInput,
     WorktreeRemoveHookInput,
 )
-from ._core.hook_outputs import (
+from ._callbacks.hook_outputs import (
     AsyncHookJSONOutput,
     CwdChangedHookSpecificOutput,
     ElicitationHookSpecificOutput,
@@ -117,19 +84,51 @@ from ._core.hook_outputs import (
     UserPromptSubmitHookSpecificOutput,
     WorktreeCreateHookSpecificOutput,
 )
-from ._core.hook_types import KNOWN_HOOK_EVENTS, HookCallback, HookContext, HookEvent, HookMatcher
-from ._core.messages import (
-    AssistantMessage,
-    ConversationResetMessage,
-    DeferredToolUse,
-    Message,
-    RateLimitEvent,
-    RateLimitInfo,
-    ResultMessage,
-    StreamEvent,
-    UserMessage,
+from ._callbacks.hook_types import (
+    KNOWN_HOOK_EVENTS,
+    HookCallback,
+    HookContext,
+    HookEvent,
+    HookMatcher,
 )
-from ._core.options import (
+from ._callbacks.permission_types import (
+    CanUseTool,
+    CanUseToolShadowedWarning,
+    PermissionBehavior,
+    PermissionMode,
+    PermissionResult,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    PermissionRuleValue,
+    PermissionUpdate,
+    PermissionUpdateDestination,
+    ToolPermissionContext,
+)
+from ._options.config_types import (
+    ContextUsageCategory,
+    ContextUsageResponse,
+    McpClaudeAIProxyServerConfig,
+    McpSdkServerConfigStatus,
+    McpServer,
+    McpServerConnectionStatus,
+    McpServerInfo,
+    McpServerStatus,
+    McpServerStatusConfig,
+    McpStatusResponse,
+    McpToolAnnotations,
+    McpToolInfo,
+    SandboxIgnoreViolations,
+    SandboxNetworkConfig,
+    SandboxSettings,
+    SdkBeta,
+    SdkPluginConfig,
+    ThinkingConfig,
+    ThinkingConfigAdaptive,
+    ThinkingConfigDisabled,
+    ThinkingConfigEnabled,
+    ThinkingDisplay,
+)
+from ._options.options import (
     AgentDefinition,
     ClaudeAgentOptions,
     EffortLevel,
@@ -145,20 +144,7 @@ from ._core.options import (
     TaskBudget,
     ToolsPreset,
 )
-from ._core.permission_types import (
-    CanUseTool,
-    CanUseToolShadowedWarning,
-    PermissionBehavior,
-    PermissionMode,
-    PermissionResult,
-    PermissionResultAllow,
-    PermissionResultDeny,
-    PermissionRuleValue,
-    PermissionUpdate,
-    PermissionUpdateDestination,
-    ToolPermissionContext,
-)
-from ._core.session_types import (
+from ._sessions.types import (
     ForkSessionResult,
     SDKSessionInfo,
     SessionKey,
@@ -170,17 +156,27 @@ from ._core.session_types import (
     SessionStoreListEntry,
     SessionSummaryEntry,
 )
-from ._core.system_messages import (
-    HookEventMessage,
-    MirrorErrorMessage,
-    SessionStateChangedMessage,
-    SystemMessage,
-    TaskNotificationMessage,
-    TaskProgressMessage,
-    TaskStartedMessage,
-    TaskUpdatedMessage,
+from ._wire.blocks import (
+    ContentBlock,
+    ServerToolResultBlock,
+    ServerToolUseBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
 )
-from ._core.wire_types import (
+from ._wire.messages import (
+    AssistantMessage,
+    ConversationResetMessage,
+    DeferredToolUse,
+    Message,
+    RateLimitEvent,
+    RateLimitInfo,
+    ResultMessage,
+    StreamEvent,
+    UserMessage,
+)
+from ._wire.shapes import (
     TERMINAL_TASK_STATUSES,
     AssistantMessageError,
     ControlErrorResponse,
@@ -213,6 +209,16 @@ from ._core.wire_types import (
     TaskNotificationStatus,
     TaskUpdatedStatus,
     TaskUsage,
+)
+from ._wire.system_messages import (
+    HookEventMessage,
+    MirrorErrorMessage,
+    SessionStateChangedMessage,
+    SystemMessage,
+    TaskNotificationMessage,
+    TaskProgressMessage,
+    TaskStartedMessage,
+    TaskUpdatedMessage,
 )
 
 __all__ = [
@@ -276,25 +282,19 @@ __all__ = [
 """Everything imported above (the names of ``FROM_PACKAGE`` resolve on first access)."""
 
 FROM_PACKAGE = frozenset({"ToolAnnotations"})
-"""Official ``types`` names defined with their feature (the MCP tools) and resolved from
-``claude_sync`` on first access."""
+"""Official ``types`` names defined with their feature (the MCP tools), resolved on first
+access so that importing this module does not load the MCP modules."""
 
 
 def __getattr__(name: str) -> Any:
-    """Resolve ``FROM_PACKAGE`` names from ``claude_sync`` (PEP 562); others: AttributeError."""
+    """Resolve ``FROM_PACKAGE`` names from their feature module (PEP 562); others: AttributeError."""
     if name in FROM_PACKAGE:
-        import claude_sync
+        from ._mcp import tools
 
-        value = getattr(claude_sync, name)
+        value = getattr(tools, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'claude_sync.types' has no attribute {name!r}")
 
 
-def _resolvable(name: str) -> bool:
-    import claude_sync
-
-    return name in claude_sync.__all__
-
-
-__all__ += [name for name in sorted(FROM_PACKAGE) if _resolvable(name)]
+__all__ += sorted(FROM_PACKAGE)

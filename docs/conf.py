@@ -2,7 +2,7 @@
 
 ``api.rst`` includes ``_generated/api_names.rst``, written here from ``claude_sync.__all__``
 at every build, so the reference always covers every public name
-(``tests/test_docs.py`` checks each has a docstring and is in the page).
+(``tests/package/test_docs.py`` checks each has a docstring and is in the page).
 """
 
 from __future__ import annotations

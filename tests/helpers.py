@@ -1,28 +1,31 @@
-"""Small helpers shared by the shell tests, and ``ScriptedCLI``: the fake CLI's script
-language played by a ``MemoryPeer``, so session tests need no process."""
+"""Helpers shared by the tests: ``Kit`` (a kit ``ScriptedCLI`` and how a test connects to it,
+with ``SHORT_TIMEOUTS``), message filters (``texts`` is the kit's), ``wait_until``,
+``child_pids``, the steps several tests script, the host's processes as ``/proc`` shows them
+(``alive``, ``clis_under``, ``clis_with_home``) and ``StallingResponder`` (a fake-API turn held
+in flight)."""
 
 from __future__ import annotations
 
-import json
+import os
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
+
+import pytest
 
 from claude_sync import (
-    AssistantMessage,
     ClaudeAgentOptions,
     ClaudeSDKClient,
     ResultMessage,
-    TextBlock,
     query,
 )
-from claude_sync._io.memory import MemoryTransport, PeerTimeout
 from claude_sync._query import QueryStream
+from claude_sync.testing import ScriptedCLI, ScriptedTransport, texts  # noqa: F401 - texts: the kit's, for the tests
 
-
-def texts(messages: List[Any]) -> List[str]:
-    """The text of every TextBlock of every AssistantMessage, in order."""
-    return [b.text for m in messages if isinstance(m, AssistantMessage) for b in m.content if isinstance(b, TextBlock)]
+SHORT_TIMEOUTS: Dict[str, float] = {"close_timeout": 2.0, "initialize_timeout": 10.0, "control_timeout": 10.0}
+"""The timeouts a test's options get unless it says otherwise: a close or an answer that does
+not come fails the test in seconds, not minutes."""
 
 
 def results(messages: List[Any]) -> List[ResultMessage]:
@@ -44,6 +47,20 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = 
     return True
 
 
+def child_pids() -> List[int]:
+    """Our process's live child processes, right now (no grace period)."""
+    pids: List[int] = []
+    task_dir = Path(f"/proc/{os.getpid()}/task")
+    if not task_dir.exists():
+        return pids
+    for task in task_dir.iterdir():
+        try:
+            pids += [int(pid) for pid in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return sorted(pids)
+
+
 def control_frames(cli: Any, subtype: str) -> List[Dict[str, Any]]:
     """The ``request`` of every control request of ``subtype`` the CLI received."""
     return [
@@ -53,316 +70,196 @@ def control_frames(cli: Any, subtype: str) -> List[Dict[str, Any]]:
     ]
 
 
-def interruptible_turn() -> ScriptedCLI:
+BOTH = pytest.mark.parametrize("mode", ["memory", "subprocess"], indirect=True)
+"""Run the test twice: the scripted CLI in-process and as a subprocess (the ``mode`` fixture)."""
+
+SUBPROCESS = pytest.mark.parametrize("mode", ["subprocess"], indirect=True)
+"""Run the test with the scripted CLI as a subprocess only."""
+
+
+def interruptible_turn() -> Kit:
     """A turn that writes "partial", waits for our ``interrupt``, ends aborted (as the real
     CLI does), then answers one more turn with "second answer"."""
-    return ScriptedCLI(
-        [
-            {"op": "wait_user"},
-            {"op": "text", "text": "partial"},
-            {"op": "wait_request", "subtype": "interrupt"},
-            {"op": "emit", "obj": {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}, "parent_tool_use_id": None, "session_id": "s"}},
-            {"op": "result", "subtype": "error_during_execution", "is_error": True, "terminal_reason": "aborted_streaming", "errors": ["[ede_diagnostic] aborted"]},
-            {"op": "turn", "text": "second answer"},
-            {"op": "wait_eof"},
-        ],
-        auto={"manual_interrupt": True},
-    )
+    return Kit(ScriptedCLI().expect_user().text("partial").expect_interrupt().interrupted().answer("second answer"))
 
 
-# ----------------------------------------------------------------------------- wire builders
+class Kit:
+    """A kit ``ScriptedCLI`` and how a test connects to it: in-process (``mode="memory"``:
+    a fresh ``transport()`` per connection, the latest kept as ``transport``) or as a real
+    subprocess (``"subprocess"``: ``install()`` into ``tmp_path``), with ``SHORT_TIMEOUTS``
+    unless the test's options say otherwise."""
 
-
-SESSION = "fake-session"
-
-
-def assistant_line(text: str, msg_id: str = "msg_1") -> Dict[str, Any]:
-    return {
-        "type": "assistant",
-        "message": {
-            "id": msg_id, "type": "message", "role": "assistant", "model": "fake-model",
-            "content": [{"type": "text", "text": text}], "stop_reason": None,
-            "usage": {"input_tokens": 1, "output_tokens": 1},
-        },
-        "parent_tool_use_id": None, "session_id": SESSION, "uuid": "u-" + msg_id,
-    }  # fmt: skip
-
-
-def result_line(**fields: Any) -> Dict[str, Any]:
-    base: Dict[str, Any] = {
-        "type": "result", "subtype": "success", "is_error": False, "duration_ms": 1,
-        "duration_api_ms": 1, "num_turns": 1, "result": "ok", "session_id": SESSION,
-        "total_cost_usd": 0.0, "usage": {}, "uuid": "result-uuid",
-    }  # fmt: skip
-    base.update(fields)
-    return base
-
-
-# ----------------------------------------------------------------------------- the scripted CLI
-
-
-class _Stop(Exception):
-    """The session ended input (stdin EOF) or killed the peer: the script stops."""
-
-
-class ScriptedCLI:
-    """Plays a script in the step language of ``tests/fake_cli.py`` (ops and ``auto``
-    options) as the CLI side of a ``MemoryTransport``, on two ``claude_sync-peer-…`` threads
-    started by ``connect``.
-
-    Differences from the process: ``sleep`` and ``wait_eof`` end early when the session ends
-    input or closes (an idle CLI exits at EOF), ``hang`` ignores EOF until the session kills
-    the peer; ``numbered`` takes ``per_message`` (lines per ``message_id``);
-    ``wait_gate {name}`` waits for
-    ``release(name)``; ``check_input_open`` logs ``input_open`` (is stdin still open?);
-    no signals, no argv. ``log()``/``stdin_frames()`` read what it saw.
-    """
-
-    def __init__(self, steps: List[Dict[str, Any]], auto: Optional[Dict[str, Any]] = None) -> None:
-        self.steps = steps
-        self.auto = auto or {}
-        self.transport = _ScriptedTransport(self)
-        self.peer = self.transport.peer
-        self._log: List[Dict[str, Any]] = []
-        self._cond = threading.Condition()
-        self._inbox: List[Dict[str, Any]] = []
-        self._eof = False
-        self._gates: Dict[str, threading.Event] = {}
-        self._held: Dict[str, Dict[str, Any]] = {}
-        self._threads: List[threading.Thread] = []
-
-    # -- the test's side -----------------------------------------------------------------
+    def __init__(self, cli: ScriptedCLI, mode: str = "memory", tmp_path: Optional[Path] = None) -> None:
+        if mode not in ("memory", "subprocess") or (mode == "subprocess" and tmp_path is None):
+            raise ValueError(f"Kit mode {mode!r} (a subprocess needs tmp_path)")
+        self.cli, self.mode, self.tmp_path = cli, mode, tmp_path
+        self.transport: Optional[ScriptedTransport] = None
 
     def options(self, **kwargs: Any) -> ClaudeAgentOptions:
-        kwargs.setdefault("close_timeout", 2.0)
-        kwargs.setdefault("initialize_timeout", 10.0)
-        kwargs.setdefault("control_timeout", 10.0)
+        for name, value in SHORT_TIMEOUTS.items():
+            kwargs.setdefault(name, value)
+        if self.mode == "subprocess":
+            return ClaudeAgentOptions(cli_path=self.cli.install(self.tmp_path), **kwargs)
         return ClaudeAgentOptions(**kwargs)
 
-    def query(self, prompt: Any, **kwargs: Any) -> QueryStream:
-        return query(prompt, options=self.options(**kwargs), transport=self.transport)
+    def connect(self, **kwargs: Any) -> Dict[str, Any]:
+        """``options=`` (and ``transport=`` in-process) for ``query``/``ClaudeSDKClient``."""
+        found: Dict[str, Any] = {"options": self.options(**kwargs)}
+        if self.mode == "memory":
+            self.transport = found["transport"] = self.cli.transport()
+        return found
 
     def client(self, **kwargs: Any) -> ClaudeSDKClient:
-        return ClaudeSDKClient(self.options(**kwargs), transport=self.transport)
+        return ClaudeSDKClient(**self.connect(**kwargs))
 
-    def log(self) -> List[Dict[str, Any]]:
-        with self._cond:
-            return list(self._log)
+    def query(self, prompt: Any, **kwargs: Any) -> QueryStream:
+        return query(prompt, **self.connect(**kwargs))
 
     def stdin_frames(self) -> List[Dict[str, Any]]:
-        return [entry["data"] for entry in self.log() if entry["kind"] == "stdin"]
+        """Every frame we wrote to the latest run, in order (live while it goes on)."""
+        return [f for f in self.cli.last_run.received if isinstance(f, dict)]
 
-    def answers(self, request_id: str) -> List[Dict[str, Any]]:
-        """Every ``control_response`` body we sent for the CLI's request ``request_id``."""
-        return [e["data"] for e in self.log() if e["kind"] == "response" and e["data"]["request_id"] == request_id]
+    def steps_done(self) -> int:
+        """How many steps the latest run has played (0 before it started)."""
+        runs = self.cli.runs
+        return runs[-1].steps_done if runs else 0
 
-    def release(self, name: str) -> None:
-        self._gate(name).set()
+    def never_started(self) -> bool:
+        return not self.cli.runs
 
-    # -- the peer threads ----------------------------------------------------------------
 
-    def _start(self) -> None:
-        for name, target in (("stdin", self._stdin_loop), ("script", self._run_script)):
-            thread = threading.Thread(target=target, name=f"claude_sync-peer-{name}", daemon=True)
-            self._threads.append(thread)
-            thread.start()
+# ----------------------------------------------------------------------------- the CLI asking us
 
-    def _record(self, kind: str, data: Any) -> None:
-        with self._cond:
-            self._log.append({"kind": kind, "data": data})
 
-    def _gate(self, name: str) -> threading.Event:
-        with self._cond:
-            return self._gates.setdefault(name, threading.Event())
+Step = Callable[[ScriptedCLI], Any]
+"""A step added to a script: ``step(cli)``."""
 
-    def _send(self, obj: Any) -> None:
+
+def hook_request(callback_id: str, event: str = "PreToolUse", tool_use_id: str = "toolu_h") -> Dict[str, Any]:
+    """A ``hook_callback`` request shaped like the real CLI's (a ``Bash`` tool call)."""
+    return {
+        "subtype": "hook_callback",
+        "callback_id": callback_id,
+        "input": {
+            "session_id": "fake-session",
+            "transcript_path": "/tmp/t.jsonl",
+            "cwd": "/tmp",
+            "prompt_id": "p-1",
+            "hook_event_name": event,
+            "permission_mode": "default",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "tool_use_id": tool_use_id,
+        },
+        "tool_use_id": tool_use_id,
+    }
+
+
+def ask(request_id: str, request: Dict[str, Any], *, wait: bool = True, error: bool = False, timeout: float = 20) -> Step:
+    """Send ``request`` as ``request_id``; wait for the answer (an error answer only with
+    ``error``) unless ``wait`` is False (then ``wait_response`` collects it)."""
+    return lambda cli: cli.ask_control(request, request_id=request_id, wait=wait, expect_error=error or None, timeout=timeout)
+
+
+def turn_script(*steps: Any, **settings: Any) -> ScriptedCLI:
+    """Wait for the user message, run ``steps`` (lists are flattened), end the turn. The CLI
+    answers ``interrupt`` whenever it comes (and what ``auto_answers`` adds)."""
+    settings["auto_answers"] = {"interrupt": None, **settings.get("auto_answers", {})}
+    cli = ScriptedCLI(**settings).expect_user()
+    for step in steps:
+        for one in step if isinstance(step, list) else [step]:
+            one(cli)
+    return cli.result()
+
+
+def responses(cli: Kit) -> Dict[str, Dict[str, Any]]:
+    """Our control_responses to the CLI's requests, by request id (from the frames we wrote)."""
+    found: Dict[str, Dict[str, Any]] = {}
+    for frame in cli.stdin_frames():
+        if frame.get("type") == "control_response":
+            body = frame["response"]
+            assert body["request_id"] not in found, f"two answers to {body['request_id']}"
+            found[body["request_id"]] = body
+    return found
+
+
+# ----------------------------------------------------------------------------- processes (/proc)
+
+
+def process_table() -> Dict[int, Tuple[int, str, str]]:
+    """pid -> (ppid, state, cmdline) of every process on the host (Linux ``/proc``)."""
+    table: Dict[int, Tuple[int, str, str]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
         try:
-            self.peer.send(obj)
-        except BrokenPipeError as exc:  # killed: stdout is gone
-            raise _Stop from exc
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        table[int(entry)] = (int(fields[1]), fields[0], cmdline)
+    return table
 
-    def _stdin_loop(self) -> None:
-        while True:
-            try:
-                frame = self.peer.read_frame(timeout=60)
-            except (EOFError, PeerTimeout):
-                break
-            self._record("stdin", frame)
-            try:
-                self._on_frame(frame)
-            except _Stop:
-                break
-        self._record("eof", None)
-        with self._cond:
-            self._eof = True
-            self._cond.notify_all()
 
-    def _on_frame(self, frame: Dict[str, Any]) -> None:
-        kind = frame.get("type")
-        if kind == "control_request":
-            subtype = frame.get("request", {}).get("subtype")
-            if subtype == "initialize" and not self.auto.get("no_initialize"):
-                self._success(frame["request_id"], {"commands": [], "pid": 4242, "fake": True})
-                return
-            if subtype == "interrupt" and not self.auto.get("manual_interrupt"):
-                self._success(frame["request_id"])
-                return
-            if self.auto.get("echo_controls") and subtype not in ("initialize", "interrupt"):
-                self._echo_control(frame, subtype)
-                return
-        if kind == "control_response":
-            self._record("response", frame["response"])
-            with self._cond:
-                self._cond.notify_all()
-            return
-        with self._cond:
-            self._inbox.append(frame)
-            self._cond.notify_all()
+def alive(pids: Iterable[int]) -> Set[int]:
+    """Those of ``pids`` still running (a zombie counts as dead)."""
+    table = process_table()
+    return {pid for pid in pids if pid in table and table[pid][1] != "Z"}
 
-    def _echo_control(self, frame: Dict[str, Any], subtype: str) -> None:
-        if subtype in self.auto.get("silent_subtypes", ()):
-            return
-        if subtype in self.auto.get("fail_subtypes", ()):
-            self._send({"type": "control_response", "response": {
-                "subtype": "error", "request_id": frame["request_id"],
-                "error": f"Unsupported control request subtype: {subtype}"}})  # fmt: skip
-            return
-        self._success(frame["request_id"], {"echo": frame["request"]})
 
-    def _success(self, request_id: str, response: Any = None) -> None:
-        body: Dict[str, Any] = {"subtype": "success", "request_id": request_id}
-        if response is not None:
-            body["response"] = response
-        self._send({"type": "control_response", "response": body})
+def is_cli_process(cmdline: str, cli_path: str) -> bool:
+    return cli_path in cmdline or Path(cli_path).resolve().as_posix() in cmdline
 
-    def _next_frame(self, kind: str, subtype: Optional[str] = None) -> Dict[str, Any]:
-        with self._cond:
-            while True:
-                for index, frame in enumerate(self._inbox):
-                    if frame.get("type") == kind and (
-                        subtype is None or frame.get("request", {}).get("subtype") == subtype
-                    ):
-                        del self._inbox[: index + 1]
-                        return frame
-                if self._eof or self.transport.killed:
-                    raise _Stop
-                self._cond.wait(0.05)
 
-    def _pause(self, seconds: float) -> None:
-        """Sleep, but end at EOF or kill (as an idle CLI does)."""
-        deadline = time.monotonic() + seconds
-        with self._cond:
-            while not (self._eof or self.transport.killed):
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return
-                self._cond.wait(min(remaining, 0.05))
+def clis_under(root: int, cli_path: str) -> Set[int]:
+    """The live CLI processes descending from process ``root``."""
+    table = process_table()
+    found: Set[int] = set()
+    frontier = {root}
+    while frontier:
+        children = {pid for pid, (ppid, _, _) in table.items() if ppid in frontier}
+        found |= children
+        frontier = children
+    return {pid for pid in found if is_cli_process(table[pid][2], cli_path) and table[pid][1] != "Z"}
 
-    def _run_script(self) -> None:
+
+def clis_with_home(home_root: Path, cli_path: str) -> Set[int]:
+    """Every live CLI process on the host whose HOME is under ``home_root``."""
+    found = set()
+    for pid, (_, state, cmdline) in process_table().items():
+        if state == "Z" or not is_cli_process(cmdline, cli_path):
+            continue
         try:
-            for step in self.steps:
-                if self._step(step):
-                    return
-        except _Stop:
-            pass
-        self._pause(60)  # as the fake CLI: wait for EOF, then exit 0
-        self.peer.exit(0)
-
-    def _step(self, step: Dict[str, Any]) -> bool:
-        """Run one step; True when the CLI exited."""
-        op = step["op"]
-        if op == "emit":
-            self._send(step["obj"])
-        elif op == "raw":
-            self._send(step["text"] + ("\n" if step.get("newline", True) else ""))
-        elif op == "text":
-            self._send(assistant_line(step["text"], step.get("id", "msg_1")))
-        elif op == "result":
-            self._send(result_line(**{k: v for k, v in step.items() if k != "op"}))
-        elif op == "big":
-            self._send(assistant_line("x" * step["bytes"]))
-        elif op == "flood":
-            line = (json.dumps(assistant_line(step.get("text", "flood"))) + "\n").encode()
-            for _ in range(step["count"] // 256):
-                self._send(line * 256)
-            self._send(line * (step["count"] % 256))
-        elif op == "numbered":  # assistant lines "0", "1", … so a reader can check order and loss
-            count, batch = step["count"], step.get("batch", 64)
-            per = step.get("per_message", count)
-            for start in range(0, count, batch):
-                lines = (
-                    json.dumps(assistant_line(str(i), f"msg_{i // per}")) + "\n"
-                    for i in range(start, min(count, start + batch))
-                )
-                self._send("".join(lines))
-        elif op == "wait_user":
-            self._record("got_user", self._next_frame("user"))
-        elif op == "turn":
-            self._next_frame("user")
-            self._send(assistant_line(step.get("text", "answer")))
-            self._send(result_line(result=step.get("text", "answer")))
-        elif op == "echo_turns":
-            n = 0
-            while True:
-                content = self._next_frame("user")["message"]["content"]
-                n += 1
-                self._send(assistant_line(f"echo: {content}", f"msg_{n}"))
-                self._send(result_line(result=f"echo: {content}", num_turns=n))
-        elif op == "wait_request":
-            frame = self._next_frame("control_request", step["subtype"])
-            if "error" in step:
-                self._send({"type": "control_response", "response": {
-                    "subtype": "error", "request_id": frame["request_id"], "error": step["error"]}})  # fmt: skip
-            elif not step.get("no_response"):
-                self._success(frame["request_id"], step.get("respond"))
-        elif op == "request":
-            self._send({"type": "control_request", "request_id": step["id"], "request": step["request"]})
-        elif op == "wait_response":  # bounded: the test then finds no "response" entry
-            deadline = time.monotonic() + step.get("timeout", 30)
-            with self._cond:
-                while not any(e["kind"] == "response" and e["data"]["request_id"] == step["id"] for e in self._log):
-                    if self.transport.killed or time.monotonic() > deadline:
-                        break
-                    self._cond.wait(0.05)
-        elif op == "stderr":
-            self.peer.stderr(step["text"])
-        elif op == "hang":  # ignores EOF: ends only when the session kills it
-            while not self.transport.killed:
-                with self._cond:
-                    self._cond.wait(0.05)
-            raise _Stop
-        elif op in ("sleep", "wait_eof"):
-            self._pause(step.get("seconds", 60))
-        elif op == "exit":
-            self.peer.exit(step["code"])
-            return True
-        elif op == "wait_gate":
-            gate = self._gate(step["name"])
-            while not gate.wait(0.05):
-                if self.transport.killed:
-                    raise _Stop
-        elif op == "check_input_open":
-            self._record("input_open", not self.peer.input_ended)
-        else:
-            raise AssertionError(f"ScriptedCLI: unknown op {op!r}")
-        return False
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if f"HOME={home_root}".encode() in environ:
+            found.add(pid)
+    return found
 
 
-class _ScriptedTransport(MemoryTransport):
-    """A ``MemoryTransport`` that starts its ``ScriptedCLI`` when the session connects."""
+class StallingResponder:
+    """A fake-API responder: answers ``answer to <last word>``; the first request of a prompt
+    holding ``stall`` waits for ``release`` (at most ``hold`` s), so a turn is in flight.
+    ``stalled`` lists those prompts (their last line) in arrival order."""
 
-    def __init__(self, cli: ScriptedCLI) -> None:
-        super().__init__()
-        self._cli = cli
-        self.killed = False
+    def __init__(self, hold: float = 120.0) -> None:
+        self.release = threading.Event()
+        self.hold = hold
+        self.lock = threading.Lock()
+        self.stalled: List[str] = []
+        self.seen: Set[str] = set()
 
-    def connect(self) -> None:
-        super().connect()
-        self._cli._start()
+    def __call__(self, request: Any) -> Any:
+        from claude_sync.testing.fake_api import text
 
-    def close(self) -> None:
-        self.killed = self.exit_code() is None
-        super().close()
-        for thread in self._cli._threads:
-            if thread is not threading.current_thread():
-                thread.join(5)
+        prompt = request.last_user_text.splitlines()[-1]  # after any <system-reminder> the CLI adds
+        with self.lock:
+            first = prompt not in self.seen
+            self.seen.add(prompt)
+            if first and "stall" in prompt:
+                self.stalled.append(prompt)
+        if first and "stall" in prompt:
+            self.release.wait(self.hold)
+        return text("answer to " + prompt.split()[-1])

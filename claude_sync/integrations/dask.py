@@ -21,20 +21,29 @@ Options cross to the workers by pickle: options holding callables (``can_use_too
 field. Build those inside the worker instead: pass ``options_factory``, a module-level
 function (importable on the workers) that returns the options.
 
+A conversation of several turns that must survive a lost worker runs as one task of
+``run_conversation_on_worker``: its turns are mirrored to a shared ``session_store`` (e.g.
+``PostgresSessionStore``) under a session id chosen by the caller, so when Dask reruns the
+task on another worker, the turns already in the store are not run again: the conversation
+resumes from the store (``resume=``) and only the missing turns are sent.
+
 Needs ``distributed`` (``pip install claude-sync[dask]``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, List, Optional
+from dataclasses import replace
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from distributed import WorkerPlugin, get_worker
 
-from .._agents import AgentPool
-from .._core.options import ClaudeAgentOptions
-from .._run import RunResult, check_picklable_options
+from .._agents.pool import AgentPool
+from .._agents.run import RunResult, check_picklable_options
+from .._options.options import ClaudeAgentOptions
+from .._sessions.store_functions import get_session_messages_from_store
+from .._sessions.types import SessionMessage, SessionStore
 
-__all__ = ["AgentPoolPlugin", "install", "run_on_worker", "submit_runs", "pool_stats"]
+__all__ = ["AgentPoolPlugin", "install", "run_on_worker", "run_conversation_on_worker", "submit_runs", "pool_stats"]
 
 PLUGIN_NAME = "claude_sync-agent-pool"
 
@@ -133,3 +142,90 @@ def pool_stats(dask_worker: Any) -> Dict[str, int]:
     """This worker's ``AgentPool.stats()``: ``client.run(pool_stats)`` (Dask passes the
     worker as ``dask_worker``) returns them per worker address."""
     return _worker_pool(dask_worker).stats()
+
+
+def run_conversation_on_worker(
+    prompts: Sequence[str],
+    *,
+    session_id: str,
+    store_factory: Callable[[], SessionStore],
+    options: Optional[ClaudeAgentOptions] = None,
+    timeout: Optional[float] = None,
+) -> List[str]:
+    """Task body: ``prompts`` as the turns of one conversation, resumable on another worker.
+
+    ``session_id`` (a UUID the caller picks, e.g. ``uuid5`` of a job id) names the session in
+    the store ``store_factory()`` returns (a module-level function or ``functools.partial``,
+    e.g. ``partial(PostgresSessionStore, conninfo)``: built on the worker, closed at the end).
+    Turns whose prompt and answer are already in the store (an earlier attempt on a worker
+    that died) are not run again; the rest run on this worker's pool, each a fresh CLI
+    resumed from the store. Returns one answer text per prompt. A turn cut off mid-way on a
+    dead worker is sent again (a batched mirror stores a turn when it ends). Raises what
+    ``run`` raises, ``SessionStoreError`` when the store fails, ``RuntimeError`` without the
+    plugin.
+    """
+    pool = _worker_pool()
+    base = options if options is not None else pool.options
+    base = base if base is not None else ClaudeAgentOptions()
+    store = store_factory()
+    try:
+        directory = None if base.cwd is None else str(base.cwd)
+        stored = get_session_messages_from_store(store, session_id, directory)
+        answers = answered_turns(stored, prompts)
+        for prompt in prompts[len(answers):]:
+            where = {"resume": session_id} if stored or answers else {"session_id": session_id}
+            turn = replace(base, session_store=store, **where)  # type: ignore[arg-type]
+            answers.append(pool.submit(prompt, options=turn, timeout=timeout).result().text)
+    finally:
+        close = getattr(store, "close", None)
+        if callable(close):
+            close()
+    return answers
+
+
+def answered_turns(messages: List[SessionMessage], prompts: Sequence[str]) -> List[str]:
+    """The answers of the leading ``prompts`` that ``messages`` (a stored session) holds with
+    an answer: for each prompt in order, the text of the last assistant message after it."""
+    answers: List[str] = []
+    index = 0
+    for prompt in prompts:
+        while index < len(messages) and not _is_prompt(messages[index], prompt):
+            index += 1
+        if index == len(messages):
+            break
+        index += 1
+        answer = None
+        while index < len(messages) and not (messages[index].type == "user" and _prompt_text(messages[index]) is not None):
+            text = _text_of(_content(messages[index])) if messages[index].type == "assistant" else ""
+            answer = text or answer
+            index += 1
+        if answer is None:
+            break
+        answers.append(answer)
+    return answers
+
+
+def _content(message: SessionMessage) -> Any:
+    return message.message.get("content") if isinstance(message.message, dict) else None
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _prompt_text(message: SessionMessage) -> Optional[str]:
+    """The text of a user prompt (None for a tool result or anything else)."""
+    content = _content(message)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        return "".join(str(b.get("text", "")) for b in content)
+    return None
+
+
+def _is_prompt(message: SessionMessage, prompt: str) -> bool:
+    return message.type == "user" and _prompt_text(message) == prompt

@@ -1,20 +1,27 @@
 """The scripted CLI's engine: plays a script (plain data) over a ``Wire``, step by step.
 
+The engine is the interpreter: reading the client's frames (kept in order for later steps
+when they arrive early), answering ``initialize`` and the ``auto_answers`` subtypes whenever
+it reads them, writing lines, bounded waits, the failure messages and the ``RunReport``. What
+each step does is not here: ``_steps`` holds one handler per step kind and hands its table to
+``ScriptRunner``. The script format (``SCRIPT_FORMAT``, ``check_script_format``) is defined
+here because every runner checks it.
+
 The same engine runs in-process (``ScriptedTransport``: the wire is a ``MemoryPeer``) and as a
 real subprocess (``python -m claude_sync.testing.cli``: the wire is stdin/stdout). It runs on
 one thread (``claude_sync-scripted-cli`` in-process; the main thread of the subprocess) and
-reads the client's frames only when a step needs one; frames that arrive while it waits for
-something else are kept, in order, for later steps. ``initialize`` is answered whenever it
-arrives (unless the script turns that off, as a replay does).
+reads the client's frames only when a step needs one or listens (``listen``: a step that waits
+for something else, such as a file gate, meanwhile answers what is answered whenever it comes).
 
 A step the client does not follow (no answer in time, another frame than the one expected, a
 reply that differs, input ended or the CLI closed first) raises ``ScriptFailure``: the run
 stops, the message goes to the CLI's stderr (so the client's own error quotes it), the CLI
 exits with ``SCRIPT_FAILED_EXIT``, and ``RunReport.failure`` holds it for ``verify()``.
-Every wait is bounded by the step's ``timeout`` (the script's, by default).
+Every wait is bounded by the step's ``timeout`` (the script's, by default), except the wait
+for the client to end its input after the last step.
 
-Why over 400 lines: the interpreter of a script, one small function per step kind, sharing one
-run state; splitting by step kind would spread that state.
+Why over 400 lines: one interpreter; its reading, backlog, auto-answers, waits and report
+share one run state.
 """
 
 from __future__ import annotations
@@ -24,20 +31,42 @@ import os
 import time
 import uuid
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from . import _shapes as shapes
 from ._match import describe_frame, describe_step, frame_mismatch
 
-__all__ = ["ClientGone", "RunReport", "ScriptFailure", "ScriptRunner", "Wire", "SCRIPT_FAILED_EXIT"]
+__all__ = [
+    "ECHO", "NO_ANSWER", "SCRIPT_FAILED_EXIT", "SCRIPT_FORMAT", "UNSUPPORTED", "ClientGone", "Handler",
+    "RunReport", "ScriptFailure", "ScriptRunner", "Wire", "check_script_format", "new_request_id",
+]  # fmt: skip
+
+SCRIPT_FORMAT = "claude_sync.scripted_cli/1"
+"""The format tag of a script (``ScriptedCLI.script``); runners refuse other tags."""
 
 ECHO = "<echo the request>"
 """An ``auto_answers`` value: answer with ``{"echo": <the request>}``."""
+
+NO_ANSWER = "<never answer>"
+"""An ``auto_answers`` value: take the request and never answer it (a CLI stuck on it)."""
+
+UNSUPPORTED = "<unsupported subtype>"
+"""An ``auto_answers`` value: the real CLI's error for a subtype it does not know,
+``Unsupported control request subtype: <subtype>``."""
 
 SCRIPT_FAILED_EXIT = 97
 """The exit status of a scripted CLI whose script was not followed."""
 
 JsonDict = Dict[str, Any]
+
+
+def check_script_format(script: Any) -> None:
+    """Raise ``ValueError`` unless ``script`` is a script this version can play."""
+    if not isinstance(script, dict) or not isinstance(script.get("steps"), list):
+        raise ValueError("a scripted-CLI script is a dict with a 'steps' list")
+    tag = script.get("format")
+    if tag != SCRIPT_FORMAT:
+        raise ValueError(f"unsupported scripted-CLI script format {tag!r}; this claude_sync plays {SCRIPT_FORMAT!r}")
 
 
 class ScriptFailure(AssertionError):
@@ -49,16 +78,23 @@ class ClientGone(Exception):
 
 
 class Wire(ABC):
-    """The CLI's end of the pipes."""
+    """The CLI's end of the pipes. The engine's thread only.
+
+    Subclasses move bytes (``read_chunk``, ``write``); this class cuts the client's bytes into
+    lines and keeps what it read ahead."""
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._eof = False
+
+    @abstractmethod
+    def read_chunk(self, timeout: Optional[float]) -> Optional[bytes]:
+        """The client's next bytes as they come; ``b""`` once it ended its input; None when
+        ``timeout`` seconds (0: do not wait) passed first."""
 
     @abstractmethod
     def write(self, data: bytes) -> None:
         """Write to the client. Raises ``ClientGone``."""
-
-    @abstractmethod
-    def read_line(self, timeout: Optional[float]) -> Optional[bytes]:
-        """The client's next line (without newline); None after ``timeout``; raises
-        ``EOFError`` once the client ended its input."""
 
     @abstractmethod
     def stderr(self, text: str) -> None: ...
@@ -74,6 +110,38 @@ class Wire(ABC):
     def ignore_sigterm(self) -> None:
         """From now on ignore SIGTERM (only a CLI process can). Raises ``ScriptFailure``."""
         raise ScriptFailure("ignore_sigterm needs the scripted CLI as a subprocess (install()), not in-process")
+
+    def read_line(self, timeout: Optional[float]) -> Optional[bytes]:
+        """The client's next line (without newline); None after ``timeout``; raises
+        ``EOFError`` once the client ended its input and every line was read."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self._pending:
+            if self._eof:
+                if self._pending:
+                    line, self._pending = self._pending, b""
+                    return line
+                raise EOFError
+            chunk = self.read_chunk(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            if chunk is None:
+                return None
+            self._take(chunk)
+        line, self._pending = self._pending.split(b"\n", 1)
+        return line
+
+    def input_open(self) -> bool:
+        """False once the client has ended its input (looks without waiting; what it wrote
+        meanwhile is kept for ``read_line``)."""
+        while not self._eof:
+            chunk = self.read_chunk(0)
+            if chunk is None:
+                return True
+            self._take(chunk)
+        return False
+
+    def _take(self, chunk: bytes) -> None:
+        if not chunk:
+            self._eof = True
+        self._pending += chunk
 
 
 class RunReport:
@@ -104,10 +172,12 @@ class RunReport:
 
 
 class ScriptRunner:
-    """Plays ``script`` (``{"settings": {...}, "steps": [...]}``) over ``wire``."""
+    """Plays ``script`` (``{"settings": {...}, "steps": [...]}``) over ``wire``; ``handlers``
+    maps each step ``op`` to what it does (``_steps.STEP_HANDLERS``)."""
 
-    def __init__(self, script: JsonDict, wire: Wire, report: Optional[RunReport] = None,
-                 on_change: Optional[Callable[[RunReport], None]] = None) -> None:
+    def __init__(self, script: JsonDict, wire: Wire, handlers: Mapping[str, Handler],
+                 report: Optional[RunReport] = None, on_change: Optional[Callable[[RunReport], None]] = None) -> None:
+        self.handlers = handlers
         self.settings: JsonDict = dict(script.get("settings") or {})
         self.steps: List[JsonDict] = list(script["steps"])
         self.wire = wire
@@ -198,7 +268,13 @@ class ScriptRunner:
     # ------------------------------------------------------------------ writing
 
     def send(self, line: JsonDict) -> None:
-        self.wire.write(json.dumps(line, ensure_ascii=False).encode("utf-8") + b"\n")
+        """Write ``line`` as one JSON line (UTF-8; a lone surrogate goes out as a JSON escape,
+        as the real CLI writes it). Raises ``ClientGone``."""
+        try:
+            data = json.dumps(line, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            data = json.dumps(line).encode("ascii")
+        self.wire.write(data + b"\n")
 
     @property
     def session_id(self) -> str:
@@ -260,6 +336,11 @@ class ScriptRunner:
         if subtype == "initialize":
             self.report.initialize = dict(request)
         answer = auto[subtype]
+        if answer == NO_ANSWER:
+            return True
+        if answer == UNSUPPORTED:
+            self.send(shapes.control_error(request_id, f"Unsupported control request subtype: {subtype}"))
+            return True
         if answer == ECHO:
             answer = {"echo": request}
         self.send(shapes.control_success(request_id, answer))
@@ -346,9 +427,30 @@ class ScriptRunner:
                 return dict(got.get("response") or {})
             self._backlog.append(got)
 
+    def listen(self, seconds: float) -> bool:
+        """Spend ``seconds`` answering what is answered whenever it comes (``initialize``, the
+        ``auto_answers``); other frames are kept for later steps. True if the client closed
+        the CLI meanwhile."""
+        deadline = time.monotonic() + seconds
+        while not self._input_ended:
+            try:
+                frame = self._read(deadline)
+            except EOFError:
+                break
+            if frame is None:
+                return False
+            self._backlog.append(frame)
+        return self.wire.stall(max(0.0, deadline - time.monotonic()))
+
     def _drain_until_eof(self) -> None:
         """After the last step: answer interrupts, fail on anything else, until input ends."""
         self._index = len(self.steps)
+        self.serve_until_input_ends(lambda frame: False, f"after the script's last step ({len(self.steps)} steps)")
+
+    def serve_until_input_ends(self, take: Callable[[JsonDict], bool], where: str) -> None:
+        """Read frames (kept ones first) until the client ends its input, however long that
+        takes: ``take`` handles a frame (True) or declines it; an ``interrupt`` is answered
+        with success; any other frame raises ``ScriptFailure`` naming ``where``."""
         while True:
             if self._backlog:
                 frame: Optional[JsonDict] = self._backlog.pop(0)
@@ -357,22 +459,18 @@ class ScriptRunner:
                     frame = self._read(time.monotonic() + 1.0)
                 except EOFError:
                     return
-            if frame is None:
+            if frame is None or take(frame):
                 continue
             request = frame.get("request") or {}
             if frame.get("type") == "control_request" and request.get("subtype") == "interrupt":
                 self.send(shapes.control_success(str(frame.get("request_id"))))
                 continue
-            raise ScriptFailure(
-                f"after the script's last step ({len(self.steps)} steps): unexpected {describe_frame(frame)}"
-            )
+            raise ScriptFailure(f"{where}: unexpected {describe_frame(frame)}")
 
     # ------------------------------------------------------------------ steps
 
     def _play(self, step: JsonDict) -> Optional[str]:
-        from ._steps import STEP_HANDLERS  # the step table lives next door (size)
-
-        handler = STEP_HANDLERS.get(str(step.get("op")))
+        handler = self.handlers.get(str(step.get("op")))
         if handler is None:
             raise self.fail(f"unknown step op {step.get('op')!r} (a newer script format?)")
         return handler(self, step)
@@ -420,4 +518,5 @@ def new_request_id() -> str:
     return str(uuid.uuid4())
 
 
-__all__ += ["new_request_id"]
+Handler = Callable[[ScriptRunner, JsonDict], Optional[str]]
+"""What a step does: ``handler(runner, step)``; ``"stop"`` ends the run at this step."""

@@ -8,11 +8,11 @@ engine talks to it through ``_MemoryWire``, the CLI's end of the in-memory pipes
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any, Dict, Optional
 
-from .._io.memory import MemoryTransport
-from ._engine import ClientGone, RunReport, ScriptRunner, Wire
+from .._engine.memory import MemoryTransport
+from ._engine import ClientGone, RunReport, Wire
+from ._steps import script_runner
 
 __all__ = ["ScriptedTransport"]
 
@@ -23,8 +23,11 @@ class _MemoryWire(Wire):
     """The CLI's end of a ``ScriptedTransport``. The engine thread only."""
 
     def __init__(self, transport: ScriptedTransport) -> None:
+        super().__init__()
         self._transport = transport
-        self._pending = b""
+
+    def read_chunk(self, timeout: Optional[float]) -> Optional[bytes]:
+        return self._transport.peer.read_bytes(timeout)
 
     def write(self, data: bytes) -> None:
         try:
@@ -32,27 +35,11 @@ class _MemoryWire(Wire):
         except BrokenPipeError as exc:
             raise ClientGone("the client closed the transport") from exc
 
-    def read_line(self, timeout: Optional[float]) -> Optional[bytes]:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while b"\n" not in self._pending:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            chunk = self._transport._stdin.take(left)
-            if chunk is None:
-                return None
-            if chunk == b"":
-                if self._pending:
-                    line, self._pending = self._pending, b""
-                    return line
-                raise EOFError
-            self._pending += chunk
-        line, self._pending = self._pending.split(b"\n", 1)
-        return line
-
     def stderr(self, text: str) -> None:
         self._transport.peer.stderr(text)
 
     def stall(self, seconds: float) -> bool:
-        return self._transport._exited.wait(seconds)
+        return self._transport.wait(seconds) is not None
 
     def finish(self, code: int) -> None:
         self._transport.peer.exit(code)
@@ -63,14 +50,11 @@ class ScriptedTransport(MemoryTransport):
     thread, started by ``connect()`` and joined by ``close()``."""
 
     def __init__(self, script: JsonDict) -> None:
-        from .scripted import check_script_format
-
-        check_script_format(script)
+        """Raises ``ValueError`` for a script of another format."""
         super().__init__()
-        self.report = RunReport(len(script["steps"]))
-        self._runner = ScriptRunner(script, _MemoryWire(self), self.report)
+        self._runner = script_runner(script, _MemoryWire(self))
+        self.report: RunReport = self._runner.report
         self._thread: Optional[threading.Thread] = None
-
     def connect(self) -> None:
         """Start playing (once). Any thread."""
         super().connect()

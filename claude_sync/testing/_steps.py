@@ -1,11 +1,17 @@
 """What each scripted-CLI step does: ``STEP_HANDLERS[op](runner, step)``.
 
-A handler writes lines through ``runner.send``, reads through ``runner.next_frame`` /
-``runner.await_response`` / ``runner.find_frame`` (all bounded, all raising ``ScriptFailure``
-with the step named), and returns ``"stop"`` when the run ends at this step (crash, exit).
-Answers the client gave to ``ask_*`` steps are appended to ``runner.report.answers``.
+The engine (``_engine.ScriptRunner``) knows how to read, write, wait and fail; this module
+knows what the steps mean. ``script_runner`` binds the two: it is how the in-process
+transport and the subprocess CLI start a run.
 
-Why over 400 lines: one validated record per step kind, the data form of the DSL.
+A handler writes lines through ``runner.send``, reads through ``runner.next_frame`` /
+``runner.await_response`` / ``runner.find_frame`` / ``runner.serve_until_input_ends`` (all
+raising ``ScriptFailure`` with the step named), and returns ``"stop"`` when the run ends at
+this step (crash, exit). Answers the client gave to ``ask_*`` steps are appended to
+``runner.report.answers``.
+
+Why over 400 lines: one small handler per step kind: the meaning of the script language, in
+one place.
 """
 
 from __future__ import annotations
@@ -18,11 +24,20 @@ import uuid
 from typing import Any, Callable, Dict, List, Optional
 
 from . import _shapes as shapes
-from ._engine import ScriptRunner, new_request_id
+from ._engine import Handler, RunReport, ScriptRunner, Wire, check_script_format, new_request_id
 from ._match import subset_mismatch
 
+__all__ = ["STEP_HANDLERS", "script_runner"]
+
 JsonDict = Dict[str, Any]
-Handler = Callable[[ScriptRunner, JsonDict], Optional[str]]
+
+
+def script_runner(script: JsonDict, wire: Wire, report: Optional[RunReport] = None,
+                  on_change: Optional[Callable[[RunReport], None]] = None) -> ScriptRunner:
+    """A runner that plays ``script`` over ``wire`` with these steps. Raises ``ValueError``
+    for a script of another format."""
+    check_script_format(script)
+    return ScriptRunner(script, wire, STEP_HANDLERS, report, on_change)
 
 
 # ----------------------------------------------------------------------------- emitting
@@ -133,17 +148,36 @@ def play_oversized(runner: ScriptRunner, step: JsonDict) -> None:
 
 
 def play_numbered_texts(runner: ScriptRunner, step: JsonDict) -> None:
-    """Assistant text lines "0" … "count-1" (one message id each), ``batch`` lines per write:
-    a flood whose order and completeness a test can check."""
+    """Assistant text lines "0" … "count-1" (``per_message`` lines share a message id),
+    ``batch`` lines per write: a flood whose order and completeness a test can check."""
     count, batch = int(step["count"]), max(1, int(step.get("batch", 64)))
+    per_message = max(1, int(step.get("per_message", 1)))
+    # one line encoded once, its text, message id and uuid filled in per line (cheap floods)
+    line = shapes.assistant_line({"type": "text", "text": "\0T"}, session_id=runner.session_id, model=runner.model,
+                                 message_id="\0M")
+    line["uuid"] = "\0U"
+    template = json.dumps(line)
+    base = uuid.uuid4().hex[:20]
     for start in range(0, count, batch):
         lines = []
         for i in range(start, min(count, start + batch)):
             runner.note_text(str(i))
-            lines.append(json.dumps(shapes.assistant_line(
-                {"type": "text", "text": str(i)}, session_id=runner.session_id, model=runner.model,
-                message_id=f"msg_numbered_{i}")))  # fmt: skip
+            lines.append(template.replace("\\u0000T", str(i)).replace("\\u0000M", f"msg_numbered_{i // per_message}")
+                         .replace("\\u0000U", f"{base[:8]}-{base[8:12]}-{base[12:16]}-{base[16:20]}-{i:012x}"))
         runner.wire.write(("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def play_flood(runner: ScriptRunner, step: JsonDict) -> None:
+    """``count`` copies of one assistant text line, 256 lines per write, as fast as the
+    client takes them."""
+    count, text = int(step["count"]), str(step.get("text", "flood"))
+    runner.note_text(text * count)
+    line = json.dumps(shapes.assistant_line({"type": "text", "text": text}, session_id=runner.session_id,
+                                            model=runner.model, message_id=_message_id(step))).encode("utf-8") + b"\n"
+    for _ in range(count // 256):
+        runner.wire.write(line * 256)
+    if count % 256:
+        runner.wire.write(line * (count % 256))
 
 
 def play_ignore_sigterm(runner: ScriptRunner, step: JsonDict) -> None:
@@ -186,12 +220,42 @@ def play_expect_user(runner: ScriptRunner, step: JsonDict) -> None:
     got = _content_text((frame.get("message") or {}).get("content"))
     if wanted is not None and got != wanted:
         raise runner.fail(f"expected the user message {wanted!r}; got {got!r}")
+    _after_user(runner)
+
+
+def _after_user(runner: ScriptRunner) -> None:
+    """The first user message of a run is followed by ``system/init`` (unless turned off)."""
     if runner.note_user() == 1 and runner.settings.get("auto_init", True):
         runner.send(shapes.system_init_line(
             runner.session_id, runner.model, str(runner.settings.get("cwd") or os.getcwd()),
             list(runner.settings.get("tools") or shapes.DEFAULT_TOOLS),
             _sdk_servers(runner), str(runner.settings.get("permission_mode", "default")),
         ))
+
+
+def play_echo_turns(runner: ScriptRunner, step: JsonDict) -> None:
+    """Answer every user message with ``echo: <its text>`` and a result, until the client
+    ends its input (interrupts are answered; any other frame fails the step)."""
+    turns = [0]
+
+    def echo(frame: JsonDict) -> bool:
+        if not _is_user(frame):
+            return False
+        turns[0] += 1
+        _after_user(runner)
+        said = f"echo: {_content_text((frame.get('message') or {}).get('content'))}"
+        runner.take_texts()
+        _assistant(runner, {"message_id": f"msg_echo_{turns[0]}"}, {"type": "text", "text": said})
+        runner.note_result(False)
+        runner.send(shapes.result_line(session_id=runner.session_id, model=runner.model, result=said, num_turns=turns[0]))
+        return True
+
+    runner.serve_until_input_ends(echo, "echo_turns")
+
+
+def play_expect_input_open(runner: ScriptRunner, step: JsonDict) -> None:
+    if not runner.wire.input_open():
+        raise runner.fail("the client has already ended its input (stdin EOF)")
 
 
 def _sdk_servers(runner: ScriptRunner) -> List[str]:
@@ -371,13 +435,14 @@ def play_expect_answer(runner: ScriptRunner, step: JsonDict) -> None:
 
 
 def play_wait_for_file(runner: ScriptRunner, step: JsonDict) -> None:
-    """A gate the test opens by creating a file (works in-process and as a subprocess)."""
+    """A gate the test opens by creating a file (works in-process and as a subprocess);
+    meanwhile ``initialize`` and the ``auto_answers`` are answered as they come."""
     path, timeout = str(step["path"]), runner.timeout(step)
     deadline = time.monotonic() + timeout
     while not os.path.exists(path):
         if time.monotonic() > deadline:
             raise runner.fail(f"the file {path} did not appear within {timeout:g}s")
-        if runner.wire.stall(0.005):
+        if runner.listen(0.005):
             raise runner.fail("the client closed the CLI while it waited for the file")
 
 
@@ -396,8 +461,10 @@ def play_answer_held(runner: ScriptRunner, step: JsonDict) -> None:
 STEP_HANDLERS: Dict[str, Handler] = {
     "text": play_text, "thinking": play_thinking, "tool_use": play_tool_use, "tool_result": play_tool_result,
     "result": play_result, "api_error": play_api_error, "interrupted": play_interrupted, "system": play_system, "emit": play_emit,
-    "raw": play_raw, "oversized": play_oversized, "numbered_texts": play_numbered_texts, "ignore_sigterm": play_ignore_sigterm, "stderr": play_stderr, "stall": play_stall,
-    "crash": play_crash, "expect_user": play_expect_user, "expect_control": play_expect_control,
+    "raw": play_raw, "oversized": play_oversized, "numbered_texts": play_numbered_texts, "flood": play_flood,
+    "ignore_sigterm": play_ignore_sigterm, "stderr": play_stderr, "stall": play_stall,
+    "crash": play_crash, "expect_user": play_expect_user, "echo_turns": play_echo_turns,
+    "expect_input_open": play_expect_input_open, "expect_control": play_expect_control,
     "expect_frame": play_expect_frame, "ask_permission": play_ask_permission, "ask_hook": play_ask_hook,
     "ask_mcp": play_ask_mcp, "ask_control": play_ask_control, "exit": play_crash,
     "expect_answer": play_expect_answer, "wait_for_file": play_wait_for_file, "answer_held": play_answer_held,

@@ -19,7 +19,8 @@ _UNSET: Any = object()
 
 def texts(messages: Iterable[Any]) -> List[str]:
     """The text of every ``TextBlock`` of every ``AssistantMessage``, in order."""
-    from .. import AssistantMessage, TextBlock
+    from .._wire.blocks import TextBlock
+    from .._wire.messages import AssistantMessage
 
     return [
         block.text
@@ -32,7 +33,8 @@ def texts(messages: Iterable[Any]) -> List[str]:
 
 def tool_uses(messages: Iterable[Any]) -> List[Tuple[str, Dict[str, Any]]]:
     """``(name, input)`` of every ``ToolUseBlock`` the assistant sent, in order."""
-    from .. import AssistantMessage, ToolUseBlock
+    from .._wire.blocks import ToolUseBlock
+    from .._wire.messages import AssistantMessage
 
     return [
         (block.name, dict(block.input))
@@ -45,7 +47,7 @@ def tool_uses(messages: Iterable[Any]) -> List[Tuple[str, Dict[str, Any]]]:
 
 def result_of(messages: Iterable[Any]) -> Any:
     """The last ``ResultMessage``. Raises ``AssertionError`` when there is none."""
-    from .. import ResultMessage
+    from .._wire.messages import ResultMessage
 
     found: Optional[Any] = None
     kinds: List[str] = []

@@ -20,7 +20,8 @@ import sys
 import time
 from typing import Any, Dict, List, Optional
 
-from ._engine import RunReport, ScriptRunner, Wire
+from ._engine import ClientGone, RunReport, Wire, check_script_format
+from ._steps import script_runner
 
 __all__ = ["main"]
 
@@ -28,13 +29,11 @@ __all__ = ["main"]
 class StdioWire(Wire):
     """stdin/stdout/stderr of this process. Main thread only."""
 
-    def __init__(self) -> None:
-        self._pending = b""
-        self._eof = False
+    def read_chunk(self, timeout: Optional[float]) -> Optional[bytes]:
+        ready, _, _ = select.select([0], [], [], timeout)
+        return os.read(0, 65536) if ready else None
 
     def write(self, data: bytes) -> None:
-        from ._engine import ClientGone
-
         view = memoryview(data)
         try:
             while view:
@@ -42,25 +41,6 @@ class StdioWire(Wire):
                 view = view[written:]
         except (BrokenPipeError, OSError) as exc:
             raise ClientGone(str(exc)) from exc
-
-    def read_line(self, timeout: Optional[float]) -> Optional[bytes]:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while b"\n" not in self._pending:
-            if self._eof:
-                if self._pending:
-                    line, self._pending = self._pending, b""
-                    return line
-                raise EOFError
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            ready, _, _ = select.select([0], [], [], left)
-            if not ready:
-                return None
-            chunk = os.read(0, 65536)
-            if not chunk:
-                self._eof = True
-            self._pending += chunk
-        line, self._pending = self._pending.split(b"\n", 1)
-        return line
 
     def stderr(self, text: str) -> None:
         sys.stderr.write(text + "\n")
@@ -110,8 +90,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         report_dir, args = args[1], args[2:]
     with open(script_path, encoding="utf-8") as handle:
         script: Any = json.load(handle)
-    from .scripted import check_script_format
-
     check_script_format(script)
     report = RunReport(len(script["steps"]))
     report.argv = args
@@ -122,7 +100,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if report_path is not None:
             _write_report(report_path, report)
 
-    runner = ScriptRunner(script, StdioWire(), report, on_change=save)
+    runner = script_runner(script, StdioWire(), report, on_change=save)
 
     def on_sigterm(signum: int, frame: Any) -> None:
         runner.on_terminated()

@@ -11,8 +11,8 @@ import math
 import threading
 from typing import Any, Callable, Dict, FrozenSet, List
 
-from .._core.session_summary import fold_session_summary
-from .._core.session_types import SessionKey, SessionStore, store_implements
+from .._sessions.summary import fold_session_summary
+from .._sessions.types import SessionKey, SessionStore, store_implements
 
 __all__ = ["run_session_store_conformance"]
 

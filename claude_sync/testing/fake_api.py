@@ -24,13 +24,12 @@ Every request is recorded (``api.requests()``), thread-safely, with its parsed J
 Server threads are named ``fake_api-…``; ``stop()`` closes open connections, joins every thread
 and closes the listening socket. It binds 127.0.0.1 only, and a forgotten server stops by itself
 after ``idle_timeout`` seconds without a request or ``lifetime`` seconds in all. Standard library
-only. The replies and their SSE encoding live in ``_api_replies``, the request view in
-``_api_requests`` (both re-exported here); this module is the server and its handler, kept
-together (about 500 lines) because they share the request records' locking.
+only. The requests and replies as data, and the SSE encoding, live in ``_messages_api``
+(re-exported here); this module is the server and its handler, kept together because they
+share the request records' locking.
 
 Why over 400 lines: one HTTP server speaking the Messages API (streaming and not, scripted
-turns, errors, delays, side requests, self-stop); replies and request parsing already live in
-``_api_replies``/``_api_requests``.
+turns, errors, delays, side requests, self-stop).
 """
 
 from __future__ import annotations
@@ -46,9 +45,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qs, urlsplit
 
-from ._api_replies import (  # noqa: F401 - re-exported: the public names of the fake API
+from ._messages_api import (  # noqa: F401 - re-exported: the public names of the fake API
+    CANNED_SIDE_REPLIES,
     DEFAULT_CHUNK_SIZE,
+    SIDE_REQUEST_MARKERS,
     Answer,
+    ApiRequest,
     Block,
     ErrorReply,
     Reply,
@@ -59,7 +61,10 @@ from ._api_replies import (  # noqa: F401 - re-exported: the public names of the
     ToolUseBlock,
     assemble_message,
     chunk_text,
+    classify,
+    content_text,
     error,
+    estimate_tokens,
     format_sse,
     large_text,
     make_large_text,
@@ -70,14 +75,6 @@ from ._api_replies import (  # noqa: F401 - re-exported: the public names of the
     text,
     thinking,
     tool_use,
-)
-from ._api_requests import (  # noqa: F401 - re-exported
-    CANNED_SIDE_REPLIES,
-    SIDE_REQUEST_MARKERS,
-    ApiRequest,
-    classify,
-    content_text,
-    estimate_tokens,
 )
 
 EXHAUSTED_TEXT = "(fake api: script exhausted)"

@@ -36,7 +36,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Dict, Iterator, List, Optional, Union
 
-from .._io.transport import Transport
+from .._engine.transport import Transport
 
 __all__ = ["RECORDING_FORMAT", "RECORDING_VERSION", "RecordingTransport", "recording_transport", "redact"]
 
@@ -140,7 +140,7 @@ class RecordingTransport(Transport):
         if handle is not None:
             handle.write(json.dumps({"end": {"exit_code": self.inner.exit_code()}}) + "\n")
             handle.close()
-        from .._io.tempfiles import remove_private_file
+        from .._engine.tempfiles import remove_private_file
 
         for path in self._temp_files:
             remove_private_file(path)
@@ -173,9 +173,9 @@ def recording_transport(options: Any, path: Union[str, Path]) -> RecordingTransp
     """A ``RecordingTransport`` around the ``SubprocessTransport`` the session would spawn for
     ``options`` (CLI found with ``find_cli``, same argv/env/cwd). Its temp files (``--mcp-config``
     …) go when it closes, or at interpreter exit if it never does. Raises ``CLINotFoundError``."""
-    from .._core.command import FileArg, build_spawn_plan, find_cli
-    from .._io.process import SubprocessTransport
-    from .._io.tempfiles import make_private_file
+    from .._engine.process import SubprocessTransport
+    from .._engine.tempfiles import make_private_file
+    from .._options.command import FileArg, build_spawn_plan, find_cli
 
     plan = build_spawn_plan(options, find_cli(options.cli_path), environ=dict(os.environ))
     temp_files: List[str] = []

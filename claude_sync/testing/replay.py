@@ -27,11 +27,12 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
+from ._engine import SCRIPT_FORMAT
 from .record import RECORDING_FORMAT, RECORDING_VERSION
 
 __all__ = ["NEWEST_KNOWN_CLI", "Recording", "RecordingFormatError", "load_recording", "recording_script"]
 
-NEWEST_KNOWN_CLI = "2.1.330"
+NEWEST_KNOWN_CLI = "2.1.331"
 """The newest CLI version whose wire this claude_sync was tested against."""
 
 JsonDict = Dict[str, Any]
@@ -121,8 +122,6 @@ def _entries(records: List[JsonDict], version: int, path: Union[str, Path]) -> T
 
 def recording_script(recording: Recording, *, timeout: float = 10.0) -> JsonDict:
     """The ``ScriptedCLI`` script that replays ``recording``."""
-    from .scripted import SCRIPT_FORMAT
-
     steps: List[JsonDict] = []
     for index, entry in enumerate(recording.entries, 1):
         if entry["dir"] == "out":

@@ -44,27 +44,16 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
-from ._engine import ECHO, RunReport
+from ._engine import ECHO, NO_ANSWER, SCRIPT_FORMAT, UNSUPPORTED, RunReport, check_script_format
 from ._memory import ScriptedTransport
 
 if TYPE_CHECKING:
     from .. import ClaudeAgentOptions
 
-__all__ = ["SCRIPT_FORMAT", "ScriptedCLI", "ScriptedTransport", "check_script_format"]  # ScriptedTransport: from _memory
-
-SCRIPT_FORMAT = "claude_sync.scripted_cli/1"
-"""The format tag of a script (``ScriptedCLI.script``); runners refuse other tags."""
+# SCRIPT_FORMAT, check_script_format: from _engine; ScriptedTransport: from _memory
+__all__ = ["SCRIPT_FORMAT", "ScriptedCLI", "ScriptedTransport", "check_script_format"]
 
 JsonDict = Dict[str, Any]
-
-
-def check_script_format(script: Any) -> None:
-    """Raise ``ValueError`` unless ``script`` is a script this version can play."""
-    if not isinstance(script, dict) or not isinstance(script.get("steps"), list):
-        raise ValueError("a scripted-CLI script is a dict with a 'steps' list")
-    tag = script.get("format")
-    if tag != SCRIPT_FORMAT:
-        raise ValueError(f"unsupported scripted-CLI script format {tag!r}; this claude_sync plays {SCRIPT_FORMAT!r}")
 
 
 class _Either:
@@ -86,6 +75,11 @@ class ScriptedCLI:
 
     ECHO = ECHO
     """An ``auto_answers`` value: answer with ``{"echo": <the request>}``."""
+    NO_ANSWER = NO_ANSWER
+    """An ``auto_answers`` value: take the request and never answer it."""
+    UNSUPPORTED = UNSUPPORTED
+    """An ``auto_answers`` value: the real CLI's ``Unsupported control request subtype: …``
+    error."""
 
     def __init__(
         self,
@@ -106,7 +100,8 @@ class ScriptedCLI:
         settings: ``timeout`` bounds every step that waits for the client;
         ``auto_answers`` maps control request subtypes to the success payload they get
         whenever they arrive (``None``: no payload, ``ScriptedCLI.ECHO``: ``{"echo":
-        request}``), outside the steps; ``initialize_response`` replaces the default answer to
+        request}``, ``ScriptedCLI.NO_ANSWER``: never answered, ``ScriptedCLI.UNSUPPORTED``: the
+        real CLI's error for an unknown subtype), outside the steps; ``initialize_response`` replaces the default answer to
         ``initialize`` (``pid`` is added); ``auto_initialize=False`` leaves ``initialize`` to
         the steps, ``auto_init=False`` drops the ``system/init`` line."""
         if not timeout > 0:
@@ -231,10 +226,16 @@ class ScriptedCLI:
         """An assistant line whose text is ``size`` bytes (beyond ``max_buffer_size``)."""
         return self.step("oversized", size=int(size))
 
-    def numbered_texts(self, count: int, *, batch: int = 64) -> ScriptedCLI:
-        """``count`` assistant text lines "0", "1" … written ``batch`` lines at a time: a
-        flood whose order and completeness a test can check."""
-        return self.step("numbered_texts", count=int(count), batch=int(batch))
+    def numbered_texts(self, count: int, *, batch: int = 64, per_message: int = 1) -> ScriptedCLI:
+        """``count`` assistant text lines "0", "1" … written ``batch`` lines at a time, each
+        ``per_message`` consecutive lines sharing one message id: a flood whose order and
+        completeness a test can check."""
+        return self.step("numbered_texts", count=int(count), batch=int(batch), per_message=int(per_message))
+
+    def flood(self, count: int, *, text: str = "flood") -> ScriptedCLI:
+        """``count`` copies of one assistant text line (one message id), written 256 at a
+        time: the cheapest way to fill the client's buffers."""
+        return self.step("flood", count=int(count), text=text)
 
     def ignore_sigterm(self) -> ScriptedCLI:
         """From here on the CLI ignores SIGTERM, so closing it takes SIGKILL (a subprocess
@@ -258,6 +259,16 @@ class ScriptedCLI:
         """The next frame must be a user message (with this text, if given)."""
         return self.step("expect_user", content=content, timeout=timeout)
 
+    def echo_turns(self) -> ScriptedCLI:
+        """From here on answer every user message with the text ``echo: <its text>`` and a
+        result, until the client ends its input (answering interrupts; any other frame fails).
+        Ends the script: a CLI that serves any number of turns."""
+        return self.step("echo_turns")
+
+    def expect_input_open(self) -> ScriptedCLI:
+        """Check, without waiting, that the client has not ended its input (stdin EOF) yet."""
+        return self.step("expect_input_open")
+
     def expect_control(self, subtype: str, *, request: Optional[JsonDict] = None, response: Optional[JsonDict] = None,
                        error: Optional[str] = None, hold: bool = False, timeout: Optional[float] = None) -> ScriptedCLI:
         """The next frame must be a control_request ``subtype`` (whose request contains
@@ -271,7 +282,8 @@ class ScriptedCLI:
         return self.step("answer_held", subtype=subtype, response=response)
 
     def wait_for_file(self, path: Union[str, Path], *, timeout: Optional[float] = None) -> ScriptedCLI:
-        """Wait until ``path`` exists: a gate the test opens (in-process or subprocess)."""
+        """Wait until ``path`` exists: a gate the test opens (in-process or subprocess).
+        Meanwhile ``initialize`` and the ``auto_answers`` are answered as they come."""
         return self.step("wait_for_file", path=str(path), timeout=timeout)
 
     def expect_interrupt(self, *, timeout: Optional[float] = None) -> ScriptedCLI:

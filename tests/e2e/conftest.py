@@ -25,21 +25,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, Optional
+from typing import Any, Dict, Iterator, Optional
 
 import pytest
 
 from claude_sync import ClaudeAgentOptions
+from claude_sync.testing.fake_api import FakeAnthropicAPI
 
-from .fake_api import FakeAnthropicAPI
-from .harness import _is_stripped, hermetic_env, require_test_cli
+from .harness import OptionsFactory, _is_stripped, hermetic_env, require_test_cli
 
 E2E_CLOSE_TIMEOUT = 5.0
 E2E_INITIALIZE_TIMEOUT = 30.0
 E2E_CONTROL_TIMEOUT = 30.0
-
-OptionsFactory = Callable[..., ClaudeAgentOptions]
-
 
 @pytest.fixture
 def real_cli_path() -> str:

@@ -25,6 +25,7 @@ import os
 import queue
 import signal
 import subprocess
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -32,6 +33,7 @@ from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple, Uni
 
 import pytest
 
+from claude_sync import ClaudeAgentOptions
 from claude_sync.testing.offline import (  # noqa: F401 - re-exported for the e2e tests
     FAKE_API_KEY,
     LOOPBACK_NO_PROXY,
@@ -68,6 +70,10 @@ def require_test_cli() -> str:
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+OptionsFactory = Callable[..., ClaudeAgentOptions]
+"""The type of the ``e2e_options`` fixture: ``e2e_options(**fields) -> ClaudeAgentOptions``."""
 
 
 @functools.cache
@@ -337,3 +343,29 @@ def texts_of(line: Dict[str, Any]) -> List[str]:
         for block in content
         if isinstance(block, dict) and block.get("type") == "text"
     ]
+
+
+STDIO_SERVER = textwrap.dedent(
+    """
+    import json, sys
+    for line in sys.stdin:
+        message = json.loads(line)
+        if "id" not in message:
+            continue
+        method = message.get("method")
+        if method == "initialize":
+            result = {"protocolVersion": message["params"]["protocolVersion"],
+                      "capabilities": {"tools": {}}, "serverInfo": {"name": "ext", "version": "0.1"}}
+        elif method == "tools/list":
+            result = {"tools": [{"name": "echo", "description": "Echo s",
+                                 "inputSchema": {"type": "object", "properties": {"s": {"type": "string"}}}}]}
+        elif method == "tools/call":
+            result = {"content": [{"type": "text", "text": "ext:" + message["params"]["arguments"]["s"]}]}
+        else:
+            print(json.dumps({"jsonrpc": "2.0", "id": message["id"],
+                              "error": {"code": -32601, "message": "no " + str(method)}}), flush=True)
+            continue
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+    """
+)
+"""A minimal external MCP server over stdio (one tool, ``echo``), as a Python script."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Set
 
 import pytest
-from helpers import wait_until
+from helpers import child_pids, wait_until
 
 from claude_sync import (
     AgentPool,
@@ -36,9 +36,14 @@ from claude_sync import (
     run,
     tool,
 )
-
-from .fake_api import ApiRequest, FakeAnthropicAPI, content_text, error, text, tool_use
-from .test_query_e2e import child_pids
+from claude_sync.testing.fake_api import (
+    ApiRequest,
+    FakeAnthropicAPI,
+    content_text,
+    error,
+    text,
+    tool_use,
+)
 
 pytestmark = pytest.mark.e2e
 

@@ -35,8 +35,8 @@ from claude_sync import (
     UserMessage,
     query,
 )
+from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, text, tool_use
 
-from .fake_api import FakeAnthropicAPI, Reply, text, tool_use
 from .harness import cli_is_at_least
 
 pytestmark = pytest.mark.e2e

@@ -35,10 +35,10 @@ from claude_sync import (
     UsageError,
     UserMessage,
 )
-from claude_sync._io.reader import Reader
-from claude_sync._io.session import Session
+from claude_sync._engine.connection import Session
+from claude_sync._engine.reader import Reader
+from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, content_text, text, tool_use
 
-from .fake_api import FakeAnthropicAPI, Reply, content_text, text, tool_use
 from .harness import cli_is_at_least
 
 pytestmark = pytest.mark.e2e

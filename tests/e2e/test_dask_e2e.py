@@ -8,11 +8,10 @@ import os
 from typing import Any, Dict, Iterator, List
 
 import pytest
+from helpers import child_pids
 
 from claude_sync import PermissionResultAllow, RunResult
-
-from .fake_api import FakeAnthropicAPI, text
-from .test_query_e2e import child_pids
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text
 
 try:
     import distributed

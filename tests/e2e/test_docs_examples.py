@@ -10,11 +10,12 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 import pytest
 
-from .fake_api import FakeAnthropicAPI
+from claude_sync.testing.fake_api import FakeAnthropicAPI
+
 from .harness import hermetic_env
 
 pytestmark = pytest.mark.e2e
@@ -43,14 +44,33 @@ def test_the_docs_have_examples() -> None:
     assert len(EXAMPLES) >= 10  # the index and every tutorial page
 
 
-@pytest.mark.parametrize("name, code", EXAMPLES, ids=[name for name, _ in EXAMPLES])
+NEEDS_DATABASE = {"tutorial/many_machines.rst"}
+"""Pages whose examples read ``DATABASE_URL``: run with a real PostgreSQL (``pg_conninfo``)."""
+
+
+@pytest.mark.parametrize("name, code", [e for e in EXAMPLES if e[0] not in NEEDS_DATABASE],
+                         ids=[name for name, _ in EXAMPLES if name not in NEEDS_DATABASE])  # fmt: skip
 def test_docs_example_runs(name: str, code: str, fake_api: FakeAnthropicAPI, real_cli_path: str, tmp_path: Path) -> None:
+    run_example(name, code, fake_api, real_cli_path, tmp_path, {})
+
+
+@pytest.mark.parametrize("name, code", [e for e in EXAMPLES if e[0] in NEEDS_DATABASE],
+                         ids=[name for name, _ in EXAMPLES if name in NEEDS_DATABASE])  # fmt: skip
+def test_docs_example_with_a_database_runs(
+    name: str, code: str, fake_api: FakeAnthropicAPI, real_cli_path: str, tmp_path: Path, pg_conninfo: str
+) -> None:
+    run_example(name, code, fake_api, real_cli_path, tmp_path, {"DATABASE_URL": pg_conninfo})
+
+
+def run_example(name: str, code: str, fake_api: FakeAnthropicAPI, real_cli_path: str, tmp_path: Path, extra: Dict[str, str]) -> None:
+    """Run one page's examples as a script against the real CLI (``claude`` on PATH)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "claude").symlink_to(real_cli_path)
     env = hermetic_env(tmp_path, fake_api.base_url, CLAUDE_CODE_MAX_RETRIES="0")
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"
     env["PYTHONPATH"] = str(REPO)
+    env.update(extra)
     work = tmp_path / "work"
     work.mkdir()
     (work / "README.rst").write_text("A small project.\n")

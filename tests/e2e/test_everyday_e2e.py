@@ -10,9 +10,8 @@ from typing import Any, Dict, List
 import pytest
 
 from claude_sync import ClaudeSDKClient, ResultError, query
-from claude_sync._core import hints
-
-from .fake_api import FakeAnthropicAPI, error, text, tool_use
+from claude_sync._wire import hints
+from claude_sync.testing.fake_api import FakeAnthropicAPI, error, text, tool_use
 
 pytestmark = pytest.mark.e2e
 

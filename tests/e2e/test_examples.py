@@ -17,7 +17,8 @@ from typing import Dict, List
 
 import pytest
 
-from .fake_api import FakeAnthropicAPI, text, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
+
 from .harness import cli_is_at_least, hermetic_env
 
 pytestmark = pytest.mark.e2e

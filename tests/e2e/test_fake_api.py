@@ -14,8 +14,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
-from . import harness
-from .fake_api import (
+from claude_sync.testing.fake_api import (
     CANNED_SIDE_REPLIES,
     EXHAUSTED_TEXT,
     ApiRequest,
@@ -34,6 +33,8 @@ from .fake_api import (
     thinking,
     tool_use,
 )
+
+from . import harness
 from .harness import (
     FAKE_API_KEY,
     StreamJsonCli,

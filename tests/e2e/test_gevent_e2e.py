@@ -18,7 +18,8 @@ from typing import Any, Optional
 
 import pytest
 
-from .fake_api import ApiRequest, FakeAnthropicAPI, Reply, text, tool_use
+from claude_sync.testing.fake_api import ApiRequest, FakeAnthropicAPI, Reply, text, tool_use
+
 from .harness import _is_stripped, hermetic_env, require_test_cli
 
 pytestmark = pytest.mark.e2e

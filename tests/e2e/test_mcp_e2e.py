@@ -23,7 +23,6 @@ import base64
 import json
 import struct
 import sys
-import textwrap
 import threading
 import time
 import zlib
@@ -33,7 +32,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import pytest
 from helpers import wait_until
 
-import claude_sync._core.command as command
+import claude_sync._options.command as command
 from claude_sync import (
     ClaudeSDKClient,
     ResultMessage,
@@ -44,10 +43,10 @@ from claude_sync import (
     UserMessage,
     tool,
 )
-from claude_sync._core.mcp import McpAction
+from claude_sync._mcp.server import McpAction
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
-from .fake_api import FakeAnthropicAPI, text, tool_use
-from .harness import cli_is_at_least
+from .harness import STDIO_SERVER, cli_is_at_least
 
 pytestmark = pytest.mark.e2e
 
@@ -406,31 +405,6 @@ def test_an_image_result_reaches_the_api(
 
 
 # ----------------------------------------------------------------------------- several servers
-
-STDIO_SERVER = textwrap.dedent(
-    """
-    import json, sys
-    for line in sys.stdin:
-        message = json.loads(line)
-        if "id" not in message:
-            continue
-        method = message.get("method")
-        if method == "initialize":
-            result = {"protocolVersion": message["params"]["protocolVersion"],
-                      "capabilities": {"tools": {}}, "serverInfo": {"name": "ext", "version": "0.1"}}
-        elif method == "tools/list":
-            result = {"tools": [{"name": "echo", "description": "Echo s",
-                                 "inputSchema": {"type": "object", "properties": {"s": {"type": "string"}}}}]}
-        elif method == "tools/call":
-            result = {"content": [{"type": "text", "text": "ext:" + message["params"]["arguments"]["s"]}]}
-        else:
-            print(json.dumps({"jsonrpc": "2.0", "id": message["id"],
-                              "error": {"code": -32601, "message": "no " + str(method)}}), flush=True)
-            continue
-        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
-    """
-)
-
 
 def test_several_sdk_servers_and_an_external_stdio_server(
     e2e_options: Any, fake_api: FakeAnthropicAPI, tmp_path: Path

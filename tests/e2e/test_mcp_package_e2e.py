@@ -2,7 +2,7 @@
 lists and calls its tools and reads its resources through our ``mcp_message`` bridge.
 
 Skips (saying so) when the optional ``mcp`` package is not installed; see
-``tests/test_mcp_package.py`` for why it is not in the test extra."""
+``tests/mcp/test_mcp_bridge.py`` for why it is not in the test extra."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from typing import Any, List
 import pytest
 
 from claude_sync import ClaudeSDKClient, ResultMessage, ToolResultBlock, UserMessage
-
-from .fake_api import FakeAnthropicAPI, text, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
 pytestmark = pytest.mark.e2e
 NEEDS_MCP = "the optional 'mcp' package is not installed (pip install mcp; Python >= 3.10)"

@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from .fake_api import FakeAnthropicAPI, text
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text
 
 pytestmark = [
     pytest.mark.e2e,

@@ -7,13 +7,12 @@ CLI actually sent to the API (``fake_api`` records every request).
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
-from helpers import results, texts
+from helpers import child_pids, results, texts
 
 from claude_sync import (
     AssistantMessage,
@@ -26,23 +25,18 @@ from claude_sync import (
     UserMessage,
     query,
 )
-
-from .fake_api import ApiRequest, FakeAnthropicAPI, error, large_text, text, tool_use
+from claude_sync.testing.fake_api import (
+    ApiRequest,
+    FakeAnthropicAPI,
+    error,
+    large_text,
+    text,
+    tool_use,
+)
 
 pytestmark = pytest.mark.e2e
 
 NO_RETRIES = {"CLAUDE_CODE_MAX_RETRIES": "0"}
-
-
-def child_pids() -> List[int]:
-    """Our process's live children, right now (no grace period)."""
-    pids: List[int] = []
-    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
-        try:
-            pids += [int(pid) for pid in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return sorted(pids)
 
 
 def user(content: str) -> Dict[str, Any]:

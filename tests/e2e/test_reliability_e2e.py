@@ -11,9 +11,9 @@ from typing import Any, List
 import pytest
 
 from claude_sync import APIRetryMessage, ReceiveTimeoutError, query
+from claude_sync.testing.fake_api import error, text
 
-from .conftest import OptionsFactory
-from .fake_api import error, text
+from .harness import OptionsFactory
 
 
 def _closed_port() -> int:

@@ -36,8 +36,7 @@ from claude_sync import (
     rename_session,
     tag_session,
 )
-
-from .fake_api import FakeAnthropicAPI, content_text, text, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI, content_text, text, tool_use
 
 pytestmark = pytest.mark.e2e
 

@@ -1,0 +1,451 @@
+"""``AgentPool``: many runs at once on warm, reused CLIs, in the ``concurrent.futures`` shape.
+
+::
+
+    with AgentPool(options, max_workers=4, warm=2) as pool:
+        futures = [pool.submit(p) for p in prompts]       # Future[RunResult]
+        for future in as_completed(futures): ...
+        with pool.client() as client: ...                 # a warm ClaudeSDKClient
+
+Threads (all named ``claude_sync-agentpool-…`` and joined by ``shutdown``):
+
+- ``…-worker-<n>`` (``max_workers`` of them): take a job, take a parked CLI whose options
+  equal the job's (or start one cold), run it (``collect_turn``, the turn driver ``run()`` uses too), settle the future, then reset
+  the CLI with ``/clear`` and park it — or close it (see ``_reuse`` for when).
+- ``…-keeper``: keeps ``warm`` CLIs with the pool's options started and initialized, and
+  replaces a parked CLI that died (checked every ``KEEPER_TICK`` s and again when taken).
+
+At most ``max_workers`` runs run at once. Parked CLIs are bounded by
+``max(warm, max_workers)`` (the oldest with options other than the pool's is closed first). ``Future.cancel()`` on a running
+run closes its CLI (the close ladder reaps it) before returning ``True``; ``shutdown(
+cancel_futures=True)`` and leaving the ``with`` block by an exception (Ctrl-C included) do
+that for every run; every pending future ends cancelled or failed, never left pending.
+
+(A little over 400 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
+and one set of counts, and reads best in one place. ``RunFuture`` is in ``_futures``, the
+reset and its policy in ``_reuse``.)
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from contextlib import contextmanager
+from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Set
+
+from .._options.options import ClaudeAgentOptions
+from .._wire.errors import CLIConnectionError, ProcessError, UsageError
+from .._wire.protocol import StreamItem, result_error
+from .futures import RunFuture, settle
+from .reuse import CliSlot, is_alive, reset_conversation, retire_reason
+from .run import RunResult, collect_turn
+
+__all__ = ["AgentPool"]
+
+logger = logging.getLogger("claude_sync.agents")
+
+KEEPER_TICK = 0.5
+"""Seconds between the keeper's checks of parked CLIs (it also wakes on every change)."""
+START_RETRY_DELAY = 2.0
+"""Seconds the keeper waits after a warm CLI failed to start before trying again."""
+
+
+class _Job:
+    __slots__ = ("future", "prompt", "options", "timeout")
+
+    def __init__(self, future: RunFuture, prompt: str, options: ClaudeAgentOptions, timeout: Optional[float]):
+        self.future = future
+        self.prompt = prompt
+        self.options = options
+        self.timeout = timeout
+
+
+class AgentPool:
+    """Runs agents on up to ``max_workers`` CLIs at once, ``warm`` of them started ahead.
+
+    ``reuse`` (default True) resets a CLI with ``/clear`` after a run and gives it the next
+    run with equal options, where isolation is proven (see ``claude_sync._agents.reuse``);
+    ``max_runs_per_cli`` bounds how often; ``reset_timeout`` bounds one reset.
+    Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``, ``warm > max_workers``,
+    ``max_runs_per_cli < 1``.
+    """
+
+    def __init__(
+        self,
+        options: Optional[ClaudeAgentOptions] = None,
+        *,
+        max_workers: int = 4,
+        warm: int = 0,
+        reuse: bool = True,
+        max_runs_per_cli: int = 100,
+        reset_timeout: float = 30.0,
+    ) -> None:
+        self._check_sizes(max_workers, warm, max_runs_per_cli)
+        self.options = options or ClaudeAgentOptions()
+        self.max_workers = max_workers
+        self.warm = warm
+        self.reuse = reuse
+        self.max_runs_per_cli = max_runs_per_cli
+        self.reset_timeout = reset_timeout
+        self._cond = threading.Condition()
+        self._jobs: Deque[_Job] = deque()
+        self._parked: List[CliSlot] = []
+        self._busy: Set[CliSlot] = set()  # running, starting, leased: closed by shutdown
+        self._starting_warm = 0
+        self._running: Set[RunFuture] = set()  # stopped (cancelled) by shutdown(cancel_futures=True)
+        self._warming: Set[CliSlot] = set()  # the keeper's CLI being started: closed by shutdown
+        self._closing = False
+        self._counts: Dict[str, int] = {"runs": 0, "started": 0, "reused": 0, "retired": 0, "replaced_dead": 0}
+        self._threads = [
+            threading.Thread(target=self._work, name=f"claude_sync-agentpool-worker-{n}", daemon=True)
+            for n in range(max_workers)
+        ]
+        self._threads.append(threading.Thread(target=self._keep_warm, name="claude_sync-agentpool-keeper", daemon=True))
+        for thread in self._threads:
+            thread.start()
+
+    @staticmethod
+    def _check_sizes(max_workers: int, warm: int, max_runs_per_cli: int) -> None:
+        if max_workers < 1:
+            raise ValueError(f"max_workers must be at least 1, got {max_workers}")
+        if warm < 0:
+            raise ValueError(f"warm must be 0 or more, got {warm}")
+        if warm > max_workers:
+            raise ValueError(f"warm ({warm}) cannot exceed max_workers ({max_workers})")
+        if max_runs_per_cli < 1:
+            raise ValueError(f"max_runs_per_cli must be at least 1, got {max_runs_per_cli}")
+
+    # ------------------------------------------------------------------ public API
+
+    def submit(
+        self, prompt: str, *, options: Optional[ClaudeAgentOptions] = None, timeout: Optional[float] = None
+    ) -> RunFuture:
+        """Queue one run; returns its future (any thread). ``timeout`` bounds the run once
+        it has a CLI. Raises ``TypeError`` for a non-str prompt, ``UsageError`` after shutdown."""
+        if not isinstance(prompt, str):
+            raise TypeError(f"AgentPool runs take a str prompt, got {type(prompt).__name__}")
+        future = RunFuture()
+        with self._cond:
+            if self._closing:
+                raise UsageError("cannot submit to an AgentPool that is shut down")
+            self._jobs.append(_Job(future, prompt, options or self.options, timeout))
+            self._cond.notify_all()
+        return future
+
+    def map(
+        self,
+        prompts: Iterable[str],
+        *,
+        timeout: Optional[float] = None,
+        options: Optional[ClaudeAgentOptions] = None,
+    ) -> Iterator[RunResult]:
+        """Submit every prompt now; yield results in order. ``timeout`` bounds the whole
+        iteration (``concurrent.futures.TimeoutError``). Leaving early cancels (and stops)
+        the runs not yet yielded."""
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        futures = [self.submit(prompt, options=options) for prompt in prompts]
+
+        def results() -> Iterator[RunResult]:
+            try:
+                futures.reverse()
+                while futures:
+                    remaining = None if deadline is None else deadline - time.monotonic()
+                    yield futures[-1].result(remaining)
+                    futures.pop()
+            finally:
+                for future in futures:
+                    future.cancel()
+
+        return results()
+
+    @contextmanager
+    def client(self, options: Optional[ClaudeAgentOptions] = None) -> Iterator[Any]:
+        """Lease a connected ``ClaudeSDKClient`` (warm if one is parked) for a multi-turn
+        conversation on the caller's thread. It is closed when the block ends, never reused.
+        Raises ``UsageError`` after shutdown, and what ``connect()`` raises."""
+        options = options or self.options
+        with self._cond:
+            if self._closing:
+                raise UsageError("cannot lease a client from an AgentPool that is shut down")
+        slot = self._take_parked(options) or self._start(options)
+        try:
+            yield slot.client
+        finally:
+            self._retire(slot, "leased clients are not reused")
+
+    def stats(self) -> Dict[str, int]:
+        """A snapshot: CLIs ``parked``/``busy`` and runs ``queued`` now; so far: ``runs``
+        completed, CLIs ``started``, ``reused`` (reset and parked again), ``retired`` and
+        ``replaced_dead``."""
+        with self._cond:
+            return dict(self._counts, parked=len(self._parked), busy=len(self._busy), queued=len(self._jobs))
+
+    def parked_pids(self) -> List[Optional[int]]:
+        with self._cond:
+            return [slot.pid for slot in self._parked]
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Stop taking work. ``cancel_futures``: cancel queued runs *and stop running ones*
+        (their CLIs are reaped). ``wait``: join every thread, then close every CLI."""
+        with self._cond:
+            self._closing = True
+            jobs = list(self._jobs) if cancel_futures else []
+            if cancel_futures:
+                self._jobs.clear()
+            self._cond.notify_all()
+        for job in jobs:
+            job.future.cancel()
+        with self._cond:
+            warming = list(self._warming)
+        for slot in warming:
+            slot.close()
+        if cancel_futures:
+            self._stop_busy()
+        if not wait:
+            return
+        try:
+            self._join()
+        except BaseException:  # Ctrl-C while waiting for runs: stop them all, then re-raise
+            if not cancel_futures:
+                self.shutdown(wait=True, cancel_futures=True)
+            raise
+
+    def close(self) -> None:
+        """``shutdown(wait=True, cancel_futures=True)``: bounded, every CLI reaped."""
+        self.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> AgentPool:
+        return self
+
+    def __exit__(self, exc_type: Any, *exc_info: Any) -> None:
+        self.shutdown(wait=True, cancel_futures=exc_type is not None)
+
+    # ------------------------------------------------------------------ workers
+
+    def _work(self) -> None:
+        """Worker thread: run jobs until shutdown and an empty queue."""
+        while True:
+            with self._cond:
+                while not self._jobs and not self._closing:
+                    self._cond.wait(KEEPER_TICK)
+                if not self._jobs:
+                    return
+                job = self._jobs.popleft()
+                started = job.future.start()
+                if started:
+                    self._running.add(job.future)
+            if started:
+                try:
+                    self._execute(job)
+                finally:
+                    with self._cond:
+                        self._running.discard(job.future)
+
+    def _execute(self, job: _Job) -> None:
+        slot: Optional[CliSlot] = None
+        try:
+            slot = self._take_parked(job.options)
+            was_parked = slot is not None
+            if slot is None:
+                slot = self._start(job.options, job.future)
+            elif not job.future.attach(slot):
+                self._retire(slot, "its run was cancelled")
+                return
+            messages = self._turn(slot, job, may_retry=was_parked)
+            if messages is None:
+                self._retire(slot, "it died while parked", dead=True)
+                slot = None
+                slot = self._start(job.options, job.future)
+                messages = self._turn(slot, job, may_retry=False)
+            assert messages is not None
+            outcome = RunResult.from_messages(messages, slot.cost_before)
+        except BaseException as exc:  # noqa: BLE001 - the future carries it to the caller
+            if slot is not None:
+                self._retire(slot, f"the run failed: {exc!r}")
+            settle(job.future, exc=exc)
+            return
+        slot.runs += 1
+        slot.session_ids.append(outcome.session_id)
+        with self._cond:
+            self._counts["runs"] += 1
+        if outcome.is_error and job.options.raise_on_error_result:
+            settle(job.future, exc=result_error(outcome.result))
+        else:
+            settle(job.future, result=outcome)
+        self._after_run(slot, outcome, job.future)
+
+    def _turn(self, slot: CliSlot, job: _Job, *, may_retry: bool) -> Optional[List[StreamItem]]:
+        """Worker: send the prompt and collect the turn. None when ``may_retry`` and the CLI
+        (a parked one) turned out dead before it said anything about this run: the prompt
+        had no effect, so the run may move to a fresh CLI. Leading messages that belong to an
+        earlier run's session (a late line after that run's reset) are dropped."""
+        job.future.note_pid(slot)
+        received: List[StreamItem] = []
+        earlier = set(slot.session_ids[:-1])  # sessions of earlier runs on this CLI
+
+        def this_runs_messages() -> Iterator[StreamItem]:
+            for message in slot.client.receive_response(timeout=job.timeout):
+                if not received and getattr(message, "session_id", None) in earlier:
+                    logger.debug("Dropped a late %s of an earlier run on this CLI", type(message).__name__)
+                    continue
+                received.append(message)
+                yield message
+
+        try:
+            slot.client.query(job.prompt, timeout=job.timeout)
+            return collect_turn(this_runs_messages())
+        except (CLIConnectionError, ProcessError):
+            if may_retry and not received and not job.future.cancelled():
+                return None
+            raise
+
+    def _after_run(self, slot: CliSlot, outcome: RunResult, future: RunFuture) -> None:
+        """Worker: reset and park the CLI, or close it."""
+        reason = "reuse=False" if not self.reuse else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli)
+        if reason is None and outcome.is_error:
+            reason = "the run ended with an error result"
+        if reason is None and future.cancelled():
+            reason = "its run was cancelled"
+        if reason is None:
+            try:
+                reason = reset_conversation(slot, self.reset_timeout)
+            except BaseException as exc:  # noqa: BLE001 - any failure retires the CLI
+                reason = f"/clear failed: {exc!r}"
+        if reason is not None:
+            self._retire(slot, reason)
+            return
+        self._park(slot, reused=True)
+
+    # ------------------------------------------------------------------ CLIs
+
+    def _start(self, options: ClaudeAgentOptions, future: Optional[RunFuture] = None) -> CliSlot:
+        """Start and initialize a CLI for ``future``'s run, or a warm one (``future`` None)
+        on the calling thread. Raises ``UsageError`` (a warm start after shutdown, or the run
+        was cancelled before its CLI started) and what ``connect()`` raises; the CLI is
+        closed on any failure."""
+        from .._client import ClaudeSDKClient
+
+        slot = CliSlot(ClaudeSDKClient(options), options)
+        with self._cond:
+            if self._closing and future is None:
+                raise UsageError("the AgentPool is shut down")
+            (self._busy if future is not None else self._warming).add(slot)
+            self._counts["started"] += 1
+        if future is not None and not future.attach(slot):
+            self._retire(slot, "its run was cancelled")
+            raise UsageError("the run was cancelled before its CLI started")
+        try:
+            slot.client.connect()
+        except BaseException:
+            self._retire(slot, "it failed to start")
+            raise
+        if future is not None:
+            future.note_pid(slot)
+        return slot
+
+    def _take_parked(self, options: ClaudeAgentOptions) -> Optional[CliSlot]:
+        """A live parked CLI started with equal options, now busy; None if there is none."""
+        while True:
+            with self._cond:
+                slot = next((s for s in reversed(self._parked) if s.options == options), None)
+                if slot is None:
+                    return None
+                self._parked.remove(slot)
+                self._busy.add(slot)
+                self._cond.notify_all()  # the keeper may need to warm another
+            if is_alive(slot):
+                return slot
+            self._retire(slot, "it died while parked", dead=True)
+
+    def _park(self, slot: CliSlot, *, reused: bool) -> None:
+        evicted: Optional[CliSlot] = None
+        with self._cond:
+            self._busy.discard(slot)
+            if self._closing:
+                evicted = slot
+            else:
+                self._parked.append(slot)
+                if reused:
+                    self._counts["reused"] += 1
+                if len(self._parked) > max(self.warm, self.max_workers):
+                    # The oldest CLI with other options goes first: the pool's own are the warm ones.
+                    others = [s for s in self._parked if s.options != self.options]
+                    evicted = others[0] if others else self._parked[0]
+                    self._parked.remove(evicted)
+                self._cond.notify_all()
+        if evicted is not None:
+            self._retire(evicted, "the pool is closing or full", counted=False)
+
+    def _retire(self, slot: CliSlot, reason: str, *, dead: bool = False, counted: bool = True) -> None:
+        logger.debug("Closing CLI pid %s: %s", slot.pid, reason)
+        slot.close()
+        with self._cond:
+            self._busy.discard(slot)
+            self._warming.discard(slot)
+            if dead:
+                self._counts["replaced_dead"] += 1
+            elif counted:
+                self._counts["retired"] += 1
+            self._cond.notify_all()
+
+    # ------------------------------------------------------------------ keeper
+
+    def _keep_warm(self) -> None:
+        """Keeper thread: top the pool's own warm CLIs up to ``warm``; drop dead parked ones."""
+        while True:
+            with self._cond:
+                if self._closing:
+                    return
+                ready = sum(1 for s in self._parked if s.options == self.options) + self._starting_warm
+                if ready >= self.warm:
+                    self._cond.wait(KEEPER_TICK)
+                    dead = [s for s in self._parked if not is_alive(s)]
+                    for slot in dead:
+                        self._parked.remove(slot)
+                else:
+                    dead = []
+                    self._starting_warm += 1
+            for slot in dead:
+                self._retire(slot, "it died while parked", dead=True)
+            if ready >= self.warm:
+                continue
+            self._warm_one()
+
+    def _warm_one(self) -> None:
+        try:
+            slot = self._start(self.options)
+        except BaseException as exc:  # noqa: BLE001 - logged; retried after a delay
+            with self._cond:
+                self._starting_warm -= 1
+                if not self._closing:
+                    logger.warning("A warm CLI failed to start (%r); retrying in %.0fs", exc, START_RETRY_DELAY)
+                    self._cond.wait(START_RETRY_DELAY)
+            return
+        with self._cond:
+            self._starting_warm -= 1
+            self._warming.discard(slot)
+        self._park(slot, reused=False)
+
+    # ------------------------------------------------------------------ shutdown
+
+    def _stop_busy(self) -> None:
+        with self._cond:
+            running = list(self._running)
+            busy = list(self._busy)
+        for future in running:
+            future.cancel()
+        for slot in busy:
+            slot.close()
+
+    def _join(self) -> None:
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join()
+        with self._cond:
+            parked, self._parked = self._parked, []
+            busy = list(self._busy)
+        for slot in parked + busy:
+            slot.close()

@@ -1,0 +1,191 @@
+"""One pooled CLI, and when it may serve another run: the conversation reset and its policy.
+
+A connected ``ClaudeSDKClient`` to which no prompt was sent is a *warm* CLI: spawned,
+``initialize`` answered, waiting for its first user message. After a run, the same CLI can
+serve the next one once the CLI's own conversation reset has run: a ``/clear`` user turn.
+Measured against the real CLI (2.1.197 and 2.1.330, fake API):
+
+- 2.1.197 answers ``/clear`` with ``system/init`` carrying a **new** ``session_id``, a
+  synthetic assistant message (model ``<synthetic>``, text ``(no content)``) and a
+  ``result`` with ``num_turns == 0``. Its ``total_cost_usd`` (and ``modelUsage``) are the
+  process-wide running totals, and stay so in later results: the next run's cost is the
+  difference (``CliSlot.cost_before``).
+- 2.1.330 answers with a ``conversation_reset`` message (``trigger: "clear"``,
+  ``new_conversation_id``), ``system/background_tasks_changed`` (``tasks: []``), ``system/init``
+  with the new ``session_id``, and a ``result`` with ``num_turns == 0``,
+  ``local_command: "clear"`` and ``total_cost_usd == 0`` (its totals restart).
+- Both: the next API request carries none of the earlier conversation.
+
+What the reset clears, measured on both versions (a ``ClaudeSDKClient``, the same CLI, with
+and without ``/clear`` in between): the conversation; the files read (2.1.197 refuses an
+``Edit`` of a file read before the reset, "File has not been read yet"; 2.1.330 no longer
+adds "(file state is current …)" to it); the Bash tool's working directory (2.1.330 keeps a
+``cd`` across turns, and ``/clear`` resets it; 2.1.197 does not keep it at all). What it does
+**not** clear: permission rules granted for the session (an allow with ``updated_permissions``
+to ``session`` still applies after ``/clear``: the callback is not asked again), and
+``set_permission_mode`` (``system/init`` after ``/clear`` still reports the new mode).
+
+So a CLI is retired, not reset (``retire_reason``), after: a run that used any tool but the
+read-only ``READ_ONLY_TOOLS`` — and after those too when the options carry a permission
+callback or a permission prompt tool (an answer could have granted session rules);
+Bash (background processes), subagents, MCP tools (server state), worktree and cron tools
+always retire; a run that failed or was cancelled; a reset whose answer does not have the
+shape above; a CLI whose model / permission mode / cwd / tools / MCP servers drifted from
+what its first run reported; a CLI that served ``max_runs`` runs (memory); any CLI whose
+options set hooks (they would see the reset: ``SessionEnd``/``SessionStart`` with source
+``clear``) or any of ``SESSION_BOUND_OPTIONS`` (``resume``, ``session_id``, a session store,
+``max_budget_usd`` …). Leased clients (``AgentPool.client()``) are never reused.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Dict, List, Optional
+
+from .._options.options import ClaudeAgentOptions
+from .._wire.blocks import ServerToolUseBlock, ToolUseBlock
+from .._wire.messages import AssistantMessage, ResultMessage
+from .._wire.protocol import StreamItem
+from .._wire.system_messages import SystemInitMessage
+
+__all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive"]
+
+RESET_PROMPT = "/clear"
+READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
+SESSION_BOUND_OPTIONS = (
+    "resume",  # a reset would drop the resumed conversation: the next run must load it again
+    "continue_conversation",
+    "session_id",  # the reset makes a new session id, not the one asked for
+    "fork_session",
+    "resume_session_at",
+    "session_store",  # transcripts mirrored per session: a reset was not measured there
+    "enable_file_checkpointing",  # checkpoints of earlier runs' files
+    "max_budget_usd",  # 2.1.197 counts cost per process: later runs would hit it early
+    "task_budget",
+)
+"""Options whose meaning spans the CLI's whole life: a CLI started with any of them set is
+never reset for another run."""
+"""Tools whose only lasting effect (the files read) ``/clear`` was measured to clear."""
+
+
+class CliSlot:
+    """A connected client the pool owns, and what it knows about that CLI.
+
+    Touched by one thread at a time (the worker or keeper holding it, or the pool lock
+    while parked).
+    """
+
+    __slots__ = ("client", "options", "runs", "cost_before", "fingerprint", "session_ids", "parked_at")
+
+    def __init__(self, client: Any, options: ClaudeAgentOptions) -> None:
+        self.client = client
+        self.options = options
+        self.runs = 0
+        self.cost_before = 0.0
+        self.fingerprint: Optional[Dict[str, Any]] = None
+        self.session_ids: List[str] = []
+        self.parked_at = time.monotonic()
+
+    @property
+    def pid(self) -> Optional[int]:
+        session = self.client.session
+        return None if session is None else session.pid
+
+    def close(self) -> None:
+        """Reap the CLI (bounded by the close ladder; idempotent; any thread)."""
+        self.client.close()
+
+
+def is_alive(slot: CliSlot) -> bool:
+    """True while the CLI process runs and its session has not ended (any thread).
+
+    Reads the session the public ``ClaudeSDKClient.session`` property exposes.
+    """
+    session = slot.client.session
+    if session is None or session.closed or session.terminal_error is not None:
+        return False
+    transport = session.transport
+    return transport is not None and transport.exit_code() is None
+
+
+def init_fingerprint(messages: List[StreamItem]) -> Optional[Dict[str, Any]]:
+    """The state a ``system/init`` reports that a run could change and a reset must not."""
+    for message in messages:
+        if isinstance(message, SystemInitMessage):
+            return {
+                "model": message.model,
+                "permission_mode": message.permission_mode,
+                "cwd": message.cwd,
+                "tools": message.tools,
+                "mcp_servers": [server.get("name") for server in (message.mcp_servers or [])],
+            }
+    return None
+
+
+def used_tools(messages: List[StreamItem]) -> List[str]:
+    """Names of the tools the run's assistant messages called (subagents' included)."""
+    names: List[str] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            for block in message.content:
+                if isinstance(block, (ToolUseBlock, ServerToolUseBlock)):
+                    names.append(block.name)
+    return names
+
+
+def retire_reason(slot: CliSlot, messages: List[StreamItem], max_runs: int) -> Optional[str]:
+    """Why this CLI must not serve another run after ``messages`` (None: a reset may).
+
+    The first run's ``system/init`` becomes the CLI's fingerprint, whatever the verdict."""
+    fingerprint = init_fingerprint(messages)
+    if slot.fingerprint is None:
+        slot.fingerprint = fingerprint
+    if fingerprint is None:
+        return "the run sent no system/init"
+    if fingerprint != slot.fingerprint:
+        return f"the CLI's state drifted: {_drift(fingerprint, slot.fingerprint)}"
+    if slot.runs >= max_runs:
+        return f"served {slot.runs} runs (max_runs_per_cli={max_runs})"
+    options = slot.options
+    bound = [name for name in SESSION_BOUND_OPTIONS if getattr(options, name, None)]
+    if bound:
+        return f"the options set {bound}, which a reset would not honour for the next run"
+    if options.hooks:
+        return "hooks are set: they would see the reset (SessionEnd/SessionStart 'clear', the /clear prompt)"
+    tools = set(used_tools(messages))
+    if tools - READ_ONLY_TOOLS:
+        return f"the run used tools {sorted(tools)}; their state may outlive /clear"
+    if tools and (options.can_use_tool or options.permission_prompt_tool_name):
+        return f"the run used tools {sorted(tools)} with a permission callback (session rules outlive /clear)"
+    return None
+
+
+def _drift(now: Dict[str, Any], before: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    """The fields of ``now`` that differ from ``before``: {field: (before, now)}."""
+    before = before or {}
+    return {key: (before.get(key), value) for key, value in now.items() if before.get(key) != value}
+
+
+def reset_conversation(slot: CliSlot, timeout: float) -> Optional[str]:
+    """Send ``/clear`` and check the answer (worker thread). Returns why it failed, or
+    None after a proven reset; then ``slot.cost_before`` is the CLI's running total.
+
+    Raises what ``ClaudeSDKClient.query``/``receive_response`` raise (the caller retires
+    the CLI on any exception).
+    """
+    slot.client.query(RESET_PROMPT, timeout=timeout)
+    answer = list(slot.client.receive_response(timeout=timeout))
+    result = answer[-1] if answer else None
+    if not isinstance(result, ResultMessage) or result.is_error or result.num_turns != 0:
+        return f"/clear did not end with a clean zero-turn result: {result!r}"
+    fingerprint = init_fingerprint(answer)
+    if fingerprint is None:
+        return "/clear sent no system/init"
+    drift = _drift(fingerprint, slot.fingerprint)
+    if drift:
+        return f"after /clear the CLI reports {drift}"
+    if result.session_id in slot.session_ids:
+        return f"/clear kept the session id {result.session_id}"
+    slot.session_ids.append(result.session_id)
+    slot.cost_before = result.total_cost_usd or 0.0
+    return None

@@ -1,0 +1,338 @@
+"""Permission callbacks: ``can_use_tool`` request ↔ callback arguments and result (pure).
+
+No threads, no I/O, no clocks. For every ``can_use_tool`` control request the threaded shell
+runs, on its callback pool::
+
+    adapter in  →  user callback  →  adapter out  →  control_response
+
+``permission_call_from_request`` is the adapter in, ``permission_result_to_wire`` the adapter
+out; ``fail_closed_permission_wire`` / ``deny_all_permission_wire`` build the denies the shell
+sends on its own. (Hooks are the same shape: see ``hooks``.)
+
+What happens when a permission callback goes wrong: fail-closed table. "CLI" = the real CLI
+2.1.197 as seen on the wire (``docs/protocol/REAL_CLI_2.1.197.md`` §4 b, c, i, l);
+"(inferred)" = not seen, follows from a case that was.
+
++----------------------------------+-------------------------------+-----------------------------+
+| situation                        | claude_sync sends             | the CLI then                |
++==================================+===============================+=============================+
+| ``can_use_tool`` returns Allow   | ``permission_result_to_wire`` | runs the tool with          |
+|                                  |                               | ``updatedInput`` (a changed |
+|                                  |                               | input runs silently)        |
++----------------------------------+-------------------------------+-----------------------------+
+| ``can_use_tool`` returns Deny    | ``permission_result_to_wire`` | tool_result error = our     |
+|                                  |                               | message, the turn goes on;  |
+|                                  |                               | with ``interrupt`` the turn |
+|                                  |                               | ends with an error result   |
+|                                  |                               | and the CLI exits 1         |
++----------------------------------+-------------------------------+-----------------------------+
+| ``can_use_tool`` **raises**, or  | **fail-closed** deny as a     | does not run the tool, the  |
+| returns a wrong type (None, a    | success response:             | model reads our message,    |
+| dict, a bool, …)                 | ``fail_closed_permission_     | the turn goes on (an error  |
+|                                  | wire`` (interrupt false)      | response would also deny:   |
+|                                  |                               | "Tool permission request    |
+|                                  |                               | failed: Error: …")          |
++----------------------------------+-------------------------------+-----------------------------+
+| ``deny_all_permissions=True``    | ``deny_all_permission_wire``; | as for any deny             |
+| (ours)                           | the callback is not called    |                             |
++----------------------------------+-------------------------------+-----------------------------+
+| malformed ``can_use_tool``       | error response (from          | denies the tool             |
+| request                          | ``CallbackRequestError``)     |                             |
++----------------------------------+-------------------------------+-----------------------------+
+| stdin closed while               | nothing (cannot)              | denies: "Tool permission    |
+| ``can_use_tool`` is pending      |                               | stream closed before        |
+|                                  |                               | response received"          |
++----------------------------------+-------------------------------+-----------------------------+
+| interrupt while either callback  | nothing: the CLI cancels      | ``control_cancel_request``  |
+| is pending                       | (``context.signal`` is set)   | before the interrupt's ack; |
+|                                  |                               | a late answer is ignored    |
++----------------------------------+-------------------------------+-----------------------------+
+
+So: permission failures always deny.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .._wire.errors import CallbackRequestError
+from .._wire.record import FrozenRecord, frozen_record
+from .permission_types import (
+    CancellationSignal,
+    CanUseTool,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    PermissionUpdate,
+    ToolPermissionContext,
+)
+
+__all__ = [
+    "PermissionRouting",
+    "callback_failure_reason",
+    "deny_all_permission_wire",
+    "fail_closed_permission_wire",
+    "permission_call_from_request",
+    "permission_result_to_wire",
+    "suggestions_from_wire",
+]
+
+_MAX_REASON_CHARS = 2000
+
+
+@frozen_record
+class PermissionRouting(FrozenRecord):
+    """Who answers the CLI's permission prompts, decided once from the options.
+
+    ``callback`` set: the CLI asks us (``--permission-prompt-tool stdio``) and the shell calls
+    it. ``deny_all``: the CLI asks us and the shell denies every request without a call.
+    ``prompt_tool_name`` set: the CLI asks that MCP tool instead. None of them: the CLI
+    decides alone (``permission_mode``, settings); a ``can_use_tool`` request that still
+    arrives is denied (fail-closed).
+    """
+
+    callback: Optional[CanUseTool] = None
+    deny_all: bool = False
+    prompt_tool_name: Optional[str] = None
+
+    @classmethod
+    def from_options(
+        cls,
+        can_use_tool: Optional[CanUseTool],
+        permission_prompt_tool_name: Optional[str],
+        deny_all_permissions: bool,
+    ) -> PermissionRouting:
+        """The routing the three permission options ask for.
+
+        Raises ``ValueError`` when two of them are set (each one routes the prompts
+        somewhere else).
+        """
+        if can_use_tool is not None and permission_prompt_tool_name is not None:
+            raise ValueError(
+                "can_use_tool and permission_prompt_tool_name are mutually exclusive: "
+                "can_use_tool already routes permission prompts to this process"
+            )
+        if deny_all_permissions and can_use_tool is not None:
+            raise ValueError("deny_all_permissions and can_use_tool are mutually exclusive")
+        if deny_all_permissions and permission_prompt_tool_name is not None:
+            raise ValueError(
+                "deny_all_permissions and permission_prompt_tool_name are mutually exclusive: "
+                "deny_all_permissions needs the prompts routed to this process"
+            )
+        return cls(
+            callback=can_use_tool,
+            deny_all=bool(deny_all_permissions),
+            prompt_tool_name=permission_prompt_tool_name,
+        )
+
+    @property
+    def prompt_tool(self) -> Optional[str]:
+        """The CLI's ``--permission-prompt-tool`` value: ``"stdio"`` when the prompts come to
+        this process, the named MCP tool, or None (flag left out)."""
+        if self.callback is not None or self.deny_all:
+            return "stdio"
+        return self.prompt_tool_name
+
+
+def permission_call_from_request(
+    request: Mapping[str, Any],
+    *,
+    signal: Optional[CancellationSignal],
+    request_id: Optional[str],
+) -> Tuple[str, Dict[str, Any], ToolPermissionContext]:
+    """A ``can_use_tool`` request → ``(tool_name, tool_input, context)`` for the callback.
+
+    ``tool_input`` is the request's ``input`` dict itself: when the callback edits it in
+    place and returns ``PermissionResultAllow()``, the edited dict is what gets sent (as in the
+    official SDK); pass ``request["input"]`` as ``original_input`` to
+    ``permission_result_to_wire``. The context carries every field of the request:
+    ``suggestions`` (``permission_suggestions`` parsed into ``PermissionUpdate`` of any
+    ``type``; an item that is not an object is left out there but stays in ``raw``),
+    ``tool_use_id``, ``display_name``, ``description``, ``title``, ``decision_reason``,
+    ``decision_reason_type``, ``blocked_path``, ``agent_id`` (None when absent; a value that
+    is not a str also gives None and stays visible in ``raw``), ``signal``, ``request_id`` and
+    ``raw`` (the request dict). Raises ``CallbackRequestError`` when ``tool_name`` is not a
+    non-empty str or ``input`` is not an object.
+    """
+    tool_name = request.get("tool_name")
+    if tool_name.__class__ is not str or not tool_name:
+        raise CallbackRequestError(
+            f"can_use_tool request without a tool_name (got {tool_name!r})",
+            subtype="can_use_tool",
+        )
+    tool_input = request.get("input")
+    if tool_input.__class__ is not dict:
+        raise CallbackRequestError(
+            f"can_use_tool input for {tool_name!r} must be an object, "
+            f"got {type(tool_input).__name__}",
+            subtype="can_use_tool",
+        )
+    fields: Dict[str, Any] = {"signal": signal, "request_id": request_id, "raw": dict(request)}
+    for key, value in request.items():  # one pass: this runs for every permission request
+        name = _CONTEXT_STR_FIELDS.get(key)
+        if name is not None:
+            if value.__class__ is str:
+                fields[name] = value
+        elif key == "permission_suggestions":
+            fields["suggestions"] = suggestions_from_wire(value)
+    return tool_name, tool_input, ToolPermissionContext(**fields)
+
+
+_CONTEXT_STR_FIELDS = {
+    name: name
+    for name in (
+        "tool_use_id", "agent_id", "blocked_path", "decision_reason", "decision_reason_type",
+        "title", "display_name", "description",
+    )
+}  # fmt: skip
+
+
+def suggestions_from_wire(suggestions: Any) -> List[PermissionUpdate]:
+    """``permission_suggestions`` → ``PermissionUpdate`` list (never raises).
+
+    Every object becomes a ``PermissionUpdate`` whatever its ``type`` (unknown kinds keep
+    their other keys in ``extra``). Items of another shape (older CLIs sent strings such as
+    ``"deny"``) are left out; the caller still has them in the raw request.
+    """
+    if suggestions.__class__ is not list:
+        return []
+    parsed: List[PermissionUpdate] = []
+    for item in suggestions:
+        update = _suggestion_from_wire(item)
+        if update is not None:
+            parsed.append(update)
+    return parsed
+
+
+def _suggestion_from_wire(item: Any) -> Optional[PermissionUpdate]:
+    if item.__class__ is not dict:
+        return None
+    rules = item.get("rules")
+    if rules is not None:
+        if rules.__class__ is not list:
+            return None
+        for rule in rules:
+            if rule.__class__ is not dict:
+                return None
+    directories = item.get("directories")
+    if directories is not None and directories.__class__ is not list:
+        return None
+    return PermissionUpdate.from_dict(item)
+
+
+def permission_result_to_wire(
+    result: Any, *, original_input: Dict[str, Any], tool_use_id: Optional[str]
+) -> Dict[str, Any]:
+    """What ``can_use_tool`` returned → the success payload of its control response.
+
+    Allow: ``{"behavior": "allow", "updatedInput": <updated_input, or original_input when
+    None>, "updatedPermissions": [...] (only when not None), "toolUseID": ... (when known)}``.
+    Deny: ``{"behavior": "deny", "message": ..., "interrupt": bool, "toolUseID": ...}``.
+    The class decides the behavior (its ``behavior`` field is not consulted).
+    Raises ``TypeError`` for any other return type (None, a dict, a bool, …), for an
+    ``updated_input`` that is not a dict, ``updated_permissions`` that is not a list of
+    ``PermissionUpdate``, or a deny ``message`` that is not a str.
+    """
+    if isinstance(result, PermissionResultAllow):
+        wire = _allow_to_wire(result, original_input)
+    elif isinstance(result, PermissionResultDeny):
+        wire = _deny_wire(_deny_message(result.message), interrupt=bool(result.interrupt))
+    else:
+        raise TypeError(
+            f"can_use_tool must return PermissionResultAllow or PermissionResultDeny, got "
+            f"{type(result).__name__}{_plain_dict_hint(result)}"
+        )
+    return _with_tool_use_id(wire, tool_use_id)
+
+
+def _allow_to_wire(result: PermissionResultAllow, original_input: Dict[str, Any]) -> Dict[str, Any]:
+    updated_input = original_input if result.updated_input is None else result.updated_input
+    if not isinstance(updated_input, dict):
+        what = (
+            "original_input must be a dict"
+            if result.updated_input is None
+            else "PermissionResultAllow.updated_input must be a dict or None"
+        )
+        raise TypeError(f"{what}, got {type(updated_input).__name__}")
+    wire: Dict[str, Any] = {"behavior": "allow", "updatedInput": updated_input}
+    if result.updated_permissions is not None:
+        wire["updatedPermissions"] = _updates_to_wire(result.updated_permissions)
+    return wire
+
+
+def _updates_to_wire(updates: Any) -> List[Dict[str, Any]]:
+    if not isinstance(updates, (list, tuple)):
+        raise TypeError(
+            f"PermissionResultAllow.updated_permissions must be a list of PermissionUpdate "
+            f"or None, got {type(updates).__name__}"
+        )
+    wire = []
+    for index, update in enumerate(updates):
+        if not isinstance(update, PermissionUpdate):
+            raise TypeError(
+                f"PermissionResultAllow.updated_permissions[{index}] must be a "
+                f"PermissionUpdate (PermissionUpdate.from_dict() builds one from a dict), "
+                f"got {type(update).__name__}"
+            )
+        wire.append(update.to_dict())
+    return wire
+
+
+def _deny_message(message: Any) -> str:
+    if not isinstance(message, str):
+        raise TypeError(f"PermissionResultDeny.message must be a str, got {type(message).__name__}")
+    return message
+
+
+def _plain_dict_hint(result: Any) -> str:
+    if isinstance(result, Mapping):
+        return (
+            "; a plain dict is not accepted: return PermissionResultAllow(updated_input=...) "
+            "or PermissionResultDeny(message=...)"
+        )
+    if result is None:
+        return "; every code path of the callback must return a result"
+    return ""
+
+
+def fail_closed_permission_wire(reason: str, tool_use_id: Optional[str]) -> Dict[str, Any]:
+    """The deny sent when ``can_use_tool`` raised or returned a wrong type (``reason``).
+
+    ``interrupt`` is false: the model is told the check failed and the turn goes on.
+    """
+    message = (
+        f"Permission denied: the SDK's permission callback (can_use_tool) failed, so this "
+        f"tool use was not allowed. Reason: {reason}"
+    )
+    return _with_tool_use_id(_deny_wire(message, interrupt=False), tool_use_id)
+
+
+def deny_all_permission_wire(tool_name: str, tool_use_id: Optional[str]) -> Dict[str, Any]:
+    """The deny sent for every permission request under ``deny_all_permissions=True``."""
+    message = (
+        f"Permission denied: the SDK runs with deny_all_permissions=True, which denies every "
+        f"permission request without asking; {tool_name} cannot be used in this session."
+    )
+    return _with_tool_use_id(_deny_wire(message, interrupt=False), tool_use_id)
+
+
+def callback_failure_reason(error: BaseException) -> str:
+    """A one-line, bounded description of a callback's exception, for the wire.
+
+    ``"ValueError: boom"``; cut to 2000 characters. Used as the ``reason`` of
+    ``fail_closed_permission_wire`` and as the text of a hook's error response.
+    """
+    text = str(error).strip()
+    reason = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    if len(reason) > _MAX_REASON_CHARS:
+        reason = reason[: _MAX_REASON_CHARS - 1] + "…"
+    return reason
+
+
+def _deny_wire(message: str, *, interrupt: bool) -> Dict[str, Any]:
+    return {"behavior": "deny", "message": message, "interrupt": interrupt}
+
+
+def _with_tool_use_id(wire: Dict[str, Any], tool_use_id: Optional[str]) -> Dict[str, Any]:
+    if tool_use_id is not None:
+        wire["toolUseID"] = tool_use_id
+    return wire

@@ -1,0 +1,4 @@
+"""Showing things to people: short reprs and HTML/Markdown renderings (``render``), secrets
+kept out of them (``redaction``), the state of a watched run (``live``) and ``show()``
+(``show``, the one module here with a thread).
+"""

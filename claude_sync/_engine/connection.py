@@ -1,0 +1,601 @@
+"""One connected CLI and the threads around it: the I/O shell over the pure protocol core.
+
+A ``Session`` drives one ``Transport`` (the CLI as a child process by default). Threads (all
+named ``claude_sync-…``, all joined — bounded — by ``close``):
+
+- ``claude_sync-reader-<pid>``: reads the transport's chunks, frames, decodes, routes.
+  Messages go to an unbounded ``Mailbox``; responses to our control requests resolve
+  ``Future``\\ s in the futures table (``pending.py``); requests from the CLI go to the ``RequestServer``
+  (``serving.py``), cancels too. It never runs user code, never writes, and blocks only on
+  the transport — or, deliberately, on flow control (``reader.py``).
+- ``claude_sync-stderr-<pid>`` (in the subprocess transport): drains stderr into a tail.
+- ``claude_sync-mirror-<pid>`` (only with a ``session_store``): see ``store_bridge``.
+- ``claude_sync-callback-<n>``: the request server's pool (permissions, hooks, MCP).
+- the caller's threads: iterate messages, send control requests, close.
+
+States. One explicit state per session; what each call does in each state (h11-style: the
+table below is ``_MOVES`` and ``_REFUSED``; "UsageError (x)" raises with text x):
+
+================  ==================  ===================  ===========================
+state             ``connect``         ``send``/``request``  ``close``
+================  ==================  ===================  ===========================
+NEW               → CONNECTING        UsageError (a)        → CLOSING → CLOSED
+CONNECTING        UsageError (b)      allowed               → CLOSING → CLOSED
+OPEN              UsageError (b)      allowed               → CLOSING → CLOSED
+CLOSING           UsageError (b)      UsageError (c)        waits for the closing thread,
+                                                            or resumes a cut-short close
+CLOSED            UsageError (b)      UsageError (c)        nothing to do
+================  ==================  ===================  ===========================
+
+(a) "the session is not connected"; (b) "this session was already connected; create a new
+one"; (c) "the session is closed". A successful ``initialize`` moves CONNECTING → OPEN.
+The reader ending (EOF, crash) changes no state: it records a sticky terminal error (None
+for a clean end), fails every pending future and queues the end-of-stream sentinel once.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import threading
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
+
+from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
+from .._wire.errors import (
+    ClaudeSDKError,
+    CLIConnectionError,
+    ControlRequestError,
+    ControlTimeoutError,
+    ReceiveTimeoutError,
+    UsageError,
+)
+from .._wire.framing import encode_frame
+from .._wire.messages import ResultMessage
+from .._wire.protocol import (
+    ControlResponseReceived,
+    StreamItem,
+    TranscriptMirrorReceived,
+    TurnLedger,
+    control_request_frame,
+    exit_error,
+)
+from .pending import PendingRequests
+from .reader import END, Reader
+from .transport import Transport
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._options.command import OptionsPlan, SpawnPlan
+    from .._sessions.store_bridge import StoreBridge
+    from .serving import RequestServer
+    from .wire_log import WireTap
+
+__all__ = ["Session", "SessionState", "END"]
+
+logger = logging.getLogger("claude_sync.session")
+
+
+class SessionState(enum.Enum):
+    NEW = "new"
+    CONNECTING = "connecting"
+    OPEN = "open"
+    CLOSING = "closing"
+    CLOSED = "closed"
+
+
+_S = SessionState
+_MOVES: Dict[Tuple[SessionState, str], SessionState] = {
+    (_S.NEW, "connect"): _S.CONNECTING,
+    (_S.CONNECTING, "connected"): _S.OPEN,
+    (_S.NEW, "close"): _S.CLOSING,
+    (_S.CONNECTING, "close"): _S.CLOSING,
+    (_S.OPEN, "close"): _S.CLOSING,
+    (_S.CLOSING, "closed"): _S.CLOSED,
+}
+_ALREADY = "this session was already connected; create a new one"
+_REFUSED: Dict[Tuple[SessionState, str], str] = {
+    (_S.NEW, "send"): "the session is not connected",
+    (_S.CLOSING, "send"): "the session is closed",
+    (_S.CLOSED, "send"): "the session is closed",
+    **{(state, "connect"): _ALREADY for state in (_S.CONNECTING, _S.OPEN, _S.CLOSING, _S.CLOSED)},
+}
+
+
+class Session:
+    """One connected CLI. See the module docstring for the threads and the states."""
+
+    def __init__(
+        self,
+        options: ClaudeAgentOptions,
+        *,
+        server: Optional[RequestServer] = None,
+        plan: Optional[OptionsPlan] = None,
+        environ: Optional[Dict[str, str]] = None,
+        transport: Optional[Transport] = None,
+    ) -> None:
+        self.options = options
+        self._server = server
+        self._options_plan = plan  # interpret_options(options), when the caller made it
+        self._environ = environ
+        self._custom_transport = transport
+        self._transport: Optional[Transport] = None
+        self._store_bridge: Optional[StoreBridge] = None  # options.session_store's mirror/resume
+        self._temp_files: List[str] = []
+        self._lock = threading.Lock()
+        self._state = SessionState.NEW
+        self._pending = PendingRequests()
+        self._reader = Reader(
+            self,
+            max_buffer_size=options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE,
+            close_timeout=options.close_timeout,
+        )
+        self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
+        self._ledger = TurnLedger()
+        self.last_result: Optional[ResultMessage] = None
+        self.server_info: Optional[Dict[str, Any]] = None
+        self._closer: Optional[threading.Thread] = None
+        self._close_steps_done = 0
+        self._close_done = threading.Event()
+        self.close_rung: Optional[str] = None
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def state(self) -> SessionState:
+        return self._state
+
+    def _move(self, call: str) -> None:
+        """Apply ``call`` to the state table (caller holds ``_lock``). Raises ``UsageError``."""
+        refused = _REFUSED.get((self._state, call))
+        if refused is not None:
+            raise UsageError(refused)
+        self._state = _MOVES[(self._state, call)]
+
+    def _check_send(self) -> None:
+        refused = _REFUSED.get((self._state, "send"))
+        if refused is not None:
+            raise UsageError(refused)
+
+    @property
+    def closed(self) -> bool:
+        """True from the moment ``close`` started."""
+        return self._state is SessionState.CLOSING or self._state is SessionState.CLOSED
+
+    # ------------------------------------------------------------------ connect
+
+    def connect(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Spawn the CLI (or connect the custom transport), start the reader, run the
+        ``initialize`` handshake (caller's thread).
+
+        With a custom transport the options' command-line part (model, cwd, tools …) is not
+        applied — no process is spawned here — but everything sent through the protocol is
+        (hooks, agents, SDK MCP servers, permission callbacks), as in the official SDK.
+
+        Returns the initialize response. Raises ``CLINotFoundError``, ``CLIConnectionError``,
+        ``ProcessError`` (the CLI died during start-up, with its stderr tail),
+        ``ControlTimeoutError`` (no answer within ``initialize_timeout``), ``UsageError``
+        (connect called twice). ``timeout``: the caller's bound on its whole run (``query(
+        timeout=)``); when it is the shorter one, the handshake waits at most that long and
+        raises ``ReceiveTimeoutError(kind="total")`` instead. On failure everything started so far is torn down.
+        """
+        with self._lock:
+            self._move("connect")
+        try:
+            plan = self._start_transport()
+            response = self._initialize(plan, timeout)
+            plan.check_initialize_answer(response)
+            with self._lock:
+                if self._state is SessionState.CONNECTING:
+                    self._move("connected")
+        except BaseException:
+            self.close()
+            raise
+        self.server_info = response
+        if self.options.verbatim_prompts:
+            self._warn_if_verbatim_prompts_ignored()
+        return response
+
+    def _initialize(self, plan: SpawnPlan, run_timeout: Optional[float]) -> Dict[str, Any]:
+        if run_timeout is None or run_timeout >= plan.initialize_timeout:
+            return self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
+        try:
+            return self.request("initialize", dict(plan.initialize_fields), timeout=run_timeout)
+        except ControlTimeoutError:
+            raise ReceiveTimeoutError(
+                f"No complete response within {run_timeout}s (the CLI did not finish starting)",
+                kind="total",
+                timeout=run_timeout,
+            ) from None
+
+    def _warn_if_verbatim_prompts_ignored(self) -> None:
+        """Caller's thread, after connect: ask the CLI its version (one control request, only
+        with ``verbatim_prompts``) and log a warning if it would ignore ``client_composed``,
+        as the official SDK does. Never raises: an unanswered question only skips the check."""
+        from .._options.environment import verbatim_prompts_ignored
+
+        try:
+            version = self.request("get_binary_version", {}).get("version")
+        except ClaudeSDKError as exc:
+            logger.debug("could not ask the CLI its version: %s", exc)
+            return
+        problem = verbatim_prompts_ignored(version)
+        if problem is not None:
+            logger.warning(problem)
+
+    def _start_transport(self) -> SpawnPlan:
+        from .spawn import plan_spawn, start_transport  # first connect only, not at import
+
+        plan, self._store_bridge = plan_spawn(
+            self.options, self._options_plan, self._environ, self._custom_transport, self._report_mirror_error
+        )
+        if self._server is None:
+            from .serving import RequestServer  # a bare session answers every request with an error
+
+            self._server = RequestServer({}, self.options.callback_workers)
+        self._server.attach(self.write_encoded)
+        self._transport = start_transport(self.options, plan, self._custom_transport, self._temp_files)
+        from .host_death import track  # first connect only, not at import
+
+        track(self)  # closed the normal way on the host's SIGTERM
+        if self._store_bridge is not None:
+            self._store_bridge.start(self._transport.pid)
+        label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix
+        from .wire_log import wire_tap  # first connect only, not at import
+
+        self.wire = wire_tap(f"cli[{label}]")
+        self._reader.start(self._transport, self._server, label, self.wire)
+        return plan
+
+    @property
+    def pid(self) -> Optional[int]:
+        return self._transport.pid if self._transport else None
+
+    @property
+    def transport(self) -> Optional[Transport]:
+        return self._transport
+
+    @property
+    def server(self) -> Optional[RequestServer]:
+        """What serves the CLI's requests (None before ``connect``)."""
+        return self._server
+
+    # ------------------------------------------------------------------ writing
+
+    def write_frame(self, frame: Dict[str, Any], timeout: Optional[float] = None) -> None:
+        """Encode and write one frame (any thread). Raises ``CLIConnectionError`` (chained to
+        the terminal error when the CLI is gone), ``UsageError`` (not connected, or closed),
+        ``TypeError``/``ValueError`` (not JSON)."""
+        self.write_encoded(encode_frame(frame), timeout)
+
+    def write_encoded(self, data: bytes, timeout: Optional[float] = None) -> None:
+        """Write whole encoded frames (any thread); raises as ``write_frame``."""
+        transport = self._transport
+        if transport is None or self._state is not SessionState.OPEN:
+            self._check_send()
+            if transport is None:
+                raise UsageError("the session is not connected")
+        if self.wire is not None:
+            self.wire.sent(data)
+        try:
+            transport.write_bytes(data, self.options.control_timeout if timeout is None else timeout)
+        except CLIConnectionError as exc:
+            if self.closed:
+                raise UsageError("the session is closed") from exc
+            # A broken pipe usually means the CLI exited; its exit status and stderr, which
+            # say why, arrive with the reader's end: wait (bounded) for it to name them.
+            self._reader.join(2 * self.options.close_timeout)
+            if self.terminal_error is not None:
+                raise CLIConnectionError(f"{exc} (the CLI has ended: {self.terminal_error})") from self.terminal_error
+            raise
+
+    def close_stdin(self) -> None:
+        """Send EOF to the CLI (idempotent, any thread)."""
+        if self._transport is not None:
+            self._transport.end_input()
+
+    # ------------------------------------------------------------------ turns
+
+    def send_user_message(self, frame: Dict[str, Any], timeout: Optional[float] = None) -> None:
+        """Write a user frame and count it as a turn (any thread). With ``verbatim_prompts``
+        the frame is marked ``client_composed`` (the CLI delivers it as written)."""
+        if self.options.verbatim_prompts:
+            frame = {**frame, "client_composed": True}
+        with self._lock:
+            self._ledger.sent_user_message()
+        try:
+            self.write_frame(frame, timeout)
+        except BaseException:
+            with self._lock:
+                self._ledger.unsent_user_message()
+            raise
+
+    @property
+    def turn_running(self) -> bool:
+        """True while a user message written has not had its result yet (any thread)."""
+        with self._lock:
+            return self._ledger.turn_running
+
+    def input_exhausted(self) -> None:
+        """Record that no user message will follow (a one-shot run's prompt is all sent)."""
+        with self._lock:
+            self._ledger.input_exhausted()
+
+    @property
+    def run_finished(self) -> bool:
+        """True once input is exhausted and every user message got its result: a one-shot
+        run may end input now (see ``TurnLedger``)."""
+        with self._lock:
+            return self._ledger.should_close
+
+    def result_received(self, result: ResultMessage) -> None:
+        """Reader thread: count a turn's result (with a session store: once the store has the
+        turn, waiting at most its flush timeout)."""
+        if self._store_bridge is not None:
+            self._store_bridge.flush(self._store_bridge.flush_timeout)
+        with self._lock:
+            self._ledger.result_received()
+            self.last_result = result
+
+    # ------------------------------------------------------------------ control requests
+
+    def new_request_id(self) -> str:
+        return self._pending.new_id()
+
+    def request(
+        self, subtype: str, payload: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """Send a control request and wait for its answer (any thread except the reader).
+
+        Returns the CLI's ``response`` payload (``{}`` when it sends none). Raises
+        ``ControlRequestError`` (the CLI's error text), ``ControlTimeoutError`` (no answer
+        within ``timeout``, default ``control_timeout``), ``CLIConnectionError`` (the CLI
+        ended first), ``UsageError`` (not connected, or closed).
+        """
+        timeout = self.options.control_timeout if timeout is None else timeout
+        request_id = self._pending.new_id()
+        with self._lock:
+            self._check_send()
+            if self.terminal_error is not None or self._reader.ended:
+                raise CLIConnectionError(f"the CLI has ended: {self.terminal_error}") from self.terminal_error
+            future = self._pending.register(request_id)
+        self._reader.wake()
+        try:
+            self.write_frame(control_request_frame(request_id, subtype, payload), timeout)
+            response = self._wait_answer(future, timeout, subtype, request_id)
+        finally:
+            self._pending.forget(request_id)
+        if not response.ok:
+            raise ControlRequestError(response.error or "error", subtype=subtype, request_id=request_id)
+        return response.payload if response.payload is not None else {}
+
+    def _wait_answer(
+        self, future: Future[ControlResponseReceived], timeout: float, subtype: str, request_id: str
+    ) -> ControlResponseReceived:
+        try:
+            return PendingRequests.wait(future, timeout, subtype, request_id)
+        except ControlTimeoutError:
+            raise
+        except ClaudeSDKError as exc:
+            reported = self._error_result_before_the_end()
+            if reported is not None:  # e.g. a refused resume: the CLI's own reason
+                raise reported from exc
+            raise CLIConnectionError(
+                f"The CLI ended while waiting for control request {subtype!r}: {exc}"
+            ) from exc
+
+    def _error_result_before_the_end(self) -> Optional[ClaudeSDKError]:
+        """The ``ResultError`` of an error result the CLI reported before it ended (as the
+        official SDK raises for a request that was still waiting), else None."""
+        with self._lock:
+            result = self.last_result
+        if result is None or not result.is_error:
+            return None
+        from .._wire.protocol import result_error
+
+        transport = self._transport
+        if transport is None:
+            return result_error(result)
+        return result_error(result, exit_code=transport.exit_code(), stderr=transport.stderr_tail() or None)
+
+    @property
+    def has_pending_requests(self) -> bool:
+        return bool(self._pending)
+
+    @property
+    def terminal_error(self) -> Optional[BaseException]:
+        """The sticky error that ended the stream (None while it runs or after a clean end)."""
+        return self._reader.terminal_error
+
+    def stream_ended(self, error: Optional[BaseException], transport: Transport) -> Optional[BaseException]:
+        """Reader thread, once, at end of stream: the terminal error (``error`` when the reader
+        stopped on one, else judged from the exit status and what was expected), after failing
+        every pending control request. Errors during our own close are ignored (None)."""
+        if error is None and not self.closed:
+            returncode = transport.wait(self.options.close_timeout)
+            if returncode is None and transport.pid is None:
+                returncode = 0  # no process, no status: a clean EOF, judged by what was expected
+            error = exit_error(
+                returncode,
+                stderr_tail=transport.stderr_tail(),
+                last_result=self.last_result,
+                expecting_result=self.turn_running,
+                killed_by_us=self.closed or bool(getattr(transport, "stopped_by_us", False)),
+            )
+        if self.closed and error is not None:
+            logger.debug("Ignoring reader error during close: %r", error)
+            error = None
+        self.fail_pending(error if error is not None else CLIConnectionError("The CLI closed its stdout"))
+        return error
+
+    def mirror_received(self, frame: TranscriptMirrorReceived) -> None:
+        """Reader thread: a ``transcript_mirror`` frame for the session store, if any."""
+        bridge = self._store_bridge
+        if bridge is not None:
+            bridge.enqueue(frame.file_path, frame.entries)
+
+    def resolve(self, response: ControlResponseReceived) -> None:
+        """Reader thread: hand a control response to the request waiting for it."""
+        self._pending.resolve(response)
+
+    def fail_pending(self, error: BaseException) -> None:
+        """Fail every waiting control request with ``error`` (any thread)."""
+        self._pending.fail_all(error)
+
+    # ------------------------------------------------------------------ receiving
+
+    def messages(
+        self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None
+    ) -> Iterator[StreamItem]:
+        """Yield queued messages until end of stream (caller's thread; see ``Reader.items``)."""
+        return self._reader.items(timeout=timeout, idle_timeout=idle_timeout)
+
+    def requeue_front(self, items: List[Any]) -> None:
+        """Put messages taken by ``messages()`` back at the head of the queue, in order
+        (the consumer's thread, e.g. a layer that held them when it was interrupted)."""
+        self._reader.requeue_front(items)
+
+    @property
+    def frames_seen(self) -> int:
+        return self._reader.frames_seen
+
+    # ------------------------------------------------------------------ session store
+
+    @property
+    def store_bridge(self) -> Optional[StoreBridge]:
+        return self._store_bridge
+
+    def _report_mirror_error(self, key: Optional[Mapping[str, Any]], error: str) -> None:
+        """Mirror thread (or reader): a ``SystemMessage`` ``mirror_error`` for the consumer."""
+        from .._wire.parse import parse_message
+
+        session_id = key.get("session_id", "") if key else ""
+        frame = {"type": "system", "subtype": "mirror_error", "error": error, "key": key, "session_id": session_id}
+        self._reader.mailbox.put(parse_message(frame))
+
+    # ------------------------------------------------------------------ callbacks
+
+    def signal_all_inflight(self) -> None:
+        """Set every in-flight callback's signal (interrupt, close). Any thread."""
+        if self._server is not None:
+            self._server.signal_all()
+
+    def in_callback_thread(self) -> bool:
+        return self._server is not None and self._server.in_worker()
+
+    # ------------------------------------------------------------------ close
+
+    def close(self) -> None:
+        """Stop everything (idempotent, any thread, bounded).
+
+        The ladder: refuse new CLI requests and set in-flight callbacks' signals → if a turn
+        is running, a best-effort ``interrupt`` → ``transport.stop`` (stdin EOF → wait →
+        SIGTERM the process group → wait → SIGKILL → wait, each wait ``close_timeout``) →
+        join the reader → shut the pool down (bounded) → ``transport.close`` → fail what
+        still waits → delete temp files. Concurrent callers wait for the first one.
+
+        A ``KeyboardInterrupt`` during a step re-runs that step once, finishes the ladder
+        and is re-raised at the end; one that cuts the ladder short anyway leaves the
+        session CLOSING, and the next ``close()`` resumes where it stopped.
+        """
+        with self._lock:
+            if self._state is SessionState.CLOSED:
+                return
+            if not self.closed:
+                self._move("close")
+            closer = self._closer
+            # The closing thread itself, back after a Ctrl-C cut its close short, resumes it.
+            run = closer is None or closer is threading.current_thread() or not closer.is_alive()
+            if run:
+                self._closer = threading.current_thread()
+        if not run:
+            if not self.in_callback_thread() and not self._reader.is_current():
+                self._close_done.wait(self.options.close_timeout * 5)
+            return
+        try:
+            deferred = self._close_ladder()
+        finally:
+            with self._lock:
+                self._closer = None
+        with self._lock:
+            self._move("closed")
+            self._close_done.set()
+        if deferred is not None:
+            raise deferred
+
+    def _close_ladder(self) -> Optional[BaseException]:
+        steps = (
+            self._stop_serving,
+            self._interrupt_running_turn,
+            self._stop_transport,
+            self._join_reader,
+            self._close_server,
+            self._close_store_bridge,
+            self._close_transport,
+            self._end_stream,
+            self._remove_temp_files,
+        )
+        deferred: Optional[BaseException] = None
+        while self._close_steps_done < len(steps):
+            step = steps[self._close_steps_done]
+            try:
+                step()
+            except KeyboardInterrupt as exc:
+                deferred = exc
+                logger.info("Ctrl-C while closing the Claude Code session: finishing the close first")
+                try:
+                    step()  # once more: a step may have been cut short
+                except KeyboardInterrupt:
+                    pass
+            self._close_steps_done += 1
+        return deferred
+
+    def _stop_serving(self) -> None:
+        if self._server is not None:
+            self._server.stop_accepting()
+        self._reader.wake()
+
+    def _interrupt_running_turn(self) -> None:
+        """A turn still running would keep going after EOF; ask it to stop first."""
+        transport = self._transport
+        if transport is None or not self.turn_running or not transport.is_ready():
+            return
+        frame = control_request_frame(self.new_request_id(), "interrupt")
+        try:
+            transport.write_bytes(encode_frame(frame), min(0.5, self.options.close_timeout))
+        except ClaudeSDKError:
+            pass
+
+    def _stop_transport(self) -> None:
+        if self._transport is not None:
+            rung = self._transport.stop(self.options.close_timeout)
+            self.close_rung = self.close_rung or rung
+
+    def _join_reader(self) -> None:
+        if not self._reader.join(self.options.close_timeout):
+            logger.error("claude_sync reader thread did not end within %.1fs", self.options.close_timeout)
+
+    def _close_server(self) -> None:
+        if self._server is not None:
+            self._server.close(self.options.close_timeout)
+
+    def _close_store_bridge(self) -> None:
+        if self._store_bridge is not None:
+            self._store_bridge.close(self.options.close_timeout)  # after the reader: every mirror frame is in
+
+    def _close_transport(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    def _end_stream(self) -> None:
+        self.fail_pending(UsageError("the session was closed"))
+        self._reader.put_end()
+
+    def _remove_temp_files(self) -> None:
+        if not self._temp_files:
+            return
+        from .tempfiles import remove_private_file
+
+        while self._temp_files:
+            remove_private_file(self._temp_files[-1])
+            self._temp_files.pop()
+

@@ -1,0 +1,90 @@
+"""From options to a started transport: the spawn plan (with a session store's resume, when
+there is one), private temp files for arguments too big for argv, and the CLI subprocess.
+
+Runs on the caller's thread during ``connect``. Everything imported here is loaded on the
+first connect only, not at ``import claude_sync``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
+
+from .._options.options import ClaudeAgentOptions
+from .transport import Transport
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._options.command import OptionsPlan, SpawnPlan
+    from .._sessions.store_bridge import StoreBridge
+
+__all__ = ["plan_spawn", "start_transport"]
+
+
+def plan_spawn(
+    options: ClaudeAgentOptions,
+    plan: Optional[OptionsPlan],
+    environ: Optional[Dict[str, str]],
+    custom_transport: Optional[Transport],
+    report_mirror_error: Callable[[Optional[Mapping[str, Any]], str], None],
+) -> Tuple[SpawnPlan, Optional[StoreBridge]]:
+    """The spawn plan, and the session store's bridge when ``options.session_store`` is set.
+
+    With a custom transport only the protocol part of the plan is used (the options are
+    still validated); the CLI path is a placeholder, so no CLI needs to be installed.
+    Raises ``CLINotFoundError``, ``SessionStoreError`` (resume from the store failed),
+    ``ValueError``/``TypeError`` for options that cannot be carried out.
+    """
+    from .._options.command import build_spawn_plan, find_cli
+    from .tracing import trace_carrier
+
+    environ = environ if environ is not None else dict(os.environ)
+    cli = "claude" if custom_transport is not None else find_cli(options.cli_path)
+    bridge = None
+    spawned = options
+    if options.session_store is not None:
+        from .._sessions.store_bridge import StoreBridge  # session stores: first use only
+
+        bridge, spawned = StoreBridge.prepare(options, environ, report_mirror_error)
+        plan = StoreBridge.replan(plan, options, spawned)
+    spawn = build_spawn_plan(spawned, cli, environ=environ, interpreted=plan, trace_carrier=trace_carrier())
+    return spawn, bridge
+
+
+def start_transport(
+    options: ClaudeAgentOptions,
+    plan: SpawnPlan,
+    custom_transport: Optional[Transport],
+    temp_files: List[str],
+) -> Transport:
+    """``custom_transport``, or the CLI as a subprocess per ``plan``, connected.
+
+    Big arguments (``FileArg``) become private temp files, appended to ``temp_files`` (the
+    caller removes them at close; at exit they go anyway). Raises what ``connect`` raises.
+    """
+    transport = custom_transport
+    if transport is None:
+        from .process import SubprocessTransport, stderr_sink
+
+        transport = SubprocessTransport(
+            [_materialize(arg, temp_files) for arg in plan.argv],
+            env=plan.env,
+            cwd=plan.cwd,
+            user=plan.user,
+            stderr_callback=stderr_sink(options),
+            close_timeout=options.close_timeout,
+        )
+    transport.connect()
+    return transport
+
+
+def _materialize(arg: Any, temp_files: List[str]) -> str:
+    """A ``FileArg`` as the path of a private temp file; anything else as ``str``."""
+    from .._options.command import FileArg
+
+    if not isinstance(arg, FileArg):
+        return str(arg)
+    from .tempfiles import make_private_file
+
+    path = make_private_file(arg.content, arg.suffix)
+    temp_files.append(path)
+    return path

@@ -1,0 +1,1 @@
+"""``SessionStore`` implementations: in memory, SQLite (and PostgreSQL, an extra)."""

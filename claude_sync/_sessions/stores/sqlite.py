@@ -1,0 +1,200 @@
+"""``SQLiteSessionStore``: a ``SessionStore`` in one SQLite file (standard library only).
+
+Safe from several threads and several processes at once:
+
+- one connection per store object, used under a lock (``sqlite3`` connections must not be
+  used by two threads at the same time);
+- the file is in WAL mode, so readers never block the writer and vice versa; writers in
+  other processes wait up to ``busy_timeout`` seconds for the write lock, then the call
+  raises ``sqlite3.OperationalError`` ("database is locked");
+- ``append`` is one ``BEGIN IMMEDIATE`` transaction: its entries, the session's mtime and
+  its running summary (``fold_session_summary``) change together or not at all, so a
+  concurrent ``append`` can never interleave inside a batch or lose a summary update.
+
+Entries carrying a ``uuid`` are idempotent per transcript (a retried batch adds nothing
+twice); entries without one are always added. mtimes are epoch ms from the wall clock,
+forced to increase per transcript.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, List, Optional, Tuple, Union
+
+from ..summary import fold_session_summary
+from ..types import (
+    SessionKey,
+    SessionListSubkeysKey,
+    SessionStoreEntry,
+    SessionStoreListEntry,
+    SessionSummaryEntry,
+)
+
+__all__ = ["SQLiteSessionStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_key TEXT NOT NULL, session_id TEXT NOT NULL, subpath TEXT NOT NULL,
+    uuid TEXT, body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_by_key ON entries (project_key, session_id, subpath, seq);
+CREATE UNIQUE INDEX IF NOT EXISTS entries_by_uuid ON entries (project_key, session_id, subpath, uuid)
+    WHERE uuid IS NOT NULL;
+CREATE TABLE IF NOT EXISTS transcripts (
+    project_key TEXT NOT NULL, session_id TEXT NOT NULL, subpath TEXT NOT NULL,
+    mtime INTEGER NOT NULL, created INTEGER NOT NULL,
+    PRIMARY KEY (project_key, session_id, subpath)
+);
+CREATE TABLE IF NOT EXISTS summaries (
+    project_key TEXT NOT NULL, session_id TEXT NOT NULL, mtime INTEGER NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY (project_key, session_id)
+);
+"""
+
+
+class SQLiteSessionStore:
+    """A ``SessionStore`` in the SQLite file ``path`` (created if missing). Any thread.
+
+    ``busy_timeout`` (seconds) bounds the wait for another process's write lock. Call
+    ``close()`` (or use ``with``) when done; the store is unusable afterwards.
+    """
+
+    def __init__(self, path: Union[str, Path], *, busy_timeout: float = 30.0) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        self._db: Optional[sqlite3.Connection] = sqlite3.connect(
+            self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)  # idempotent (IF NOT EXISTS), safe to race
+        except BaseException:
+            self._db.close()
+            self._db = None
+            raise
+
+    def __enter__(self) -> SQLiteSessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise ValueError(f"SQLiteSessionStore({self.path!r}) is closed")
+        return self._db
+
+    # ---------------------------------------------------------------- writes
+
+    def append(self, key: SessionKey, entries: List[SessionStoreEntry]) -> None:
+        if not entries:
+            return
+        pk, sid, sub = key["project_key"], key["session_id"], key.get("subpath") or ""
+        rows = [(pk, sid, sub, _uuid_of(e), json.dumps(e, ensure_ascii=False, separators=(",", ":"))) for e in entries]
+        with self._lock:
+            db = self._conn()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(
+                    "INSERT OR IGNORE INTO entries (project_key, session_id, subpath, uuid, body) VALUES (?, ?, ?, ?, ?)", rows
+                )
+                mtime = self._stamp(db, pk, sid, sub)
+                if not sub:
+                    self._fold(db, key, entries, mtime)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    @staticmethod
+    def _stamp(db: sqlite3.Connection, pk: str, sid: str, sub: str) -> int:
+        row = db.execute(
+            "SELECT mtime FROM transcripts WHERE project_key=? AND session_id=? AND subpath=?", (pk, sid, sub)
+        ).fetchone()
+        now = int(time.time() * 1000)
+        if row is not None:
+            now = max(now, int(row[0]) + 1)
+        db.execute(
+            "INSERT INTO transcripts (project_key, session_id, subpath, mtime, created) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (project_key, session_id, subpath) DO UPDATE SET mtime=excluded.mtime",
+            (pk, sid, sub, now, now),
+        )
+        return now
+
+    @staticmethod
+    def _fold(db: sqlite3.Connection, key: SessionKey, entries: List[SessionStoreEntry], mtime: int) -> None:
+        pk, sid = key["project_key"], key["session_id"]
+        row = db.execute("SELECT mtime, data FROM summaries WHERE project_key=? AND session_id=?", (pk, sid)).fetchone()
+        prev: Optional[SessionSummaryEntry] = None
+        if row is not None:
+            prev = {"session_id": sid, "mtime": int(row[0]), "data": json.loads(row[1])}
+        folded = fold_session_summary(prev, key, entries)
+        db.execute(
+            "INSERT OR REPLACE INTO summaries (project_key, session_id, mtime, data) VALUES (?, ?, ?, ?)",
+            (pk, sid, mtime, json.dumps(folded["data"], ensure_ascii=False)),
+        )
+
+    def delete(self, key: SessionKey) -> None:
+        pk, sid, sub = key["project_key"], key["session_id"], key.get("subpath") or ""
+        where = "project_key=? AND session_id=?" + (" AND subpath=?" if sub else "")
+        args = (pk, sid, sub) if sub else (pk, sid)
+        with self._lock:
+            db = self._conn()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute(f"DELETE FROM entries WHERE {where}", args)
+                db.execute(f"DELETE FROM transcripts WHERE {where}", args)
+                if not sub:
+                    db.execute("DELETE FROM summaries WHERE project_key=? AND session_id=?", (pk, sid))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    # ---------------------------------------------------------------- reads
+
+    def _query(self, sql: str, args: Tuple[Any, ...]) -> List[Any]:
+        with self._lock:
+            return self._conn().execute(sql, args).fetchall()
+
+    def load(self, key: SessionKey) -> Optional[List[SessionStoreEntry]]:
+        rows = self._query(
+            "SELECT body FROM entries WHERE project_key=? AND session_id=? AND subpath=? ORDER BY seq",
+            (key["project_key"], key["session_id"], key.get("subpath") or ""),
+        )
+        if not rows:
+            return None
+        return [json.loads(body) for (body,) in rows]
+
+    def list_sessions(self, project_key: str) -> List[SessionStoreListEntry]:
+        rows = self._query("SELECT session_id, mtime FROM transcripts WHERE project_key=? AND subpath=''", (project_key,))
+        return [{"session_id": sid, "mtime": int(mtime)} for sid, mtime in rows]
+
+    def list_session_summaries(self, project_key: str) -> List[SessionSummaryEntry]:
+        rows = self._query("SELECT session_id, mtime, data FROM summaries WHERE project_key=?", (project_key,))
+        return [{"session_id": sid, "mtime": int(mtime), "data": json.loads(data)} for sid, mtime, data in rows]
+
+    def list_subkeys(self, key: SessionListSubkeysKey) -> List[str]:
+        rows = self._query(
+            "SELECT subpath FROM transcripts WHERE project_key=? AND session_id=? AND subpath!='' ORDER BY created, subpath",
+            (key["project_key"], key["session_id"]),
+        )
+        return [sub for (sub,) in rows]
+
+
+def _uuid_of(entry: Any) -> Optional[str]:
+    value = entry.get("uuid") if isinstance(entry, dict) else None
+    return value if isinstance(value, str) else None

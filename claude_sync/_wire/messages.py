@@ -1,0 +1,310 @@
+"""Immutable message types (what iterating a stream yields), and the rules of every message
+and block class.
+
+Rules for the classes here, in ``blocks`` and in ``system_messages``:
+
+* Every class is a ``@frozen_record``: messages cross threads, so they never change
+  after the reader thread built them. Dict and list *values* (``usage``, ``raw`` …) are
+  shared with the parsed JSON; treat them as read-only too.
+* Every message and block keeps the wire dict it came from in ``.raw`` (``SystemMessage``:
+  ``.raw`` is ``.data``, the whole wire dict, as in the official SDK). ``raw`` is left out
+  of ``==`` and ``repr()``: two messages are equal when their modelled fields are, and a
+  repr stays readable. The exceptions are ``UnknownMessage`` and ``UnknownBlock``, whose
+  ``raw`` *is* their content, so there it counts for both.
+* Field names follow the official ``claude-agent-sdk`` where the meaning is the same
+  (``model_usage`` for the wire's ``modelUsage``, ``message_id`` for ``message.id`` …).
+  Every class also has a ``type`` field (the wire ``type``: ``"assistant"``, ``"text"``,
+  ``"web_search_tool_result"`` …). It is a constant of the class, not a constructor
+  argument, except on the classes whose wire type varies (``UnknownMessage``,
+  ``UnknownBlock``, ``ServerToolResultBlock``).
+* Classes are ``frozen_record`` dataclasses (``record.py``): immutable, with generic
+  methods instead of generated ones, so defining ~40 of them stays cheap at import.
+  The parser (``parse.py``) does not call ``__init__`` at all (it checks arguments field
+  by field, too slow for a per-line hot path); it uses ``construct(cls, attrs)`` (in
+  ``record``), which must receive every ``init`` field.
+* ``to_dict()`` / ``to_json()`` / ``from_dict()`` / ``from_json()`` come from dataclasses-json,
+  imported on first use only (see ``serde.py``). ``type(m).from_dict(m.to_dict()) == m``
+  for every class, nested blocks included; ``message_from_dict`` picks the class itself.
+
+Content blocks are in ``blocks``, ``system`` messages in ``system_messages``, and the
+assistant merger in ``merger``. Pure module: no threads, no I/O, no clocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import field
+from typing import Any, Dict, List, Optional, Type, Union
+
+from .blocks import ContentBlock, WireRecord, blocks_from_dicts, raw_field, wire_field
+from .record import frozen_record
+from .serde import decoder_metadata
+from .system_messages import SYSTEM_CLASSES, SystemMessage
+
+__all__ = [
+    "UserMessage",
+    "AssistantMessage",
+    "ResultMessage",
+    "StreamEvent",
+    "RateLimitInfo",
+    "RateLimitEvent",
+    "PromptSuggestionMessage",
+    "ToolProgressMessage",
+    "AuthStatusMessage",
+    "ConversationResetMessage",
+    "DeferredToolUse",
+    "UnknownMessage",
+    "Message",
+    "MESSAGE_CLASSES",
+    "message_from_dict",
+]
+
+
+@frozen_record
+class UserMessage(WireRecord):
+    """A ``user`` line: a prompt echo (``isReplay``), a tool result, or CLI-made text.
+
+    ``content`` is a string or a list of blocks, as on the wire. ``tool_use_result`` is the
+    CLI's structured tool output (a dict for Bash/Write, a list for MCP tools, an
+    ``"Error: …"`` string for failures). ``is_synthetic`` marks text the CLI wrote itself
+    (e.g. ``[structured-output-enforce] …``); ``[Request interrupted by user]`` arrives as a
+    plain user text message.
+    """
+
+    type: str = field(default="user", init=False, repr=False, compare=False)
+    content: Union[str, List[ContentBlock]] = field(metadata=decoder_metadata(blocks_from_dicts))
+    uuid: Optional[str] = None
+    parent_tool_use_id: Optional[str] = None
+    tool_use_result: Any = None
+    origin: Optional[Dict[str, Any]] = None
+    is_replay: bool = False
+    is_synthetic: bool = False
+    session_id: Optional[str] = None
+    raw: Dict[str, Any] = raw_field()
+
+
+@frozen_record
+class AssistantMessage(WireRecord):
+    """An ``assistant`` line.
+
+    The real CLI sends **one line per content block**, all sharing ``message_id``, with
+    ``stop_reason`` null; use ``AssistantMessageMerger`` for whole messages and
+    ``ResultMessage.stop_reason`` for the real stop reason. ``error`` (top level on the
+    wire) is set on the synthetic message the CLI writes after an API failure:
+    ``authentication_failed``, ``rate_limit``, ``server_error``, ``unknown`` …
+    """
+
+    type: str = field(default="assistant", init=False, repr=False, compare=False)
+    content: List[ContentBlock] = field(metadata=decoder_metadata(blocks_from_dicts))
+    model: str
+    parent_tool_use_id: Optional[str] = None
+    error: Optional[str] = None
+    usage: Optional[Dict[str, Any]] = None
+    message_id: Optional[str] = None
+    stop_reason: Optional[str] = None
+    session_id: Optional[str] = None
+    uuid: Optional[str] = None
+    user_message_uuid: Optional[str] = None
+    user_message_uuids: Optional[List[str]] = None
+    raw: Dict[str, Any] = raw_field()
+
+
+@frozen_record
+class DeferredToolUse(WireRecord):
+    """A tool call a ``PreToolUse`` hook deferred (``permissionDecision: "defer"``): the run
+    stopped before it; ``ResultMessage.deferred_tool_use`` says which call to resume with."""
+
+    id: str
+    name: str
+    input: Dict[str, Any]
+
+
+def _deferred_from_dict(value: Any) -> Optional[DeferredToolUse]:
+    return None if value is None else DeferredToolUse(value["id"], value["name"], value["input"])
+
+
+@frozen_record
+class ResultMessage(WireRecord):
+    """A ``result`` line: the end of one turn, with cost and usage.
+
+    Do not read ``subtype`` alone: API failures arrive as ``subtype == "success"`` with
+    ``is_error`` true and ``api_error_status`` set; aborted or limited runs as
+    ``error_during_execution`` / ``error_max_turns`` / … with ``errors`` and no ``result``.
+    """
+
+    type: str = field(default="result", init=False, repr=False, compare=False)
+    subtype: str
+    duration_ms: int
+    duration_api_ms: int
+    is_error: bool
+    num_turns: int
+    session_id: str
+    stop_reason: Optional[str] = None
+    total_cost_usd: Optional[float] = None
+    usage: Optional[Dict[str, Any]] = None
+    result: Optional[str] = None
+    structured_output: Any = None
+    model_usage: Optional[Dict[str, Any]] = None
+    permission_denials: Optional[List[Any]] = None
+    deferred_tool_use: Optional[DeferredToolUse] = field(
+        default=None, metadata=decoder_metadata(_deferred_from_dict)
+    )
+    errors: Optional[List[str]] = None
+    api_error_status: Optional[int] = None
+    uuid: Optional[str] = None
+    terminal_reason: Optional[str] = None
+    origin: Optional[Dict[str, Any]] = None
+    user_message_uuid: Optional[str] = None
+    user_message_uuids: Optional[List[str]] = None
+    raw: Dict[str, Any] = raw_field()
+
+
+@frozen_record
+class StreamEvent(WireRecord):
+    """A ``stream_event`` line (``include_partial_messages``): one raw Messages-API SSE event."""
+
+    type: str = field(default="stream_event", init=False, repr=False, compare=False)
+    uuid: str
+    session_id: str
+    event: Dict[str, Any]
+    parent_tool_use_id: Optional[str] = None
+    user_message_uuid: Optional[str] = None
+    user_message_uuids: Optional[List[str]] = None
+    raw: Dict[str, Any] = raw_field()
+
+
+@frozen_record
+class RateLimitInfo(WireRecord):
+    """The ``rate_limit_info`` of a ``RateLimitEvent`` (wire keys are camelCase)."""
+
+    status: str
+    resets_at: Optional[int] = wire_field("resetsAt")
+    rate_limit_type: Optional[str] = wire_field("rateLimitType")
+    utilization: Optional[float] = None
+    overage_status: Optional[str] = wire_field("overageStatus")
+    overage_resets_at: Optional[int] = wire_field("overageResetsAt")
+    overage_disabled_reason: Optional[str] = wire_field("overageDisabledReason")
+    raw: Dict[str, Any] = raw_field()
+
+
+@frozen_record
+class RateLimitEvent(WireRecord):
+    """A ``rate_limit_event`` line: the subscription rate-limit state changed."""
+
+    type: str = field(default="rate_limit_event", init=False, repr=False, compare=False)
+    rate_limit_info: RateLimitInfo
+    uuid: str
+    session_id: str
+    raw: Dict[str, Any] = raw_field()
+
+
+@frozen_record
+class PromptSuggestionMessage(WireRecord):
+    """A ``prompt_suggestion`` line (``promptSuggestions``), sent after a ``result``."""
+
+    type: str = field(default="prompt_suggestion", init=False, repr=False, compare=False)
+    suggestion: str
+    uuid: Optional[str] = None
+    session_id: Optional[str] = None
+    raw: Dict[str, Any] = raw_field()
+
+
+@frozen_record
+class ToolProgressMessage(WireRecord):
+    """A ``tool_progress`` line: a tool has been running for ``elapsed_time_seconds``."""
+
+    type: str = field(default="tool_progress", init=False, repr=False, compare=False)
+    tool_use_id: str
+    tool_name: str
+    parent_tool_use_id: Optional[str] = None
+    elapsed_time_seconds: Optional[float] = None
+    task_id: Optional[str] = None
+    uuid: Optional[str] = None
+    session_id: Optional[str] = None
+    raw: Dict[str, Any] = raw_field()
+
+
+@frozen_record
+class AuthStatusMessage(WireRecord):
+    """An ``auth_status`` line (not seen from CLI 2.1.197, modelled for completeness)."""
+
+    type: str = field(default="auth_status", init=False, repr=False, compare=False)
+    is_authenticating: bool = wire_field("isAuthenticating", False)
+    output: Optional[List[str]] = None
+    error: Optional[str] = None
+    uuid: Optional[str] = None
+    session_id: Optional[str] = None
+    raw: Dict[str, Any] = raw_field()
+
+
+@frozen_record
+class ConversationResetMessage(WireRecord):
+    """A ``conversation_reset`` line (CLI 2.1.330, e.g. after ``/clear``): the conversation was
+    replaced without ending the connection.
+
+    Later ``ResultMessage`` totals (``total_cost_usd`` …) start again from zero, and later
+    messages carry a new ``session_id``; ``session_id`` here is the outgoing one and
+    ``new_conversation_id`` an opaque id for the fresh conversation (not a session id).
+    """
+
+    type: str = field(default="conversation_reset", init=False, repr=False, compare=False)
+    new_conversation_id: str
+    uuid: str
+    session_id: str
+    trigger: Optional[str] = None
+    """What discarded the conversation: ``clear``, ``plan_mode_exit``, ``fresh_session`` …"""
+    raw: Dict[str, Any] = raw_field()
+
+
+@frozen_record
+class UnknownMessage(WireRecord):
+    """A line whose ``type`` is not modelled here (forward compatibility): its wire dict."""
+
+    type: str
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+
+Message = Union[
+    UserMessage,
+    AssistantMessage,
+    SystemMessage,
+    ResultMessage,
+    StreamEvent,
+    RateLimitEvent,
+    PromptSuggestionMessage,
+    ToolProgressMessage,
+    AuthStatusMessage,
+    ConversationResetMessage,
+    UnknownMessage,
+]
+
+MESSAGE_CLASSES: Dict[str, Type[Any]] = {
+    "user": UserMessage,
+    "assistant": AssistantMessage,
+    "system": SystemMessage,
+    "result": ResultMessage,
+    "stream_event": StreamEvent,
+    "rate_limit_event": RateLimitEvent,
+    "prompt_suggestion": PromptSuggestionMessage,
+    "tool_progress": ToolProgressMessage,
+    "auth_status": AuthStatusMessage,
+    "conversation_reset": ConversationResetMessage,
+}
+"""Wire ``type`` → class, for every modelled type."""
+
+
+def message_from_dict(data: Dict[str, Any]) -> Message:
+    """Rebuild any message from its ``to_dict()`` output, choosing the class by ``type``.
+
+    For saved transcripts. (A *wire* dict goes to ``parse_message`` instead.) Raises
+    ``TypeError`` if ``data`` is not a dict, ``KeyError`` if a required field is missing.
+    """
+    if not isinstance(data, dict):
+        raise TypeError(f"message_from_dict() needs a dict, got {type(data).__name__}")
+    kind = data.get("type")
+    cls = MESSAGE_CLASSES.get(kind, UnknownMessage) if isinstance(kind, str) else UnknownMessage
+    subtype = data.get("subtype")
+    if cls is SystemMessage and isinstance(subtype, str):
+        cls = SYSTEM_CLASSES.get(subtype, SystemMessage)
+    message: Message = cls.from_dict(data)
+    return message
+

@@ -1,0 +1,429 @@
+"""The stream-json protocol, sans I/O: one stdout line in → one event out; frames out.
+
+Pure: no threads, no subprocess, no clocks. The threaded shell (``_engine/connection.py``) feeds it
+lines and acts on what comes back.
+
+Line rules (``decode_line``):
+- A line whose first non-blank byte is not ``{`` is noise: ``NoiseLineSkipped`` (the shell
+  logs it; nothing reaches the user). The real CLI 2.1.197 printed none in 557 lines.
+- A ``{…}`` line that is not valid JSON (or not UTF-8) raises ``CLIJSONDecodeError``. This
+  **ends the session**: the shell treats it like a crash (every waiter wakes with that error,
+  messages already queued are still delivered first). A corrupt object line means the stream
+  can no longer be trusted — it may have been a control response somebody waits for.
+- ``control_request`` / ``control_response`` / ``control_cancel_request`` / ``keep_alive``
+  / ``transcript_mirror`` become control events; every other object is parsed into a message (unknown types stay
+  visible as ``UnknownMessage``). A known type with a broken shape raises
+  ``MessageParseError`` (also session-ending, for the same reason).
+
+Outgoing frames are dicts built here and encoded by ``_framing.encode_frame``.
+
+Why over 400 lines: the events, their decoding, the outgoing frame builders and the turn ledger
+are the one wire vocabulary; each part is small, and splitting it would make every reader of
+the protocol open several files.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import field
+from typing import Any, Callable, Dict, Iterable, List, Optional, Union
+
+from .errors import (
+    ClaudeSDKError,
+    CLIJSONDecodeError,
+    ProcessError,
+    ResultError,
+    as_text,
+    error_texts,
+)
+from .messages import Message, ResultMessage
+from .parse import parse_message
+from .record import FrozenRecord, construct, frozen_record
+
+__all__ = [
+    "ControlCancelReceived",
+    "ControlRequestReceived",
+    "ControlResponseReceived",
+    "Event",
+    "KeepAliveReceived",
+    "NoiseLineSkipped",
+    "OversizedLineSkipped",
+    "StreamItem",
+    "TranscriptMirrorReceived",
+    "TurnLedger",
+    "control_error_frame",
+    "control_request_frame",
+    "control_success_frame",
+    "decode_line",
+    "exit_error",
+    "result_error",
+    "user_message_frame",
+]
+
+_LINE_EXCERPT = 2000
+
+
+@frozen_record
+class ControlRequestReceived(FrozenRecord):
+    """The CLI asks us something (``can_use_tool``, ``hook_callback``, ``mcp_message``, …)."""
+
+    request_id: str
+    subtype: str
+    request: Dict[str, Any]
+
+
+@frozen_record
+class ControlResponseReceived(FrozenRecord):
+    """The CLI answered one of our control requests (``ok`` false: ``error`` holds its text)."""
+
+    request_id: str
+    ok: bool
+    payload: Optional[Dict[str, Any]]
+    error: Optional[str]
+    raw: Dict[str, Any] = field(repr=False, compare=False)
+
+
+@frozen_record
+class ControlCancelReceived(FrozenRecord):
+    """The CLI no longer wants the answer to its request ``request_id``."""
+
+    request_id: str
+
+
+@frozen_record
+class KeepAliveReceived(FrozenRecord):
+    """A ``keep_alive`` frame: proof of life, nothing to deliver."""
+
+
+@frozen_record
+class NoiseLineSkipped(FrozenRecord):
+    """A stdout line that was not a JSON object (``text`` is its first 2000 characters)."""
+
+    text: str
+
+
+@frozen_record
+class TranscriptMirrorReceived(FrozenRecord):
+    """A ``transcript_mirror`` frame (sent under ``--session-mirror``): the CLI just wrote
+    ``entries`` to its transcript ``file_path``. For the session store, never the user."""
+
+    file_path: str
+    entries: List[Any]
+
+
+ControlEvent = Union[
+    ControlRequestReceived, ControlResponseReceived, ControlCancelReceived, KeepAliveReceived,
+    NoiseLineSkipped, TranscriptMirrorReceived,
+]  # fmt: skip
+CONTROL_EVENT_TYPES = frozenset(
+    (ControlRequestReceived, ControlResponseReceived, ControlCancelReceived, KeepAliveReceived,
+     NoiseLineSkipped, TranscriptMirrorReceived)
+)  # fmt: skip
+
+Event = Union[Message, ControlEvent]
+"""What ``decode_line`` returns for one line: a message for the user, or a control event."""
+
+_KEEP_ALIVE = KeepAliveReceived()
+_scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # the C scanner
+
+
+def decode_line(line: bytes) -> Event:
+    """One complete stdout line → a message object or a control event.
+
+    Raises ``CLIJSONDecodeError`` (corrupt ``{…}`` line, or JSON nested too deeply to decode)
+    or ``MessageParseError`` (known type with a broken shape, or a ``type`` that is not a
+    string).
+    """
+    if line[:1] != b"{":
+        stripped = line.strip()
+        if stripped[:1] != b"{":
+            return NoiseLineSkipped(stripped[:_LINE_EXCERPT].decode("utf-8", "replace"))
+        line = stripped
+    obj = _load_object(line)
+    kind = obj.get("type")
+    if kind.__class__ is str and kind in _CONTROL_DECODERS:
+        return _CONTROL_DECODERS[kind](obj)
+    return parse_message(obj)  # a non-string type: MessageParseError
+
+
+def _load_object(line: bytes) -> Dict[str, Any]:
+    """Fast path: the C scanner on the decoded text; any doubt → ``json.loads`` for errors."""
+    try:
+        text = line.decode("utf-8")
+        obj, end = _scan(text, 0)
+    except (UnicodeDecodeError, StopIteration, ValueError, RecursionError):
+        return _load_object_slowly(line)
+    if end != len(text) or obj.__class__ is not dict:
+        return _load_object_slowly(line)
+    return obj
+
+
+def _load_object_slowly(line: bytes) -> Dict[str, Any]:
+    excerpt = line[:_LINE_EXCERPT].decode("utf-8", "replace")
+    try:
+        obj = json.loads(line)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CLIJSONDecodeError(
+            excerpt, exc, message=f"Failed to decode a JSON line from the CLI ({len(line)} bytes): {exc}"
+        ) from exc
+    except RecursionError as exc:
+        raise CLIJSONDecodeError(
+            excerpt, exc, message=f"A JSON line from the CLI ({len(line)} bytes) is nested too deeply to decode"
+        ) from exc
+    if not isinstance(obj, dict):
+        raise CLIJSONDecodeError(
+            excerpt, message=f"Expected a JSON object line from the CLI, got {type(obj).__name__}"
+        )
+    return obj
+
+
+def _decode_control_request(obj: Dict[str, Any]) -> ControlRequestReceived:
+    request = obj.get("request")
+    if not isinstance(request, dict):
+        request = {}
+    return construct(
+        ControlRequestReceived,
+        {"request_id": str(obj.get("request_id", "")), "subtype": str(request.get("subtype")), "request": request},
+    )
+
+
+def _decode_control_response(obj: Dict[str, Any]) -> ControlResponseReceived:
+    response = obj.get("response")
+    if not isinstance(response, dict):
+        response = {}
+    ok = response.get("subtype") == "success"
+    payload = response.get("response")
+    error = None if ok else str(response.get("error") or "control request failed")
+    return construct(
+        ControlResponseReceived,
+        {
+            "request_id": str(response.get("request_id", "")),
+            "ok": ok,
+            "payload": payload if payload.__class__ is dict else None,
+            "error": error,
+            "raw": obj,
+        },
+    )
+
+
+def _decode_control_cancel(obj: Dict[str, Any]) -> ControlCancelReceived:
+    return construct(ControlCancelReceived, {"request_id": str(obj.get("request_id", ""))})
+
+
+def _decode_keep_alive(obj: Dict[str, Any]) -> KeepAliveReceived:
+    return _KEEP_ALIVE
+
+
+def _decode_transcript_mirror(obj: Dict[str, Any]) -> TranscriptMirrorReceived:
+    entries = obj.get("entries")
+    return construct(
+        TranscriptMirrorReceived,
+        {"file_path": str(obj.get("filePath", "")), "entries": entries if isinstance(entries, list) else []},
+    )
+
+
+_CONTROL_DECODERS: Dict[str, Callable[[Dict[str, Any]], ControlEvent]] = {
+    "control_request": _decode_control_request,
+    "control_response": _decode_control_response,
+    "control_cancel_request": _decode_control_cancel,
+    "keep_alive": _decode_keep_alive,
+    "transcript_mirror": _decode_transcript_mirror,
+}
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def user_message_frame(
+    content: Union[str, List[Dict[str, Any]]],
+    *,
+    session_id: str = "default",
+    parent_tool_use_id: Optional[str] = None,
+    uuid: Optional[str] = None,
+) -> Dict[str, Any]:
+    """A ``user`` stdin frame. Raises ``ValueError`` for empty or non-str/list content
+    (the CLI exits 1 on a user message without content)."""
+    if not isinstance(content, (str, list)):
+        raise ValueError(f"user message content must be str or a list of blocks, got {type(content).__name__}")
+    frame: Dict[str, Any] = {
+        "type": "user",
+        "message": {"role": "user", "content": content},
+        "parent_tool_use_id": parent_tool_use_id,
+        "session_id": session_id,
+    }
+    if uuid is not None:
+        frame["uuid"] = uuid
+    return frame
+
+
+def normalize_user_frame(item: Dict[str, Any], session_id: str = "default") -> Dict[str, Any]:
+    """Check a user-supplied stdin dict before it is written.
+
+    Accepts a full ``{"type": "user", "message": {...}}`` frame (``session_id`` filled in when
+    missing). Raises ``ValueError`` when it is not a dict, or a ``user`` frame without
+    ``message.content`` (the real CLI would end the run with an error and exit 1).
+    """
+    if not isinstance(item, dict):
+        raise ValueError(f"streamed prompt items must be dicts, got {type(item).__name__}")
+    if item.get("type") == "user":
+        message = item.get("message")
+        if not isinstance(message, dict) or "content" not in message:
+            raise ValueError("a streamed user message needs message.content")
+        if "session_id" not in item:
+            item = dict(item, session_id=session_id)
+    return item
+
+
+def control_request_frame(request_id: str, subtype: str, payload: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """Our request to the CLI."""
+    request: Dict[str, Any] = {"subtype": subtype}
+    if payload:
+        request.update(payload)
+    return {"type": "control_request", "request_id": request_id, "request": request}
+
+
+def control_success_frame(request_id: str, response: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """Our successful answer to a CLI request."""
+    body: Dict[str, Any] = {"subtype": "success", "request_id": request_id}
+    if response is not None:
+        body["response"] = response
+    return {"type": "control_response", "response": body}
+
+
+def control_error_frame(request_id: str, error: str) -> Dict[str, Any]:
+    """Our error answer to a CLI request."""
+    return {
+        "type": "control_response",
+        "response": {"subtype": "error", "request_id": request_id, "error": error},
+    }
+
+
+# --------------------------------------------------------------------------- turns and stdin
+
+
+class TurnLedger:
+    """Counts user messages written and results read; tells when a one-shot run may end.
+
+    A one-shot run closes the CLI's stdin only after the **run-ending** result has been
+    read: every user message written has been answered by its own ``result`` (the CLI runs
+    queued messages as separate turns, never merged) and the prompt iterable is exhausted.
+    Closing earlier makes the real CLI exit as soon as its turn ends, and it may cut a large
+    stdout line and never write the result (seen 6 of 6 times with an 850 KB answer and a
+    slow reader). The same counts tell a client whether a turn is running.
+
+    Not thread-safe: the session updates it under its lock.
+    """
+
+    __slots__ = ("user_messages", "results", "exhausted")
+
+    def __init__(self) -> None:
+        self.user_messages = 0
+        self.results = 0
+        self.exhausted = False
+
+    def sent_user_message(self) -> None:
+        self.user_messages += 1
+
+    def unsent_user_message(self) -> None:
+        """Take back ``sent_user_message`` for a message whose write failed."""
+        self.user_messages -= 1
+
+    def input_exhausted(self) -> None:
+        self.exhausted = True
+
+    def result_received(self) -> None:
+        self.results += 1
+
+    @property
+    def turn_running(self) -> bool:
+        return self.results < self.user_messages
+
+    @property
+    def should_close(self) -> bool:
+        """True once the input is exhausted and every user message got its result."""
+        return self.exhausted and not self.turn_running
+
+
+@frozen_record
+class OversizedLineSkipped(FrozenRecord):
+    """Stands in the message stream where a stdout line over ``max_buffer_size`` was skipped.
+
+    ``size`` is the line's length in bytes, ``limit`` the cap, ``prefix`` its first bytes
+    (decoded leniently). The line itself is gone; the session went on.
+    """
+
+    size: int
+    limit: int
+    prefix: str
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def result_error(
+    result: ResultMessage, *, exit_code: Optional[int] = None, stderr: Optional[str] = None
+) -> ResultError:
+    """The ``ResultError`` an error result turns into (raised after it was yielded).
+
+    Whatever shape ``errors``/``result`` have on the wire, this returns a ``ResultError``:
+    ``errors`` becomes a list of strs (see ``errors.error_texts``), a non-str ``result`` its JSON.
+    """
+    from .hints import hint_for  # error results are rare: loaded on the first
+
+    errors = error_texts(result.errors)
+    text = None if result.result is None else as_text(result.result)
+    detail = text or "; ".join(errors) or "(no detail)"
+    status = f" (API status {result.api_error_status})" if result.api_error_status else ""
+    return ResultError(
+        f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}",
+        data=dict(result.raw),
+        exit_code=exit_code,
+        stderr=stderr,
+        hint=hint_for(result),
+    )
+
+
+def exit_error(
+    returncode: Optional[int],
+    *,
+    stderr_tail: str,
+    last_result: Optional[ResultMessage],
+    expecting_result: bool,
+    killed_by_us: bool,
+) -> Optional[ClaudeSDKError]:
+    """The error, if any, that a finished CLI process means for the user.
+
+    - We stopped it (close ladder, SIGTERM/SIGKILL) → None.
+    - Exit 0 with nothing outstanding → None; exit 0 while a result was still expected →
+      ``ProcessError`` (the CLI ended the run without its result).
+    - Exit 1 right after an error result → None: that is how the CLI reports an error run,
+      and the result itself carries the detail.
+    - Anything else → ``ProcessError`` with the exit code and the stderr tail.
+    """
+    if killed_by_us:
+        return None
+    if returncode == 0:
+        if expecting_result:
+            return ProcessError(
+                "Claude Code CLI exited before sending the result of the run",
+                exit_code=0,
+                stderr=stderr_tail,
+            )
+        return None
+    if returncode == 1 and last_result is not None and last_result.is_error and not expecting_result:
+        return None
+    return ProcessError("Claude Code CLI process exited unexpectedly", exit_code=returncode, stderr=stderr_tail)
+
+
+def iter_user_frames(prompts: Iterable[Any], session_id: str = "default") -> Iterable[Dict[str, Any]]:
+    """Normalise a user's prompt iterable item by item (lazily). Raises ``ValueError``."""
+    for item in prompts:
+        if isinstance(item, str):
+            yield user_message_frame(item, session_id=session_id)
+        else:
+            yield normalize_user_frame(item, session_id)
+
+
+StreamItem = Union[Message, OversizedLineSkipped]
+"""What a session's message stream yields: the messages, and a marker where a line over
+``max_buffer_size`` was skipped."""

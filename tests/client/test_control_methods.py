@@ -1,0 +1,87 @@
+"""The typed control methods of ``ClaudeSDKClient`` (``apply_flag_settings``,
+``set_mcp_servers``, ``reload_plugins``, ``read_file``, ``background_tasks``, ``get_usage``):
+the payload each sends and the typed answer, against the scripted CLI (the real CLI:
+``tests/e2e/test_control_methods_e2e.py``)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+import pytest
+
+from claude_sync import (
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    McpSetServersResult,
+    ReadFileResult,
+    ReloadPluginsResult,
+    UsageResult,
+    create_sdk_mcp_server,
+)
+from claude_sync.testing import ScriptedCLI
+
+
+def frames(script: ScriptedCLI) -> List[Dict[str, Any]]:
+    return [f for f in script.last_run.received if isinstance(f, dict)]
+
+
+def sent(script: ScriptedCLI, subtype: str) -> Dict[str, Any]:
+    [request] = [
+        f["request"]
+        for f in frames(script)
+        if f.get("type") == "control_request" and f["request"]["subtype"] == subtype
+    ]
+    return dict(request)
+
+
+def test_typed_control_methods_send_their_payloads_and_type_the_answers() -> None:
+    usage = {"session": {"total_cost_usd": 0.5}, "subscription_type": None, "rate_limits_available": False,
+             "rate_limits": None, "behaviors": None}
+    plugins = {"commands": [{"name": "x"}], "agents": [], "plugins": [], "mcpServers": [], "error_count": 1}
+    changed = {"added": ["web"], "removed": [], "errors": {"bad": "refused"}}
+    script = (
+        ScriptedCLI()
+        .expect_control("apply_flag_settings", response={})
+        .expect_control("mcp_set_servers", response=changed)
+        .expect_control("reload_plugins", response=plugins)
+        .expect_control("read_file", response={"contents": "aGk=", "absPath": "/w/a.bin", "encoding": "base64"})
+        .expect_control("background_tasks", response={"backgrounded": False})
+        .expect_control("get_usage", response=usage)
+    )
+    calc = create_sdk_mcp_server("calc")
+    web = {"type": "http", "url": "http://127.0.0.1:9/mcp"}
+    options = ClaudeAgentOptions(mcp_servers={"calc": calc}, close_timeout=2.0)
+    with ClaudeSDKClient(options, transport=script.transport()) as client:
+        assert client.apply_flag_settings({"model": "m", "effortLevel": None}) is None
+        assert client.set_mcp_servers({"web": web}) == McpSetServersResult(["web"], [], {"bad": "refused"}, raw=changed)
+        reloaded = client.reload_plugins(add_plugins=[{"type": "local", "path": "/p"}], refuse_if_busy=True)
+        assert isinstance(reloaded, ReloadPluginsResult)
+        assert reloaded.commands == [{"name": "x"}] and reloaded.error_count == 1 and reloaded.held is None
+        read = client.read_file("a.bin", max_bytes=10, encoding="base64")
+        assert isinstance(read, ReadFileResult)
+        assert (read.contents, read.abs_path, read.encoding, read.truncated) == ("aGk=", "/w/a.bin", "base64", False)
+        assert client.background_tasks("toolu_9") is False
+        got = client.get_usage(skip_behaviors=True)
+        assert isinstance(got, UsageResult) and got.session == {"total_cost_usd": 0.5}
+    script.verify()
+
+    assert sent(script, "apply_flag_settings")["settings"] == {"model": "m", "effortLevel": None}
+    # our in-process server is named again, so the CLI keeps it
+    assert sent(script, "mcp_set_servers")["servers"] == {"web": web, "calc": {"type": "sdk", "name": "calc"}}
+    assert sent(script, "reload_plugins") == {
+        "subtype": "reload_plugins", "add_plugins": [{"type": "local", "path": "/p"}], "refuse_if_busy": True
+    }
+    assert sent(script, "read_file") == {"subtype": "read_file", "path": "a.bin", "max_bytes": 10, "encoding": "base64"}
+    assert sent(script, "background_tasks") == {"subtype": "background_tasks", "tool_use_id": "toolu_9"}
+    assert sent(script, "get_usage") == {"subtype": "get_usage", "skip_behaviors": True}
+
+
+def test_set_mcp_servers_refuses_a_new_in_process_server() -> None:
+    client = ClaudeSDKClient(ClaudeAgentOptions(close_timeout=2.0), transport=ScriptedCLI().transport())
+    with client:
+        with pytest.raises(ValueError, match="'calc' is an in-process server"):
+            client.set_mcp_servers({"calc": create_sdk_mcp_server("calc")})
+        with pytest.raises(ValueError, match="encoding must be"):
+            client.read_file("x", encoding="latin-1")
+
+

@@ -1,0 +1,106 @@
+"""Against the real CLI (the pinned one and the newest): options the CLI takes only through
+``initialize`` (tool aliases, title, plan-mode instructions, prompt suggestions, progress
+summaries) and the typed control methods of ``ClaudeSDKClient``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, List
+
+import pytest
+
+from claude_sync import (
+    ClaudeSDKClient,
+    ControlRequestError,
+    PromptSuggestionMessage,
+    ResultMessage,
+    create_sdk_mcp_server,
+)
+from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
+
+from .harness import STDIO_SERVER
+
+pytestmark = pytest.mark.e2e
+
+FAST_FAIL = {"CLAUDE_CODE_MAX_RETRIES": "0"}
+
+def run_turn(client: ClaudeSDKClient, prompt: str) -> List[Any]:
+    client.query(prompt)
+    messages = list(client.receive_response(timeout=60))
+    assert isinstance(messages[-1], ResultMessage), messages
+    return messages
+
+
+# ----------------------------------------------------------------------------- initialize options
+
+
+def test_tool_aliases_redirect_a_tool_call_and_prompt_suggestions_arrive(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path
+) -> None:
+    fake_api.add(
+        tool_use("Frobnicate", {"command": "touch aliased.txt", "description": "touch"}, id="toolu_alias"),
+        text("first"),
+        text("second"),
+    )
+    options = e2e_options(
+        env=FAST_FAIL,
+        tool_aliases={"Frobnicate": "Bash"},
+        allowed_tools=["Bash"],
+        title="claude_sync e2e",
+        plan_mode_instructions="Plan in one line.",
+        prompt_suggestions=True,
+        agent_progress_summaries=True,
+    )
+    with ClaudeSDKClient(options) as client:
+        run_turn(client, "one")
+        run_turn(client, "two")
+        # After a turn with two assistant messages the CLI predicts the next prompt, after
+        # the result (the first turn's suggestion may still be queued: take the first one).
+        stream = client.receive_messages(timeout=30)
+        suggestion = next(m for m in stream if isinstance(m, PromptSuggestionMessage))
+        stream.close()
+    assert (e2e_workdir / "aliased.txt").exists()  # "Frobnicate" ran as Bash
+    assert suggestion.suggestion == "run the tests"  # the fake API's canned suggestion
+    assert {r.kind for r in fake_api.side_requests()} == {"side:prompt_suggestion"}
+
+
+# ----------------------------------------------------------------------------- control methods
+
+
+def test_typed_control_methods(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, tmp_path: Path
+) -> None:
+    (e2e_workdir / "hello.txt").write_text("hello file\n")
+    stdio = tmp_path / "stdio_server.py"
+    stdio.write_text(STDIO_SERVER)
+    fake_api.add(text("answer"))
+    calc = create_sdk_mcp_server("calc")
+    with ClaudeSDKClient(e2e_options(env=FAST_FAIL, mcp_servers={"calc": calc})) as client:
+        client.apply_flag_settings({"model": "claude-sonnet-4-5"})
+
+        read = client.read_file("hello.txt")
+        assert (read.contents, read.truncated, read.encoding) == ("hello file\n", False, "utf-8")
+        assert read.abs_path == str(e2e_workdir / "hello.txt")
+        head = client.read_file("hello.txt", encoding="base64", max_bytes=3)
+        assert (head.contents, head.truncated, head.encoding) == ("aGVs", True, "base64")
+        with pytest.raises(ControlRequestError):
+            client.read_file("missing.txt")
+
+        ext = {"type": "stdio", "command": sys.executable, "args": [str(stdio)]}
+        changed = client.set_mcp_servers({"ext": ext})
+        assert (changed.added, changed.removed, changed.errors) == (["ext"], [], {})
+
+        reloaded = client.reload_plugins()
+        assert reloaded.error_count == 0 and isinstance(reloaded.commands, list)
+        assert reloaded.commands and all("name" in command for command in reloaded.commands)
+
+        assert client.background_tasks("toolu_none") is False  # no such foreground task
+        usage = client.get_usage(skip_behaviors=True)
+        assert usage.session["total_cost_usd"] == 0 and usage.rate_limits_available is False
+
+        run_turn(client, "one")
+        status = {s["name"]: s["status"] for s in client.get_mcp_status()["mcpServers"]}
+    assert status == {"ext": "connected", "calc": "connected"}  # our in-process server stayed
+    [turn] = fake_api.turn_requests()
+    assert turn.model == "claude-sonnet-4-5"  # apply_flag_settings took effect

@@ -1,0 +1,168 @@
+"""The package's shape: which modules may do I/O, and what every other module may import.
+
+Purity is a per-module rule: ``IO_MODULES`` is the one explicit list of the modules allowed to
+touch threads, processes, clocks, sockets or the signal machinery, directly or through another
+module on the list. Every other module is pure: it imports none of the forbidden standard
+library modules and none of the listed modules, so it can be tested line in → events out.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Dict, List, Set, Tuple
+
+import pytest
+
+import claude_sync
+
+PACKAGE = Path(claude_sync.__file__).parent
+
+FORBIDDEN = {
+    "threading", "subprocess", "queue", "time", "asyncio", "concurrent", "socket", "select",
+    "signal", "selectors", "multiprocessing", "_thread",
+}  # fmt: skip
+"""Standard-library modules a pure module never imports: threads, processes, clocks, I/O."""
+
+IO_MODULES = {
+    # the public modules that drive a live connection
+    "claude_sync", "claude_sync._client", "claude_sync._query",
+    # the engine: one live CLI connection and its threads
+    "claude_sync._engine.callback_pool", "claude_sync._engine.child",
+    "claude_sync._engine.connection", "claude_sync._engine.green",
+    "claude_sync._engine.mailbox", "claude_sync._engine.memory", "claude_sync._engine.pending",
+    "claude_sync._engine.process", "claude_sync._engine.spawn", "claude_sync._engine.host_death",
+    "claude_sync._engine.reader", "claude_sync._engine.serving", "claude_sync._engine.tempfiles",
+    # MCP: serving an ``mcp`` package server on its own event-loop thread
+    "claude_sync._mcp.bridge",
+    # sessions: files, stores, and a live connection's mirror
+    "claude_sync._sessions.store_bridge", "claude_sync._sessions.store_functions",
+    "claude_sync._sessions.store_resume", "claude_sync._sessions.transcript_edits",
+    "claude_sync._sessions.transcript_files", "claude_sync._sessions.stores.memory",
+    "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
+    # the live view's redraw thread
+    "claude_sync._display.show",
+    # many agents
+    "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.reuse",
+    "claude_sync._agents.run",
+    # engines and the testing kit
+    "claude_sync.integrations.dask",
+    "claude_sync.testing._engine", "claude_sync.testing._memory", "claude_sync.testing._steps",
+    "claude_sync.testing.cli", "claude_sync.testing.conformance", "claude_sync.testing.fake_api",
+    "claude_sync.testing.offline", "claude_sync.testing.pytest_plugin",
+    "claude_sync.testing.record", "claude_sync.testing.replay", "claude_sync.testing.scripted",
+}  # fmt: skip
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES: Dict[str, Path] = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imports_of(module: str) -> List[Tuple[str, Tuple[str, ...], int]]:
+    """``(absolute module, imported names, line)`` for every import in ``module``, wherever it
+    stands (top level, inside a function, under ``TYPE_CHECKING``)."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, (), node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                base = node.module or ""
+            else:
+                parts = package.split(".")
+                parts = parts[: len(parts) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            found.append((base, tuple(alias.name for alias in node.names), node.lineno))
+    return found
+
+
+def package_modules_imported(module: str) -> Set[str]:
+    """The ``claude_sync`` modules ``module`` imports (``from pkg import submodule`` counted)."""
+    out = set()
+    for base, names, _ in imports_of(module):
+        if not base.startswith("claude_sync"):
+            continue
+        subs = {f"{base}.{name}" for name in names if f"{base}.{name}" in MODULES}
+        out |= subs or {base}
+    return out - {module}
+
+
+def test_the_io_list_names_real_modules() -> None:
+    assert IO_MODULES <= set(MODULES), sorted(IO_MODULES - set(MODULES))
+
+
+@pytest.mark.parametrize("module", sorted(set(MODULES) - IO_MODULES))
+def test_a_pure_module_imports_no_io(module: str) -> None:
+    stdlib = {base.split(".")[0] for base, _, _ in imports_of(module)}
+    assert not stdlib & FORBIDDEN, f"{module} imports {sorted(stdlib & FORBIDDEN)}"
+    io = package_modules_imported(module) & IO_MODULES
+    assert not io, f"{module} is pure but imports {sorted(io)}: add it to IO_MODULES or move the piece"
+
+
+@pytest.mark.parametrize("module", sorted(IO_MODULES - {"claude_sync"}))
+def test_a_listed_module_needs_the_listing(module: str) -> None:
+    """The list stays exact: a module on it really does I/O, directly or through the list."""
+    stdlib = {base.split(".")[0] for base, _, _ in imports_of(module)}
+    io = package_modules_imported(module) & IO_MODULES
+    assert stdlib & FORBIDDEN or io, f"{module} is pure: take it off IO_MODULES"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_serialisation_loads_on_first_use_only(module: str) -> None:
+    tree = ast.parse(MODULES[module].read_text())
+    eager = {a.name.split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
+    eager |= {
+        n.module.split(".")[0]
+        for n in tree.body
+        if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module
+    }
+    assert not eager & {"dataclasses_json", "marshmallow", "pydantic"}
+
+
+def _edges() -> Dict[str, Set[str]]:
+    return {module: package_modules_imported(module) for module in MODULES}
+
+
+def test_no_module_imports_an_underscore_name_of_another() -> None:
+    """A name another module needs is public in its module (tests are not held to this)."""
+    found = []
+    for module in MODULES:
+        for base, names, line in imports_of(module):
+            if base in MODULES and base != module:
+                found += [
+                    f"{module}:{line} <- {base}.{n}"
+                    for n in names
+                    if n.startswith("_") and not n.startswith("__") and f"{base}.{n}" not in MODULES
+                ]
+    assert not found, found
+
+
+def test_no_import_circles() -> None:
+    """No circles, counting imports inside functions and under ``TYPE_CHECKING`` (a package's
+    ``__init__`` re-exporting its own children is not a circle)."""
+    edges = _edges()
+    reach: Dict[str, Set[str]] = {}
+    for start in MODULES:
+        seen: Set[str] = set()
+        todo = [start]
+        while todo:
+            for target in edges[todo.pop()]:
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        reach[start] = seen
+    circles = set()
+    for module in MODULES:
+        component = {other for other in reach[module] if module in reach[other]} | {module}
+        plain = sorted(m for m in component if MODULES[m].name != "__init__.py")
+        if len(plain) > 1:
+            circles.add(" / ".join(plain))
+    assert not circles, sorted(circles)

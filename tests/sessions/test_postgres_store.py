@@ -1,0 +1,311 @@
+"""``PostgresSessionStore`` against a real PostgreSQL server the tests start themselves.
+
+The conformance suite through each way of reaching the server (conninfo, a connection, a
+pool); 8 writer processes × 500 appends into one session while a reader checks that no load
+ever reorders what an earlier load saw; writers SIGKILLed in the middle of a transaction; a
+server restart under a store; entries PostgreSQL's ``jsonb`` could not keep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Dict, Iterator, List
+
+import psycopg
+import pytest
+from helpers import wait_until
+from pg_server import PostgresServer, require_pg_bin
+from psycopg_pool import ConnectionPool
+
+from claude_sync._sessions.stores.postgres import PostgresSessionStore, schema_sql
+from claude_sync.testing import run_session_store_conformance
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY: Any = {"project_key": "proj", "session_id": "sess"}
+WRITERS = 8
+APPENDS = 500
+
+
+def child_env() -> Dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+# ----------------------------------------------------------------------------- conformance
+
+
+@pytest.mark.parametrize("via", ["conninfo", "connection", "pool"])
+def test_passes_conformance(pg_conninfo: str, via: str) -> None:
+    counter = iter(range(1000))
+    if via == "conninfo":
+        run_session_store_conformance(lambda: PostgresSessionStore(pg_conninfo, table_prefix=f"c{next(counter)}"))
+    elif via == "connection":
+        with psycopg.connect(pg_conninfo, autocommit=True) as conn:
+            run_session_store_conformance(lambda: PostgresSessionStore(conn, table_prefix=f"c{next(counter)}"))
+    else:
+        with ConnectionPool(pg_conninfo, min_size=2, max_size=8, open=True, name="conformance") as pool:
+            run_session_store_conformance(lambda: PostgresSessionStore(pool, table_prefix=f"c{next(counter)}"))
+
+
+def test_a_caller_connection_or_pool_stays_open_after_close(pg_conninfo: str) -> None:
+    with psycopg.connect(pg_conninfo) as conn:  # not autocommit: the store still commits its calls
+        store = PostgresSessionStore(conn)
+        store.append(KEY, [{"type": "x", "uuid": "a"}])
+        store.close()
+        assert not conn.closed
+        with pytest.raises(ValueError, match="closed"):
+            store.load(KEY)
+        assert PostgresSessionStore(conn).load(KEY) == [{"type": "x", "uuid": "a"}]
+    with psycopg.connect(pg_conninfo, autocommit=True) as other:  # committed, seen elsewhere
+        assert other.execute("SELECT count(*) FROM claude_sync_entries").fetchone() == (1,)
+
+
+def test_bad_arguments_are_refused(pg_conninfo: str) -> None:
+    with pytest.raises(TypeError, match="conninfo string, a psycopg.Connection or a psycopg_pool.ConnectionPool, not dict"):
+        PostgresSessionStore({"host": "x"})  # type: ignore[arg-type]
+    for prefix in ("Bad", "x;drop", "", "a" * 60, 3):
+        with pytest.raises(ValueError, match="table_prefix"):
+            PostgresSessionStore(pg_conninfo, table_prefix=prefix)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="statement_timeout"):
+        PostgresSessionStore(pg_conninfo, statement_timeout=0)
+    with PostgresSessionStore(pg_conninfo) as store:
+        with pytest.raises(ValueError, match="limit"):
+            store.list_sessions("p", limit=-1)
+
+
+def test_the_password_is_never_shown(pg_conninfo: str) -> None:
+    store = PostgresSessionStore(pg_conninfo + " password=hunter2")
+    assert "hunter2" not in repr(store) and "claude_sync_*" in repr(store)
+
+
+def test_create_schema_false_needs_the_tables(pg_conninfo: str) -> None:
+    with PostgresSessionStore(pg_conninfo, create_schema=False) as store:
+        with pytest.raises(psycopg.errors.UndefinedTable):
+            store.load(KEY)
+        with psycopg.connect(pg_conninfo, autocommit=True) as conn:
+            conn.execute(schema_sql("claude_sync").encode())
+        assert store.load(KEY) is None
+
+
+def test_entries_jsonb_would_change_come_back_equal(pg_conninfo: str) -> None:
+    odd = {"type": "x", "uuid": "u", "z": 1, "a": "nul\u0000 and lone \udc80 surrogate", "dup": 2**70, "f": 1.0000000000000002}
+    with PostgresSessionStore(pg_conninfo) as store:
+        store.append(KEY, [odd])
+        [back] = store.load(KEY) or []
+    assert back == odd and list(back) == list(odd)  # key order too
+
+
+def test_list_sessions_pages_newest_first(pg_conninfo: str) -> None:
+    with PostgresSessionStore(pg_conninfo) as store:
+        for i in range(25):
+            store.append({"project_key": "p", "session_id": f"s{i:02d}"}, [{"type": "x"}])
+        every = store.list_sessions("p")
+        assert sorted(r["session_id"] for r in every) == [f"s{i:02d}" for i in range(25)]
+        assert every == sorted(every, key=lambda r: (-r["mtime"], r["session_id"]))  # newest first
+        pages = [store.list_sessions("p", limit=10, offset=o) for o in (0, 10, 20)]
+        assert [len(p) for p in pages] == [10, 10, 5] and sum(pages, []) == every
+        summaries = store.list_session_summaries("p")
+        assert [s["session_id"] for s in store.list_session_summaries("p", limit=3, offset=2)] == [
+            s["session_id"] for s in summaries[2:5]
+        ]
+
+
+def test_a_retried_batch_adds_nothing_twice(pg_conninfo: str) -> None:
+    with PostgresSessionStore(pg_conninfo) as store:
+        batch = [{"type": "x", "uuid": "a"}, {"type": "x", "uuid": "b"}, {"type": "x", "n": 1}]
+        store.append(KEY, batch)
+        store.append(KEY, batch[:2] + [{"type": "x", "uuid": "c"}])
+        assert [e.get("uuid") for e in store.load(KEY) or []] == ["a", "b", None, "c"]
+
+
+# ----------------------------------------------------------------------------- many writers
+
+WRITER = r"""
+import json, sys, time
+from claude_sync._sessions.stores.postgres import PostgresSessionStore
+conninfo, writer, count, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+key = {"project_key": "proj", "session_id": "sess"}
+store = PostgresSessionStore(conninfo)
+sys.stdin.readline()  # the go signal: every writer starts at once
+started = time.monotonic()
+for i in range(count):
+    store.append(key, [{"type": "x", "uuid": f"w{writer}-{i}-{j}", "w": writer, "i": i, "j": j} for j in range(batch)])
+    print(f"ok {i}", flush=True)
+print(f"done {time.monotonic() - started:.3f}", flush=True)
+"""
+
+
+def start_writer(conninfo: str, writer: int, count: int, batch: int = 1) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, conninfo, str(writer), str(count), str(batch)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=child_env(),
+    )  # fmt: skip
+
+
+def test_eight_processes_append_500_each_into_one_session(pg_conninfo: str) -> None:
+    writers = [start_writer(pg_conninfo, w, APPENDS) for w in range(WRITERS)]
+    reader = PostgresSessionStore(pg_conninfo)
+    loads: List[int] = []
+    reorders: List[str] = []
+    stop = threading.Event()
+
+    def watch() -> None:  # every load must extend the previous one: order never changes
+        seen: List[str] = []
+        while not stop.is_set():
+            now = [e["uuid"] for e in reader.load(KEY) or []]
+            if now[: len(seen)] != seen:
+                reorders.append(f"load of {len(now)} does not extend the earlier load of {len(seen)}")
+            seen = now
+            loads.append(len(now))
+
+    try:
+        for w in writers:  # all connected and schema'd: release them together
+            assert w.stdin is not None
+            w.stdin.write("go\n")
+            w.stdin.flush()
+        started = time.monotonic()
+        watcher = threading.Thread(target=watch, name="claude_sync-test-watch")
+        watcher.start()
+        outputs = [w.communicate(timeout=300)[0] for w in writers]
+        elapsed = time.monotonic() - started
+        stop.set()
+        watcher.join(30)
+        assert [w.returncode for w in writers] == [0] * WRITERS, outputs
+        stored = reader.load(KEY) or []
+    finally:
+        stop.set()
+        for w in writers:
+            if w.poll() is None:
+                w.kill()
+                w.wait(10)
+        reader.close()
+    uuids = [e["uuid"] for e in stored]
+    assert len(uuids) == WRITERS * APPENDS and len(set(uuids)) == len(uuids)
+    for w in range(WRITERS):
+        assert [e["i"] for e in stored if e["w"] == w] == list(range(APPENDS))
+    assert not reorders, reorders[:3]
+    print(f"\n[figures] {WRITERS} processes x {APPENDS} appends: {len(uuids)} stored, 0 lost, 0 duplicates, "
+          f"{elapsed:.2f} s ({len(uuids) / elapsed:.0f} appends/s); {len(loads)} concurrent loads, 0 reorders")  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- killed writers
+
+
+def committed_batches(stored: List[Any], batch: int) -> List[int]:
+    """The batch numbers in ``stored``; asserts every batch there is whole and in order."""
+    numbers: List[int] = []
+    for start in range(0, len(stored), batch):
+        group = stored[start : start + batch]
+        assert [e["j"] for e in group] == list(range(batch)) and len({e["i"] for e in group}) == 1, group
+        numbers.append(group[0]["i"])
+    return numbers
+
+
+def test_a_writer_killed_inside_its_transaction_loses_only_that_batch(pg_conninfo: str) -> None:
+    """Deterministic: the test holds an uncommitted row with the uuid of the 4th entry of the
+    writer's 11th batch, so that INSERT (3 rows of it already written) waits inside the
+    writer's transaction; the writer is SIGKILLed there."""
+    batch = 10
+    with PostgresSessionStore(pg_conninfo) as store:
+        store.create_schema()
+        with psycopg.connect(pg_conninfo) as blocker:  # a transaction left open
+            blocker.execute(
+                "INSERT INTO claude_sync_entries (project_key, session_id, subpath, uuid, body) VALUES (%s, %s, '', %s, '{}')",
+                ("proj", "sess", "w0-10-3"),
+            )
+            writer = start_writer(pg_conninfo, 0, 50, batch)
+            assert writer.stdin is not None and writer.stdout is not None
+            writer.stdin.write("go\n")
+            writer.stdin.flush()
+            acknowledged = [writer.stdout.readline() for _ in range(10)]
+            assert acknowledged[-1] == "ok 9\n"
+            with psycopg.connect(pg_conninfo, autocommit=True) as watcher:  # the writer waits on our row
+                wait_until(lambda: watcher.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO claude_sync_entries%'"
+                ).fetchone() == (1,), 30, "the writer blocked inside its transaction")  # fmt: skip
+            writer.send_signal(signal.SIGKILL)
+            writer.wait(10)
+            writer.stdout.close()
+            writer.stdin.close()
+            blocker.rollback()
+        stored = store.load(KEY) or []
+        assert committed_batches(stored, batch) == list(range(10))
+        started = time.monotonic()  # the killed writer's session lock is gone: others go on
+        store.append(KEY, [{"type": "x", "uuid": "after", "w": 9, "i": 99, "j": 0}])
+        assert time.monotonic() - started < 5
+        assert (store.load(KEY) or [])[-1]["uuid"] == "after"
+
+
+def test_writers_killed_at_random_keep_every_acknowledged_batch_whole(pg_conninfo: str) -> None:
+    batch, rounds = 20, 4
+    lost_in_flight = 0
+    with PostgresSessionStore(pg_conninfo) as store:
+        store.create_schema()
+        for r in range(rounds):
+            key: Any = {"project_key": "proj", "session_id": f"kill-{r}"}
+            script = WRITER.replace('"session_id": "sess"', f'"session_id": "kill-{r}"')
+            writer = subprocess.Popen([sys.executable, "-c", script, pg_conninfo, "0", "100000", str(batch)],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=child_env())  # fmt: skip
+            assert writer.stdin is not None and writer.stdout is not None
+            writer.stdin.write("go\n")
+            writer.stdin.flush()
+            acked = 0
+            for _ in range(30 + 17 * r):  # kill after a varying number of acknowledged batches
+                assert writer.stdout.readline().startswith("ok ")
+                acked += 1
+            writer.send_signal(signal.SIGKILL)
+            writer.wait(10)
+            tail = writer.stdout.read()
+            writer.stdout.close()
+            writer.stdin.close()
+            acked += tail.count("ok ")
+            numbers = committed_batches(store.load(key) or [], batch)
+            assert numbers == list(range(len(numbers)))
+            assert acked <= len(numbers) <= acked + 1, (acked, len(numbers))  # the +1: committed, not yet acknowledged
+            lost_in_flight += 1 if len(numbers) == acked else 0
+    print(f"\n[figures] {rounds} writers SIGKILLed at random: every acknowledged batch kept, "
+          f"no partial batch; {lost_in_flight} in-flight batches rolled back")
+
+
+# ----------------------------------------------------------------------------- server restart
+
+
+@pytest.fixture
+def own_server() -> Iterator[PostgresServer]:
+    """A server of this test's own (it is stopped and started again)."""
+    server = PostgresServer(require_pg_bin()).start()
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+def test_a_store_reconnects_after_the_server_restarted(own_server: PostgresServer) -> None:
+    with PostgresSessionStore(own_server.conninfo(), connect_timeout=2) as store, \
+            ConnectionPool(own_server.conninfo(), min_size=1, max_size=2, check=ConnectionPool.check_connection,
+                           name="restart") as pool:  # fmt: skip
+        pooled = PostgresSessionStore(pool)
+        store.append(KEY, [{"type": "x", "uuid": "before"}])
+        assert pooled.load(KEY) == [{"type": "x", "uuid": "before"}]
+        own_server.stop()
+        with pytest.raises(psycopg.OperationalError):
+            store.append(KEY, [{"type": "x", "uuid": "while-down"}])
+        own_server.restart()
+        store.append(KEY, [{"type": "x", "uuid": "after"}])  # a fresh connection, no error
+        assert [e["uuid"] for e in pooled.load(KEY) or []] == ["before", "after"]
+
+
+def test_import_claude_sync_does_not_import_psycopg() -> None:
+    code = (
+        "import sys, claude_sync, claude_sync._sessions.stores.postgres\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('psycopg', 'psycopg_pool'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", "import json\n" + code], capture_output=True, text=True,
+                         env=child_env(), timeout=60, check=True).stdout  # fmt: skip
+    assert json.loads(out) == []
