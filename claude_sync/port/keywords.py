@@ -111,9 +111,10 @@ def mark_unawaited_calls(plan: Plan) -> None:
             marked[line_start].append(message)
     for line_start, messages in marked.items():
         indent = plan.source.indentation(line_start)
-        plan.edit(line_start, line_start, "".join(f"{indent}{MARKER} {m}\n" for m in messages))
+        at = line_start + len(indent)  # before the statement: the flag points at the comment
+        plan.edit(at, at, "".join(f"{MARKER} {m}\n{indent}" for m in messages))
         for message in messages:
-            plan.flag(line_start, message)
+            plan.flag(at, message)
 
 
 def _coroutine_functions(tree: ast.Module) -> Tuple[Set[str], Set[str]]:

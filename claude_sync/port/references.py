@@ -128,10 +128,11 @@ class _Walker:
         qualified, rule = found
         if rule is None:
             return False
+        dropped: List[ast.keyword] = []
         if rule.action == "unwrap_run":
-            self._unwrap_run(call, qualified)
+            dropped = self._unwrap_run(call, qualified)
         elif rule.action == "unwrap_thread":
-            self._unwrap_thread(call, qualified, rule)
+            dropped = self._unwrap_thread(call, qualified, rule)
         elif rule.action == "rename":
             problem = _shape_problem(call, rule)
             if problem is None:
@@ -142,16 +143,19 @@ class _Walker:
             return False
         else:
             self.plan.flag(call, f"{qualified}(…): {rule.advice}")
-        self._visit_all([*call.args, *call.keywords])
+        for keyword in dropped:
+            self.plan.remove_names_in(keyword)  # its text is gone: nothing in it to port
+        self._visit_all([a for a in [*call.args, *call.keywords] if a not in dropped])
         return True
 
-    def _unwrap_run(self, call: ast.Call, qualified: str) -> None:
+    def _unwrap_run(self, call: ast.Call, qualified: str) -> List[ast.keyword]:
         """``asyncio.run(main())`` -> ``main()``; ``anyio.run(f, a)`` / ``trio.run(f, a)`` ->
-        ``f(a)`` (the event loop's keyword options go with the loop)."""
+        ``f(a)`` (the event loop's keyword options go with the loop). Returns the keywords
+        dropped."""
         positional = list(call.args)
         if not positional or isinstance(positional[0], ast.Starred) or _keywords_among(call, positional):
             self.plan.flag(call, f"{qualified}(…): call the function directly")
-            return
+            return []
         start, end = self.source.span(call)
         first = positional[0]
         first_start, first_end = self.source.span(first)
@@ -167,18 +171,20 @@ class _Walker:
         self.plan.note_use_replaced(call.func)
         self.plan.remove_names_in(call.func)
         self.plan.rewrote(call, f"{qualified}(…) -> a direct call")
+        return list(call.keywords)
 
-    def _unwrap_thread(self, call: ast.Call, qualified: str, rule: Rule) -> None:
-        """``asyncio.to_thread(f, *a, **k)`` / ``anyio.to_thread.run_sync(f, *a)`` -> ``f(…)``."""
+    def _unwrap_thread(self, call: ast.Call, qualified: str, rule: Rule) -> List[ast.keyword]:
+        """``asyncio.to_thread(f, *a, **k)`` / ``anyio.to_thread.run_sync(f, *a)`` -> ``f(…)``.
+        Returns the keywords dropped (the worker-thread options)."""
         if not call.args or isinstance(call.args[0], ast.Starred):
             self.plan.flag(call, f"{qualified}(…): {rule.advice}")
-            return
+            return []
         dropped = [k for k in call.keywords if rule.keywords is not None and k.arg in rule.keywords]
         unknown = [k for k in call.keywords if rule.keywords is not None and k.arg not in rule.keywords]
         if unknown:
             names = ", ".join(str(k.arg) for k in unknown)
             self.plan.flag(call, f"{qualified}(…, {names}=…): {rule.advice}")
-            return
+            return []
         function = call.args[0]
         elements: List[Element] = sorted([*call.args[1:], *call.keywords], key=lambda n: self.source.span(n)[0])
         kept = [e for e in elements if e not in dropped]
@@ -200,6 +206,7 @@ class _Walker:
         self.plan.note_use_replaced(call.func)
         self.plan.remove_names_in(call.func)
         self.plan.rewrote(call, f"{qualified}(f, …) -> f(…)")
+        return dropped
 
     # -- subscripts (annotations)
 

@@ -638,3 +638,24 @@ def test_the_porting_page_names_every_asyncio_anyio_trio_call_the_tool_knows() -
     assert "python -m claude_sync.port" in page
     known = [q for q in RULES if q.split(".")[0] in ("asyncio", "anyio", "trio")]
     assert [q for q in known if f"``{q.split('.')[-1]}" not in page and f".{q.split('.')[-1]}" not in page] == []
+
+
+def test_what_an_unwrap_drops_is_neither_ported_nor_flagged_and_its_imports_can_go() -> None:
+    result = port(
+        """
+        import trio
+        from trio.to_thread import run_sync
+        from trio import CapacityLimiter
+
+        async def f(work, limiter):
+            return await run_sync(work, limiter=limiter or CapacityLimiter(2))
+        """
+    )
+    assert result.text == "\ndef f(work, limiter):\n    return work()\n"
+    assert result.flags == []
+
+
+def test_flags_and_markers_point_at_the_same_place_on_every_run() -> None:
+    first = port("async def g():\n    pass\n\nasync def f():\n    if True:\n        x = g()\n")
+    second = port_source(first.text)
+    assert [(f.line, f.column) for f in first.flags] == [(6, 9)] == [(f.line, f.column) for f in second.flags]
