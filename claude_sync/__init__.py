@@ -59,6 +59,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     # loaded on first use (PEP 562): the live view, many agents, MCP tools, host dialogs,
     # typed control answers, type-hint-only TypedDicts and Literals, sessions and stores
     "._display.show": ("show",),
+    "._options.code_options": ("ClaudeCodeOptions",),
     "._agents.run": ("run", "RunResult"),
     "._agents.pool": ("AgentPool",),
     "._mcp.tools": ("tool", "SdkMcpTool", "ToolContext", "ToolAnnotations"),
@@ -69,6 +70,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     ),
     "._wire.control_results": (
         "McpSetServersResult", "ReadFileResult", "ReloadPluginsResult", "UsageResult",
+        "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",
     ),
     "._options.config_types": (
         "ContextUsageCategory", "ContextUsageResponse", "McpServerConnectionStatus",
@@ -92,7 +94,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "PostModelSwitchHookSpecificOutput", "PostToolBatchHookSpecificOutput",
         "PostToolUseFailureHookSpecificOutput", "PostToolUseHookSpecificOutput",
         "PreModelSwitchHookSpecificOutput", "PreToolUseHookSpecificOutput",
-        "SessionStartHookSpecificOutput", "StopHookSpecificOutput",
+        "SessionStartHookSpecificOutput", "SetupHookSpecificOutput", "StopHookSpecificOutput",
         "SubagentStartHookSpecificOutput", "SubagentStopHookSpecificOutput",
         "UserPromptExpansionHookSpecificOutput", "UserPromptSubmitHookSpecificOutput",
         "WorktreeCreateHookSpecificOutput",
@@ -185,6 +187,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._callbacks.hook_outputs import PreModelSwitchHookSpecificOutput as PreModelSwitchHookSpecificOutput
     from ._callbacks.hook_outputs import PreToolUseHookSpecificOutput as PreToolUseHookSpecificOutput
     from ._callbacks.hook_outputs import SessionStartHookSpecificOutput as SessionStartHookSpecificOutput
+    from ._callbacks.hook_outputs import SetupHookSpecificOutput as SetupHookSpecificOutput
     from ._callbacks.hook_outputs import StopHookSpecificOutput as StopHookSpecificOutput
     from ._callbacks.hook_outputs import SubagentStartHookSpecificOutput as SubagentStartHookSpecificOutput
     from ._callbacks.hook_outputs import SubagentStopHookSpecificOutput as SubagentStopHookSpecificOutput
@@ -215,6 +218,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._mcp.tools import ToolAnnotations as ToolAnnotations
     from ._mcp.tools import ToolContext as ToolContext
     from ._mcp.tools import tool as tool
+    from ._options.code_options import ClaudeCodeOptions as ClaudeCodeOptions
     from ._options.config_types import ContextUsageCategory as ContextUsageCategory
     from ._options.config_types import ContextUsageResponse as ContextUsageResponse
     from ._options.config_types import McpServerConnectionStatus as McpServerConnectionStatus
@@ -286,9 +290,14 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.blocks import ToolResultBlock as ToolResultBlock
     from ._wire.blocks import ToolUseBlock as ToolUseBlock
     from ._wire.blocks import UnknownBlock as UnknownBlock
+    from ._wire.control_results import AccountInfo as AccountInfo
+    from ._wire.control_results import AgentInfo as AgentInfo
+    from ._wire.control_results import McpResourceContent as McpResourceContent
     from ._wire.control_results import McpSetServersResult as McpSetServersResult
+    from ._wire.control_results import ModelInfo as ModelInfo
     from ._wire.control_results import ReadFileResult as ReadFileResult
     from ._wire.control_results import ReloadPluginsResult as ReloadPluginsResult
+    from ._wire.control_results import SlashCommand as SlashCommand
     from ._wire.control_results import UsageResult as UsageResult
     from ._wire.errors import CLIConnectionError as CLIConnectionError
     from ._wire.errors import CLIJSONDecodeError as CLIJSONDecodeError

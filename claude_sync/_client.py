@@ -49,8 +49,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._callbacks.permission_types import PermissionMode
 from ._engine.connection import Session
-from ._engine.control_methods import TsControlMethods
-from ._engine.transport import Transport
+from ._engine.control_methods import TypedControlMethods
+from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
 from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
 from ._wire.merge import AssistantMessageMerger
@@ -85,20 +85,25 @@ def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = 
     return Session(options, plan=plan, server=server, transport=transport)
 
 
-class ClaudeSDKClient(TsControlMethods):
-    """A multi-turn conversation with one CLI process. See the module doc for the contract.
+class ClaudeSDKClient(TypedControlMethods):
+    """A multi-turn conversation with one CLI process. Threads, interrupts and closing: see the
+    reference page of ``query()`` and ``ClaudeSDKClient`` (and this module's docstring).
     The typed TypeScript-SDK control methods (``apply_flag_settings`` … ``get_usage``) come
-    from ``TsControlMethods``.
+    from ``TypedControlMethods``.
 
-    ``transport``: a ``Transport`` to use instead of spawning the CLI (one client, one
-    transport). As in the official SDK, the options that become CLI flags (model, cwd,
+    ``transport``: a ``Transport`` (or any object with its official methods: ``connect``,
+    ``write``, ``read_messages``, ``close``, ``is_ready``, ``end_input``) to use instead of
+    spawning the CLI (one client, one transport). As in the official SDK, the options that become CLI flags (model, cwd,
     tools …) are then not applied; the ones sent through the protocol are (hooks, agents,
-    permission callbacks, SDK MCP servers). Raises ``TypeError`` for a non-``Transport``.
+    permission callbacks, SDK MCP servers). Raises ``TypeError`` naming the methods a
+    transport object lacks.
+
+    Attributes:
+        options: The options the CLI is started with (read again at each ``connect()``).
     """
 
     def __init__(self, options: Optional[ClaudeAgentOptions] = None, transport: Optional[Transport] = None) -> None:
-        if transport is not None and not isinstance(transport, Transport):
-            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
+        transport = None if transport is None else as_transport(transport)
         self.options = options or ClaudeAgentOptions()
         self._transport = transport
         self._session: Optional[Session] = None
@@ -417,6 +422,8 @@ class ClaudeSDKClient(TsControlMethods):
 
     @property
     def session(self) -> Optional[Session]:
+        """The live connection to the CLI (None before the first ``connect()``), for
+        diagnostics."""
         return self._session
 
 

@@ -23,10 +23,12 @@ import dataclasses
 import logging
 import threading
 import time
-from typing import Any, Dict, Generator, Iterable, Iterator, Optional, Union
+from functools import partial
+from typing import Any, Dict, Generator, Iterable, Iterator, List, Optional, Union
 
+from ._agents.result import RunResult
 from ._engine.connection import Session
-from ._engine.transport import Transport
+from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
 from ._wire.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
 from ._wire.messages import ResultMessage
@@ -56,9 +58,9 @@ def query(
     ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
     data). Raises ``TypeError`` at once for a prompt of the wrong type.
 
-    ``transport``: a ``Transport`` to use instead of spawning the CLI; the options that become
-    CLI flags are then not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` for a
-    non-``Transport``.
+    ``transport``: a ``Transport`` (or any object with its official methods, as the official
+    SDK accepts) to use instead of spawning the CLI; the options that become CLI flags are then
+    not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` naming the methods it lacks.
 
     ``timeout`` bounds the whole run (seconds from the first ``next()``; start-up counts
     against it, though the handshake itself is bounded by ``options.initialize_timeout``),
@@ -87,8 +89,7 @@ class QueryStream:
         timeout: Optional[float] = None,
         idle_timeout: Optional[float] = None,
     ) -> None:
-        if transport is not None and not isinstance(transport, Transport):
-            raise TypeError(f"transport must be a claude_sync.Transport, got {type(transport).__name__}")
+        transport = None if transport is None else as_transport(transport)
         if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
             raise TypeError(
                 f"prompt must be a str or an iterable of user-message dicts, got {type(prompt).__name__}"
@@ -169,6 +170,33 @@ class QueryStream:
         """The underlying session (None before the first ``next()``)."""
         return self._run.session
 
+    def result(self) -> RunResult:
+        """The run as ``run()`` returns it: a ``RunResult`` of every message the stream
+        yielded (caller's thread, the one that iterates).
+
+        Called before the stream was iterated to its end, it iterates the rest first (so
+        ``query(...).result()`` runs the whole run). Raises what iterating raised, again on
+        every call: ``ResultError`` after an error result (unless
+        ``options.raise_on_error_result`` is False: then the ``RunResult`` has ``is_error``),
+        ``ReceiveTimeoutError``, ``ProcessError`` …; ``UsageError`` when the stream was closed
+        before its result. The stream keeps every message it yielded for this.
+        """
+        run = self._run
+        if run.built is not None:
+            return run.built
+        if run.error is None and not run.finished:
+            for _ in self:
+                pass
+        if run.error is not None:
+            raise run.error
+        if not run.finished:
+            raise UsageError("the stream was closed before its run ended: there is no RunResult")
+        try:
+            run.built = RunResult.from_messages(run.collected)
+        except ValueError:
+            raise ClaudeSDKError("the CLI ended the run without a ResultMessage") from None
+        return run.built
+
 
 class _Run:
     """The state of one run, shared by the stream and its generator."""
@@ -182,6 +210,12 @@ class _Run:
         self.prompt_error: Optional[BaseException] = None
         self.timeout: Optional[float] = None
         self.idle_timeout: Optional[float] = None
+        self.input_ended = False
+        self.collected: List[StreamItem] = []
+        """Every message yielded, for ``QueryStream.result()``."""
+        self.finished = False
+        self.error: Optional[Exception] = None
+        self.built: Optional[RunResult] = None
 
     def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
@@ -189,12 +223,18 @@ class _Run:
 
         started = time.monotonic()
         session = self.session = build_session(self.options, self.transport)
+        abandoned = False
         try:
             session.connect(timeout=self.timeout)
             self._send_prompt(session)
             yield from self._relay(session, started)
+            self.finished = True
+        except Exception as exc:
+            self.error = exc
+            abandoned = isinstance(exc, ReceiveTimeoutError)  # given up: kill the CLI now
+            raise
         finally:
-            self._shutdown(session)
+            self._shutdown(session, abandon=abandoned)
 
     def _relay(self, session: Session, started: float) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
@@ -206,10 +246,12 @@ class _Run:
                     f"No complete response within {self.timeout}s", kind="total", timeout=self.timeout
                 )
         try:
-            for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout):
+            waiting = partial(self._close_stdin_if_done, session)
+            for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout, on_wait=waiting):
                 if item.__class__ is ResultMessage:
                     last = item
                     self._close_stdin_if_done(session)
+                self.collected.append(item)
                 yield item
         except ReceiveTimeoutError as exc:
             if exc.kind != "total":
@@ -258,11 +300,14 @@ class _Run:
         self._close_stdin_if_done(session)
 
     def _close_stdin_if_done(self, session: Session) -> None:
-        if session.run_finished:
+        """End the CLI's input once the run is over (after each result, and while the
+        consumer waits: the CLI's ``idle`` is not a delivered message). Consumer's thread."""
+        if not self.input_ended and session.run_finished:
+            self.input_ended = True
             session.close_stdin()
 
-    def _shutdown(self, session: Session) -> None:
-        session.close()
+    def _shutdown(self, session: Session, *, abandon: bool = False) -> None:
+        session.close(abandon=abandon)
         writer = self.writer
         if writer is not None and writer is not threading.current_thread():
             writer.join(self.options.close_timeout)

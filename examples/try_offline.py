@@ -8,7 +8,7 @@ The fake "model" answers by asking for the Bash tool; the CLI really runs it (af
 ``can_use_tool`` callback, a plain function), and the fake then reads the tool's output back to
 you. Everything else — the stream-json protocol, the permission round trip, the messages — is
 the real thing. ``CLAUDE_SYNC_TEST_CLI`` picks another binary. Needs nothing beyond
-``pip install claude-sync`` (and the CLI).
+claude_sync itself (``pip install -e .`` in a checkout, or its wheel) and the CLI.
 """
 
 from __future__ import annotations

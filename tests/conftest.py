@@ -96,7 +96,10 @@ def postgres_server() -> Any:
     """A real PostgreSQL server for the whole test session (``tests/pg_server.py``): started
     on first use, stopped by PID at the end. Skipped without server binaries, except under
     ``CI=true``, where that fails."""
+    from helpers import require_package
     from pg_server import PostgresServer, require_pg_bin
+
+    require_package("psycopg", import_it=False, install="pip install -e '.[postgres]'")
 
     server = PostgresServer(require_pg_bin()).start()
     try:

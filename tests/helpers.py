@@ -1,12 +1,16 @@
 """Helpers shared by the tests: ``Kit`` (a kit ``ScriptedCLI`` and how a test connects to it,
 with ``SHORT_TIMEOUTS``), message filters (``texts`` is the kit's), ``wait_until``,
-``child_pids``, the steps several tests script, the host's processes as ``/proc`` shows them
+``child_pids``, ``require_package`` (optional packages: skipped locally, failed under
+CI=true), the steps several tests script, the host's processes as ``/proc`` shows them
 (``alive``, ``clis_under``, ``clis_with_home``) and ``StallingResponder`` (a fake-API turn held
 in flight)."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -26,6 +30,11 @@ from claude_sync.testing import ScriptedCLI, ScriptedTransport, texts  # noqa: F
 SHORT_TIMEOUTS: Dict[str, float] = {"close_timeout": 2.0, "initialize_timeout": 10.0, "control_timeout": 10.0}
 """The timeouts a test's options get unless it says otherwise: a close or an answer that does
 not come fails the test in seconds, not minutes."""
+
+
+def is_init(message: Any) -> bool:
+    """A ``system/init`` message, in the official shape: a plain ``SystemMessage``."""
+    return type(message).__name__ == "SystemMessage" and message.subtype == "init"
 
 
 def results(messages: List[Any]) -> List[ResultMessage]:
@@ -59,6 +68,39 @@ def child_pids() -> List[int]:
         except OSError:
             continue
     return sorted(pids)
+
+
+INTEGRATIONS_INSTALL = "pip install -e '.[test,test-integrations]'"
+"""How to install what the integration tests need (``.ci/run`` does, so CI runs them all)."""
+
+
+def under_ci() -> bool:
+    """Whether this is a CI run (``CI=true``): there, a missing optional package fails the
+    test instead of skipping it."""
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require_package(
+    name: str, *, import_it: bool = True, since: Tuple[int, int] = (3, 9), install: str = INTEGRATIONS_INSTALL
+) -> Any:
+    """The optional package ``name`` (one of the ``test-integrations`` extra), imported; or
+    only checked to be installed with ``import_it=False`` (returns None), for a test that must
+    not import it into this process. Missing: the test is skipped, naming the install command,
+    except under ``CI=true``, where that is a failure. On a Python older than ``since`` (the
+    package does not exist there; mcp needs 3.10) the test is always skipped. ``install``: the
+    command the skip message names.
+
+    ``tests/`` is on ``sys.path``, so a namespace package of the same name (``tests/mcp``)
+    does not count as installed. Raises ``pytest.skip.Exception`` / ``pytest.fail.Exception``."""
+    if sys.version_info < since:
+        pytest.skip(f"{name} needs Python >= {since[0]}.{since[1]}", allow_module_level=True)
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin in (None, "namespace"):
+        reason = f"the optional package {name!r} is not installed: {install}"
+        if under_ci():
+            pytest.fail(f"{reason} (CI=true: .ci/run installs it)", pytrace=False)
+        pytest.skip(reason, allow_module_level=True)
+    return importlib.import_module(name) if import_it else None
 
 
 def control_frames(cli: Any, subtype: str) -> List[Dict[str, Any]]:

@@ -41,7 +41,6 @@ from claude_sync._wire.system_messages import (
     HookStartedMessage,
     InformationalMessage,
     StatusMessage,
-    SystemInitMessage,
     SystemMessage,
     TaskNotificationMessage,
     TaskProgressMessage,
@@ -536,26 +535,8 @@ CASES: List[Tuple[str, Dict[str, Any], type, Dict[str, Any]]] = [
     (
         "system_init",
         INIT,
-        SystemInitMessage,
-        {
-            "subtype": "init",
-            "data": INIT,
-            "session_id": SID,
-            "uuid": "s-uuid",
-            "cwd": "/scratch/work",
-            "model": "claude-opus-4-8[1m]",
-            "tools": INIT["tools"],
-            "mcp_servers": [{"name": "calc", "status": "connected"}],
-            "permission_mode": "default",
-            "api_key_source": "ANTHROPIC_API_KEY",
-            "claude_code_version": "2.1.197",
-            "slash_commands": ["compact", "cost", "init"],
-            "output_style": "default",
-            "agents": ["general-purpose", "statusline-setup"],
-            "skills": [],
-            "plugins": [],
-            "fast_mode_state": "off",
-        },
+        SystemMessage,  # plain, exactly as the official SDK: typed fields via .init (INIT_FIELDS)
+        {"subtype": "init", "data": INIT},
     ),
     (
         "system_status_requesting",
@@ -878,5 +859,26 @@ CASES: List[Tuple[str, Dict[str, Any], type, Dict[str, Any]]] = [
         {"new_conversation_id": "conv-2", "uuid": "conv-2", "session_id": SID, "trigger": "clear"},
     ),
 ]
+
+INIT_FIELDS: Dict[str, Any] = {
+    "subtype": "init",
+    "data": INIT,
+    "session_id": SID,
+    "uuid": "s-uuid",
+    "cwd": "/scratch/work",
+    "model": "claude-opus-4-8[1m]",
+    "tools": INIT["tools"],
+    "mcp_servers": [{"name": "calc", "status": "connected"}],
+    "permission_mode": "default",
+    "api_key_source": "ANTHROPIC_API_KEY",
+    "claude_code_version": "2.1.197",
+    "slash_commands": ["compact", "cost", "init"],
+    "output_style": "default",
+    "agents": ["general-purpose", "statusline-setup"],
+    "skills": [],
+    "plugins": [],
+    "fast_mode_state": "off",
+}
+"""What ``parse_message(INIT).init`` (the typed ``SystemInitMessage`` view) reads."""
 
 CASE_IDS = [case[0] for case in CASES]

@@ -69,6 +69,16 @@ class AgentPool:
     ``max_runs_per_cli`` bounds how often; ``reset_timeout`` bounds one reset.
     Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``, ``warm > max_workers``,
     ``max_runs_per_cli < 1``.
+
+    Attributes:
+        options: The options runs use unless ``submit`` gets others; only runs with these options
+            take a warm or reused CLI.
+        max_workers: The most runs (and CLIs) at once.
+        warm: How many CLIs the pool keeps started ahead, past ``initialize``.
+        reuse: Whether a CLI serves another run after a ``/clear`` reset, where that is proven to
+            isolate runs.
+        max_runs_per_cli: The most runs one CLI serves before it is retired.
+        reset_timeout: Seconds one ``/clear`` reset may take before the CLI is retired instead.
     """
 
     def __init__(
@@ -184,6 +194,9 @@ class AgentPool:
             return dict(self._counts, parked=len(self._parked), busy=len(self._busy), queued=len(self._jobs))
 
     def parked_pids(self) -> List[Optional[int]]:
+        """The process ids of the CLIs parked (started, idle) right now, oldest first; None for one
+        whose transport has no pid. Any thread.
+        """
         with self._cond:
             return [slot.pid for slot in self._parked]
 

@@ -46,7 +46,7 @@ from .._options.options import ClaudeAgentOptions
 from .._wire.blocks import ServerToolUseBlock, ToolUseBlock
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.protocol import StreamItem
-from .._wire.system_messages import SystemInitMessage
+from .._wire.system_messages import SystemMessage
 
 __all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive"]
 
@@ -111,13 +111,14 @@ def is_alive(slot: CliSlot) -> bool:
 def init_fingerprint(messages: List[StreamItem]) -> Optional[Dict[str, Any]]:
     """The state a ``system/init`` reports that a run could change and a reset must not."""
     for message in messages:
-        if isinstance(message, SystemInitMessage):
+        init = message.init if isinstance(message, SystemMessage) else None
+        if init is not None:
             return {
-                "model": message.model,
-                "permission_mode": message.permission_mode,
-                "cwd": message.cwd,
-                "tools": message.tools,
-                "mcp_servers": [server.get("name") for server in (message.mcp_servers or [])],
+                "model": init.model,
+                "permission_mode": init.permission_mode,
+                "cwd": init.cwd,
+                "tools": init.tools,
+                "mcp_servers": [server.get("name") for server in (init.mcp_servers or [])],
             }
     return None
 

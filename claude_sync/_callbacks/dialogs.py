@@ -55,6 +55,20 @@ class ElicitationRequest(FrozenRecord):
     ``elicitation_id`` correlates it). ``title`` / ``display_name`` / ``description`` come from
     the server's permission-display metadata. ``signal`` is set when the CLI withdraws the
     request or the session closes. ``raw`` is the whole request.
+
+    Attributes:
+        server_name: The MCP server asking.
+        message: What the server asks the user.
+        mode: ``"form"`` or ``"url"`` (None when the CLI does not say; a form).
+        url: The page to open, in ``url`` mode.
+        elicitation_id: Correlates a ``url`` elicitation with its completion.
+        requested_schema: The JSON Schema of the form to fill, in ``form`` mode.
+        title: A title, from the server's permission-display metadata.
+        display_name: The server's display name, from the same metadata.
+        description: A description, from the same metadata.
+        signal: Set when the CLI withdraws the request or the session closes.
+        request_id: The control request's id.
+        raw: The whole request as the CLI sent it.
     """
 
     server_name: str
@@ -74,7 +88,12 @@ class ElicitationRequest(FrozenRecord):
 @frozen_record
 class ElicitationResult(FrozenRecord):
     """The user's answer: ``action`` is ``"accept"`` (with ``content`` for a form),
-    ``"decline"`` or ``"cancel"`` (MCP ``ElicitResult``)."""
+    ``"decline"`` or ``"cancel"`` (MCP ``ElicitResult``).
+
+    Attributes:
+        action: ``"accept"``, ``"decline"`` or ``"cancel"``.
+        content: The form's values, with ``accept`` in ``form`` mode.
+    """
 
     action: str
     content: Optional[Dict[str, Any]] = None
@@ -147,6 +166,14 @@ class UserDialogRequest(FrozenRecord):
     ``dialog_kind`` names it (e.g. ``"refusal_fallback_prompt"``; new kinds may appear);
     ``payload`` is its kind-specific data; ``tool_use_id`` is set when a tool call is waiting
     on it. ``signal`` is set when the CLI withdraws the dialog or the session closes.
+
+    Attributes:
+        dialog_kind: Which dialog (e.g. ``"refusal_fallback_prompt"``; new kinds may appear).
+        payload: The dialog's kind-specific data.
+        tool_use_id: The tool call waiting on the dialog, if any.
+        signal: Set when the CLI withdraws the dialog or the session closes.
+        request_id: The control request's id.
+        raw: The whole request as the CLI sent it.
     """
 
     dialog_kind: str
@@ -160,7 +187,12 @@ class UserDialogRequest(FrozenRecord):
 @frozen_record
 class UserDialogResult(FrozenRecord):
     """The host's answer: ``behavior`` ``"completed"`` with the dialog's ``result``, or
-    ``"cancelled"`` (the CLI applies the dialog's default)."""
+    ``"cancelled"`` (the CLI applies the dialog's default).
+
+    Attributes:
+        behavior: ``"completed"`` or ``"cancelled"`` (the CLI then applies the dialog's default).
+        result: The dialog's result, with ``completed``.
+    """
 
     behavior: str
     result: Any = None

@@ -32,20 +32,41 @@ __all__ = [
 
 
 class HookEffort(TypedDict):
-    """The session's effort level, on every hook input (``effort``)."""
+    """The session's effort level, on every hook input (``effort``).
+
+    Keys:
+        level: The effort level (``low`` … ``max``).
+    """
 
     level: str
 
 
 class HookMcpServer(TypedDict):
-    """For ``mcp__*`` tools: the server's config key and where its definition came from."""
+    """For ``mcp__*`` tools: the server's config key and where its definition came from.
+
+    Keys:
+        name: The server's key in the MCP config.
+        source: Where its definition came from (``sdk``, ``project``, ``user`` …).
+    """
 
     name: str
     source: str
 
 
 class BackgroundTaskSummary(TypedDict):
-    """A background task still running when the agent stops (``Stop``/``SubagentStop``)."""
+    """A background task still running when the agent stops (``Stop``/``SubagentStop``).
+
+    Keys:
+        id: The task's id.
+        type: The kind of task (a shell, a subagent, an MCP call …).
+        status: Its status.
+        description: What it does.
+        command: The shell command, for a shell task.
+        agent_type: The subagent's type, for a subagent task.
+        server: The MCP server, for an MCP task.
+        tool: The MCP tool, for an MCP task.
+        name: The task's name, when it has one.
+    """
 
     id: str
     type: str
@@ -59,7 +80,14 @@ class BackgroundTaskSummary(TypedDict):
 
 
 class SessionCronSummary(TypedDict):
-    """A scheduled prompt of the session (``Stop``/``SubagentStop``)."""
+    """A scheduled prompt of the session (``Stop``/``SubagentStop``).
+
+    Keys:
+        id: The schedule's id.
+        schedule: When it runs (a cron expression).
+        recurring: Whether it repeats.
+        prompt: The prompt it sends.
+    """
 
     id: str
     schedule: str
@@ -68,7 +96,16 @@ class SessionCronSummary(TypedDict):
 
 
 class BaseHookInput(TypedDict):
-    """Keys common to every hook input."""
+    """Keys common to every hook input.
+
+    Keys:
+        session_id: The session's id.
+        transcript_path: The path of the session's JSONL transcript.
+        cwd: The CLI's working directory.
+        permission_mode: The permission mode in force.
+        prompt_id: The id of the user prompt being answered.
+        effort: The session's effort level.
+    """
 
     session_id: str
     transcript_path: str
@@ -86,7 +123,18 @@ class _SubagentAware(BaseHookInput):
 
 
 class PreToolUseHookInput(_SubagentAware):
-    """What a ``PreToolUse`` hook receives as ``hook_input`` (the CLI's field names)."""
+    """What a ``PreToolUse`` hook receives as ``hook_input`` (the CLI's field names).
+
+    Keys:
+        hook_event_name: ``"PreToolUse"``.
+        tool_name: The tool (``Bash``, ``Edit``, ``mcp__<server>__<tool>`` …).
+        tool_input: The tool's input, as the model gave it.
+        tool_use_id: The id of the tool call.
+        mcp_server: For an ``mcp__*`` tool: the server's config key and where its definition came
+            from.
+        agent_id: The subagent running the tool, when not the main agent.
+        agent_type: That subagent's type.
+    """
 
     hook_event_name: Literal["PreToolUse"]
     tool_name: str
@@ -96,7 +144,20 @@ class PreToolUseHookInput(_SubagentAware):
 
 
 class PostToolUseHookInput(_SubagentAware):
-    """What a ``PostToolUse`` hook receives as ``hook_input`` (the CLI's field names)."""
+    """What a ``PostToolUse`` hook receives as ``hook_input`` (the CLI's field names).
+
+    Keys:
+        hook_event_name: ``"PostToolUse"``.
+        tool_name: The tool (``Bash``, ``Edit``, ``mcp__<server>__<tool>`` …).
+        tool_input: The tool's input, as the model gave it.
+        tool_use_id: The id of the tool call.
+        tool_response: What the tool returned.
+        duration_ms: How long the tool ran, in milliseconds.
+        mcp_server: For an ``mcp__*`` tool: the server's config key and where its definition came
+            from.
+        agent_id: The subagent running the tool, when not the main agent.
+        agent_type: That subagent's type.
+    """
 
     hook_event_name: Literal["PostToolUse"]
     tool_name: str
@@ -108,7 +169,21 @@ class PostToolUseHookInput(_SubagentAware):
 
 
 class PostToolUseFailureHookInput(_SubagentAware):
-    """What a ``PostToolUseFailure`` hook receives as ``hook_input`` (the CLI's field names)."""
+    """What a ``PostToolUseFailure`` hook receives as ``hook_input`` (the CLI's field names).
+
+    Keys:
+        hook_event_name: ``"PostToolUseFailure"``.
+        tool_name: The tool (``Bash``, ``Edit``, ``mcp__<server>__<tool>`` …).
+        tool_input: The tool's input, as the model gave it.
+        tool_use_id: The id of the tool call.
+        error: What went wrong.
+        is_interrupt: Whether the tool was interrupted.
+        duration_ms: How long the tool ran, in milliseconds.
+        mcp_server: For an ``mcp__*`` tool: the server's config key and where its definition came
+            from.
+        agent_id: The subagent running the tool, when not the main agent.
+        agent_type: That subagent's type.
+    """
 
     hook_event_name: Literal["PostToolUseFailure"]
     tool_name: str
@@ -121,7 +196,14 @@ class PostToolUseFailureHookInput(_SubagentAware):
 
 
 class PostToolBatchToolCall(TypedDict):
-    """One tool call of a ``PostToolBatch`` input."""
+    """One tool call of a ``PostToolBatch`` input.
+
+    Keys:
+        tool_name: The tool (``Bash``, ``Edit``, ``mcp__<server>__<tool>`` …).
+        tool_input: The tool's input, as the model gave it.
+        tool_use_id: The id of the tool call.
+        tool_response: What the tool returned.
+    """
 
     tool_name: str
     tool_input: Dict[str, Any]
@@ -130,11 +212,34 @@ class PostToolBatchToolCall(TypedDict):
 
 
 class PostToolBatchHookInput(_SubagentAware):
+    """What a ``PostToolBatch`` hook receives: the tool calls of one batch, after they ran.
+
+    Keys:
+        hook_event_name: ``"PostToolBatch"``.
+        tool_calls: The tool calls of the batch, in order.
+        agent_id: The subagent running the tool, when not the main agent.
+        agent_type: That subagent's type.
+    """
+
     hook_event_name: Literal["PostToolBatch"]
     tool_calls: List[PostToolBatchToolCall]
 
 
 class PermissionDeniedHookInput(_SubagentAware):
+    """What a ``PermissionDenied`` hook receives: a tool call was denied.
+
+    Keys:
+        hook_event_name: ``"PermissionDenied"``.
+        tool_name: The tool (``Bash``, ``Edit``, ``mcp__<server>__<tool>`` …).
+        tool_input: The tool's input, as the model gave it.
+        tool_use_id: The id of the tool call.
+        reason: Why the call was denied.
+        mcp_server: For an ``mcp__*`` tool: the server's config key and where its definition came
+            from.
+        agent_id: The subagent running the tool, when not the main agent.
+        agent_type: That subagent's type.
+    """
+
     hook_event_name: Literal["PermissionDenied"]
     tool_name: str
     tool_input: Dict[str, Any]
@@ -144,7 +249,20 @@ class PermissionDeniedHookInput(_SubagentAware):
 
 
 class PermissionRequestHookInput(_SubagentAware):
-    """What a ``PermissionRequest`` hook receives as ``hook_input`` (the CLI's field names)."""
+    """What a ``PermissionRequest`` hook receives as ``hook_input`` (the CLI's field names).
+
+    Keys:
+        hook_event_name: ``"PermissionRequest"``.
+        tool_name: The tool (``Bash``, ``Edit``, ``mcp__<server>__<tool>`` …).
+        tool_input: The tool's input, as the model gave it.
+        permission_suggestions: Permission updates the CLI suggests.
+        mcp_server: For an ``mcp__*`` tool: the server's config key and where its definition came
+            from.
+        tool_kind: The kind of tool, when the CLI says.
+        mcp_skill: The MCP skill involved, when any.
+        agent_id: The subagent running the tool, when not the main agent.
+        agent_type: That subagent's type.
+    """
 
     hook_event_name: Literal["PermissionRequest"]
     tool_name: str
@@ -156,7 +274,14 @@ class PermissionRequestHookInput(_SubagentAware):
 
 
 class NotificationHookInput(BaseHookInput):
-    """What a ``Notification`` hook receives as ``hook_input`` (the CLI's field names)."""
+    """What a ``Notification`` hook receives as ``hook_input`` (the CLI's field names).
+
+    Keys:
+        hook_event_name: ``"Notification"``.
+        message: The notification's text.
+        title: Its title.
+        notification_type: Its kind (``permission_prompt``, ``idle_prompt`` …).
+    """
 
     hook_event_name: Literal["Notification"]
     message: str
@@ -165,7 +290,14 @@ class NotificationHookInput(BaseHookInput):
 
 
 class UserPromptSubmitHookInput(BaseHookInput):
-    """What a ``UserPromptSubmit`` hook receives as ``hook_input`` (the CLI's field names)."""
+    """What a ``UserPromptSubmit`` hook receives as ``hook_input`` (the CLI's field names).
+
+    Keys:
+        hook_event_name: ``"UserPromptSubmit"``.
+        prompt: The prompt the user submitted.
+        source: Where it came from, when the CLI says.
+        session_title: The session's title, when it has one.
+    """
 
     hook_event_name: Literal["UserPromptSubmit"]
     prompt: str
@@ -174,6 +306,18 @@ class UserPromptSubmitHookInput(BaseHookInput):
 
 
 class UserPromptExpansionHookInput(BaseHookInput):
+    """What a ``UserPromptExpansion`` hook receives: a slash command or MCP prompt is about to be
+    expanded.
+
+    Keys:
+        hook_event_name: ``"UserPromptExpansion"``.
+        expansion_type: ``"slash_command"`` or ``"mcp_prompt"``.
+        command_name: The command or prompt being expanded.
+        command_args: Its arguments, as typed.
+        command_source: Where the command is defined.
+        prompt: The prompt as typed.
+    """
+
     hook_event_name: Literal["UserPromptExpansion"]
     expansion_type: Literal["slash_command", "mcp_prompt"]
     command_name: str
@@ -183,6 +327,21 @@ class UserPromptExpansionHookInput(BaseHookInput):
 
 
 class SessionStartHookInput(BaseHookInput):
+    """What a ``SessionStart`` hook receives: a session started, resumed, was cleared, compacted or
+    forked.
+
+    Keys:
+        hook_event_name: ``"SessionStart"``.
+        source: ``"startup"``, ``"resume"``, ``"clear"``, ``"compact"`` or ``"fork"``.
+        agent_type: The agent type the session runs as, if any.
+        model: The model in use.
+        session_title: The session's title, when it has one.
+        seconds_since_last_response: Seconds since the last response, for a resumed session.
+        context_tokens: The conversation's size in tokens.
+        prompt_cache_likely_expired: Whether the prompt cache has probably expired.
+        estimated_cache_write_usd: The estimated cost of re-writing the cache, in US dollars.
+    """
+
     hook_event_name: Literal["SessionStart"]
     source: Literal["startup", "resume", "clear", "compact", "fork"]
     agent_type: NotRequired[str]
@@ -195,17 +354,40 @@ class SessionStartHookInput(BaseHookInput):
 
 
 class SessionEndHookInput(BaseHookInput):
+    """What a ``SessionEnd`` hook receives: the session ends.
+
+    Keys:
+        hook_event_name: ``"SessionEnd"``.
+        reason: ``"clear"``, ``"resume"``, ``"logout"``, ``"prompt_input_exit"`` or ``"other"``.
+    """
+
     hook_event_name: Literal["SessionEnd"]
     reason: Literal["clear", "resume", "logout", "prompt_input_exit", "other"]
 
 
 class SetupHookInput(BaseHookInput):
+    """What a ``Setup`` hook receives: the CLI's setup step runs.
+
+    Keys:
+        hook_event_name: ``"Setup"``.
+        trigger: ``"init"`` or ``"maintenance"``.
+    """
+
     hook_event_name: Literal["Setup"]
     trigger: Literal["init", "maintenance"]
 
 
 class StopHookInput(BaseHookInput):
-    """What a ``Stop`` hook receives as ``hook_input`` (the CLI's field names)."""
+    """What a ``Stop`` hook receives as ``hook_input`` (the CLI's field names).
+
+    Keys:
+        hook_event_name: ``"Stop"``.
+        stop_hook_active: True when the agent is already continuing because of a Stop hook (guard
+            against loops).
+        last_assistant_message: The text of the agent's last message, when there is one.
+        background_tasks: Background tasks still running.
+        session_crons: The session's scheduled prompts.
+    """
 
     hook_event_name: Literal["Stop"]
     stop_hook_active: bool
@@ -215,6 +397,15 @@ class StopHookInput(BaseHookInput):
 
 
 class StopFailureHookInput(BaseHookInput):
+    """What a ``StopFailure`` hook receives: the turn ended with an error.
+
+    Keys:
+        hook_event_name: ``"StopFailure"``.
+        error: What made the turn fail.
+        error_details: More detail, when there is some.
+        last_assistant_message: The text of the agent's last message, when there is one.
+    """
+
     hook_event_name: Literal["StopFailure"]
     error: str
     error_details: NotRequired[str]
@@ -222,7 +413,13 @@ class StopFailureHookInput(BaseHookInput):
 
 
 class SubagentStartHookInput(BaseHookInput):
-    """What a ``SubagentStart`` hook receives as ``hook_input`` (the CLI's field names)."""
+    """What a ``SubagentStart`` hook receives as ``hook_input`` (the CLI's field names).
+
+    Keys:
+        hook_event_name: ``"SubagentStart"``.
+        agent_id: The subagent's id.
+        agent_type: Its type.
+    """
 
     hook_event_name: Literal["SubagentStart"]
     agent_id: str
@@ -230,7 +427,18 @@ class SubagentStartHookInput(BaseHookInput):
 
 
 class SubagentStopHookInput(BaseHookInput):
-    """What a ``SubagentStop`` hook receives as ``hook_input`` (the CLI's field names)."""
+    """What a ``SubagentStop`` hook receives as ``hook_input`` (the CLI's field names).
+
+    Keys:
+        hook_event_name: ``"SubagentStop"``.
+        stop_hook_active: True when the subagent is already continuing because of a stop hook.
+        agent_id: The subagent's id.
+        agent_transcript_path: The path of the subagent's transcript.
+        agent_type: Its type.
+        last_assistant_message: The text of the agent's last message, when there is one.
+        background_tasks: Background tasks still running.
+        session_crons: The session's scheduled prompts.
+    """
 
     hook_event_name: Literal["SubagentStop"]
     stop_hook_active: bool
@@ -243,7 +451,13 @@ class SubagentStopHookInput(BaseHookInput):
 
 
 class PreCompactHookInput(BaseHookInput):
-    """What a ``PreCompact`` hook receives as ``hook_input`` (the CLI's field names)."""
+    """What a ``PreCompact`` hook receives as ``hook_input`` (the CLI's field names).
+
+    Keys:
+        hook_event_name: ``"PreCompact"``.
+        trigger: ``"manual"`` (``/compact``) or ``"auto"``.
+        custom_instructions: The instructions given with ``/compact``, if any.
+    """
 
     hook_event_name: Literal["PreCompact"]
     trigger: Literal["manual", "auto"]
@@ -251,6 +465,14 @@ class PreCompactHookInput(BaseHookInput):
 
 
 class PostCompactHookInput(BaseHookInput):
+    """What a ``PostCompact`` hook receives: the history was compacted.
+
+    Keys:
+        hook_event_name: ``"PostCompact"``.
+        trigger: ``"manual"`` or ``"auto"``.
+        compact_summary: The summary that replaced the history.
+    """
+
     hook_event_name: Literal["PostCompact"]
     trigger: Literal["manual", "auto"]
     compact_summary: str
@@ -271,24 +493,75 @@ class _ModelSwitch(BaseHookInput):
 
 
 class PreModelSwitchHookInput(_ModelSwitch):
-    """Before the model changes; ``source`` is ``command``, ``picker`` or ``sdk``."""
+    """Before the model changes; ``source`` is ``command``, ``picker`` or ``sdk``.
+
+    Keys:
+        hook_event_name: ``"PreModelSwitch"``.
+        from_model: The model in use before the switch.
+        to_model: The model switched to.
+        requested_model: The model name that was asked for (an alias before resolution), when any.
+        source: What switches it (``command``, ``picker``, ``sdk``; after a switch also ``auto`` or
+            ``resume``).
+        context_tokens: The conversation's size in tokens.
+        prompt_cache_warm: Whether the prompt cache is warm for the old model.
+        cache_ttl: ``"5m"`` or ``"1h"``: the prompt cache lifetime.
+        estimated_cache_write_usd: The estimated cost of writing the conversation to the new model's
+            cache, in US dollars.
+        pricing: ``"configured"``, ``"catalog"`` or ``"default"``: where the price estimate comes
+            from.
+    """
 
     hook_event_name: Literal["PreModelSwitch"]
 
 
 class PostModelSwitchHookInput(_ModelSwitch):
-    """After the model changed; ``source`` also ``auto`` (fallback) or ``resume``."""
+    """After the model changed; ``source`` also ``auto`` (fallback) or ``resume``.
+
+    Keys:
+        hook_event_name: ``"PostModelSwitch"``.
+        from_model: The model in use before the switch.
+        to_model: The model switched to.
+        requested_model: The model name that was asked for (an alias before resolution), when any.
+        source: What switches it (``command``, ``picker``, ``sdk``; after a switch also ``auto`` or
+            ``resume``).
+        context_tokens: The conversation's size in tokens.
+        prompt_cache_warm: Whether the prompt cache is warm for the old model.
+        cache_ttl: ``"5m"`` or ``"1h"``: the prompt cache lifetime.
+        estimated_cache_write_usd: The estimated cost of writing the conversation to the new model's
+            cache, in US dollars.
+        pricing: ``"configured"``, ``"catalog"`` or ``"default"``: where the price estimate comes
+            from.
+    """
 
     hook_event_name: Literal["PostModelSwitch"]
 
 
 class TeammateIdleHookInput(BaseHookInput):
+    """What a ``TeammateIdle`` hook receives: a teammate has nothing to do.
+
+    Keys:
+        hook_event_name: ``"TeammateIdle"``.
+        teammate_name: The idle teammate.
+        team_name: Its team.
+    """
+
     hook_event_name: Literal["TeammateIdle"]
     teammate_name: str
     team_name: str
 
 
 class TaskCreatedHookInput(BaseHookInput):
+    """What a ``TaskCreated`` hook receives: a task was created.
+
+    Keys:
+        hook_event_name: ``"TaskCreated"``.
+        task_id: The task's id.
+        task_subject: What the task is about, in a line.
+        task_description: The task's description.
+        teammate_name: The teammate it belongs to.
+        team_name: The team it belongs to.
+    """
+
     hook_event_name: Literal["TaskCreated"]
     task_id: str
     task_subject: str
@@ -298,6 +571,17 @@ class TaskCreatedHookInput(BaseHookInput):
 
 
 class TaskCompletedHookInput(BaseHookInput):
+    """What a ``TaskCompleted`` hook receives: a task was completed.
+
+    Keys:
+        hook_event_name: ``"TaskCompleted"``.
+        task_id: The task's id.
+        task_subject: What the task is about, in a line.
+        task_description: The task's description.
+        teammate_name: The teammate it belongs to.
+        team_name: The team it belongs to.
+    """
+
     hook_event_name: Literal["TaskCompleted"]
     task_id: str
     task_subject: str
@@ -307,6 +591,18 @@ class TaskCompletedHookInput(BaseHookInput):
 
 
 class ElicitationHookInput(BaseHookInput):
+    """What an ``Elicitation`` hook receives: an MCP server asks the user for input.
+
+    Keys:
+        hook_event_name: ``"Elicitation"``.
+        mcp_server_name: The MCP server asking.
+        message: What it asks.
+        mode: ``"form"`` or ``"url"``.
+        url: The page to open, in ``url`` mode.
+        elicitation_id: The elicitation's id.
+        requested_schema: The form's JSON Schema, in ``form`` mode.
+    """
+
     hook_event_name: Literal["Elicitation"]
     mcp_server_name: str
     message: str
@@ -317,6 +613,17 @@ class ElicitationHookInput(BaseHookInput):
 
 
 class ElicitationResultHookInput(BaseHookInput):
+    """What an ``ElicitationResult`` hook receives: the user answered an elicitation.
+
+    Keys:
+        hook_event_name: ``"ElicitationResult"``.
+        mcp_server_name: The MCP server that asked.
+        elicitation_id: The elicitation's id.
+        mode: ``"form"`` or ``"url"``.
+        action: ``"accept"``, ``"decline"`` or ``"cancel"``.
+        content: The form's values, with ``accept``.
+    """
+
     hook_event_name: Literal["ElicitationResult"]
     mcp_server_name: str
     elicitation_id: NotRequired[str]
@@ -326,12 +633,34 @@ class ElicitationResultHookInput(BaseHookInput):
 
 
 class ConfigChangeHookInput(BaseHookInput):
+    """What a ``ConfigChange`` hook receives: settings changed.
+
+    Keys:
+        hook_event_name: ``"ConfigChange"``.
+        source: Which settings changed (``user_settings``, ``project_settings``, ``local_settings``,
+            ``policy_settings``, ``skills``).
+        file_path: The file that changed, when there is one.
+    """
+
     hook_event_name: Literal["ConfigChange"]
     source: Literal["user_settings", "project_settings", "local_settings", "policy_settings", "skills"]
     file_path: NotRequired[str]
 
 
 class InstructionsLoadedHookInput(BaseHookInput):
+    """What an ``InstructionsLoaded`` hook receives: an instructions file (``CLAUDE.md`` …) was loaded.
+
+    Keys:
+        hook_event_name: ``"InstructionsLoaded"``.
+        file_path: The instructions file (``CLAUDE.md`` …) loaded.
+        memory_type: ``"User"``, ``"Project"``, ``"Local"`` or ``"Managed"``.
+        load_reason: Why it was loaded (``session_start``, ``nested_traversal``,
+            ``path_glob_match``, ``include``, ``compact``).
+        globs: The path globs that made it apply.
+        trigger_file_path: The file whose access loaded it.
+        parent_file_path: The file that included it.
+    """
+
     hook_event_name: Literal["InstructionsLoaded"]
     file_path: str
     memory_type: Literal["User", "Project", "Local", "Managed"]
@@ -342,29 +671,65 @@ class InstructionsLoadedHookInput(BaseHookInput):
 
 
 class WorktreeCreateHookInput(BaseHookInput):
+    """What a ``WorktreeCreate`` hook receives: a git worktree is to be created.
+
+    Keys:
+        hook_event_name: ``"WorktreeCreate"``.
+        name: The new worktree's name.
+    """
+
     hook_event_name: Literal["WorktreeCreate"]
     name: str
 
 
 class WorktreeRemoveHookInput(BaseHookInput):
+    """What a ``WorktreeRemove`` hook receives: a git worktree is to be removed.
+
+    Keys:
+        hook_event_name: ``"WorktreeRemove"``.
+        worktree_path: The worktree being removed.
+    """
+
     hook_event_name: Literal["WorktreeRemove"]
     worktree_path: str
 
 
 class CwdChangedHookInput(BaseHookInput):
+    """What a ``CwdChanged`` hook receives: the working directory changed.
+
+    Keys:
+        hook_event_name: ``"CwdChanged"``.
+        old_cwd: The previous working directory.
+        new_cwd: The new one.
+    """
+
     hook_event_name: Literal["CwdChanged"]
     old_cwd: str
     new_cwd: str
 
 
 class FileChangedHookInput(BaseHookInput):
+    """What a ``FileChanged`` hook receives: a watched file changed.
+
+    Keys:
+        hook_event_name: ``"FileChanged"``.
+        file_path: The watched file.
+        event: ``"change"``, ``"add"`` or ``"unlink"``.
+    """
+
     hook_event_name: Literal["FileChanged"]
     file_path: str
     event: Literal["change", "add", "unlink"]
 
 
 class DirectoryAddedHookInput(BaseHookInput):
-    """A directory joined the session: ``/add-dir`` or the SDK's ``register_repo_root``."""
+    """A directory joined the session: ``/add-dir`` or the SDK's ``register_repo_root``.
+
+    Keys:
+        hook_event_name: ``"DirectoryAdded"``.
+        directory: The directory added.
+        source: ``"slash_command"`` or ``"register_repo_root"``.
+    """
 
     hook_event_name: Literal["DirectoryAdded"]
     directory: str
@@ -372,7 +737,16 @@ class DirectoryAddedHookInput(BaseHookInput):
 
 
 class MessageDisplayHookInput(BaseHookInput):
-    """Newly completed lines of a streaming assistant message (display only)."""
+    """Newly completed lines of a streaming assistant message (display only).
+
+    Keys:
+        hook_event_name: ``"MessageDisplay"``.
+        turn_id: The turn's id.
+        message_id: The message's id.
+        index: The position of this piece in the message.
+        final: Whether the message is complete.
+        delta: The newly completed lines.
+    """
 
     hook_event_name: Literal["MessageDisplay"]
     turn_id: str

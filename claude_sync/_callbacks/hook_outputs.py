@@ -29,7 +29,17 @@ __all__ = [
 
 
 class PreToolUseHookSpecificOutput(TypedDict):
-    """Decide the tool call: ``permissionDecision`` ``allow``/``deny``/``ask``/``defer``."""
+    """Decide the tool call: ``permissionDecision`` ``allow``/``deny``/``ask``/``defer``.
+
+    Keys:
+        hookEventName: ``"PreToolUse"``: the event this output answers.
+        permissionDecision: ``"allow"``, ``"deny"``, ``"ask"`` (the user or ``can_use_tool``
+            decides) or ``"defer"`` (stop the run before the call; see ``DeferredToolUse``).
+        permissionDecisionReason: Why; the model sees it for a deny.
+        updatedInput: The input the tool runs with instead.
+        additionalContext: Text added to what the model sees.
+        permissionDisplay: How a permission prompt shows the call (title, description …).
+    """
 
     hookEventName: Literal["PreToolUse"]
     permissionDecision: NotRequired[Literal["allow", "deny", "ask", "defer"]]
@@ -40,7 +50,15 @@ class PreToolUseHookSpecificOutput(TypedDict):
 
 
 class PostToolUseHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``PostToolUse`` hook may return (``hookEventName`` ``"PostToolUse"``)."""
+    """The ``hookSpecificOutput`` a ``PostToolUse`` hook may return (``hookEventName`` ``"PostToolUse"``).
+
+    Keys:
+        hookEventName: ``"PostToolUse"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+        classifierContext: Context for the CLI's safety classifier.
+        updatedToolOutput: The tool output the model sees instead.
+        updatedMCPToolOutput: The MCP tool output the model sees instead.
+    """
 
     hookEventName: Literal["PostToolUse"]
     additionalContext: NotRequired[str]
@@ -50,21 +68,38 @@ class PostToolUseHookSpecificOutput(TypedDict):
 
 
 class PostToolUseFailureHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``PostToolUseFailure`` hook may return (``hookEventName`` ``"PostToolUseFailure"``)."""
+    """The ``hookSpecificOutput`` a ``PostToolUseFailure`` hook may return (``hookEventName`` ``"PostToolUseFailure"``).
+
+    Keys:
+        hookEventName: ``"PostToolUseFailure"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+    """
 
     hookEventName: Literal["PostToolUseFailure"]
     additionalContext: NotRequired[str]
 
 
 class PostToolBatchHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``PostToolBatch`` hook may return (``hookEventName`` ``"PostToolBatch"``)."""
+    """The ``hookSpecificOutput`` a ``PostToolBatch`` hook may return (``hookEventName`` ``"PostToolBatch"``).
+
+    Keys:
+        hookEventName: ``"PostToolBatch"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+    """
 
     hookEventName: Literal["PostToolBatch"]
     additionalContext: NotRequired[str]
 
 
 class UserPromptSubmitHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``UserPromptSubmit`` hook may return (``hookEventName`` ``"UserPromptSubmit"``)."""
+    """The ``hookSpecificOutput`` a ``UserPromptSubmit`` hook may return (``hookEventName`` ``"UserPromptSubmit"``).
+
+    Keys:
+        hookEventName: ``"UserPromptSubmit"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+        sessionTitle: A title for the session.
+        suppressOriginalPrompt: Leave the prompt itself out of the conversation.
+    """
 
     hookEventName: Literal["UserPromptSubmit"]
     additionalContext: NotRequired[str]
@@ -73,7 +108,13 @@ class UserPromptSubmitHookSpecificOutput(TypedDict):
 
 
 class UserPromptExpansionHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``UserPromptExpansion`` hook may return (``hookEventName`` ``"UserPromptExpansion"``)."""
+    """The ``hookSpecificOutput`` a ``UserPromptExpansion`` hook may return (``hookEventName`` ``"UserPromptExpansion"``).
+
+    Keys:
+        hookEventName: ``"UserPromptExpansion"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+        suppressOriginalPrompt: Leave the typed command out of the conversation.
+    """
 
     hookEventName: Literal["UserPromptExpansion"]
     additionalContext: NotRequired[str]
@@ -81,7 +122,16 @@ class UserPromptExpansionHookSpecificOutput(TypedDict):
 
 
 class SessionStartHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``SessionStart`` hook may return (``hookEventName`` ``"SessionStart"``)."""
+    """The ``hookSpecificOutput`` a ``SessionStart`` hook may return (``hookEventName`` ``"SessionStart"``).
+
+    Keys:
+        hookEventName: ``"SessionStart"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+        initialUserMessage: A first user message to start with.
+        sessionTitle: A title for the session.
+        watchPaths: Files the CLI should watch from now on (they raise ``FileChanged``).
+        reloadSkills: Reload the skills.
+    """
 
     hookEventName: Literal["SessionStart"]
     additionalContext: NotRequired[str]
@@ -92,12 +142,25 @@ class SessionStartHookSpecificOutput(TypedDict):
 
 
 class SetupHookSpecificOutput(TypedDict):
+    """The ``hookSpecificOutput`` a ``Setup`` hook may return (``hookEventName`` ``"Setup"``).
+
+    Keys:
+        hookEventName: ``"Setup"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+    """
+
     hookEventName: Literal["Setup"]
     additionalContext: NotRequired[str]
 
 
 class PreModelSwitchHookSpecificOutput(TypedDict):
-    """Allow, deny or ask about a model switch before it happens."""
+    """Allow, deny or ask about a model switch before it happens.
+
+    Keys:
+        hookEventName: ``"PreModelSwitch"``: the event this output answers.
+        permissionDecision: ``"allow"``, ``"deny"`` or ``"ask"``.
+        permissionDecisionReason: Why.
+    """
 
     hookEventName: Literal["PreModelSwitch"]
     permissionDecision: NotRequired[Literal["allow", "deny", "ask"]]
@@ -105,42 +168,72 @@ class PreModelSwitchHookSpecificOutput(TypedDict):
 
 
 class PostModelSwitchHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``PostModelSwitch`` hook may return (``hookEventName`` ``"PostModelSwitch"``)."""
+    """The ``hookSpecificOutput`` a ``PostModelSwitch`` hook may return (``hookEventName`` ``"PostModelSwitch"``).
+
+    Keys:
+        hookEventName: ``"PostModelSwitch"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+    """
 
     hookEventName: Literal["PostModelSwitch"]
     additionalContext: NotRequired[str]
 
 
 class SubagentStartHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``SubagentStart`` hook may return (``hookEventName`` ``"SubagentStart"``)."""
+    """The ``hookSpecificOutput`` a ``SubagentStart`` hook may return (``hookEventName`` ``"SubagentStart"``).
+
+    Keys:
+        hookEventName: ``"SubagentStart"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+    """
 
     hookEventName: Literal["SubagentStart"]
     additionalContext: NotRequired[str]
 
 
 class StopHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``Stop`` hook may return (``hookEventName`` ``"Stop"``)."""
+    """The ``hookSpecificOutput`` a ``Stop`` hook may return (``hookEventName`` ``"Stop"``).
+
+    Keys:
+        hookEventName: ``"Stop"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+    """
 
     hookEventName: Literal["Stop"]
     additionalContext: NotRequired[str]
 
 
 class SubagentStopHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``SubagentStop`` hook may return (``hookEventName`` ``"SubagentStop"``)."""
+    """The ``hookSpecificOutput`` a ``SubagentStop`` hook may return (``hookEventName`` ``"SubagentStop"``).
+
+    Keys:
+        hookEventName: ``"SubagentStop"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+    """
 
     hookEventName: Literal["SubagentStop"]
     additionalContext: NotRequired[str]
 
 
 class PermissionDeniedHookSpecificOutput(TypedDict):
-    """``retry: True`` lets the model try the denied tool again."""
+    """``retry: True`` lets the model try the denied tool again.
+
+    Keys:
+        hookEventName: ``"PermissionDenied"``: the event this output answers.
+        retry: Let the model try the denied tool again.
+    """
 
     hookEventName: Literal["PermissionDenied"]
     retry: NotRequired[bool]
 
 
 class NotificationHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``Notification`` hook may return (``hookEventName`` ``"Notification"``)."""
+    """The ``hookSpecificOutput`` a ``Notification`` hook may return (``hookEventName`` ``"Notification"``).
+
+    Keys:
+        hookEventName: ``"Notification"``: the event this output answers.
+        additionalContext: Text added to what the model sees.
+    """
 
     hookEventName: Literal["Notification"]
     additionalContext: NotRequired[str]
@@ -148,14 +241,26 @@ class NotificationHookSpecificOutput(TypedDict):
 
 class PermissionRequestHookSpecificOutput(TypedDict):
     """``decision`` is ``{"behavior": "allow", "updatedInput"?, "updatedPermissions"?}`` or
-    ``{"behavior": "deny", "message"?, "interrupt"?}`` (permission updates as wire dicts)."""
+    ``{"behavior": "deny", "message"?, "interrupt"?}`` (permission updates as wire dicts).
+
+    Keys:
+        hookEventName: ``"PermissionRequest"``: the event this output answers.
+        decision: The decision: ``{"behavior": "allow", "updatedInput"?, "updatedPermissions"?}`` or
+            ``{"behavior": "deny", "message"?, "interrupt"?}``.
+    """
 
     hookEventName: Literal["PermissionRequest"]
     decision: Dict[str, Any]
 
 
 class ElicitationHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``Elicitation`` hook may return (``hookEventName`` ``"Elicitation"``)."""
+    """The ``hookSpecificOutput`` a ``Elicitation`` hook may return (``hookEventName`` ``"Elicitation"``).
+
+    Keys:
+        hookEventName: ``"Elicitation"``: the event this output answers.
+        action: ``"accept"``, ``"decline"`` or ``"cancel"``: the answer, instead of asking the user.
+        content: The form's values, with ``accept``.
+    """
 
     hookEventName: Literal["Elicitation"]
     action: NotRequired[Literal["accept", "decline", "cancel"]]
@@ -163,7 +268,13 @@ class ElicitationHookSpecificOutput(TypedDict):
 
 
 class ElicitationResultHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``ElicitationResult`` hook may return (``hookEventName`` ``"ElicitationResult"``)."""
+    """The ``hookSpecificOutput`` a ``ElicitationResult`` hook may return (``hookEventName`` ``"ElicitationResult"``).
+
+    Keys:
+        hookEventName: ``"ElicitationResult"``: the event this output answers.
+        action: ``"accept"``, ``"decline"`` or ``"cancel"``: the answer, instead of asking the user.
+        content: The form's values, with ``accept``.
+    """
 
     hookEventName: Literal["ElicitationResult"]
     action: NotRequired[Literal["accept", "decline", "cancel"]]
@@ -171,28 +282,48 @@ class ElicitationResultHookSpecificOutput(TypedDict):
 
 
 class CwdChangedHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``CwdChanged`` hook may return (``hookEventName`` ``"CwdChanged"``)."""
+    """The ``hookSpecificOutput`` a ``CwdChanged`` hook may return (``hookEventName`` ``"CwdChanged"``).
+
+    Keys:
+        hookEventName: ``"CwdChanged"``: the event this output answers.
+        watchPaths: Files the CLI should watch from now on (they raise ``FileChanged``).
+    """
 
     hookEventName: Literal["CwdChanged"]
     watchPaths: NotRequired[List[str]]
 
 
 class FileChangedHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``FileChanged`` hook may return (``hookEventName`` ``"FileChanged"``)."""
+    """The ``hookSpecificOutput`` a ``FileChanged`` hook may return (``hookEventName`` ``"FileChanged"``).
+
+    Keys:
+        hookEventName: ``"FileChanged"``: the event this output answers.
+        watchPaths: Files the CLI should watch from now on (they raise ``FileChanged``).
+    """
 
     hookEventName: Literal["FileChanged"]
     watchPaths: NotRequired[List[str]]
 
 
 class WorktreeCreateHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``WorktreeCreate`` hook may return (``hookEventName`` ``"WorktreeCreate"``)."""
+    """The ``hookSpecificOutput`` a ``WorktreeCreate`` hook may return (``hookEventName`` ``"WorktreeCreate"``).
+
+    Keys:
+        hookEventName: ``"WorktreeCreate"``: the event this output answers.
+        worktreePath: The path of the worktree the hook created.
+    """
 
     hookEventName: Literal["WorktreeCreate"]
     worktreePath: str
 
 
 class MessageDisplayHookSpecificOutput(TypedDict):
-    """The ``hookSpecificOutput`` a ``MessageDisplay`` hook may return (``hookEventName`` ``"MessageDisplay"``)."""
+    """The ``hookSpecificOutput`` a ``MessageDisplay`` hook may return (``hookEventName`` ``"MessageDisplay"``).
+
+    Keys:
+        hookEventName: ``"MessageDisplay"``: the event this output answers.
+        displayContent: What to display instead of the lines.
+    """
 
     hookEventName: Literal["MessageDisplay"]
     displayContent: NotRequired[str]
@@ -210,10 +341,16 @@ HookSpecificOutput = Union[
     CwdChangedHookSpecificOutput, FileChangedHookSpecificOutput,
     WorktreeCreateHookSpecificOutput, MessageDisplayHookSpecificOutput, SetupHookSpecificOutput,
 ]  # fmt: skip
+"""The ``hookSpecificOutput`` of a hook answer: one of the ``*HookSpecificOutput`` shapes, by event."""
 
 
 class AsyncHookJSONOutput(TypedDict):
-    """Run the hook in the background: the CLI does not wait (``asyncTimeout`` in ms)."""
+    """Run the hook in the background: the CLI does not wait (``asyncTimeout`` in ms).
+
+    Keys:
+        async_: ``True`` (``async`` on the wire).
+        asyncTimeout: How long the background hook may run, in milliseconds.
+    """
 
     async_: Literal[True]
     asyncTimeout: NotRequired[int]
@@ -224,6 +361,17 @@ class SyncHookJSONOutput(TypedDict):
 
     ``continue_: False`` stops the agent (``stopReason`` says why); ``decision: "block"``
     with ``reason`` blocks the event; ``systemMessage`` is shown to the user.
+
+    Keys:
+        continue_: ``False`` stops the agent (``continue`` on the wire).
+        suppressOutput: Hide the hook's output from the transcript.
+        stopReason: Why the agent stops, with ``continue_: False``.
+        decision: ``"block"`` blocks the event (with ``reason``); ``"approve"`` is the old spelling
+            of allow.
+        systemMessage: A message shown to the user.
+        terminalSequence: A terminal escape sequence the CLI writes (terminal UI only).
+        reason: Why, with ``decision``.
+        hookSpecificOutput: The event's own output (one of the ``*HookSpecificOutput`` shapes).
     """
 
     continue_: NotRequired[bool]
@@ -237,3 +385,5 @@ class SyncHookJSONOutput(TypedDict):
 
 
 HookJSONOutput = Union[AsyncHookJSONOutput, SyncHookJSONOutput]
+"""What a hook returns: the synchronous output (``continue_``, ``decision``, ``hookSpecificOutput`` …)
+or the asynchronous one (``async_``, ``asyncTimeout``)."""

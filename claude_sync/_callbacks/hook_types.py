@@ -44,6 +44,12 @@ class HookContext(Mapping[str, Any]):
 
     Also readable as the official SDK's dict: ``context["signal"]``, ``context.get(...)``,
     ``dict(context)`` (keys ``signal``, ``request_id``, ``callback_id``).
+
+    Attributes:
+        signal: Set when the CLI cancels the request (the hook's ``timeout`` expired,
+            ``interrupt()``, ``close()``).
+        request_id: The control request's id.
+        callback_id: The id the CLI knows this hook function by.
     """
 
     signal: Optional[CancellationSignal] = None
@@ -66,6 +72,9 @@ _HOOK_CONTEXT_KEYS = ("signal", "request_id", "callback_id")
 
 
 HookCallback = Callable[[Dict[str, Any], Optional[str], HookContext], Optional[Dict[str, Any]]]
+"""The type of a hook function: ``(hook_input: dict, tool_use_id: str | None, context: HookContext) ->
+dict | None``, run on the callback pool. It returns the CLI's hook output (``continue_``/``async_``
+are written ``continue``/``async``) or None for ``{}``."""
 
 
 @record
@@ -74,12 +83,21 @@ class HookMatcher(Record):
 
     ``timeout`` is in seconds and is enforced by the CLI: on expiry it cancels the request
     and, for tool hooks, denies the tool. Without it the CLI waits 600 s.
+
+    Attributes:
+        matcher: Which tool names the hooks run for: a regex or a ``|`` list (``"Write|Edit"``);
+            None for all (and for events without tools).
+        hooks: The hook functions, called in order: ``(hook_input, tool_use_id, context) -> dict |
+            None``.
+        timeout: Seconds the CLI waits for each hook before cancelling it (and, for tool hooks,
+            denying the tool); None: the CLI's 600 s.
+        on_failure: What the CLI does when a hook fails (raises, times out, answers badly):
+            ``"continue"`` as if it had not run, ``"block"`` fail closed (the tool or event is
+            blocked). Connecting with ``"block"`` raises ``CLIConnectionError`` if the CLI cannot
+            honour it. None: the CLI's default (continue).
     """
 
     matcher: Optional[str] = None
     hooks: List[HookCallback] = field(default_factory=list)
     timeout: Optional[float] = None
     on_failure: Optional[Literal["continue", "block"]] = None
-    """What the CLI does when a hook fails (raises, times out, answers badly): ``"continue"``
-    as if it had not run, ``"block"`` fail closed (the tool / event is blocked). Connecting
-    with ``"block"`` raises ``CLIConnectionError`` if the CLI cannot honour it."""

@@ -26,10 +26,15 @@ __all__ = [
 ]
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+"""``ClaudeAgentOptions.permission_mode``: ``"default"`` (ask), ``"acceptEdits"``, ``"plan"``,
+``"bypassPermissions"``, ``"dontAsk"`` or ``"auto"``."""
 PermissionUpdateDestination = Literal[
     "userSettings", "projectSettings", "localSettings", "session", "cliArg"
 ]
+"""Where a ``PermissionUpdate`` is stored: ``"userSettings"``, ``"projectSettings"``,
+``"localSettings"``, ``"session"`` or ``"cliArg"``."""
 PermissionBehavior = Literal["allow", "deny", "ask"]
+"""What a permission rule does: ``"allow"``, ``"deny"`` or ``"ask"``."""
 
 
 class CanUseToolShadowedWarning(UserWarning):
@@ -46,13 +51,26 @@ class CancellationSignal(Protocol):
     may rely on.
     """
 
-    def is_set(self) -> bool: ...
+    def is_set(self) -> bool:
+        """Whether the CLI no longer wants the answer. Never blocks."""
+        ...
 
-    def wait(self, timeout: Optional[float] = None) -> bool: ...
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Block until the signal is set or ``timeout`` seconds pass (None: no bound); returns
+        ``is_set()``."""
+        ...
 
 
 @dataclass
 class PermissionRuleValue:
+    """One permission rule: a tool, and optionally what within it (``Bash(npm test)``).
+
+    Attributes:
+        tool_name: The tool the rule is about (``Bash``, ``Read`` …; ``toolName``).
+        rule_content: What the rule matches within that tool (``npm test``, a path pattern …); None
+            for the whole tool (``ruleContent``).
+    """
+
     tool_name: str
     rule_content: Optional[str] = None
 
@@ -64,6 +82,17 @@ class PermissionUpdate:
     ``type`` is one of ``addRules``, ``replaceRules``, ``removeRules`` (use ``rules`` and
     ``behavior``), ``setMode`` (``mode``), ``addDirectories``, ``removeDirectories``
     (``directories``). Any wire key not modelled is kept in ``extra`` and written back.
+
+    Attributes:
+        type: ``addRules``, ``replaceRules``, ``removeRules``, ``setMode``, ``addDirectories`` or
+            ``removeDirectories``.
+        rules: The rules to add, replace or remove (the rule types).
+        behavior: ``allow``, ``deny`` or ``ask``: what the rules do (the rule types).
+        mode: The permission mode to set (``setMode``).
+        directories: The directories to add or remove (the directory types).
+        destination: Where the change is stored: ``session`` (the default when sent),
+            ``localSettings``, ``projectSettings``, ``userSettings`` or ``cliArg``.
+        extra: Wire keys this class does not model, kept and written back.
     """
 
     type: str
@@ -154,7 +183,25 @@ def _rule_from_wire(data: Mapping[str, Any]) -> PermissionRuleValue:
 
 @dataclass
 class ToolPermissionContext:
-    """What a ``can_use_tool`` callback learns about the request besides name and input."""
+    """What a ``can_use_tool`` callback learns about the request besides name and input.
+
+    Attributes:
+        signal: Set when the CLI no longer wants the answer (it cancelled the request,
+            ``interrupt()``, ``close()``).
+        suggestions: The permission updates the CLI suggests (e.g. always allow this command);
+            return some in ``PermissionResultAllow.updated_permissions`` to apply them.
+        tool_use_id: The id of the tool call being decided.
+        agent_id: The subagent asking, when not the main agent.
+        blocked_path: The path that made the CLI ask (outside the allowed directories …), if any.
+        decision_reason: Why the CLI asks, in its words.
+        title: A title for a permission prompt, as the CLI would show it.
+        display_name: The tool's name as the CLI shows it.
+        description: A description of the call, as the CLI would show it.
+        decision_reason_type: The kind of reason (``rule``, ``mode``, ``safetyCheck`` …), when the
+            CLI says.
+        request_id: The control request's id.
+        raw: The whole request as the CLI sent it.
+    """
 
     signal: Optional[CancellationSignal] = None
     suggestions: List[PermissionUpdate] = field(default_factory=list)
@@ -172,7 +219,14 @@ class ToolPermissionContext:
 
 @dataclass
 class PermissionResultAllow:
-    """Allow the tool. ``updated_input=None`` sends the original input (the CLI needs one)."""
+    """Allow the tool. ``updated_input=None`` sends the original input (the CLI needs one).
+
+    Attributes:
+        behavior: ``"allow"``.
+        updated_input: The input the tool runs with instead of the model's; None keeps the original.
+        updated_permissions: Permission updates to apply with the decision (e.g. one of
+            ``context.suggestions``).
+    """
 
     behavior: Literal["allow"] = "allow"
     updated_input: Optional[Dict[str, Any]] = None
@@ -181,7 +235,14 @@ class PermissionResultAllow:
 
 @dataclass
 class PermissionResultDeny:
-    """Deny the tool; ``interrupt=True`` also aborts the turn (``error_during_execution``)."""
+    """Deny the tool; ``interrupt=True`` also aborts the turn (``error_during_execution``).
+
+    Attributes:
+        behavior: ``"deny"``.
+        message: What the model is told about the denial.
+        interrupt: Also abort the turn (it ends ``error_during_execution``; ``query()`` raises
+            ``ResultError``).
+    """
 
     behavior: Literal["deny"] = "deny"
     message: str = ""
@@ -189,4 +250,7 @@ class PermissionResultDeny:
 
 
 PermissionResult = Union[PermissionResultAllow, PermissionResultDeny]
+"""``PermissionResultAllow | PermissionResultDeny``: what a ``can_use_tool`` callback returns."""
 CanUseTool = Callable[[str, Dict[str, Any], ToolPermissionContext], PermissionResult]
+"""The type of ``ClaudeAgentOptions.can_use_tool``: ``(tool_name, tool_input, context:
+ToolPermissionContext) -> PermissionResultAllow | PermissionResultDeny``, run on the callback pool."""

@@ -28,7 +28,7 @@ What happens when a permission callback goes wrong: fail-closed table. "CLI" = t
 +----------------------------------+-------------------------------+-----------------------------+
 | ``can_use_tool`` **raises**, or  | **fail-closed** deny as a     | does not run the tool, the  |
 | returns a wrong type (None, a    | success response:             | model reads our message,    |
-| dict, a bool, …)                 | ``fail_closed_permission_     | the turn goes on (an error  |
+| bool, a dict of another shape …) | ``fail_closed_permission_     | the turn goes on (an error  |
 |                                  | wire`` (interrupt false)      | response would also deny:   |
 |                                  |                               | "Tool permission request    |
 |                                  |                               | failed: Error: …")          |
@@ -67,6 +67,7 @@ from .permission_types import (
 )
 
 __all__ = [
+    "DECISION_CLASSIFICATIONS",
     "PermissionRouting",
     "callback_failure_reason",
     "deny_all_permission_wire",
@@ -228,20 +229,96 @@ def permission_result_to_wire(
     None>, "updatedPermissions": [...] (only when not None), "toolUseID": ... (when known)}``.
     Deny: ``{"behavior": "deny", "message": ..., "interrupt": bool, "toolUseID": ...}``.
     The class decides the behavior (its ``behavior`` field is not consulted).
-    Raises ``TypeError`` for any other return type (None, a dict, a bool, …), for an
+
+    The two wire dicts the TypeScript SDK documents are accepted as well (ours, not the
+    official Python SDK's): ``{"behavior": "allow", "updatedInput": {...}}`` (optional
+    ``updatedPermissions``, ``toolUseID``, ``decisionClassification``; no ``updatedInput``
+    sends the original input) and ``{"behavior": "deny", "message": "..."}`` (optional
+    ``interrupt``, ``toolUseID``, ``decisionClassification``), checked key by key against
+    the CLI's own schema (2.1.197 and 2.1.331 agree).
+
+    Raises ``TypeError`` for any other return type (None, a bool, …) or dict shape, for an
     ``updated_input`` that is not a dict, ``updated_permissions`` that is not a list of
-    ``PermissionUpdate``, or a deny ``message`` that is not a str.
+    ``PermissionUpdate``, or a deny ``message`` that is not a str; ``ValueError`` for a
+    permission update the CLI would refuse. The caller turns either into a deny.
     """
     if isinstance(result, PermissionResultAllow):
         wire = _allow_to_wire(result, original_input)
     elif isinstance(result, PermissionResultDeny):
         wire = _deny_wire(_deny_message(result.message), interrupt=bool(result.interrupt))
+    elif isinstance(result, Mapping):
+        wire = _answer_dict_to_wire(result, original_input, tool_use_id)
     else:
         raise TypeError(
-            f"can_use_tool must return PermissionResultAllow or PermissionResultDeny, got "
-            f"{type(result).__name__}{_plain_dict_hint(result)}"
+            f"can_use_tool must return PermissionResultAllow or PermissionResultDeny (or one "
+            f"of the two wire dicts), got {type(result).__name__}{_none_hint(result)}"
         )
     return _with_tool_use_id(wire, tool_use_id)
+
+
+_ANSWER_KEYS: Dict[str, Tuple[str, ...]] = {
+    "allow": ("behavior", "updatedInput", "updatedPermissions", "toolUseID", "decisionClassification"),
+    "deny": ("behavior", "message", "interrupt", "toolUseID", "decisionClassification"),
+}
+"""The keys the CLI's schema allows in each permission answer (2.1.197 and 2.1.331)."""
+
+DECISION_CLASSIFICATIONS = ("user_temporary", "user_permanent", "user_reject")
+"""The values of a wire answer's ``decisionClassification`` the CLI accepts."""
+
+
+def _answer_dict_to_wire(
+    answer: Mapping[str, Any], original_input: Dict[str, Any], tool_use_id: Optional[str]
+) -> Dict[str, Any]:
+    behavior = answer.get("behavior")
+    allowed = _ANSWER_KEYS.get(behavior) if isinstance(behavior, str) else None
+    if allowed is None:
+        raise TypeError(
+            f'a permission answer dict needs "behavior": "allow" or "deny", got {behavior!r}; '
+            "or return PermissionResultAllow(...) / PermissionResultDeny(...)"
+        )
+    unknown = sorted(str(key) for key in answer if key not in allowed)
+    if unknown:
+        raise TypeError(
+            f"a {behavior!r} permission answer dict has key(s) the CLI does not take: "
+            f"{', '.join(unknown)} (it takes {', '.join(allowed)})"
+        )
+    wire = _allow_dict_to_wire(answer, original_input) if behavior == "allow" else _deny_dict_to_wire(answer)
+    classification = answer.get("decisionClassification")
+    if classification is not None:
+        if classification not in DECISION_CLASSIFICATIONS:
+            raise TypeError(
+                f"decisionClassification must be one of {', '.join(DECISION_CLASSIFICATIONS)}, "
+                f"got {classification!r}"
+            )
+        wire["decisionClassification"] = classification
+    answered_id = answer.get("toolUseID")
+    if answered_id is not None and (not isinstance(answered_id, str) or (tool_use_id is not None and answered_id != tool_use_id)):
+        raise TypeError(f"toolUseID {answered_id!r} is not the id of the tool use asked about ({tool_use_id!r})")
+    if answered_id is not None:
+        wire["toolUseID"] = answered_id
+    return wire
+
+
+def _allow_dict_to_wire(answer: Mapping[str, Any], original_input: Dict[str, Any]) -> Dict[str, Any]:
+    updated_input = answer.get("updatedInput", original_input)
+    if not isinstance(updated_input, dict):
+        raise TypeError(f'"updatedInput" must be a dict (leave it out to keep the input), got {type(updated_input).__name__}')
+    wire: Dict[str, Any] = {"behavior": "allow", "updatedInput": updated_input}
+    if "updatedPermissions" in answer:
+        updates = answer["updatedPermissions"]
+        if not isinstance(updates, (list, tuple)) or not all(isinstance(u, Mapping) for u in updates):
+            raise TypeError('"updatedPermissions" must be a list of permission update dicts')
+        wire["updatedPermissions"] = [PermissionUpdate.from_dict(update).to_dict() for update in updates]
+    return wire
+
+
+def _deny_dict_to_wire(answer: Mapping[str, Any]) -> Dict[str, Any]:
+    message, interrupt = answer.get("message"), answer.get("interrupt", False)
+    if not isinstance(message, str):
+        raise TypeError(f'a "deny" permission answer dict needs a str "message", got {type(message).__name__}')
+    if not isinstance(interrupt, bool):
+        raise TypeError(f'"interrupt" must be a bool, got {type(interrupt).__name__}')
+    return _deny_wire(message, interrupt=interrupt)
 
 
 def _allow_to_wire(result: PermissionResultAllow, original_input: Dict[str, Any]) -> Dict[str, Any]:
@@ -283,15 +360,8 @@ def _deny_message(message: Any) -> str:
     return message
 
 
-def _plain_dict_hint(result: Any) -> str:
-    if isinstance(result, Mapping):
-        return (
-            "; a plain dict is not accepted: return PermissionResultAllow(updated_input=...) "
-            "or PermissionResultDeny(message=...)"
-        )
-    if result is None:
-        return "; every code path of the callback must return a result"
-    return ""
+def _none_hint(result: Any) -> str:
+    return "; every code path of the callback must return a result" if result is None else ""
 
 
 def fail_closed_permission_wire(reason: str, tool_use_id: Optional[str]) -> Dict[str, Any]:

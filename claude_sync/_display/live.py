@@ -155,7 +155,8 @@ class RunView:
     def _system(self, message: Any) -> List[str]:
         subtype = getattr(message, "subtype", "")
         if subtype == "init":
-            self.model = getattr(message, "model", None) or self.model
+            init = getattr(message, "init", None)
+            self.model = getattr(init, "model", None) or self.model
             return []
         if subtype == "hook_response":
             outcome = getattr(message, "outcome", None) or "done"

@@ -3,16 +3,24 @@
 What the methods ``__repr__``, ``_repr_html_`` and ``_repr_markdown_`` of every message and
 block call (see ``blocks.WireRecord``), and what the live display (``live``) is built from.
 
-``short_repr`` rules — a repr is read by people, in tracebacks, logs and notebooks:
+``short_repr`` rules — a repr is read by people, in tracebacks, logs and notebooks, and a
+program's output is often ``print(message)``:
 
+* what the user asked for is never cut: text, thinking, the ``result``, tool input and tool
+  output, ``structured_output`` and ``errors`` (``FULL_FIELDS``) are shown whole, at any depth;
+* metadata is shortened: long strings are cut (``'…' (2,910 chars)``), long lists and dicts
+  summarised (``['Task', 'Bash', 'Glob', … 30 items]``: init tool lists, ``usage``), nesting
+  beyond two levels elided;
 * no field printed twice: a typed ``system`` message leaves out ``data`` (the wire dict its
-  fields were read from) and ``subtype`` (its class says it);
+  fields were read from) and ``subtype`` (its class says it); a plain ``SystemMessage`` shows
+  every key of ``data`` but ``type`` and ``subtype``;
 * fields still at their default (``None``, ``[]``, ``False`` …) are left out;
-* long strings are cut (``'…' (2,910 chars)``), long lists and dicts summarised
-  (``['Task', 'Bash', 'Glob', … 30 items]``), nesting beyond two levels elided;
 * secrets are redacted: values of ``env`` / ``headers`` dicts, string values of keys that
   name a secret (``api_key``, ``access_token``, ``Authorization`` …) and anything in a string
   that looks like an Anthropic key or a bearer token (``redaction``).
+
+``rich_fields`` is what ``__rich_repr__`` yields: the same fields with their whole values
+(redacted), for ``rich`` to lay out and expand. The notebook renderings stay compact.
 
 Every piece of text that reaches HTML goes through ``html.escape``. Loaded on the first
 repr, never by ``import claude_sync``.
@@ -30,6 +38,8 @@ from .._wire.hints import hint_for
 from .redaction import REDACTED, redact
 
 __all__ = [
+    "FULL_FIELDS",
+    "rich_fields",
     "short_repr",
     "short_value",
     "shown_fields",
@@ -52,6 +62,11 @@ MAX_ITEMS = 4
 """Items of a list (or keys of a dict) shown before the rest is summarised."""
 MAX_DEPTH = 2
 """Nesting levels shown before a container is elided."""
+FULL_FIELDS = frozenset(
+    ("text", "thinking", "result", "input", "content", "structured_output", "parsed_output", "errors")
+)
+"""Fields that hold what the user asked for: never cut in a repr."""
+_DUPLICATE_DATA_KEYS = frozenset(("type", "subtype"))
 
 _SECRET_KEY = re.compile(
     r"(?:api[_-]?key|token|secret|passw(?:or)?d|authorization|cookie|credentials?)$", re.I
@@ -71,13 +86,37 @@ def _redact_text(text: str) -> str:
 
 def short_repr(obj: Any) -> str:
     """``ClassName(field=value, …)`` following the module's rules."""
-    parts = [f"{name}={short_value(value, name=name)}" for name, value in shown_fields(obj)]
+    parts = [f"{name}={short_value(value, name=name, full=name in FULL_FIELDS)}" for name, value in shown_fields(obj)]
     return f"{type(obj).__qualname__}({', '.join(parts)})"
+
+
+def rich_fields(obj: Any) -> List[Tuple[str, Any]]:
+    """``(name, value)`` of every shown field, whole and redacted: for ``__rich_repr__``."""
+    return [(name, _redacted_value(value, name)) for name, value in shown_fields(obj)]
+
+
+def _redacted_value(value: Any, name: Optional[str] = None, depth: int = 0) -> Any:
+    """A copy of ``value`` with the secrets the repr hides replaced (same rules as
+    ``short_value``); records are kept (rich asks them for their own fields)."""
+    if name is not None and name in _ALL_VALUES_SECRET and isinstance(value, dict):
+        return {key: REDACTED for key in value}
+    if name is not None and isinstance(value, str) and _SECRET_KEY.search(name):
+        return REDACTED
+    if isinstance(value, str):
+        return _redact_text(value)
+    if depth > 20:
+        return REDACTED
+    if isinstance(value, dict):
+        return {k: _redacted_value(v, k if isinstance(k, str) else None, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_redacted_value(item, None, depth + 1) for item in value)
+    return value
 
 
 def shown_fields(obj: Any) -> List[Tuple[str, Any]]:
     """The (name, value) pairs a repr or a table shows, in field order."""
     skip = _skipped_names(obj)
+    plain_system = _is_plain_system(obj)
     out = []
     for spec in fields(obj):
         if not spec.repr or spec.name in skip:
@@ -85,8 +124,18 @@ def shown_fields(obj: Any) -> List[Tuple[str, Any]]:
         value = getattr(obj, spec.name)
         if _is_default(spec, value):
             continue
+        if plain_system and spec.name == "data":
+            value = _DataView((k, v) for k, v in value.items() if k not in _DUPLICATE_DATA_KEYS)
         out.append((spec.name, value))
     return out
+
+
+class _DataView(Dict[Any, Any]):
+    """A plain system message's ``data`` as shown: every key (not summarised at the top)."""
+
+
+def _is_plain_system(obj: Any) -> bool:
+    return getattr(obj, "type", None) == "system" and isinstance(getattr(obj, "data", None), dict) and len(fields(obj)) <= 3
 
 
 def _skipped_names(obj: Any) -> Tuple[str, ...]:
@@ -105,18 +154,20 @@ def _is_default(spec: Any, value: Any) -> bool:
     return False
 
 
-def short_value(value: Any, depth: int = 0, name: Optional[str] = None) -> str:
-    """The repr of one value, cut and redacted per the module's rules."""
+def short_value(value: Any, depth: int = 0, name: Optional[str] = None, full: bool = False) -> str:
+    """The repr of one value, redacted per the module's rules; cut unless ``full``."""
     if name is not None and name in _ALL_VALUES_SECRET and isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {REDACTED!r}" for k in value) + "}"
     if name is not None and isinstance(value, str) and _SECRET_KEY.search(name):
         return repr(REDACTED)
     if isinstance(value, str):
-        return _short_str(value)
+        return repr(_redact_text(value)) if full else _short_str(value)
     if isinstance(value, (list, tuple)):
-        return _short_seq(value, depth)
+        return _short_seq(value, depth, full)
+    if isinstance(value, _DataView):
+        return _short_dict(value, depth, full, every_key=True)
     if isinstance(value, dict):
-        return _short_dict(value, depth)
+        return _short_dict(value, depth, full)
     return repr(value)  # numbers, None, nested records (their own short repr) …
 
 
@@ -127,30 +178,31 @@ def _short_str(text: str) -> str:
     return f"{text[:MAX_STR]!r}… ({len(text):,} chars)"
 
 
-def _short_seq(items: Any, depth: int) -> str:
+def _short_seq(items: Any, depth: int, full: bool = False) -> str:
     opener, closer = ("[", "]") if isinstance(items, list) else ("(", ")")
     if not items:
         return opener + closer
-    if depth >= MAX_DEPTH:
+    if depth >= MAX_DEPTH and not full:
         return f"{opener}… {len(items)} items{closer}"
-    shown = [short_value(item, depth + 1) for item in items[:MAX_ITEMS]]
-    if len(items) > MAX_ITEMS:
+    shown_items = items if full else items[:MAX_ITEMS]
+    shown = [short_value(item, depth + 1, full=full) for item in shown_items]
+    if len(items) > len(shown_items):
         shown.append(f"… {len(items)} items")
     return opener + ", ".join(shown) + closer
 
 
-def _short_dict(mapping: Dict[Any, Any], depth: int) -> str:
+def _short_dict(mapping: Dict[Any, Any], depth: int, full: bool = False, every_key: bool = False) -> str:
     if not mapping:
         return "{}"
-    if depth >= MAX_DEPTH:
+    if depth >= MAX_DEPTH and not full:
         return f"{{… {len(mapping)} keys}}"
     shown = []
     for index, (key, item) in enumerate(mapping.items()):
-        if index == MAX_ITEMS:
+        if index == MAX_ITEMS and not (full or every_key):
             shown.append(f"… {len(mapping)} keys")
             break
         label = key if isinstance(key, str) else None
-        shown.append(f"{key!r}: {short_value(item, depth + 1, name=label)}")
+        shown.append(f"{key!r}: {short_value(item, depth + 1, name=label, full=full)}")
     return "{" + ", ".join(shown) + "}"
 
 

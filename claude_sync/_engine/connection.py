@@ -38,8 +38,9 @@ from __future__ import annotations
 import enum
 import logging
 import threading
+import time
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._wire.errors import (
@@ -47,7 +48,6 @@ from .._wire.errors import (
     CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
-    ReceiveTimeoutError,
     UsageError,
 )
 from .._wire.framing import encode_frame
@@ -60,6 +60,7 @@ from .._wire.protocol import (
     control_request_frame,
     exit_error,
 )
+from .._wire.run_end import RunEnd, run_end_ceiling
 from .pending import PendingRequests
 from .reader import END, Reader
 from .transport import Transport
@@ -70,9 +71,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from .serving import RequestServer
     from .wire_log import WireTap
 
-__all__ = ["Session", "SessionState", "END"]
+__all__ = ["ABANDON_GRACE", "Session", "SessionState", "END"]
 
 logger = logging.getLogger("claude_sync.session")
+
+ABANDON_GRACE = 0.05
+"""Seconds each close step waits for an abandoned run (a timeout), instead of ``close_timeout``."""
 
 
 class SessionState(enum.Enum):
@@ -130,11 +134,13 @@ class Session:
             close_timeout=options.close_timeout,
         )
         self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
-        self._ledger = TurnLedger()
+        calls_back = plan is not None and plan.calls_back
+        self._ledger = TurnLedger(RunEnd(calls_back, run_end_ceiling(options.env or {}, environ)))
         self.last_result: Optional[ResultMessage] = None
         self.server_info: Optional[Dict[str, Any]] = None
         self._closer: Optional[threading.Thread] = None
         self._close_steps_done = 0
+        self._abandoned = False
         self._close_done = threading.Event()
         self.close_rung: Optional[str] = None
 
@@ -182,7 +188,9 @@ class Session:
             self._move("connect")
         try:
             plan = self._start_transport()
-            response = self._initialize(plan, timeout)
+            from .spawn import initialize  # first connect only, not at import
+
+            response = initialize(self.request, plan, timeout)
             plan.check_initialize_answer(response)
             with self._lock:
                 if self._state is SessionState.CONNECTING:
@@ -192,35 +200,10 @@ class Session:
             raise
         self.server_info = response
         if self.options.verbatim_prompts:
-            self._warn_if_verbatim_prompts_ignored()
+            from .notices import warn_if_verbatim_prompts_ignored  # only with verbatim_prompts
+
+            warn_if_verbatim_prompts_ignored(self.request)
         return response
-
-    def _initialize(self, plan: SpawnPlan, run_timeout: Optional[float]) -> Dict[str, Any]:
-        if run_timeout is None or run_timeout >= plan.initialize_timeout:
-            return self.request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
-        try:
-            return self.request("initialize", dict(plan.initialize_fields), timeout=run_timeout)
-        except ControlTimeoutError:
-            raise ReceiveTimeoutError(
-                f"No complete response within {run_timeout}s (the CLI did not finish starting)",
-                kind="total",
-                timeout=run_timeout,
-            ) from None
-
-    def _warn_if_verbatim_prompts_ignored(self) -> None:
-        """Caller's thread, after connect: ask the CLI its version (one control request, only
-        with ``verbatim_prompts``) and log a warning if it would ignore ``client_composed``,
-        as the official SDK does. Never raises: an unanswered question only skips the check."""
-        from .._options.environment import verbatim_prompts_ignored
-
-        try:
-            version = self.request("get_binary_version", {}).get("version")
-        except ClaudeSDKError as exc:
-            logger.debug("could not ask the CLI its version: %s", exc)
-            return
-        problem = verbatim_prompts_ignored(version)
-        if problem is not None:
-            logger.warning(problem)
 
     def _start_transport(self) -> SpawnPlan:
         from .spawn import plan_spawn, start_transport  # first connect only, not at import
@@ -322,10 +305,19 @@ class Session:
 
     @property
     def run_finished(self) -> bool:
-        """True once input is exhausted and every user message got its result: a one-shot
-        run may end input now (see ``TurnLedger``)."""
+        """True once a one-shot run may end input (any thread): ``TurnLedger.finished``."""
         with self._lock:
-            return self._ledger.should_close
+            return self._ledger.finished(time.monotonic())
+
+    @property
+    def watching_turns(self) -> bool:
+        """Reader thread, no lock (see ``ReaderHost.watching_turns``)."""
+        return self._ledger.run_end.watching_turns
+
+    def run_frame(self, item: object) -> None:
+        """Reader thread: a frame the run end follows (see ``ReaderHost.run_frame``)."""
+        with self._lock:
+            self._ledger.run_end.frame(item, time.monotonic())
 
     def result_received(self, result: ResultMessage) -> None:
         """Reader thread: count a turn's result (with a session store: once the store has the
@@ -333,7 +325,7 @@ class Session:
         if self._store_bridge is not None:
             self._store_bridge.flush(self._store_bridge.flush_timeout)
         with self._lock:
-            self._ledger.result_received()
+            self._ledger.result_received(time.monotonic())
             self.last_result = result
 
     # ------------------------------------------------------------------ control requests
@@ -443,11 +435,10 @@ class Session:
 
     # ------------------------------------------------------------------ receiving
 
-    def messages(
-        self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None
-    ) -> Iterator[StreamItem]:
+    def messages(self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None,
+                 on_wait: Optional[Callable[[], None]] = None) -> Iterator[StreamItem]:  # fmt: skip
         """Yield queued messages until end of stream (caller's thread; see ``Reader.items``)."""
-        return self._reader.items(timeout=timeout, idle_timeout=idle_timeout)
+        return self._reader.items(timeout=timeout, idle_timeout=idle_timeout, on_wait=on_wait)
 
     def requeue_front(self, items: List[Any]) -> None:
         """Put messages taken by ``messages()`` back at the head of the queue, in order
@@ -484,8 +475,11 @@ class Session:
 
     # ------------------------------------------------------------------ close
 
-    def close(self) -> None:
+    def close(self, *, abandon: bool = False) -> None:
         """Stop everything (idempotent, any thread, bounded).
+
+        ``abandon`` (a run given up on a timeout): no ``interrupt``, ``ABANDON_GRACE`` per rung
+        and for the callback pool; a callback still running is left to end (its signal set).
 
         The ladder: refuse new CLI requests and set in-flight callbacks' signals → if a turn
         is running, a best-effort ``interrupt`` → ``transport.stop`` (stdin EOF → wait →
@@ -511,6 +505,7 @@ class Session:
             if not self.in_callback_thread() and not self._reader.is_current():
                 self._close_done.wait(self.options.close_timeout * 5)
             return
+        self._abandoned = self._abandoned or abandon
         try:
             deferred = self._close_ladder()
         finally:
@@ -557,7 +552,7 @@ class Session:
     def _interrupt_running_turn(self) -> None:
         """A turn still running would keep going after EOF; ask it to stop first."""
         transport = self._transport
-        if transport is None or not self.turn_running or not transport.is_ready():
+        if transport is None or self._abandoned or not self.turn_running or not transport.is_ready():
             return
         frame = control_request_frame(self.new_request_id(), "interrupt")
         try:
@@ -567,7 +562,7 @@ class Session:
 
     def _stop_transport(self) -> None:
         if self._transport is not None:
-            rung = self._transport.stop(self.options.close_timeout)
+            rung = self._transport.stop(self._close_grace())
             self.close_rung = self.close_rung or rung
 
     def _join_reader(self) -> None:
@@ -576,7 +571,10 @@ class Session:
 
     def _close_server(self) -> None:
         if self._server is not None:
-            self._server.close(self.options.close_timeout)
+            self._server.close(self._close_grace())
+
+    def _close_grace(self) -> float:
+        return min(ABANDON_GRACE, self.options.close_timeout) if self._abandoned else self.options.close_timeout
 
     def _close_store_bridge(self) -> None:
         if self._store_bridge is not None:
@@ -598,4 +596,5 @@ class Session:
         while self._temp_files:
             remove_private_file(self._temp_files[-1])
             self._temp_files.pop()
+
 

@@ -1,10 +1,14 @@
-"""Typed client methods for control requests the TypeScript SDK wraps and both Python SDKs lack.
+"""Typed client methods for the control requests the TypeScript SDK wraps (one place for all).
 
-``ClaudeSDKClient`` inherits them. Each sends one control request (any thread, like every
-control method) and returns a typed answer from ``_wire.control_results``; each raises what
-``send_control_request`` raises: ``ControlRequestError`` with the CLI's own text (e.g. a
-missing file for ``read_file``), ``ControlTimeoutError``, ``CLIConnectionError``,
-``UsageError``. Checked against the real CLI 2.1.197 and 2.1.330 (``tests/e2e``).
+``ClaudeSDKClient`` inherits them (``TypedControlMethods``); neither Python SDK has them. Each
+sends one control request (any thread, like every control method) and returns a typed answer
+from ``_wire.control_results``; each raises what ``send_control_request`` raises:
+``ControlRequestError`` with the CLI's own text (e.g. a missing file for ``read_file``),
+``ControlTimeoutError``, ``CLIConnectionError``, ``UsageError``. A CLI too old for one answers
+"Unsupported control request subtype": that ``ControlRequestError`` says which CLI has it.
+``account_info``, ``supported_commands``, ``supported_models`` and ``supported_agents`` read
+the server info (the ``initialize`` answer; ``UsageError`` before ``connect``). Checked against
+the real CLIs 2.1.197 and 2.1.331 (``tests/e2e/test_control_methods_e2e.py``).
 """
 
 from __future__ import annotations
@@ -14,24 +18,47 @@ from typing import Any, Dict, List, Mapping, Optional
 from .._mcp.config import sdk_server_instance
 from .._options.options import ClaudeAgentOptions
 from .._wire.control_results import (
+    AccountInfo,
+    AgentInfo,
+    McpResourceContent,
     McpSetServersResult,
+    ModelInfo,
     ReadFileResult,
     ReloadPluginsResult,
+    SlashCommand,
     UsageResult,
+    records_from_wire,
 )
+from .._wire.errors import ControlRequestError, UsageError
 
-__all__ = ["TsControlMethods"]
+__all__ = ["TypedControlMethods"]
+
+UNSUPPORTED = "Unsupported control request subtype"
+"""How a CLI answers a control request it does not know (2.1.197 and 2.1.331)."""
+
+NEWEST_CHECKED_CLI = "2.1.331"
+
+SETTINGS_SOURCES = ("localSettings", "userSettings")
+"""The settings files ``update_settings`` may write (the CLI refuses the others)."""
+
+MCP_OVERRIDE_MODES = (None, "default", "auto")
+"""What ``set_mcp_permission_mode_override`` accepts over the control channel (tighten-only)."""
 
 
-class TsControlMethods:
+class TypedControlMethods:
     """``apply_flag_settings``, ``set_mcp_servers``, ``reload_plugins``, ``read_file``,
-    ``background_tasks``, ``get_usage`` (mixed into ``ClaudeSDKClient``)."""
+    ``background_tasks``, ``get_usage``, ``update_settings``, ``reload_skills``,
+    ``reload_output_styles``, ``read_mcp_resource``, ``set_mcp_permission_mode_override`` and
+    the server info's ``account_info`` / ``supported_*`` (mixed into ``ClaudeSDKClient``)."""
 
     options: ClaudeAgentOptions
 
     def send_control_request(
         self, subtype: str, payload: Optional[Dict[str, Any]] = None, *, timeout: Optional[float] = None
     ) -> Dict[str, Any]:
+        raise NotImplementedError  # pragma: no cover - ClaudeSDKClient's own wins
+
+    def get_server_info(self) -> Optional[Dict[str, Any]]:
         raise NotImplementedError  # pragma: no cover - ClaudeSDKClient's own wins
 
     def apply_flag_settings(self, settings: Mapping[str, Any], *, timeout: Optional[float] = None) -> None:
@@ -132,3 +159,95 @@ class TsControlMethods:
         TypeScript SDK's experimental ``usage_…`` method; its shape may change)."""
         payload: Dict[str, Any] = {"skip_behaviors": True} if skip_behaviors else {}
         return UsageResult.from_wire(self.send_control_request("get_usage", payload, timeout=timeout))
+
+    # ------------------------------------------------------------------ newer requests
+
+    def _newer_request(self, subtype: str, payload: Dict[str, Any], timeout: Optional[float]) -> Dict[str, Any]:
+        """``send_control_request``, with a CLI's "unsupported" answer turned into an error that
+        says so."""
+        try:
+            return self.send_control_request(subtype, payload, timeout=timeout)
+        except ControlRequestError as exc:
+            if not str(exc).startswith(UNSUPPORTED):
+                raise
+            raise ControlRequestError(
+                f"{subtype}: this Claude Code CLI does not have it (it answered {str(exc)!r}); "
+                f"CLI {NEWEST_CHECKED_CLI} does",
+                subtype=subtype,
+                request_id=exc.request_id,
+            ) from exc
+
+    def update_settings(
+        self, settings: Mapping[str, str], *, source: str = "localSettings", timeout: Optional[float] = None
+    ) -> None:
+        """Write ``settings`` through the CLI's own settings writer and apply them live: into
+        the project's local settings file (``source="localSettings"``; the CLI allows
+        ``outputStyle``) or the user's (``"userSettings"``: ``effortLevel``). String values
+        only; keys the CLI does not allow are refused by it (``ControlRequestError``). Unlike
+        ``apply_flag_settings`` (this session only), this writes a file. CLI 2.1.331+.
+        Raises ``ValueError`` for another ``source``, ``TypeError`` for a non-str value."""
+        if source not in SETTINGS_SOURCES:
+            raise ValueError(f"source must be one of {', '.join(SETTINGS_SOURCES)}, not {source!r}")
+        if not isinstance(settings, Mapping) or not all(isinstance(v, str) for v in settings.values()):
+            raise TypeError("settings must be a dict of str values (the CLI writes strings only)")
+        self._newer_request("update_settings", {"source": source, "settings": dict(settings)}, timeout)
+
+    def reload_skills(self, *, timeout: Optional[float] = None) -> List[SlashCommand]:
+        """Re-read the skills from disk; the refreshed skill commands."""
+        answer = self._newer_request("reload_skills", {}, timeout)
+        return records_from_wire(SlashCommand, answer.get("skills"))
+
+    def reload_output_styles(self, *, timeout: Optional[float] = None) -> List[str]:
+        """Re-read the output-style directories; the names of the styles now available.
+        CLI 2.1.331+."""
+        styles = self._newer_request("reload_output_styles", {}, timeout).get("available_output_styles")
+        return [str(name) for name in styles] if isinstance(styles, list) else []
+
+    def read_mcp_resource(self, server_name: str, uri: str, *, timeout: Optional[float] = None) -> List[McpResourceContent]:
+        """Read one MCP Apps UI resource (a ``ui://`` URI) from an MCP server the CLI connected
+        (not an in-process one: read it directly). The contents are the server's, untrusted.
+        CLI 2.1.331+; the CLI names what it refuses (another scheme, an unknown server …)."""
+        answer = self._newer_request("mcp_read_resource", {"serverName": server_name, "uri": uri}, timeout)
+        return records_from_wire(McpResourceContent, answer.get("contents"))
+
+    def set_mcp_permission_mode_override(
+        self, server_name: str, mode: Optional[str], *, timeout: Optional[float] = None
+    ) -> Optional[str]:
+        """Hold the tools of MCP server ``server_name`` at permission mode ``mode``
+        (``"default"`` or ``"auto"``, tighten-only) even where the session mode would allow
+        them; ``None`` clears it. The CLI's warning, if any (e.g. the server is not connected
+        yet: the override waits for it). Raises ``ValueError`` for another mode."""
+        if mode not in MCP_OVERRIDE_MODES:
+            raise ValueError(f"mode must be 'default', 'auto' or None, not {mode!r}")
+        answer = self._newer_request("set_mcp_permission_mode_override", {"serverName": server_name, "mode": mode}, timeout)
+        warning = answer.get("warning")
+        return warning if isinstance(warning, str) else None
+
+    # ------------------------------------------------------------------ the server info
+
+    def _server_info(self) -> Dict[str, Any]:
+        info = self.get_server_info()
+        if info is None:
+            raise UsageError("the server info arrives with connect(): connect first")
+        return info
+
+    @property
+    def account_info(self) -> AccountInfo:
+        """Where the session's credential came from (the server info's ``account``)."""
+        account = self._server_info().get("account")
+        return AccountInfo.from_wire(account if isinstance(account, Mapping) else {})
+
+    @property
+    def supported_commands(self) -> List[SlashCommand]:
+        """The slash commands and skills of the session (the server info's ``commands``)."""
+        return records_from_wire(SlashCommand, self._server_info().get("commands"))
+
+    @property
+    def supported_models(self) -> List[ModelInfo]:
+        """The models ``set_model`` can switch to (the server info's ``models``)."""
+        return records_from_wire(ModelInfo, self._server_info().get("models"))
+
+    @property
+    def supported_agents(self) -> List[AgentInfo]:
+        """The subagents the session can start (the server info's ``agents``)."""
+        return records_from_wire(AgentInfo, self._server_info().get("agents"))

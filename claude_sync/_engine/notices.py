@@ -4,14 +4,18 @@
 (``CLAUDE_CODE_MAX_RETRIES``, 10 by default, with growing delays) and reports each attempt as a
 ``system/api_retry`` message. The reader thread logs each one at WARNING on the
 ``claude_sync.api`` logger, whether or not anybody iterates the messages.
+
+``verbatim_prompts`` on a CLI too old to honour ``client_composed``: one WARNING after connect.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable, Dict
 
-__all__ = ["log_api_retry"]
+from .._wire.errors import ClaudeSDKError
+
+__all__ = ["log_api_retry", "warn_if_verbatim_prompts_ignored"]
 
 logger = logging.getLogger("claude_sync.api")
 
@@ -31,3 +35,20 @@ def log_api_retry(message: Any) -> None:
         message.attempt,
         message.max_retries,
     )
+
+
+def warn_if_verbatim_prompts_ignored(request: Callable[[str, Dict[str, Any]], Dict[str, Any]]) -> None:
+    """Caller's thread, after connect: ask the CLI its version with ``request`` (a session's
+    control request; only with ``verbatim_prompts``) and log a warning if it would ignore
+    ``client_composed``, as the official SDK does. Never raises: an unanswered question only
+    skips the check."""
+    from .._options.environment import verbatim_prompts_ignored
+
+    try:
+        version = request("get_binary_version", {}).get("version")
+    except ClaudeSDKError as exc:
+        logging.getLogger("claude_sync.session").debug("could not ask the CLI its version: %s", exc)
+        return
+    problem = verbatim_prompts_ignored(version)
+    if problem is not None:
+        logging.getLogger("claude_sync.session").warning(problem)

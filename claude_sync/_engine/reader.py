@@ -29,11 +29,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Protocol, Union
 
 from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError, ReceiveTimeoutError
 from .._wire.framing import LineFramer, OversizedLine
-from .._wire.messages import ResultMessage
+from .._wire.messages import AssistantMessage, ResultMessage, StreamEvent
 from .._wire.protocol import (
     CONTROL_EVENT_TYPES,
     ControlCancelReceived,
@@ -46,7 +46,13 @@ from .._wire.protocol import (
     TranscriptMirrorReceived,
     decode_line,
 )
-from .._wire.system_messages import APIRetryMessage, SessionStateChangedMessage
+from .._wire.system_messages import (
+    APIRetryMessage,
+    SessionStateChangedMessage,
+    TaskNotificationMessage,
+    TaskStartedMessage,
+    TaskUpdatedMessage,
+)
 from .mailbox import Mailbox
 from .transport import Transport
 
@@ -62,6 +68,9 @@ HIGH_WATER_MESSAGES = 1000
 HIGH_WATER_BYTES = 1 << 20
 WAIT_SLICE = 0.1
 """Waits are cut into slices this long so Ctrl-C is seen promptly (and on every platform)."""
+
+_TASK_FRAMES = frozenset((TaskStartedMessage, TaskNotificationMessage, TaskUpdatedMessage))
+_TURN_FRAMES = frozenset((AssistantMessage, StreamEvent))
 
 
 class _End:
@@ -88,6 +97,15 @@ class ReaderHost(Protocol):
 
     def result_received(self, result: ResultMessage) -> None:
         """A turn's result arrived (before it is queued for the consumer)."""
+
+    @property
+    def watching_turns(self) -> bool:
+        """True while a top-level assistant message would tell the run end something (a cheap
+        read, no lock: the reader asks it for every such message)."""
+
+    def run_frame(self, item: object) -> None:
+        """A frame the run end follows: a task frame, a ``session_state_changed`` (delivered
+        or not), or, while ``watching_turns``, a top-level assistant message or stream event."""
 
     def resolve(self, response: ControlResponseReceived) -> None:
         """An answer to one of our control requests."""
@@ -191,7 +209,9 @@ class Reader:
         result_type = ResultMessage
         retry_type = APIRetryMessage
         host_state = SessionStateChangedMessage
-        on_result = self._host.result_received
+        host = self._host
+        on_result = host.result_received
+        task_frames, turn_frames, run_frame = _TASK_FRAMES, _TURN_FRAMES, host.run_frame
         for chunk in chunks:
             lines = feed(chunk)
             if self._framer.oversized:
@@ -208,11 +228,17 @@ class Reader:
                     from .notices import log_api_retry  # rare: loaded on the first retry
 
                     log_api_retry(item)
-                elif item.__class__ is host_state and item.sdk_host_only is True:
-                    # Sent only because we set CLAUDE_CODE_SDK_READS_SESSION_STATE (as the
-                    # official SDK does): kept as state, never delivered.
-                    self.session_state = item.state
-                    continue
+                elif item.__class__ is host_state:
+                    run_frame(item)
+                    if item.sdk_host_only is True:
+                        # Sent only because we set CLAUDE_CODE_SDK_READS_SESSION_STATE (as
+                        # the official SDK does): kept as state, never delivered.
+                        self.session_state = item.state
+                        continue
+                elif item.__class__ in task_frames:
+                    run_frame(item)
+                elif item.__class__ in turn_frames and host.watching_turns and getattr(item, "parent_tool_use_id", None) is None:
+                    run_frame(item)
                 put(item)
                 puts += 1
             self.frames_seen += len(lines)
@@ -313,13 +339,21 @@ class Reader:
 
     # ------------------------------------------------------------------ the consumer
 
-    def items(self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None) -> Iterator[StreamItem]:
+    def items(
+        self,
+        *,
+        timeout: Optional[float] = None,
+        idle_timeout: Optional[float] = None,
+        on_wait: Optional[Callable[[], None]] = None,
+    ) -> Iterator[StreamItem]:
         """Yield queued messages until end of stream (caller's thread, one at a time).
 
         At end of stream, raises the session's sticky terminal error if there is one, else
         returns. ``timeout`` bounds the whole iteration, ``idle_timeout`` the silence between
         two frames (any stdout line counts); both raise ``ReceiveTimeoutError`` and leave
-        the session running.
+        the session running. ``on_wait`` is called on the caller's thread after every
+        ``WAIT_SLICE`` spent waiting on an empty queue (a one-shot run ends its input there
+        when the CLI said the run is over in a frame that is not delivered).
         """
         items = self.mailbox.items
         wait = self.mailbox.wait
@@ -327,6 +361,8 @@ class Reader:
         idle = _IdleWatch(self, idle_timeout)
         while True:
             if not items and not wait(WAIT_SLICE):
+                if on_wait is not None:
+                    on_wait()
                 _check_timeouts(deadline, timeout, idle)
                 continue
             item = items[0]

@@ -1,5 +1,6 @@
 """From options to a started transport: the spawn plan (with a session store's resume, when
-there is one), private temp files for arguments too big for argv, and the CLI subprocess.
+there is one), private temp files for arguments too big for argv, the CLI subprocess, and the
+``initialize`` handshake.
 
 Runs on the caller's thread during ``connect``. Everything imported here is loaded on the
 first connect only, not at ``import claude_sync``.
@@ -17,7 +18,28 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan, SpawnPlan
     from .._sessions.store_bridge import StoreBridge
 
-__all__ = ["plan_spawn", "start_transport"]
+__all__ = ["initialize", "plan_spawn", "start_transport"]
+
+
+def initialize(
+    request: Callable[..., Dict[str, Any]], plan: SpawnPlan, run_timeout: Optional[float]
+) -> Dict[str, Any]:
+    """Send ``initialize`` with ``request`` (the session's control request) and return the
+    answer, waiting at most ``plan.initialize_timeout`` — or ``run_timeout`` (the caller's
+    bound on its whole run) when that is shorter: then raises ``ReceiveTimeoutError(kind=
+    "total")`` instead of ``ControlTimeoutError``."""
+    from .._wire.errors import ControlTimeoutError, ReceiveTimeoutError
+
+    if run_timeout is None or run_timeout >= plan.initialize_timeout:
+        return request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
+    try:
+        return request("initialize", dict(plan.initialize_fields), timeout=run_timeout)
+    except ControlTimeoutError:
+        raise ReceiveTimeoutError(
+            f"No complete response within {run_timeout}s (the CLI did not finish starting)",
+            kind="total",
+            timeout=run_timeout,
+        ) from None
 
 
 def plan_spawn(

@@ -38,6 +38,10 @@ shape); each has a default in terms of the other. Likewise ``write`` (a ``str``,
 shape) and ``write_bytes`` (bytes with a deadline, what the session calls) default to each
 other. A subclass that overrides neither of a pair gets a ``TypeError`` at class creation.
 
+An object that is not a ``Transport`` but has the official methods (a plain class, a
+``MagicMock``) is accepted too: ``as_transport`` wraps it, so the session sees a
+``Transport`` whatever it was given.
+
 A session closes its transport in two steps: ``stop(grace)`` (default: ``close()``), then —
 once its reader thread has been joined — ``close()``. A transport whose ``close`` would pull
 a resource from under a blocked reader (a file descriptor) ends the peer in ``stop`` and
@@ -50,7 +54,7 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any, Dict, Iterator, Optional
 
-__all__ = ["Transport"]
+__all__ = ["Transport", "as_transport"]
 
 
 class Transport(ABC):
@@ -166,3 +170,55 @@ def _decode_object(line: bytes) -> Optional[Dict[str, Any]]:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+OFFICIAL_METHODS = ("connect", "write", "read_messages", "close", "is_ready", "end_input")
+"""The methods of the official ``Transport``: what any transport object must have."""
+
+
+def as_transport(value: object) -> Transport:
+    """``value`` as a ``Transport``: itself when it is one, else a ``Transport`` that calls
+    the official methods (``OFFICIAL_METHODS``) of any object that has them, as the official
+    SDK accepts a duck-typed transport (a plain class, a ``MagicMock``). Raises ``TypeError``
+    naming every method it lacks."""
+    if isinstance(value, Transport):
+        return value
+    missing = [f"{name}()" for name in OFFICIAL_METHODS if not callable(getattr(value, name, None))]
+    if missing:
+        raise TypeError(
+            f"transport {type(value).__name__} lacks {', '.join(missing)}: a transport is a "
+            f"claude_sync.Transport or any object with {', '.join(n + '()' for n in OFFICIAL_METHODS)}"
+        )
+    return _DuckTransport(value)
+
+
+class _DuckTransport(Transport):
+    """A ``Transport`` over any object with the official methods (see ``as_transport``).
+
+    Only those methods are called, each looked up on the object at call time (a test may set
+    one after handing the object over). claude_sync's extras are not taken from the object —
+    a ``MagicMock`` has every attribute, and its ``pid`` must never be taken for a process to
+    signal: ``stop`` is ``close()``, there is no ``pid``, exit status or stderr. A transport
+    that has them subclasses ``Transport``.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def connect(self) -> None:
+        self.inner.connect()
+
+    def write(self, data: str) -> None:
+        self.inner.write(data)
+
+    def read_messages(self) -> Iterator[Dict[str, Any]]:
+        return iter(self.inner.read_messages())
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def is_ready(self) -> bool:
+        return bool(self.inner.is_ready())
+
+    def end_input(self) -> None:
+        self.inner.end_input()

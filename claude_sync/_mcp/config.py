@@ -20,6 +20,15 @@ __all__ = [
 
 
 class McpStdioServerConfig(TypedDict, total=False):
+    """An MCP server the CLI starts as a subprocess and talks to over stdio.
+
+    Keys:
+        type: ``"stdio"`` (may be left out).
+        command: The program to start.
+        args: Its arguments.
+        env: Environment variables for it.
+    """
+
     type: Literal["stdio"]
     command: str
     args: List[str]
@@ -27,19 +36,42 @@ class McpStdioServerConfig(TypedDict, total=False):
 
 
 class McpSSEServerConfig(TypedDict, total=False):
+    """An MCP server the CLI reaches over Server-Sent Events.
+
+    Keys:
+        type: ``"sse"``.
+        url: The server's URL.
+        headers: HTTP headers to send.
+    """
+
     type: Literal["sse"]
     url: str
     headers: Dict[str, str]
 
 
 class McpHttpServerConfig(TypedDict, total=False):
+    """An MCP server the CLI reaches over streamable HTTP.
+
+    Keys:
+        type: ``"http"``.
+        url: The server's URL.
+        headers: HTTP headers to send.
+    """
+
     type: Literal["http"]
     url: str
     headers: Dict[str, str]
 
 
 class McpSdkServerConfig(TypedDict):
-    """An in-process MCP server: ``instance`` answers the CLI's MCP traffic in this process."""
+    """An in-process MCP server: ``instance`` answers the CLI's MCP traffic in this process.
+
+    Keys:
+        type: ``"sdk"``.
+        name: The server's name.
+        instance: The server: an ``SdkMcpServer`` from ``create_sdk_mcp_server``, or an ``mcp``
+            package server.
+    """
 
     type: Literal["sdk"]
     name: str

@@ -186,6 +186,12 @@ class SdkMcpServer:
     ``type`` is ``"sdk"`` and it has ``handle``: that is how ``command.partition_mcp_servers``
     tells it from external servers.
     Stateless: ``handle`` may be called from any thread, in any order, any number of times.
+
+    Attributes:
+        type: ``"sdk"``.
+        name: The server's name (the CLI addresses it by its ``mcp_servers`` key).
+        version: The version it reports to the CLI.
+        tools: Its tools, in order.
     """
 
     type = "sdk"
@@ -217,6 +223,7 @@ class SdkMcpServer:
         return {"type": "sdk", "name": self.name}
 
     def get_tool(self, name: str) -> Optional[SdkMcpTool]:
+        """The tool named ``name``, or None."""
         return self._by_name.get(name)
 
     def handle(self, message: Any, server_name: Optional[str] = None) -> McpAction:

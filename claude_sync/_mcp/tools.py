@@ -38,6 +38,14 @@ class ToolContext(FrozenRecord):
     ``signal`` is set once the CLI cancels the call (``notifications/cancelled``, sent on
     interrupt) or the session closes; long handlers should poll ``signal.is_set()``.
     ``request_id`` is the JSON-RPC id of the ``tools/call`` request.
+
+    Attributes:
+        signal: Set once the CLI cancels the call or the session closes.
+        tool_use_id: The id of the model's tool call, when the CLI sends it.
+        meta: The ``_meta`` of the ``tools/call`` request.
+        server_name: The server the call is addressed to.
+        request_id: The JSON-RPC id of the ``tools/call`` request.
+        tool_name: The tool called.
     """
 
     signal: Optional[CancellationSignal]
@@ -59,6 +67,17 @@ class SdkMcpTool:
         TypeError: the input schema has no JSON form, the handler is ``async`` or takes no
             positional parameter, or the annotations are neither a dict nor a model.
         ValueError: the name is empty or the schema does not describe an object.
+
+    Attributes:
+        name: The tool's name (the model sees ``mcp__<server>__<name>``).
+        description: What the tool does, for the model.
+        input_schema: The input schema as given: a JSON Schema dict, a ``{name: type}`` shorthand, a
+            ``TypedDict`` or a dataclass.
+        handler: The function that runs the tool: ``handler(args)`` or ``handler(args, context)``.
+        annotations: Hints for the CLI (``ToolAnnotations`` or a dict), or None.
+        json_schema: The JSON Schema sent to the CLI as ``inputSchema``, worked out when the tool is
+            made.
+        takes_context: Whether the handler takes ``(args, context)``.
     """
 
     name: str

@@ -216,6 +216,12 @@ class OptionsPlan(FrozenRecord):
     """``options.initialize_timeout`` (``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT`` may raise it)."""
     host_callbacks: HostCallbacks = field(default_factory=HostCallbacks)
 
+    @property
+    def calls_back(self) -> bool:
+        """True when the CLI may send requests this process must answer over stdin: hooks,
+        the permission prompts (``can_use_tool`` / ``deny_all_permissions``), in-process MCP."""
+        return self.permissions.prompt_tool == "stdio" or len(self.hooks) > 0 or bool(self.sdk_mcp_servers)
+
     def spawn_plan(
         self,
         cli_path: Union[str, os.PathLike[str]],

@@ -30,17 +30,29 @@ SdkBeta = Literal["context-1m-2025-08-07"]
 """A beta header the CLI accepts in ``betas``."""
 
 ThinkingDisplay = Literal["summarized", "omitted"]
+"""How thinking is shown: ``"summarized"`` or ``"omitted"``."""
 
 
 class ThinkingConfigAdaptive(TypedDict):
-    """The model decides how much to think (``--thinking adaptive``)."""
+    """The model decides how much to think (``--thinking adaptive``).
+
+    Keys:
+        type: ``"adaptive"``.
+        display: ``"summarized"`` or ``"omitted"``: how thinking is shown (``--thinking-display``).
+    """
 
     type: Literal["adaptive"]
     display: NotRequired[ThinkingDisplay]
 
 
 class ThinkingConfigEnabled(TypedDict):
-    """Think with a token budget (``--max-thinking-tokens``)."""
+    """Think with a token budget (``--max-thinking-tokens``).
+
+    Keys:
+        type: ``"enabled"``.
+        budget_tokens: The most tokens the model may think per turn.
+        display: ``"summarized"`` or ``"omitted"``: how thinking is shown (``--thinking-display``).
+    """
 
     type: Literal["enabled"]
     budget_tokens: int
@@ -48,16 +60,33 @@ class ThinkingConfigEnabled(TypedDict):
 
 
 class ThinkingConfigDisabled(TypedDict):
-    """No thinking (``--thinking disabled``)."""
+    """No thinking (``--thinking disabled``).
+
+    Keys:
+        type: ``"disabled"``.
+    """
 
     type: Literal["disabled"]
 
 
 ThinkingConfig = Union[ThinkingConfigAdaptive, ThinkingConfigEnabled, ThinkingConfigDisabled]
+"""``ClaudeAgentOptions.thinking``: adaptive, enabled with a ``budget_tokens``, or disabled."""
 
 
 class SandboxNetworkConfig(TypedDict, total=False):
-    """Network rules of the sandbox (keys as in the CLI's settings file)."""
+    """Network rules of the sandbox (keys as in the CLI's settings file).
+
+    Keys:
+        allowedDomains: Domains sandboxed commands may reach.
+        deniedDomains: Domains they may not reach.
+        allowManagedDomainsOnly: Allow only the domains managed settings allow.
+        allowUnixSockets: Unix socket paths they may use.
+        allowAllUnixSockets: Allow every Unix socket.
+        allowLocalBinding: Allow binding local ports.
+        allowMachLookup: macOS Mach services they may look up.
+        httpProxyPort: The port of an HTTP proxy to route through.
+        socksProxyPort: The port of a SOCKS proxy to route through.
+    """
 
     allowedDomains: List[str]
     deniedDomains: List[str]
@@ -71,10 +100,23 @@ class SandboxNetworkConfig(TypedDict, total=False):
 
 
 SandboxIgnoreViolations = Dict[str, List[str]]
+"""Sandbox violations to ignore: a kind (``"file"``, ``"network"``) to a list of patterns."""
 
 
 class SandboxSettings(TypedDict, total=False):
-    """The ``sandbox`` option: merged into ``--settings`` under the ``sandbox`` key."""
+    """The ``sandbox`` option: merged into ``--settings`` under the ``sandbox`` key.
+
+    Keys:
+        enabled: Run Bash commands in the sandbox.
+        autoAllowBashIfSandboxed: Allow sandboxed Bash commands without asking.
+        excludedCommands: Commands that run outside the sandbox.
+        allowUnsandboxedCommands: Let the model ask to run a command outside the sandbox.
+        network: The sandbox's network rules.
+        ignoreViolations: Violations to ignore: a kind (``file``, ``network``) to a list of
+            patterns.
+        enableWeakerNestedSandbox: Allow a weaker sandbox where the strong one cannot nest (inside
+            containers).
+    """
 
     enabled: bool
     autoAllowBashIfSandboxed: bool
@@ -86,7 +128,12 @@ class SandboxSettings(TypedDict, total=False):
 
 
 class SdkPluginConfig(TypedDict):
-    """A local plugin directory (``--plugin-dir``)."""
+    """A local plugin directory (``--plugin-dir``).
+
+    Keys:
+        type: ``"local"``.
+        path: The plugin's directory.
+    """
 
     type: Literal["local"]
     path: str
@@ -98,17 +145,30 @@ McpServer = Any
 """An ``mcp`` package server instance (``McpSdkServerConfig["instance"]``)."""
 
 McpServerConnectionStatus = Literal["connected", "failed", "needs-auth", "pending", "disabled"]
+"""``"connected"``, ``"failed"``, ``"needs-auth"``, ``"pending"`` or ``"disabled"``
+(``get_mcp_status()``)."""
 
 
 class McpSdkServerConfigStatus(TypedDict):
-    """An in-process server as ``mcp_status`` reports it (no instance)."""
+    """An in-process server as ``mcp_status`` reports it (no instance).
+
+    Keys:
+        type: ``"sdk"``.
+        name: The server's name.
+    """
 
     type: Literal["sdk"]
     name: str
 
 
 class McpClaudeAIProxyServerConfig(TypedDict):
-    """A claude.ai connector proxied by the CLI."""
+    """A claude.ai connector proxied by the CLI.
+
+    Keys:
+        type: ``"claudeai-proxy"``.
+        url: The connector's URL.
+        id: The connector's id.
+    """
 
     type: Literal["claudeai-proxy"]
     url: str
@@ -122,17 +182,30 @@ McpServerStatusConfig = Union[
     McpSdkServerConfigStatus,
     McpClaudeAIProxyServerConfig,
 ]
+"""The ``config`` of a server in ``get_mcp_status()``: stdio, SSE, HTTP, an in-process server, or a
+claude.ai proxy."""
 
 
 class McpServerInfo(TypedDict):
-    """An MCP server's ``name`` and ``version``, as it reported them when it connected."""
+    """An MCP server's ``name`` and ``version``, as it reported them when it connected.
+
+    Keys:
+        name: The name the server reported.
+        version: The version it reported.
+    """
 
     name: str
     version: str
 
 
 class McpToolAnnotations(TypedDict, total=False):
-    """Tool hints as ``mcp_status`` reports them (not the ``@tool`` annotations)."""
+    """Tool hints as ``mcp_status`` reports them (not the ``@tool`` annotations).
+
+    Keys:
+        readOnly: The tool only reads.
+        destructive: The tool may destroy data.
+        openWorld: The tool reaches outside systems.
+    """
 
     readOnly: bool
     destructive: bool
@@ -140,7 +213,13 @@ class McpToolAnnotations(TypedDict, total=False):
 
 
 class McpToolInfo(TypedDict):
-    """One tool of an MCP server in ``get_mcp_status()``: ``name``, ``description``, ``annotations``."""
+    """One tool of an MCP server in ``get_mcp_status()``: ``name``, ``description``, ``annotations``.
+
+    Keys:
+        name: The tool's name.
+        description: Its description.
+        annotations: Its hints.
+    """
 
     name: str
     description: NotRequired[str]
@@ -148,7 +227,17 @@ class McpToolInfo(TypedDict):
 
 
 class McpServerStatus(TypedDict):
-    """One server of ``get_mcp_status()["mcpServers"]``."""
+    """One server of ``get_mcp_status()["mcpServers"]``.
+
+    Keys:
+        name: The server's name.
+        status: ``connected``, ``failed``, ``needs-auth``, ``pending`` or ``disabled``.
+        serverInfo: The name and version it reported, once connected.
+        error: Why it failed, when it did.
+        config: Its config (an in-process server's without the instance).
+        scope: Where its config came from (``project``, ``user``, ``sdk`` …).
+        tools: Its tools, once connected.
+    """
 
     name: str
     status: McpServerConnectionStatus
@@ -160,7 +249,11 @@ class McpServerStatus(TypedDict):
 
 
 class McpStatusResponse(TypedDict):
-    """What ``get_mcp_status()`` returns."""
+    """What ``get_mcp_status()`` returns.
+
+    Keys:
+        mcpServers: Every server's status.
+    """
 
     mcpServers: List[McpServerStatus]
 
@@ -169,7 +262,14 @@ class McpStatusResponse(TypedDict):
 
 
 class ContextUsageCategory(TypedDict):
-    """One category of ``get_context_usage()``: its ``name``, ``tokens`` and display ``color``."""
+    """One category of ``get_context_usage()``: its ``name``, ``tokens`` and display ``color``.
+
+    Keys:
+        name: The category (system prompt, tools, messages …).
+        tokens: Tokens it takes.
+        color: The colour the CLI shows it in.
+        isDeferred: Whether its tools are deferred (loaded on demand).
+    """
 
     name: str
     tokens: int
@@ -178,7 +278,29 @@ class ContextUsageCategory(TypedDict):
 
 
 class ContextUsageResponse(TypedDict):
-    """What ``get_context_usage()`` returns: the context window broken down by category."""
+    """What ``get_context_usage()`` returns: the context window broken down by category.
+
+    Keys:
+        categories: The context window by category.
+        totalTokens: Tokens in use.
+        maxTokens: The usable context window, in tokens.
+        rawMaxTokens: The model's whole context window, in tokens.
+        percentage: How full the window is, in percent.
+        model: The model.
+        isAutoCompactEnabled: Whether the CLI compacts automatically when the window fills.
+        memoryFiles: The memory files (``CLAUDE.md`` …) loaded and their sizes.
+        mcpTools: The MCP tools and their sizes.
+        agents: The subagents and their sizes.
+        gridRows: The CLI's ``/context`` grid, row by row.
+        autoCompactThreshold: The token count at which the CLI compacts.
+        deferredBuiltinTools: Built-in tools loaded on demand.
+        systemTools: The built-in tools and their sizes.
+        systemPromptSections: The system prompt's sections and their sizes.
+        slashCommands: What the slash commands take.
+        skills: What the skills take.
+        messageBreakdown: What the messages take, by kind.
+        apiUsage: The last API call's usage, when there was one.
+    """
 
     categories: List[ContextUsageCategory]
     totalTokens: int

@@ -44,11 +44,23 @@ if TYPE_CHECKING:  # pragma: no cover
     from .config_types import SandboxSettings, SdkPluginConfig, ThinkingConfig
 
 SettingSource = Literal["user", "project", "local"]
+"""Where the CLI reads settings from (``setting_sources``): ``"user"``, ``"project"`` or ``"local"``."""
 EffortLevel = Literal["low", "medium", "high", "xhigh", "max"]
+"""``ClaudeAgentOptions.effort``: ``"low"``, ``"medium"``, ``"high"``, ``"xhigh"`` or ``"max"``."""
 
 
 class SystemPromptPreset(TypedDict, total=False):
-    """Claude Code's own prompt; ``append`` adds to it. ``snapshot`` → ``initialize.systemPromptSnapshot``."""
+    """Claude Code's own prompt; ``append`` adds to it. ``snapshot`` → ``initialize.systemPromptSnapshot``.
+
+    Keys:
+        type: ``"preset"``.
+        preset: ``"claude_code"``: Claude Code's own system prompt.
+        append: Text appended to it.
+        exclude_dynamic_sections: Leave out the sections that change per run (environment, git
+            status …).
+        snapshot: Ask the CLI for a snapshot of the system prompt
+            (``initialize.systemPromptSnapshot``).
+    """
 
     type: Literal["preset"]
     preset: Literal["claude_code"]
@@ -58,7 +70,13 @@ class SystemPromptPreset(TypedDict, total=False):
 
 
 class SystemPromptCustom(TypedDict, total=False):
-    """A prompt of your own, in place of Claude Code's (same as passing the string)."""
+    """A prompt of your own, in place of Claude Code's (same as passing the string).
+
+    Keys:
+        type: ``"custom"``.
+        prompt: The system prompt.
+        snapshot: Ask the CLI for a snapshot of the system prompt.
+    """
 
     type: Literal["custom"]
     prompt: str
@@ -66,17 +84,35 @@ class SystemPromptCustom(TypedDict, total=False):
 
 
 class SystemPromptFile(TypedDict):
+    """A system prompt read from a file by the CLI.
+
+    Keys:
+        type: ``"file"``.
+        path: The file the CLI reads the system prompt from (``--system-prompt-file``).
+    """
+
     type: Literal["file"]
     path: str
 
 
 class ToolsPreset(TypedDict):
+    """``ClaudeAgentOptions.tools``: Claude Code's default tool set.
+
+    Keys:
+        type: ``"preset"``.
+        preset: ``"claude_code"``: Claude Code's default tools.
+    """
+
     type: Literal["preset"]
     preset: Literal["claude_code"]
 
 
 class TaskBudget(TypedDict):
-    """``ClaudeAgentOptions.task_budget``: the ``total`` token budget of a task."""
+    """``ClaudeAgentOptions.task_budget``: the ``total`` token budget of a task.
+
+    Keys:
+        total: The task's token budget.
+    """
 
     total: int
 
@@ -89,11 +125,30 @@ McpServerConfig = Union[
     "SdkMcpServer",
     Dict[str, Any],
 ]
+"""A value of ``ClaudeAgentOptions.mcp_servers``: a stdio, SSE or HTTP server config, an in-process
+server (``create_sdk_mcp_server``), an ``mcp`` package server, or a plain dict."""
 
 
 @record
 class AgentDefinition(Record):
-    """A programmatic subagent (``--agents`` / ``initialize.agents``); wire keys are camelCase."""
+    """A programmatic subagent (``--agents`` / ``initialize.agents``); wire keys are camelCase.
+
+    Attributes:
+        description: When the model should use this agent.
+        prompt: The agent's system prompt.
+        tools: The tools it may use; None: all of the parent's.
+        disallowedTools: Tools it may not use.
+        model: Its model (``sonnet``, ``opus``, ``haiku``, ``inherit`` or a full name); None: the
+            parent's.
+        skills: The skills it may use.
+        memory: Which memory it reads: ``"user"``, ``"project"`` or ``"local"``.
+        mcpServers: MCP servers it may use: names of the session's servers, or configs.
+        initialPrompt: A first prompt it starts with.
+        maxTurns: The most turns it may take.
+        background: Whether it runs as a background task.
+        effort: Its effort level, or a thinking budget in tokens.
+        permissionMode: Its permission mode.
+    """
 
     description: str
     prompt: str
@@ -136,6 +191,116 @@ class ClaudeAgentOptions(Record):
     terminal directly.
 
     The last block holds TypeScript-SDK options neither Python SDK has (see ``argv.INITIALIZE_ONLY_OPTIONS`` and ``_callbacks.dialogs``).
+
+    Attributes:
+        tools: The built-in tools the model has: a list of names (``[]``: none) or the ``{"type":
+            "preset", "preset": "claude_code"}`` preset; None: the CLI's default set.
+        allowed_tools: Tools (and rules like ``Bash(npm test)``) that run without asking for
+            permission (``--allowedTools``).
+        disallowed_tools: Tools (and rules) the model may not use (``--disallowedTools``).
+        system_prompt: A string (replaces the system prompt), a ``SystemPromptPreset`` (Claude
+            Code's own, with ``append``), a ``SystemPromptCustom`` or a ``SystemPromptFile``; None:
+            an empty system prompt, as the official SDKs send.
+        mcp_servers: MCP servers by name (stdio, SSE, HTTP configs, in-process
+            ``create_sdk_mcp_server`` servers, ``mcp`` package servers), or the path or JSON text of
+            an MCP config file.
+        strict_mcp_config: Use only the servers given here, none from the user's or project's
+            settings.
+        permission_mode: How permission requests are decided before ``can_use_tool`` is asked
+            (``"default"``, ``"acceptEdits"``, ``"plan"``, ``"bypassPermissions"`` …).
+        permission_prompt_tool_name: An MCP tool the CLI asks for permission decisions instead
+            (``--permission-prompt-tool``); not together with ``can_use_tool`` (``ValueError``).
+        continue_conversation: Continue the most recent session in ``cwd`` (``--continue``).
+        resume: The id of a session to resume (from the local transcript, or from
+            ``session_store``).
+        session_id: The id a new session gets, instead of a generated one (a UUID).
+        fork_session: With ``resume``: go on in a new session (new id) from the old one's history.
+        resume_session_at: With ``resume``: resume from this message uuid, dropping what came after.
+        max_turns: The most model turns a run may take (it then ends ``error_max_turns``).
+        max_budget_usd: The most a run may cost, in US dollars (it then ends
+            ``error_max_budget_usd``).
+        model: The model (``claude-sonnet-4-5``, an alias like ``opus`` …); None: the CLI's default.
+        fallback_model: The model to use when the main one is overloaded.
+        betas: API beta names to enable (``--betas``).
+        cwd: The CLI's working directory (the project it works on); None: this process's.
+        cli_path: The ``claude`` binary to run; None: found on ``PATH`` and the usual install places
+            (``CLINotFoundError`` when none).
+        settings: Settings for the CLI: a JSON string or the path of a settings file
+            (``--settings``).
+        add_dirs: More directories the CLI may read and edit (``--add-dir``).
+        env: Environment variables set for the CLI, on top of this process's (their values are
+            hidden in ``repr()``).
+        extra_args: More CLI flags: ``{"flag": "value"}`` gives ``--flag value``, ``{"flag": None}``
+            gives ``--flag``.
+        max_buffer_size: The longest stdout line read, in bytes (default 64 MiB); a longer one is
+            skipped and reported as ``OversizedLineSkipped``.
+        stderr: Called with each line the CLI writes to stderr, on the ``claude_sync-stderr-<pid>``
+            thread.
+        can_use_tool: Decides each tool call the CLI asks about: ``(tool_name, tool_input, context)
+            -> PermissionResultAllow | PermissionResultDeny``, run on the callback pool.
+        hooks: Hook functions by event name (``"PreToolUse"`` …): a list of ``HookMatcher`` each.
+        user: The OS user to run the CLI as (``Popen(user=…)``).
+        include_partial_messages: Also yield ``StreamEvent`` messages as the model writes (token by
+            token).
+        include_hook_events: Also yield the hook lifecycle messages (``HookStartedMessage`` …).
+        forward_subagent_text: Forward the text subagents write as messages (``parent_tool_use_id``
+            set).
+        agents: Subagents by name, that the model can start with the ``Task``/``Agent`` tool.
+        setting_sources: Which settings the CLI loads: ``"user"``, ``"project"``, ``"local"``; None:
+            the CLI's default (``skills`` implies user and project).
+        skills: The skills the model may use: a list of names, or ``"all"``.
+        sandbox: Sandbox settings for the Bash tool (merged into ``--settings``).
+        plugins: Plugins to load (``{"type": "local", "path": …}``).
+        max_thinking_tokens: The thinking budget in tokens (the older spelling; ``thinking`` wins
+            when both are set).
+        thinking: Extended thinking: adaptive, enabled with a ``budget_tokens``, or disabled.
+        effort: How hard the model works: ``"low"`` … ``"max"``.
+        output_format: Structured output: ``{"type": "json_schema", "schema": {...}}``; the result's
+            ``structured_output`` then holds the validated value.
+        enable_file_checkpointing: Let the CLI keep file checkpoints, so
+            ``ClaudeSDKClient.rewind_files`` can restore them.
+        task_budget: A token budget for the task (``{"total": N}``; ``--task-budget``).
+        debug_stderr: Where the CLI's stderr lines go when no ``stderr`` callback is set (default:
+            ``sys.stderr`` at the time of writing).
+        verbatim_prompts: Send user messages as written: no ``@path`` expansion, no slash commands
+            (CLI >= 2.1.248).
+        resume_drops_turn: ``--resume-drops-turn=ID``: resume without the turn of that message (sent
+            even when empty, so the CLI rejects it).
+        client_app: The app label in the CLI's User-Agent (env ``CLAUDE_AGENT_SDK_CLIENT_APP``).
+        session_store: A ``SessionStore`` the transcript is mirrored to; ``resume`` then also finds
+            sessions only the store has.
+        session_store_flush: ``"batched"`` (once per turn, before its result) or ``"eager"`` (after
+            every transcript write).
+        load_timeout_ms: Bounds each store call while loading a session to resume from the store, in
+            milliseconds.
+        callback_workers: The most threads the callback pool runs at once (callbacks, hooks, MCP
+            tools). Ours.
+        control_timeout: Seconds a control request (``set_model``, ``interrupt`` …) waits for the
+            CLI's answer by default. Ours.
+        initialize_timeout: Seconds the start-up handshake may take. Ours.
+        close_timeout: Seconds each step of closing waits (stdin EOF, SIGTERM, SIGKILL, joining
+            threads). Ours.
+        deny_all_permissions: Deny every permission request without a callback, for batch jobs that
+            must never prompt. Ours.
+        raise_on_error_result: ``query()`` raises ``ResultError`` after yielding an error
+            ``ResultMessage`` (False: data only). Ours.
+        tool_aliases: Model's tool name → the tool to run instead (TypeScript SDK option, sent in
+            ``initialize``).
+        plan_mode_instructions: Text that replaces the plan-mode workflow instructions (TypeScript
+            SDK option).
+        title: The session's title, instead of a generated one (TypeScript SDK option).
+        prompt_suggestions: Ask for a ``PromptSuggestionMessage`` after each result (TypeScript SDK
+            option).
+        agent_progress_summaries: Ask for summaries on subagents' task progress messages (TypeScript
+            SDK option).
+        supported_dialog_kinds: The dialog kinds ``on_user_dialog`` renders (TypeScript SDK option;
+            newer CLIs).
+        per_task_stop_affordance: Let an interrupt spare background tasks (TypeScript SDK option;
+            newer CLIs).
+        on_elicitation: Answers an MCP server's request for user input (``ElicitationRequest ->
+            ElicitationResult``); without it, or when it raises, the answer is a decline.
+        on_user_dialog: Answers the CLI's ``request_user_dialog`` (``UserDialogRequest ->
+            UserDialogResult``); raising answers cancelled.
     """
 
     tools: Optional[Union[List[str], ToolsPreset]] = None

@@ -30,6 +30,7 @@ from .transcript import (
     require_uuid,
     sanitize_path,
     session_info,
+    valid_uuid,
 )
 from .transcript_edits import now_iso
 from .transcript_files import agent_metadata, canonical, locate, newest_first
@@ -154,8 +155,11 @@ def _list_with_summaries(
 def get_session_info_from_store(
     session_store: SessionStore, session_id: str, directory: Optional[str] = None
 ) -> Optional[SDKSessionInfo]:
-    """``get_session_info`` for a store (mtime: the last entry's timestamp, else now)."""
-    entries = session_store.load(_key(require_uuid(session_id), directory))
+    """``get_session_info`` for a store (mtime: the last entry's timestamp, else now); None
+    for an id that is not a UUID, without calling the store."""
+    if not valid_uuid(session_id):
+        return None
+    entries = session_store.load(_key(session_id, directory))
     if not entries:
         return None
     mtime = last_timestamp_ms(entries) or int(time.time() * 1000)
@@ -165,15 +169,19 @@ def get_session_info_from_store(
 def get_session_messages_from_store(
     session_store: SessionStore, session_id: str, directory: Optional[str] = None, limit: Optional[int] = None, offset: int = 0
 ) -> List[SessionMessage]:
-    """``get_session_messages`` for a store."""
-    entries = session_store.load(_key(require_uuid(session_id), directory))
+    """``get_session_messages`` for a store; ``[]`` for an id that is not a UUID."""
+    if not valid_uuid(session_id):
+        return []
+    entries = session_store.load(_key(session_id, directory))
     raw: List[Any] = list(entries) if entries else []
     return session_messages(raw, limit, offset) if raw else []
 
 
 def list_subagents_from_store(session_store: SessionStore, session_id: str, directory: Optional[str] = None) -> List[str]:
-    """``list_subagents`` for a store. Raises ``ValueError`` if it has no ``list_subkeys``."""
-    require_uuid(session_id)
+    """``list_subagents`` for a store; ``[]`` for an id that is not a UUID. Raises
+    ``ValueError`` if the store has no ``list_subkeys``."""
+    if not valid_uuid(session_id):
+        return []
     if not store_implements(session_store, "list_subkeys"):
         raise ValueError("the session store does not implement list_subkeys(): cannot list subagents")
     ids: List[str] = []
@@ -188,9 +196,9 @@ def get_subagent_messages_from_store(
     session_store: SessionStore, session_id: str, agent_id: str, directory: Optional[str] = None,
     limit: Optional[int] = None, offset: int = 0,
 ) -> List[SessionMessage]:  # fmt: skip
-    """``get_subagent_messages`` for a store (finds nested subagents via ``list_subkeys``)."""
-    require_uuid(session_id)
-    if not agent_id:
+    """``get_subagent_messages`` for a store (finds nested subagents via ``list_subkeys``);
+    ``[]`` for a ``session_id`` that is not a UUID."""
+    if not valid_uuid(session_id) or not agent_id:
         return []
     subpath: Optional[str] = f"subagents/agent-{agent_id}"
     if store_implements(session_store, "list_subkeys"):

@@ -6,7 +6,9 @@ non-alphanumeric character replaced by ``-`` (see ``_sessions.transcript.sanitiz
 Subagent transcripts live under ``<folder>/<session_id>/subagents/**/agent-<id>.jsonl``.
 With a ``directory``, the project's git worktrees are searched too (``git worktree list``).
 
-Safety: session ids must be UUIDs (``ValueError`` naming the value), and every path is
+Safety: a reader given a session id that is not a UUID returns None / ``[]`` without
+touching any file (as the official SDK does); the functions that change transcripts raise
+``ValueError`` naming the value instead. Every path is
 built from the projects directory, a folder name that has no separator, and a UUID: nothing
 a caller passes can point outside the config dir. Corrupt lines are skipped and logged.
 The functions that change transcripts are in ``transcript_edits``.
@@ -223,7 +225,9 @@ def list_sessions(
 
 
 def get_session_info(session_id: str, directory: Optional[str] = None) -> Optional[SDKSessionInfo]:
-    """One session's listing row; None if not found, a sidechain, or nothing to show."""
+    """One session's listing row; None if not found, not a UUID, a sidechain, or nothing to show."""
+    if not valid_uuid(session_id):
+        return None
     found = locate(session_id, directory)
     if found is None:
         return None
@@ -247,7 +251,9 @@ def read_entries(path: Path) -> List[Dict[str, Any]]:
 def get_session_messages(
     session_id: str, directory: Optional[str] = None, limit: Optional[int] = None, offset: int = 0
 ) -> List[SessionMessage]:
-    """The conversation of a session, oldest first ([] if the session is not found)."""
+    """The conversation of a session, oldest first ([] if not found or the id is not a UUID)."""
+    if not valid_uuid(session_id):
+        return []
     found = locate(session_id, directory)
     if found is None:
         return []
@@ -260,6 +266,8 @@ def get_session_messages(
 
 
 def _agent_files(session_id: str, directory: Optional[str]) -> List[Tuple[str, Path]]:
+    if not valid_uuid(session_id):
+        return []
     found = locate(session_id, directory)
     if found is None:
         return []
@@ -273,7 +281,7 @@ def _agent_files(session_id: str, directory: Optional[str]) -> List[Tuple[str, P
 
 
 def list_subagents(session_id: str, directory: Optional[str] = None) -> List[str]:
-    """The ids of the subagents a session ran ([] if none or the session is not found)."""
+    """The ids of the subagents a session ran ([] if none, not found, or the id is not a UUID)."""
     return [agent for agent, _ in _agent_files(session_id, directory)]
 
 
@@ -290,7 +298,8 @@ def agent_metadata(transcript: Path) -> Optional[Dict[str, Any]]:
 def get_subagent_messages(
     session_id: str, agent_id: str, directory: Optional[str] = None, limit: Optional[int] = None, offset: int = 0
 ) -> List[SessionMessage]:
-    """A subagent's conversation, each message naming the tool use that spawned it."""
+    """A subagent's conversation, each message naming the tool use that spawned it ([] if
+    not found or ``session_id`` is not a UUID)."""
     if not agent_id:
         return []
     match = next((path for found, path in _agent_files(session_id, directory) if found == agent_id), None)

@@ -35,6 +35,18 @@ class SDKSessionInfo:
     ``summary`` is the display title: the custom (or AI) title, else the last prompt, else
     the CLI's summary, else the first prompt. Times are epoch milliseconds; ``file_size`` is
     the transcript's size in bytes (``None`` for a store, which has no file).
+
+    Attributes:
+        session_id: The session's id.
+        summary: The display title (see above).
+        last_modified: When the transcript last changed, in epoch milliseconds.
+        file_size: The transcript's size in bytes (None for a store).
+        custom_title: The title set with ``rename_session`` (or by the CLI's AI title), if any.
+        first_prompt: The session's first prompt.
+        git_branch: The git branch the session ran on, when known.
+        cwd: The working directory it ran in.
+        tag: The tag set with ``tag_session``, if any.
+        created_at: When the session started, in epoch milliseconds, when known.
     """
 
     session_id: str
@@ -55,6 +67,14 @@ class SessionMessage:
 
     ``parent_tool_use_id`` / ``parent_agent_id`` are set only for subagent messages: the
     Agent ``tool_use`` that spawned the subagent, and the spawning subagent if nested.
+
+    Attributes:
+        type: ``"user"`` or ``"assistant"``.
+        uuid: The message's id in the transcript.
+        session_id: The session it belongs to.
+        message: The raw API message dict (``role``, ``content`` …).
+        parent_tool_use_id: For a subagent's message: the Agent ``tool_use`` that spawned it.
+        parent_agent_id: For a nested subagent's message: the subagent that spawned it.
     """
 
     type: Literal["user", "assistant"]
@@ -67,7 +87,11 @@ class SessionMessage:
 
 @dataclass
 class ForkSessionResult:
-    """What ``fork_session`` returns: the id of the new session."""
+    """What ``fork_session`` returns: the id of the new session.
+
+    Attributes:
+        session_id: The new session's id (resume it with ``ClaudeAgentOptions(resume=…)``).
+    """
 
     session_id: str
 
@@ -79,20 +103,39 @@ class _SessionKeyRequired(TypedDict):
 
 class SessionKey(_SessionKeyRequired, total=False):
     """Names one transcript in a store: ``subpath`` (e.g. ``"subagents/agent-<id>"``) only
-    for a subagent's transcript, absent for the main one."""
+    for a subagent's transcript, absent for the main one.
+
+    Keys:
+        project_key: The project (``project_key_for_directory(cwd)``).
+        session_id: The session's id.
+        subpath: A subagent transcript's path within the session (``"subagents/agent-<id>"``);
+            absent for the main one.
+    """
 
     subpath: str
 
 
 class SessionListSubkeysKey(TypedDict):
-    """The argument of ``SessionStore.list_subkeys`` (a session, no ``subpath``)."""
+    """The argument of ``SessionStore.list_subkeys`` (a session, no ``subpath``).
+
+    Keys:
+        project_key: The project.
+        session_id: The session.
+    """
 
     project_key: str
     session_id: str
 
 
 class SessionStoreEntry(TypedDict, total=False):
-    """One transcript line as a JSON object; stores pass every field through untouched."""
+    """One transcript line as a JSON object; stores pass every field through untouched.
+
+    Keys:
+        type: The line's type (``user``, ``assistant``, ``summary`` …); the only key every entry
+            has.
+        uuid: The line's id, when it has one (an idempotency key for ``append``).
+        timestamp: When the line was written (ISO 8601), when it says.
+    """
 
     type: Required[str]
     uuid: str
@@ -100,7 +143,12 @@ class SessionStoreEntry(TypedDict, total=False):
 
 
 class SessionStoreListEntry(TypedDict):
-    """One row of ``SessionStore.list_sessions``: ``mtime`` is epoch milliseconds."""
+    """One row of ``SessionStore.list_sessions``: ``mtime`` is epoch milliseconds.
+
+    Keys:
+        session_id: The session's id.
+        mtime: When it last changed, in epoch milliseconds.
+    """
 
     session_id: str
     mtime: int
@@ -111,6 +159,11 @@ class SessionSummaryEntry(TypedDict):
 
     ``mtime`` is the store's own write time, on the clock ``list_sessions`` reports; ``data``
     belongs to claude_sync and must be persisted verbatim.
+
+    Keys:
+        session_id: The session's id.
+        mtime: The store's own write time, in epoch milliseconds.
+        data: claude_sync's summary; store it verbatim.
     """
 
     session_id: str

@@ -10,7 +10,7 @@ Pure module: no threads, no I/O, no clocks.
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any, Dict, List, Optional, Type, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Type, Union
 
 from .record import FrozenRecord, frozen_record
 from .serde import SerdeMixin, decoder_metadata
@@ -49,8 +49,10 @@ def _as_is(value: Any) -> Any:
 class WireRecord(SerdeMixin, FrozenRecord):
     """Base of every message and block: immutable, cheap to define, lazily serialisable.
 
-    Its ``repr()`` is short (defaults left out, long values cut, secrets redacted) and it
-    renders itself in notebooks (``_repr_html_`` / ``_repr_markdown_``): see ``render``.
+    Its ``repr()`` shows what the user asked for whole (text, thinking, result, tool input and
+    output) and shortens metadata (defaults left out, long lists cut, secrets redacted); it
+    renders itself in notebooks (``_repr_html_`` / ``_repr_markdown_``) and for ``rich``
+    (``__rich_repr__``): see ``render``.
     """
 
     __slots__ = ()
@@ -70,13 +72,25 @@ class WireRecord(SerdeMixin, FrozenRecord):
 
         return to_markdown(self)
 
+    def __rich_repr__(self) -> Iterator[Tuple[str, Any]]:
+        """For ``rich``: the fields ``repr`` shows, with their whole values (redacted)."""
+        from .._display.render import rich_fields
+
+        yield from rich_fields(self)
+
 
 # ----------------------------------------------------------------------------- blocks
 
 
 @frozen_record
 class TextBlock(WireRecord):
-    """Plain text (``{"type": "text", "text": …}``)."""
+    """Plain text (``{"type": "text", "text": …}``).
+
+    Attributes:
+        type: ``"text"``.
+        text: The text.
+        raw: The wire dict this block was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="text", init=False, repr=False, compare=False)
     text: str
@@ -85,7 +99,14 @@ class TextBlock(WireRecord):
 
 @frozen_record
 class ThinkingBlock(WireRecord):
-    """Extended thinking; ``signature`` verifies it when it is sent back to the API."""
+    """Extended thinking; ``signature`` verifies it when it is sent back to the API.
+
+    Attributes:
+        type: ``"thinking"``.
+        thinking: The model's thinking, as text.
+        signature: The API's signature of the thinking (opaque; sent back with it).
+        raw: The wire dict this block was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="thinking", init=False, repr=False, compare=False)
     thinking: str
@@ -95,7 +116,13 @@ class ThinkingBlock(WireRecord):
 
 @frozen_record
 class RedactedThinkingBlock(WireRecord):
-    """Thinking the API returned encrypted; ``data`` is opaque."""
+    """Thinking the API returned encrypted; ``data`` is opaque.
+
+    Attributes:
+        type: ``"redacted_thinking"``.
+        data: The encrypted thinking (opaque).
+        raw: The wire dict this block was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="redacted_thinking", init=False, repr=False, compare=False)
     data: str
@@ -104,7 +131,15 @@ class RedactedThinkingBlock(WireRecord):
 
 @frozen_record
 class ToolUseBlock(WireRecord):
-    """The model asks to run tool ``name`` with ``input``; ``id`` names the call."""
+    """The model asks to run tool ``name`` with ``input``; ``id`` names the call.
+
+    Attributes:
+        type: ``"tool_use"``.
+        id: The call's id; the ``ToolResultBlock`` answering it carries it as ``tool_use_id``.
+        name: The tool (``Bash``, ``Read``, ``mcp__<server>__<tool>`` …).
+        input: The arguments the model gave.
+        raw: The wire dict this block was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="tool_use", init=False, repr=False, compare=False)
     id: str
@@ -115,7 +150,15 @@ class ToolUseBlock(WireRecord):
 
 @frozen_record
 class ToolResultBlock(WireRecord):
-    """The result of tool call ``tool_use_id``: a string, a list of wire blocks, or None."""
+    """The result of tool call ``tool_use_id``: a string, a list of wire blocks, or None.
+
+    Attributes:
+        type: ``"tool_result"``.
+        tool_use_id: The ``id`` of the ``ToolUseBlock`` this answers.
+        content: The tool's output: a string, a list of wire content blocks (dicts), or None.
+        is_error: True when the tool failed or the call was denied.
+        raw: The wire dict this block was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="tool_result", init=False, repr=False, compare=False)
     tool_use_id: str
@@ -128,7 +171,15 @@ class ToolResultBlock(WireRecord):
 
 @frozen_record
 class ServerToolUseBlock(WireRecord):
-    """A tool the API runs itself (``web_search``, ``web_fetch``, ``code_execution`` …)."""
+    """A tool the API runs itself (``web_search``, ``web_fetch``, ``code_execution`` …).
+
+    Attributes:
+        type: ``"server_tool_use"``.
+        id: The call's id.
+        name: The server tool (``web_search``, ``web_fetch``, ``code_execution`` …).
+        input: The arguments the model gave.
+        raw: The wire dict this block was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="server_tool_use", init=False, repr=False, compare=False)
     id: str
@@ -144,6 +195,12 @@ class ServerToolResultBlock(WireRecord):
     ``type`` keeps the wire type (``web_search_tool_result``, ``web_fetch_tool_result``,
     ``code_execution_tool_result``, ``advisor_tool_result`` …); ``content`` is passed
     through as sent (a list of results or an error dict, depending on the tool).
+
+    Attributes:
+        tool_use_id: The ``id`` of the ``ServerToolUseBlock`` this answers.
+        content: The result as sent: a list of results or an error dict, depending on the tool.
+        type: The wire type (``web_search_tool_result`` …).
+        raw: The wire dict this block was parsed from (left out of ``==`` and ``repr()``).
     """
 
     tool_use_id: str
@@ -154,7 +211,14 @@ class ServerToolResultBlock(WireRecord):
 
 @frozen_record
 class ImageBlock(WireRecord):
-    """An image; ``source`` is the wire source dict (``{"type": "base64", …}`` or a URL)."""
+    """An image; ``source`` is the wire source dict (``{"type": "base64", …}`` or a URL).
+
+    Attributes:
+        type: ``"image"``.
+        source: The wire source dict (``{"type": "base64", "media_type": …, "data": …}`` or a URL
+            source).
+        raw: The wire dict this block was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="image", init=False, repr=False, compare=False)
     source: Dict[str, Any]
@@ -163,7 +227,12 @@ class ImageBlock(WireRecord):
 
 @frozen_record
 class UnknownBlock(WireRecord):
-    """A block type not modelled here (``document``, ``mcp_tool_use`` …): its wire dict."""
+    """A block type not modelled here (``document``, ``mcp_tool_use`` …): its wire dict.
+
+    Attributes:
+        type: The wire type claude_sync does not know.
+        raw: The whole wire dict (it counts for ``==`` and ``repr()`` here).
+    """
 
     type: str
     raw: Dict[str, Any] = field(default_factory=dict)
@@ -180,6 +249,9 @@ ContentBlock = Union[
     ImageBlock,
     UnknownBlock,
 ]
+"""Any item of a message's ``content``: ``TextBlock``, ``ThinkingBlock``, ``RedactedThinkingBlock``,
+``ToolUseBlock``, ``ToolResultBlock``, ``ServerToolUseBlock``, ``ServerToolResultBlock``,
+``ImageBlock`` or ``UnknownBlock``."""
 
 BLOCK_CLASSES: Dict[str, Type[Any]] = {
     "text": TextBlock,

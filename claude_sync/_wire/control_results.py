@@ -1,6 +1,7 @@
 """Typed answers of the control requests behind ``ClaudeSDKClient.set_mcp_servers``,
-``reload_plugins``, ``read_file`` and ``get_usage`` (pure records, each with ``from_wire``;
-``raw`` keeps the whole answer).
+``reload_plugins``, ``read_file``, ``get_usage``, ``reload_skills``, ``read_mcp_resource``, and
+of the server info's ``account`` / ``commands`` / ``models`` / ``agents`` (pure records, each
+with ``from_wire``; ``raw`` keeps the whole answer).
 """
 
 from __future__ import annotations
@@ -10,13 +11,23 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .record import FrozenRecord, frozen_record
 
-__all__ = ["McpSetServersResult", "ReadFileResult", "ReloadPluginsResult", "UsageResult"]
+__all__ = [
+    "AccountInfo", "AgentInfo", "McpResourceContent", "McpSetServersResult", "ModelInfo",
+    "ReadFileResult", "ReloadPluginsResult", "SlashCommand", "UsageResult", "records_from_wire",
+]  # fmt: skip
 
 
 @frozen_record
 class McpSetServersResult(FrozenRecord):
     """``set_mcp_servers``' answer: the servers ``added`` and ``removed``, and ``errors``
-    (name → message) for those that failed to connect."""
+    (name → message) for those that failed to connect.
+
+    Attributes:
+        added: The servers that were added.
+        removed: The servers that were removed.
+        errors: Server name → error message, for the servers that failed to connect.
+        raw: The answer as the CLI sent it.
+    """
 
     added: List[str]
     removed: List[str]
@@ -25,6 +36,9 @@ class McpSetServersResult(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> McpSetServersResult:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         return cls(
             added=list(data.get("added") or []),
             removed=list(data.get("removed") or []),
@@ -37,7 +51,19 @@ class McpSetServersResult(FrozenRecord):
 class ReloadPluginsResult(FrozenRecord):
     """``reload_plugins``' answer: the session's refreshed ``commands``, ``agents``,
     ``plugins`` and ``mcp_servers`` (status entries), ``error_count``; ``held`` / ``cache_impact``
-    when the reload was held (``hold_on_cache_impact=True``)."""
+    when the reload was held (``hold_on_cache_impact=True``).
+
+    Attributes:
+        commands: The session's slash commands after the reload.
+        agents: Its subagents after the reload.
+        plugins: Its plugins after the reload.
+        mcp_servers: Its MCP servers' status entries after the reload (``mcpServers``).
+        error_count: How many plugins failed to load.
+        held: True when the reload was held back (``hold_on_cache_impact=True``); None when the CLI
+            does not say.
+        cache_impact: What the reload would do to the prompt cache, when it was held.
+        raw: The answer as the CLI sent it.
+    """
 
     commands: List[Dict[str, Any]]
     agents: List[Dict[str, Any]]
@@ -50,6 +76,9 @@ class ReloadPluginsResult(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> ReloadPluginsResult:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         held = data.get("held")
         impact = data.get("cache_impact")
         return cls(
@@ -68,7 +97,17 @@ class ReloadPluginsResult(FrozenRecord):
 class ReadFileResult(FrozenRecord):
     """``read_file``' answer: ``contents`` (text, or base64 when ``encoding == "base64"``),
     ``abs_path``, ``truncated`` (cut at ``max_bytes``), ``lossy`` (text that was not valid
-    UTF-8; None when the CLI does not say)."""
+    UTF-8; None when the CLI does not say).
+
+    Attributes:
+        contents: The file's contents: text, or base64 when ``encoding == "base64"``.
+        abs_path: The file's absolute path (``absPath``).
+        truncated: Whether the contents were cut at ``max_bytes``.
+        encoding: ``"utf-8"`` or ``"base64"``.
+        lossy: Whether the text was not valid UTF-8 (replaced characters); None when the CLI does
+            not say.
+        raw: The answer as the CLI sent it.
+    """
 
     contents: str
     abs_path: str
@@ -79,6 +118,9 @@ class ReadFileResult(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> ReadFileResult:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         lossy = data.get("lossy")
         return cls(
             contents=str(data.get("contents", "")),
@@ -94,7 +136,16 @@ class ReadFileResult(FrozenRecord):
 class UsageResult(FrozenRecord):
     """``get_usage``' answer: the ``session``'s cost and usage (``total_cost_usd``,
     ``model_usage``, …), the claude.ai ``subscription_type`` (None for API keys), whether plan
-    ``rate_limits`` apply and their windows, and ``behaviors`` (None with ``skip_behaviors``)."""
+    ``rate_limits`` apply and their windows, and ``behaviors`` (None with ``skip_behaviors``).
+
+    Attributes:
+        session: The session's cost and usage (``total_cost_usd``, ``model_usage`` …).
+        subscription_type: The claude.ai subscription (None with an API key).
+        rate_limits_available: Whether plan rate limits apply.
+        rate_limits: The rate-limit windows and how much of each is used, when they apply.
+        behaviors: The CLI's usage-related behaviours (None with ``skip_behaviors=True``).
+        raw: The answer as the CLI sent it.
+    """
 
     session: Dict[str, Any]
     subscription_type: Optional[str] = None
@@ -105,6 +156,9 @@ class UsageResult(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> UsageResult:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         subscription = data.get("subscription_type")
         limits = data.get("rate_limits")
         behaviors = data.get("behaviors")
@@ -116,3 +170,101 @@ class UsageResult(FrozenRecord):
             behaviors=behaviors if isinstance(behaviors, dict) else None,
             raw=dict(data),
         )
+
+
+def _str(data: Mapping[str, Any], key: str) -> Optional[str]:
+    value = data.get(key)
+    return value if isinstance(value, str) else None
+
+
+@frozen_record
+class AccountInfo(FrozenRecord):
+    """The server info's ``account``: where the credential came from (``token_source``,
+    ``api_key_source``, ``api_provider``) and, for a claude.ai login, ``email``,
+    ``organization``, ``subscription_type``."""
+
+    token_source: Optional[str] = None
+    api_key_source: Optional[str] = None
+    api_provider: Optional[str] = None
+    email: Optional[str] = None
+    organization: Optional[str] = None
+    subscription_type: Optional[str] = None
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> AccountInfo:
+        keys = ("tokenSource", "apiKeySource", "apiProvider", "email", "organization", "subscriptionType")
+        names = ("token_source", "api_key_source", "api_provider", "email", "organization", "subscription_type")
+        return cls(**{name: _str(data, key) for name, key in zip(names, keys)}, raw=dict(data))
+
+
+@frozen_record
+class SlashCommand(FrozenRecord):
+    """A command or skill the session offers (``/name``): the server info's ``commands`` and
+    ``reload_skills``' answer."""
+
+    name: str
+    description: str = ""
+    argument_hint: str = ""
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SlashCommand:
+        return cls(str(data.get("name", "")), _str(data, "description") or "", _str(data, "argumentHint") or "", dict(data))
+
+
+@frozen_record
+class ModelInfo(FrozenRecord):
+    """A model the session may switch to (the server info's ``models``): ``value`` is what
+    ``set_model`` takes."""
+
+    value: str
+    display_name: str = ""
+    description: str = ""
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> ModelInfo:
+        return cls(str(data.get("value", "")), _str(data, "displayName") or "", _str(data, "description") or "", dict(data))
+
+
+@frozen_record
+class AgentInfo(FrozenRecord):
+    """A subagent the session can start (the server info's ``agents``)."""
+
+    name: str
+    description: str = ""
+    model: Optional[str] = None
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> AgentInfo:
+        return cls(str(data.get("name", "")), _str(data, "description") or "", _str(data, "model"), dict(data))
+
+
+@frozen_record
+class McpResourceContent(FrozenRecord):
+    """One item of ``read_mcp_resource``' answer: ``text``, or ``blob`` (base64) for binary
+    content; ``meta`` is the item's ``_meta`` as the server sent it."""
+
+    uri: str
+    mime_type: Optional[str] = None
+    text: Optional[str] = None
+    blob: Optional[str] = None
+    meta: Optional[Dict[str, Any]] = None
+    raw: Dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> McpResourceContent:
+        meta = data.get("_meta")
+        return cls(
+            str(data.get("uri", "")), _str(data, "mimeType"), _str(data, "text"), _str(data, "blob"),
+            meta if isinstance(meta, dict) else None, dict(data),
+        )  # fmt: skip
+
+
+def records_from_wire(cls: Any, items: Any) -> List[Any]:
+    """``cls.from_wire`` of each dict in ``items`` (a list from the CLI; anything else: [])."""
+    if not isinstance(items, list):
+        return []
+    return [cls.from_wire(item) for item in items if isinstance(item, Mapping)]

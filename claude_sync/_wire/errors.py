@@ -79,6 +79,9 @@ class CLINotFoundError(CLIConnectionError):
     """No usable ``claude`` binary was found.
 
     ``cli_path`` is the explicit path that was tried, if any.
+
+    Attributes:
+        cli_path: The explicit path that was tried (``ClaudeAgentOptions.cli_path``), or None.
     """
 
     def __init__(self, message: str = "Claude Code CLI not found", cli_path: Optional[str] = None):
@@ -94,6 +97,10 @@ class ProcessError(ClaudeSDKError):
 
     ``exit_code`` is the process's return code (negative: killed by that signal) and
     ``stderr`` the tail of what it wrote to stderr (bounded, may be empty).
+
+    Attributes:
+        exit_code: The CLI's exit status (negative: killed by that signal); None when unknown.
+        stderr: The tail of what the CLI wrote to stderr (bounded; may be empty or None).
     """
 
     def __init__(
@@ -131,6 +138,18 @@ class ResultError(ProcessError):
     ``api_error_status`` set; aborted or limited runs as ``error_during_execution`` /
     ``error_max_turns`` / … with ``errors``. ``hint`` (ours): one line of what to do, for
     the failures a newcomer meets (not logged in, invalid key …), shown after the first line.
+
+    Attributes:
+        hint: One line of what to do, for the failures a newcomer meets (not logged in, invalid key
+            …); None otherwise.
+        data: The error result's wire dict ({} when none was given).
+        subtype: The result's ``subtype`` (``"success"`` for an API failure, ``"error_max_turns"``
+            …).
+        errors: The result's error texts (blank entries dropped, others as JSON text).
+        result: The result's text, if any.
+        api_error_status: The HTTP status of the API failure, if that is what ended the run.
+        terminal_reason: Why the run ended (``"api_error"``, ``"max_turns"`` …), when the CLI says.
+        session_id: The session the result belongs to.
     """
 
     def __init__(
@@ -170,13 +189,11 @@ def _str_or_none(value: Any) -> Optional[str]:
 
 
 def error_texts(raw: Any) -> List[str]:
-    """A result's ``errors`` as strings, whatever the wire shape: a bare str is one error, a
-    non-str entry (a dict, a number) is kept as its JSON text, blank strings are dropped."""
-    if raw is None:
-        return []
-    items = raw if isinstance(raw, list) else [raw]
-    texts = [item.strip() if isinstance(item, str) else as_text(item) for item in items]
-    return [text for text in texts if text]
+    """A result's ``errors`` as strings, as the official SDK reads them: a bare str is one
+    error, each str entry of a list is stripped, and blank or non-str entries (a dict, a
+    number) are dropped; any other shape is no errors."""
+    items = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
+    return [item.strip() for item in items if isinstance(item, str) and item.strip()]
 
 
 def as_text(value: Any) -> str:
@@ -197,6 +214,10 @@ class CLIJSONDecodeError(ClaudeSDKError):
     (a prefix of, at most 2000 characters) the offending line, ``original_error`` the
     parser's exception (None when the line parsed but was not an object). ``message``
     replaces the default text.
+
+    Attributes:
+        line: The offending line (at most its first 2000 characters).
+        original_error: The parser's exception (None when the line parsed but was not an object).
     """
 
     def __init__(
@@ -215,7 +236,11 @@ class CLIJSONDecodeError(ClaudeSDKError):
 
 
 class MessageParseError(ClaudeSDKError):
-    """A JSON line of a known message type did not have the expected shape (``data``)."""
+    """A JSON line of a known message type did not have the expected shape (``data``).
+
+    Attributes:
+        data: The line's JSON value that did not have the expected shape.
+    """
 
     def __init__(self, message: str, data: Optional[Dict[str, Any]] = None):
         super().__init__(message)
@@ -226,7 +251,12 @@ class MessageParseError(ClaudeSDKError):
 
 
 class ControlRequestError(ClaudeSDKError):
-    """The CLI answered one of our control requests with an error (its text is the message)."""
+    """The CLI answered one of our control requests with an error (its text is the message).
+
+    Attributes:
+        subtype: The kind of control request that failed (``set_model`` …).
+        request_id: Its request id.
+    """
 
     def __init__(
         self, message: str, subtype: Optional[str] = None, request_id: Optional[str] = None
@@ -265,7 +295,13 @@ class UnknownHookCallbackError(CallbackRequestError, LookupError):
 
 
 class ControlTimeoutError(ClaudeSDKError, TimeoutError):
-    """No answer to one of our control requests within its timeout."""
+    """No answer to one of our control requests within its timeout.
+
+    Attributes:
+        subtype: The kind of control request that got no answer.
+        request_id: Its request id.
+        timeout: The timeout that expired, in seconds.
+    """
 
     def __init__(
         self,
@@ -293,6 +329,11 @@ class ReceiveTimeoutError(ClaudeSDKError, TimeoutError):
 
     ``kind`` is ``"total"`` (the whole call's ``timeout``) or ``"idle"`` (no frame for
     ``idle_timeout`` seconds).
+
+    Attributes:
+        kind: ``"total"`` (the whole call's ``timeout``) or ``"idle"`` (no frame for
+            ``idle_timeout`` seconds).
+        timeout: The timeout that expired, in seconds.
     """
 
     def __init__(self, message: str, kind: str = "total", timeout: Optional[float] = None):

@@ -27,7 +27,7 @@ Rules for the classes here, in ``blocks`` and in ``system_messages``:
   for every class, nested blocks included; ``message_from_dict`` picks the class itself.
 
 Content blocks are in ``blocks``, ``system`` messages in ``system_messages``, and the
-assistant merger in ``merger``. Pure module: no threads, no I/O, no clocks.
+assistant merger in ``merge``. Pure module: no threads, no I/O, no clocks.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any, Dict, List, Optional, Type, Union
 
-from .blocks import ContentBlock, WireRecord, blocks_from_dicts, raw_field, wire_field
+from .blocks import ContentBlock, TextBlock, WireRecord, blocks_from_dicts, raw_field, wire_field
 from .record import frozen_record
 from .serde import decoder_metadata
 from .system_messages import SYSTEM_CLASSES, SystemMessage
@@ -68,6 +68,22 @@ class UserMessage(WireRecord):
     ``"Error: …"`` string for failures). ``is_synthetic`` marks text the CLI wrote itself
     (e.g. ``[structured-output-enforce] …``); ``[Request interrupted by user]`` arrives as a
     plain user text message.
+
+    Attributes:
+        type: ``"user"``.
+        content: The text, or the list of content blocks (``ToolResultBlock`` for a tool result,
+            ``TextBlock`` …), as on the wire.
+        uuid: The id of this line in the transcript (None when the CLI sent none).
+        parent_tool_use_id: The ``id`` of the ``Task``/``Agent`` tool call this belongs to when a
+            subagent produced it; None at the top level.
+        tool_use_result: The CLI's structured tool output for a tool result (a dict for Bash/Write,
+            a list for MCP tools, an ``"Error: …"`` string for failures); None otherwise.
+        origin: Who the turn came from when not the human at the keyboard (a ``MessageOrigin`` dict:
+            a channel, a peer, a task notification …); None otherwise.
+        is_replay: True for the CLI's echo of a prompt it was given (``isReplay``).
+        is_synthetic: True for text the CLI wrote itself rather than the user (``isSynthetic``).
+        session_id: The session this line belongs to.
+        raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
     """
 
     type: str = field(default="user", init=False, repr=False, compare=False)
@@ -91,6 +107,28 @@ class AssistantMessage(WireRecord):
     ``ResultMessage.stop_reason`` for the real stop reason. ``error`` (top level on the
     wire) is set on the synthetic message the CLI writes after an API failure:
     ``authentication_failed``, ``rate_limit``, ``server_error``, ``unknown`` …
+
+    Attributes:
+        type: ``"assistant"``.
+        content: The content blocks of this line: with the real CLI one block (``TextBlock``,
+            ``ThinkingBlock``, ``ToolUseBlock`` …) per line.
+        model: The model that wrote it (``claude-sonnet-4-5…``; ``<synthetic>`` for a message the
+            CLI made after an API failure).
+        parent_tool_use_id: The ``id`` of the ``Task``/``Agent`` tool call this belongs to when a
+            subagent produced it; None at the top level.
+        error: Set on the synthetic message after an API failure: ``authentication_failed``,
+            ``rate_limit``, ``server_error``, ``unknown`` …; None otherwise.
+        usage: The Messages API ``usage`` dict of the message (input/output/cache tokens) as the CLI
+            reports it.
+        message_id: The API message id (``message.id``), shared by all lines of one message.
+        stop_reason: The API stop reason; the real CLI sends null on these lines (read
+            ``ResultMessage.stop_reason``).
+        session_id: The session this line belongs to.
+        uuid: The id of this line in the transcript (None when the CLI sent none).
+        user_message_uuid: The uuid of the user message this answers (newer CLIs).
+        user_message_uuids: The uuids of the user messages this answers, when the turn took several
+            (newer CLIs).
+        raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
     """
 
     type: str = field(default="assistant", init=False, repr=False, compare=False)
@@ -107,11 +145,24 @@ class AssistantMessage(WireRecord):
     user_message_uuids: Optional[List[str]] = None
     raw: Dict[str, Any] = raw_field()
 
+    @property
+    def text(self) -> str:
+        """The message's text: its ``TextBlock`` texts joined by a blank line (as
+        ``text_stream()`` joins blocks); thinking and tool calls are left out, "" when it has
+        no text. Not a field: computed on each access."""
+        return "\n\n".join(block.text for block in self.content if isinstance(block, TextBlock))
+
 
 @frozen_record
 class DeferredToolUse(WireRecord):
     """A tool call a ``PreToolUse`` hook deferred (``permissionDecision: "defer"``): the run
-    stopped before it; ``ResultMessage.deferred_tool_use`` says which call to resume with."""
+    stopped before it; ``ResultMessage.deferred_tool_use`` says which call to resume with.
+
+    Attributes:
+        id: The ``tool_use`` id of the deferred call.
+        name: The tool's name.
+        input: The tool's input, as the model gave it.
+    """
 
     id: str
     name: str
@@ -129,6 +180,42 @@ class ResultMessage(WireRecord):
     Do not read ``subtype`` alone: API failures arrive as ``subtype == "success"`` with
     ``is_error`` true and ``api_error_status`` set; aborted or limited runs as
     ``error_during_execution`` / ``error_max_turns`` / … with ``errors`` and no ``result``.
+
+    Attributes:
+        type: ``"result"``.
+        subtype: ``"success"``, ``"error_during_execution"``, ``"error_max_turns"``,
+            ``"error_max_budget_usd"`` …; an API failure is ``"success"`` with ``is_error``.
+        duration_ms: Wall time of the turn, in milliseconds, as the CLI measured it.
+        duration_api_ms: Time spent waiting for the API, in milliseconds.
+        is_error: Whether the turn failed (``query()`` then raises ``ResultError`` after yielding
+            this message, unless ``raise_on_error_result=False``).
+        num_turns: How many model turns (API round trips) the run took.
+        session_id: The session this line belongs to.
+        stop_reason: The API stop reason of the last model turn (``end_turn``, ``max_tokens``,
+            ``tool_use`` …).
+        total_cost_usd: What the session has cost so far, in US dollars, as the CLI computes it.
+        usage: Token counts of the turn (the Messages API ``usage`` shape, summed).
+        result: The final text of the turn (None for most error subtypes).
+        structured_output: The validated JSON value when ``output_format`` asked for structured
+            output; None otherwise.
+        model_usage: Per model name, a ``ModelUsage`` dict (tokens, cost, context window)
+            (``modelUsage`` on the wire).
+        permission_denials: The tool calls that were denied during the turn (tool name, id and
+            input), as the CLI lists them.
+        deferred_tool_use: The tool call a ``PreToolUse`` hook deferred, which stopped the run; None
+            otherwise.
+        errors: The CLI's error texts for the error subtypes; None otherwise.
+        api_error_status: The HTTP status of the API failure that ended the turn (401, 429, 529 …);
+            None otherwise.
+        uuid: The id of this line in the transcript (None when the CLI sent none).
+        terminal_reason: Why the run ended, as newer CLIs say (``completed``, ``aborted_streaming``,
+            ``aborted_tools``, ``max_turns``, ``api_error`` …).
+        origin: Who the turn came from (a ``MessageOrigin`` dict), when the CLI says so (newer
+            CLIs).
+        user_message_uuid: The uuid of the user message this answers (newer CLIs).
+        user_message_uuids: The uuids of the user messages this answers, when the turn took several
+            (newer CLIs).
+        raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
     """
 
     type: str = field(default="result", init=False, repr=False, compare=False)
@@ -160,7 +247,21 @@ class ResultMessage(WireRecord):
 
 @frozen_record
 class StreamEvent(WireRecord):
-    """A ``stream_event`` line (``include_partial_messages``): one raw Messages-API SSE event."""
+    """A ``stream_event`` line (``include_partial_messages``): one raw Messages-API SSE event.
+
+    Attributes:
+        type: ``"stream_event"``.
+        uuid: The id of this event line.
+        session_id: The session this line belongs to.
+        event: The raw server-sent event of the Messages API (``message_start``,
+            ``content_block_delta`` …).
+        parent_tool_use_id: The ``id`` of the ``Task``/``Agent`` tool call this belongs to when a
+            subagent produced it; None at the top level.
+        user_message_uuid: The uuid of the user message this answers (newer CLIs).
+        user_message_uuids: The uuids of the user messages this answers, when the turn took several
+            (newer CLIs).
+        raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="stream_event", init=False, repr=False, compare=False)
     uuid: str
@@ -174,7 +275,19 @@ class StreamEvent(WireRecord):
 
 @frozen_record
 class RateLimitInfo(WireRecord):
-    """The ``rate_limit_info`` of a ``RateLimitEvent`` (wire keys are camelCase)."""
+    """The ``rate_limit_info`` of a ``RateLimitEvent`` (wire keys are camelCase).
+
+    Attributes:
+        status: ``"allowed"``, ``"allowed_warning"`` or ``"rejected"``.
+        resets_at: When the limit resets, in Unix seconds (``resetsAt``).
+        rate_limit_type: Which limit: ``five_hour``, ``seven_day``, ``seven_day_opus``,
+            ``seven_day_sonnet``, ``overage`` (``rateLimitType``).
+        utilization: How much of the limit is used, from 0 to 1, when the CLI says.
+        overage_status: The state of paid overage usage, when the CLI says (``overageStatus``).
+        overage_resets_at: When the overage limit resets, in Unix seconds (``overageResetsAt``).
+        overage_disabled_reason: Why overage is off, when it is (``overageDisabledReason``).
+        raw: The wire dict it was parsed from.
+    """
 
     status: str
     resets_at: Optional[int] = wire_field("resetsAt")
@@ -188,7 +301,15 @@ class RateLimitInfo(WireRecord):
 
 @frozen_record
 class RateLimitEvent(WireRecord):
-    """A ``rate_limit_event`` line: the subscription rate-limit state changed."""
+    """A ``rate_limit_event`` line: the subscription rate-limit state changed.
+
+    Attributes:
+        type: ``"rate_limit_event"``.
+        rate_limit_info: The new rate-limit state.
+        uuid: The id of this line.
+        session_id: The session this line belongs to.
+        raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="rate_limit_event", init=False, repr=False, compare=False)
     rate_limit_info: RateLimitInfo
@@ -199,7 +320,15 @@ class RateLimitEvent(WireRecord):
 
 @frozen_record
 class PromptSuggestionMessage(WireRecord):
-    """A ``prompt_suggestion`` line (``promptSuggestions``), sent after a ``result``."""
+    """A ``prompt_suggestion`` line (``promptSuggestions``), sent after a ``result``.
+
+    Attributes:
+        type: ``"prompt_suggestion"``.
+        suggestion: A prompt the user might send next.
+        uuid: The id of this line in the transcript (None when the CLI sent none).
+        session_id: The session this line belongs to.
+        raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="prompt_suggestion", init=False, repr=False, compare=False)
     suggestion: str
@@ -210,7 +339,20 @@ class PromptSuggestionMessage(WireRecord):
 
 @frozen_record
 class ToolProgressMessage(WireRecord):
-    """A ``tool_progress`` line: a tool has been running for ``elapsed_time_seconds``."""
+    """A ``tool_progress`` line: a tool has been running for ``elapsed_time_seconds``.
+
+    Attributes:
+        type: ``"tool_progress"``.
+        tool_use_id: The ``tool_use`` id of the running call.
+        tool_name: The tool that is running.
+        parent_tool_use_id: The ``id`` of the ``Task``/``Agent`` tool call this belongs to when a
+            subagent produced it; None at the top level.
+        elapsed_time_seconds: How long it has been running.
+        task_id: The background task running it, if any.
+        uuid: The id of this line in the transcript (None when the CLI sent none).
+        session_id: The session this line belongs to.
+        raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="tool_progress", init=False, repr=False, compare=False)
     tool_use_id: str
@@ -225,7 +367,17 @@ class ToolProgressMessage(WireRecord):
 
 @frozen_record
 class AuthStatusMessage(WireRecord):
-    """An ``auth_status`` line (not seen from CLI 2.1.197, modelled for completeness)."""
+    """An ``auth_status`` line (not seen from CLI 2.1.197, modelled for completeness).
+
+    Attributes:
+        type: ``"auth_status"``.
+        is_authenticating: Whether a login is in progress (``isAuthenticating``).
+        output: Lines of the login flow's output.
+        error: What went wrong, when the login failed.
+        uuid: The id of this line in the transcript (None when the CLI sent none).
+        session_id: The session this line belongs to.
+        raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
+    """
 
     type: str = field(default="auth_status", init=False, repr=False, compare=False)
     is_authenticating: bool = wire_field("isAuthenticating", False)
@@ -244,6 +396,14 @@ class ConversationResetMessage(WireRecord):
     Later ``ResultMessage`` totals (``total_cost_usd`` …) start again from zero, and later
     messages carry a new ``session_id``; ``session_id`` here is the outgoing one and
     ``new_conversation_id`` an opaque id for the fresh conversation (not a session id).
+
+    Attributes:
+        type: ``"conversation_reset"``.
+        new_conversation_id: An opaque id of the fresh conversation (not a session id).
+        uuid: The id of this line.
+        session_id: The outgoing session's id; later messages carry a new one.
+        trigger: What discarded the conversation: ``clear``, ``plan_mode_exit``, ``fresh_session`` …
+        raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
     """
 
     type: str = field(default="conversation_reset", init=False, repr=False, compare=False)
@@ -251,13 +411,17 @@ class ConversationResetMessage(WireRecord):
     uuid: str
     session_id: str
     trigger: Optional[str] = None
-    """What discarded the conversation: ``clear``, ``plan_mode_exit``, ``fresh_session`` …"""
     raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
 class UnknownMessage(WireRecord):
-    """A line whose ``type`` is not modelled here (forward compatibility): its wire dict."""
+    """A line whose ``type`` is not modelled here (forward compatibility): its wire dict.
+
+    Attributes:
+        type: The wire ``type`` claude_sync does not know.
+        raw: The whole wire dict (it counts for ``==`` and ``repr()`` here).
+    """
 
     type: str
     raw: Dict[str, Any] = field(default_factory=dict)
@@ -276,6 +440,9 @@ Message = Union[
     ConversationResetMessage,
     UnknownMessage,
 ]
+"""Any message a stream yields: ``UserMessage``, ``AssistantMessage``, ``SystemMessage`` (and its
+subclasses), ``ResultMessage``, ``StreamEvent``, ``RateLimitEvent``, ``PromptSuggestionMessage``,
+``ToolProgressMessage``, ``AuthStatusMessage``, ``ConversationResetMessage``, ``UnknownMessage``."""
 
 MESSAGE_CLASSES: Dict[str, Type[Any]] = {
     "user": UserMessage,

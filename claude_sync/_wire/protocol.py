@@ -39,6 +39,7 @@ from .errors import (
 from .messages import Message, ResultMessage
 from .parse import parse_message
 from .record import FrozenRecord, construct, frozen_record
+from .run_end import RunEnd
 
 __all__ = [
     "ControlCancelReceived",
@@ -309,20 +310,23 @@ class TurnLedger:
     queued messages as separate turns, never merged) and the prompt iterable is exhausted.
     Closing earlier makes the real CLI exit as soon as its turn ends, and it may cut a large
     stdout line and never write the result (seen 6 of 6 times with an 850 KB answer and a
-    slow reader). The same counts tell a client whether a turn is running.
+    slow reader). A run the CLI may call back waits for more: ``run_end`` (``RunEnd``) says
+    when the CLI is done (``finished``). The same counts tell a client whether a turn is running.
 
     Not thread-safe: the session updates it under its lock.
     """
 
-    __slots__ = ("user_messages", "results", "exhausted")
+    __slots__ = ("user_messages", "results", "exhausted", "run_end")
 
-    def __init__(self) -> None:
+    def __init__(self, run_end: Optional[RunEnd] = None) -> None:
         self.user_messages = 0
         self.results = 0
         self.exhausted = False
+        self.run_end = run_end if run_end is not None else RunEnd(calls_back=False)
 
     def sent_user_message(self) -> None:
         self.user_messages += 1
+        self.run_end.user_message_sent()
 
     def unsent_user_message(self) -> None:
         """Take back ``sent_user_message`` for a message whose write failed."""
@@ -331,8 +335,9 @@ class TurnLedger:
     def input_exhausted(self) -> None:
         self.exhausted = True
 
-    def result_received(self) -> None:
+    def result_received(self, now: float = 0.0) -> None:
         self.results += 1
+        self.run_end.result(now)
 
     @property
     def turn_running(self) -> bool:
@@ -343,6 +348,10 @@ class TurnLedger:
         """True once the input is exhausted and every user message got its result."""
         return self.exhausted and not self.turn_running
 
+    def finished(self, now: float) -> bool:
+        """``should_close``, and for a run the CLI may call back, the CLI said it is done."""
+        return self.should_close and (not self.run_end.calls_back or self.run_end.due(now))
+
 
 @frozen_record
 class OversizedLineSkipped(FrozenRecord):
@@ -350,6 +359,11 @@ class OversizedLineSkipped(FrozenRecord):
 
     ``size`` is the line's length in bytes, ``limit`` the cap, ``prefix`` its first bytes
     (decoded leniently). The line itself is gone; the session went on.
+
+    Attributes:
+        size: The skipped line's length in bytes.
+        limit: The cap it went over (``max_buffer_size``).
+        prefix: The line's first bytes, decoded leniently.
     """
 
     size: int
@@ -366,13 +380,15 @@ def result_error(
     """The ``ResultError`` an error result turns into (raised after it was yielded).
 
     Whatever shape ``errors``/``result`` have on the wire, this returns a ``ResultError``:
-    ``errors`` becomes a list of strs (see ``errors.error_texts``), a non-str ``result`` its JSON.
+    ``errors`` becomes a list of strs (see ``errors.error_texts``: non-str entries dropped, as
+    the official SDK does; the message still shows them as JSON), a non-str ``result`` its JSON.
     """
     from .hints import hint_for  # error results are rare: loaded on the first
 
     errors = error_texts(result.errors)
     text = None if result.result is None else as_text(result.result)
-    detail = text or "; ".join(errors) or "(no detail)"
+    odd = as_text(result.errors) if result.errors not in (None, [], "") else ""  # shapes .errors drops
+    detail = text or "; ".join(errors) or odd or "(no detail)"
     status = f" (API status {result.api_error_status})" if result.api_error_status else ""
     return ResultError(
         f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}",

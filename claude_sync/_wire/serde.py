@@ -41,7 +41,8 @@ class SerdeMixin:
 
     Keys are the Python field names (``model_usage``, not the wire's ``modelUsage``); the
     output is meant for saved transcripts and is read back with ``from_dict``. To rebuild a
-    message from a *wire* dict use ``claude_sync._parse.parse_message`` instead.
+    message from a *wire* dict use ``claude_sync._wire.parse.parse_message`` instead;
+    ``message_from_dict`` rebuilds any message from ``to_dict()`` output.
     """
 
     __slots__ = ()

@@ -7,11 +7,11 @@ Pure module: no threads, no I/O, no clocks.
 
 from __future__ import annotations
 
-from dataclasses import field
-from typing import Any, Dict, List, Optional, Type
+from dataclasses import field, fields
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 from .blocks import WireRecord, wire_field
-from .record import frozen_record
+from .record import construct, frozen_record
 
 __all__ = [
     "SystemMessage",
@@ -40,7 +40,15 @@ class SystemMessage(WireRecord):
     """A ``system`` line. ``data`` (also ``.raw``) is the whole wire dict.
 
     Known subtypes get a subclass with typed fields; any other subtype stays a plain
-    ``SystemMessage``, so ``isinstance(m, SystemMessage)`` matches them all.
+    ``SystemMessage``, so ``isinstance(m, SystemMessage)`` matches them all. ``system/init``
+    is a plain ``SystemMessage`` too, exactly as in the official SDK (code that checks
+    ``type(m).__name__ == "SystemMessage"`` holds); its typed fields are ``m.init``.
+
+    Attributes:
+        type: ``"system"``.
+        subtype: The wire ``subtype`` (``init``, ``status``, ``api_retry`` … or one claude_sync does
+            not model).
+        data: The whole wire dict (also ``raw``), as in the official SDK.
     """
 
     type: str = field(default="system", init=False, repr=False, compare=False)
@@ -52,10 +60,46 @@ class SystemMessage(WireRecord):
         """The wire dict (the same object as ``data``)."""
         return self.data
 
+    @property
+    def init(self) -> Optional[SystemInitMessage]:
+        """For ``subtype == "init"``: the session metadata as a typed ``SystemInitMessage``
+        (``m.init.model``, ``m.init.tools`` …), read from ``data`` on each access; None for
+        any other subtype."""
+        if self.subtype != "init":
+            return None
+        if isinstance(self, SystemInitMessage):
+            return self
+        return SystemInitMessage.of(self.data)
+
 
 @frozen_record
 class SystemInitMessage(SystemMessage):
-    """``system/init``: session metadata. The CLI 2.1.197 sends one before every turn (not at connect)."""
+    """The typed view of a ``system/init`` message: session metadata. The CLI sends one
+    before every turn (2.1.197: not at connect).
+
+    The stream yields init as a plain ``SystemMessage`` (as the official SDK does); its
+    ``.init`` property returns this view, and ``SystemInitMessage.of(data)`` builds one from
+    an init wire dict. ``subtype`` and ``data`` are those of the message it was read from.
+
+    Attributes:
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+        cwd: The CLI's working directory.
+        model: The model the session uses.
+        tools: The names of the tools the model may call (built-in and ``mcp__<server>__<tool>``).
+        mcp_servers: Each MCP server's ``name`` and connection ``status`` (``SystemInitMcpServer``
+            dicts).
+        permission_mode: The permission mode in force (``permissionMode``).
+        slash_commands: The slash commands the session knows.
+        api_key_source: Where the CLI's credentials come from (``apiKeySource``: ``none``,
+            ``ANTHROPIC_API_KEY`` …).
+        claude_code_version: The CLI's version.
+        output_style: The output style in force.
+        agents: The subagents the session can start.
+        skills: The skills the session has loaded.
+        plugins: The plugins the session has loaded (``SystemInitPlugin`` dicts).
+        fast_mode_state: ``off``, ``cooldown`` or ``on`` (newer CLIs).
+    """
 
     session_id: Optional[str] = None
     uuid: Optional[str] = None
@@ -65,13 +109,43 @@ class SystemInitMessage(SystemMessage):
     mcp_servers: Optional[List[Dict[str, Any]]] = None
     permission_mode: Optional[str] = wire_field("permissionMode")
     slash_commands: Optional[List[str]] = None
+    terminal_slash_commands: Optional[List[str]] = None
     api_key_source: Optional[str] = wire_field("apiKeySource")
     claude_code_version: Optional[str] = None
     output_style: Optional[str] = None
     agents: Optional[List[Any]] = None
     skills: Optional[List[Any]] = None
     plugins: Optional[List[Any]] = None
+    plugin_errors: Optional[List[Any]] = None
+    betas: Optional[List[str]] = None
+    capabilities: Optional[List[str]] = None
     fast_mode_state: Optional[str] = None
+    fast_mode_disabled_reason: Optional[str] = None
+
+    @classmethod
+    def of(cls, data: Dict[str, Any]) -> SystemInitMessage:
+        """The typed view of a ``system/init`` wire dict (``SystemMessage.data``); a key the
+        dict lacks is None. Raises ``TypeError`` if ``data`` is not a dict."""
+        if not isinstance(data, dict):
+            raise TypeError(f"SystemInitMessage.of() needs the init wire dict, got {type(data).__name__}")
+        attrs: Dict[str, Any] = {"subtype": "init", "data": data}
+        for name, key in _init_wire_keys():
+            attrs[name] = data.get(key)
+        return construct(cls, attrs)
+
+
+_INIT_KEYS: List[Tuple[str, str]] = []
+
+
+def _init_wire_keys() -> List[Tuple[str, str]]:
+    """(field name, wire key) of every typed field of ``SystemInitMessage``, computed once."""
+    if not _INIT_KEYS:
+        _INIT_KEYS.extend(
+            (spec.name, spec.metadata.get("wire", spec.name))
+            for spec in fields(SystemInitMessage)
+            if spec.init and spec.name not in ("subtype", "data")
+        )
+    return _INIT_KEYS
 
 
 @frozen_record
@@ -80,6 +154,15 @@ class StatusMessage(SystemMessage):
 
     Also sent after ``set_permission_mode`` (``permission_mode``) and after ``/compact``
     (``compact_result`` ``"success"``/``"failed"``, ``compact_error``).
+
+    Attributes:
+        status: ``"requesting"``, ``"compacting"`` or None.
+        permission_mode: The new permission mode, after ``set_permission_mode``
+            (``permissionMode``).
+        compact_result: ``"success"`` or ``"failed"`` after ``/compact``.
+        compact_error: Why compacting failed.
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
     """
 
     status: Optional[str] = None
@@ -92,7 +175,17 @@ class StatusMessage(SystemMessage):
 
 @frozen_record
 class APIRetryMessage(SystemMessage):
-    """``system/api_retry``: an API call failed and will be retried after a delay."""
+    """``system/api_retry``: an API call failed and will be retried after a delay.
+
+    Attributes:
+        attempt: Which retry this is (1 for the first).
+        max_retries: How many retries the CLI will make in all (``CLAUDE_CODE_MAX_RETRIES``).
+        retry_delay_ms: How long the CLI waits before this retry, in milliseconds.
+        error_status: The HTTP status of the failed call (None when no response came).
+        error: What failed, in the CLI's words.
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
 
     attempt: Optional[int] = None
     max_retries: Optional[int] = None
@@ -105,7 +198,14 @@ class APIRetryMessage(SystemMessage):
 
 @frozen_record
 class CompactBoundaryMessage(SystemMessage):
-    """``system/compact_boundary``: history before this point was compacted."""
+    """``system/compact_boundary``: history before this point was compacted.
+
+    Attributes:
+        compact_metadata: What the CLI says about the compaction (its ``trigger`` and the token
+            count before it).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
 
     compact_metadata: Optional[Dict[str, Any]] = None
     session_id: Optional[str] = None
@@ -114,7 +214,18 @@ class CompactBoundaryMessage(SystemMessage):
 
 @frozen_record
 class TaskStartedMessage(SystemMessage):
-    """``system/task_started``: a subagent or background task began."""
+    """``system/task_started``: a subagent or background task began.
+
+    Attributes:
+        task_id: The task's id (the key of its later progress and notification lines).
+        description: What the task does, in a few words.
+        uuid: The id of this line.
+        session_id: The session this line belongs to.
+        tool_use_id: The tool call that started the task.
+        task_type: The kind of task (a subagent, a background shell …).
+        subagent_type: The subagent's type, for a subagent task.
+        prompt: The prompt the subagent was given.
+    """
 
     task_id: Optional[str] = None
     description: Optional[str] = None
@@ -128,7 +239,17 @@ class TaskStartedMessage(SystemMessage):
 
 @frozen_record
 class TaskProgressMessage(SystemMessage):
-    """``system/task_progress``: a running task's usage so far."""
+    """``system/task_progress``: a running task's usage so far.
+
+    Attributes:
+        task_id: The task's id.
+        description: What the task does.
+        usage: Its usage so far (a ``TaskUsage`` dict: tokens, tool uses, duration).
+        uuid: The id of this line.
+        session_id: The session this line belongs to.
+        tool_use_id: The tool call that started the task.
+        last_tool_name: The tool the task used last.
+    """
 
     task_id: Optional[str] = None
     description: Optional[str] = None
@@ -144,6 +265,14 @@ class TaskUpdatedMessage(SystemMessage):
     """``system/task_updated``: ``patch`` holds the changed task fields.
 
     ``status`` is ``patch["status"]`` when present (``completed``, ``failed``, ``killed`` …).
+
+    Attributes:
+        task_id: The task's id.
+        patch: The task fields that changed, as the CLI sends them.
+        status: ``patch["status"]`` when present (``pending``, ``running``, ``completed``,
+            ``failed``, ``killed`` …).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
     """
 
     task_id: Optional[str] = None
@@ -155,7 +284,18 @@ class TaskUpdatedMessage(SystemMessage):
 
 @frozen_record
 class TaskNotificationMessage(SystemMessage):
-    """``system/task_notification``: a task ended (``completed``, ``failed``, ``stopped``)."""
+    """``system/task_notification``: a task ended (``completed``, ``failed``, ``stopped``).
+
+    Attributes:
+        task_id: The task's id.
+        status: ``completed``, ``failed`` or ``stopped``.
+        output_file: The file holding the task's output, when it wrote one.
+        summary: The task's summary of what it did.
+        uuid: The id of this line.
+        session_id: The session this line belongs to.
+        tool_use_id: The tool call that started the task.
+        usage: What the task used (a ``TaskUsage`` dict).
+    """
 
     task_id: Optional[str] = None
     status: Optional[str] = None
@@ -172,6 +312,13 @@ class HookEventMessage(SystemMessage):
     """A hook lifecycle line (sent with ``include_hook_events``); see the three subclasses.
 
     ``hook_event_name`` is the wire ``hook_event`` (``PreToolUse``, ``Stop`` …).
+
+    Attributes:
+        hook_event_name: The hook event (``PreToolUse``, ``Stop`` …; the wire's ``hook_event``).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+        hook_id: The id of this hook run (shared by its started, progress and response lines).
+        hook_name: The hook's name, as the CLI shows it.
     """
 
     hook_event_name: str = wire_field("hook_event", "")
@@ -188,7 +335,13 @@ class HookStartedMessage(HookEventMessage):
 
 @frozen_record
 class HookProgressMessage(HookEventMessage):
-    """``system/hook_progress``: output a running hook has produced so far."""
+    """``system/hook_progress``: output a running hook has produced so far.
+
+    Attributes:
+        stdout: What the hook printed on stdout so far.
+        stderr: What the hook printed on stderr so far.
+        output: Its combined output so far.
+    """
 
     stdout: Optional[str] = None
     stderr: Optional[str] = None
@@ -197,7 +350,15 @@ class HookProgressMessage(HookEventMessage):
 
 @frozen_record
 class HookResponseMessage(HookEventMessage):
-    """``system/hook_response``: a hook finished (``outcome``: success, error, cancelled)."""
+    """``system/hook_response``: a hook finished (``outcome``: success, error, cancelled).
+
+    Attributes:
+        output: The hook's combined output.
+        stdout: What the hook printed on stdout.
+        stderr: What the hook printed on stderr.
+        exit_code: The hook command's exit status (None for a callback hook).
+        outcome: ``success``, ``error`` or ``cancelled``.
+    """
 
     output: Optional[str] = None
     stdout: Optional[str] = None
@@ -208,7 +369,15 @@ class HookResponseMessage(HookEventMessage):
 
 @frozen_record
 class InformationalMessage(SystemMessage):
-    """``system/informational``: a notice, e.g. a UserPromptSubmit hook blocked the prompt."""
+    """``system/informational``: a notice, e.g. a UserPromptSubmit hook blocked the prompt.
+
+    Attributes:
+        content: The notice's text.
+        level: Its level (``info``, ``warning`` …).
+        prevent_continuation: Whether the notice stopped the turn (e.g. a hook blocked the prompt).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
 
     content: Optional[str] = None
     level: Optional[str] = None
@@ -219,7 +388,14 @@ class InformationalMessage(SystemMessage):
 
 @frozen_record
 class ThinkingTokensMessage(SystemMessage):
-    """``system/thinking_tokens``: a live estimate of thinking tokens while streaming."""
+    """``system/thinking_tokens``: a live estimate of thinking tokens while streaming.
+
+    Attributes:
+        estimated_tokens: The estimated thinking tokens of the current message so far.
+        estimated_tokens_delta: The estimate's change since the previous line.
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
 
     estimated_tokens: Optional[int] = None
     estimated_tokens_delta: Optional[int] = None
@@ -233,7 +409,14 @@ class SessionStateChangedMessage(SystemMessage):
     ``requires_action``. Frames with ``sdk_host_only`` exist only because we set
     ``CLAUDE_CODE_SDK_READS_SESSION_STATE`` (as the official SDK does): the session keeps
     their state (``Session.session_state``) and never delivers them; the others (asked for
-    with ``CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS``) are delivered."""
+    with ``CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS``) are delivered.
+
+    Attributes:
+        state: ``running``, ``idle`` or ``requires_action``.
+        sdk_host_only: Whether the frame was meant for the SDK host only (never delivered).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
 
     state: Optional[str] = None
     sdk_host_only: bool = False
@@ -244,14 +427,18 @@ class SessionStateChangedMessage(SystemMessage):
 @frozen_record
 class MirrorErrorMessage(SystemMessage):
     """``system/mirror_error``: copying the transcript to the ``session_store`` failed for
-    ``key`` (a ``SessionKey`` dict); the session itself goes on. Made by the SDK, not the CLI."""
+    ``key`` (a ``SessionKey`` dict); the session itself goes on. Made by the SDK, not the CLI.
+
+    Attributes:
+        key: The ``SessionKey`` dict of the transcript that could not be copied.
+        error: What the store raised, as text.
+    """
 
     key: Optional[Dict[str, Any]] = None
     error: str = ""
 
 
 SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
-    "init": SystemInitMessage,
     "status": StatusMessage,
     "api_retry": APIRetryMessage,
     "compact_boundary": CompactBoundaryMessage,
@@ -267,5 +454,6 @@ SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
     "mirror_error": MirrorErrorMessage,
     "session_state_changed": SessionStateChangedMessage,
 }
-"""System ``subtype`` → subclass; other subtypes are plain ``SystemMessage``."""
+"""System ``subtype`` → subclass; other subtypes (``init`` among them, as in the official SDK)
+are plain ``SystemMessage``."""
 

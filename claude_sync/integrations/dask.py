@@ -27,7 +27,8 @@ A conversation of several turns that must survive a lost worker runs as one task
 task on another worker, the turns already in the store are not run again: the conversation
 resumes from the store (``resume=``) and only the missing turns are sent.
 
-Needs ``distributed`` (``pip install claude-sync[dask]``).
+Needs ``distributed``: the ``dask`` extra (``pip install -e '.[dask]'`` in a checkout, or
+``'claude_sync-<version>-py3-none-any.whl[dask]'``).
 """
 
 from __future__ import annotations
@@ -50,7 +51,19 @@ PLUGIN_NAME = "claude_sync-agent-pool"
 
 class AgentPoolPlugin(WorkerPlugin):  # type: ignore[misc]  # distributed ships no type hints here
     """Keeps one ``AgentPool`` per worker process. Raises ``TypeError`` at construction for
-    options that cannot be pickled to the workers, ``ValueError`` for bad pool sizes."""
+    options that cannot be pickled to the workers, ``ValueError`` for bad pool sizes.
+
+    Attributes:
+        name: ``"claude_sync-agent-pool"``: the name the plugin is registered under, and how
+            ``run_on_worker`` finds the worker's pool.
+        options: The options every worker's pool runs with (None with ``options_factory``).
+        options_factory: A module-level function each worker calls to build its options (for options
+            holding callables).
+        pool_kwargs: The ``AgentPool`` arguments (``max_workers``, ``warm``, ``reuse``,
+            ``max_runs_per_cli``).
+        pool: This worker's pool once ``setup`` ran; None before, after ``teardown``, and in a
+            pickled copy.
+    """
 
     name = PLUGIN_NAME
 

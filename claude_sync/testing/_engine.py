@@ -146,7 +146,24 @@ class Wire(ABC):
 
 class RunReport:
     """What one run of a script saw and did. Thread: written by the engine, read by tests
-    after the run (``to_json``/``from_json`` carry it out of a subprocess)."""
+    after the run (``to_json``/``from_json`` carry it out of a subprocess).
+
+    Attributes:
+        steps_total: How many steps the script has.
+        steps_done: How many it played.
+        failure: Which step was not followed and what arrived instead; None when the script was
+            followed.
+        ended: How the run ended: ``"script"`` (all steps played), ``"eof"`` (input ended),
+            ``"failed"``, ``"closed by the client"``; None while it runs.
+        exit_code: The exit status the scripted CLI ended with (``SCRIPT_FAILED_EXIT`` on a
+            failure).
+        received: Every frame your code sent, in order (dicts; a line that was not JSON as text).
+        answers: What your code answered to each question the script asked (permission, hook, MCP,
+            control), with the step number.
+        initialize: Your code's ``initialize`` request, once it came.
+        argv: The command line the scripted CLI was started with (subprocess runs).
+        argv_files: The contents of files named on that command line (``--mcp-config`` …), by path.
+    """
 
     def __init__(self, steps_total: int) -> None:
         self.steps_total = steps_total
@@ -161,10 +178,12 @@ class RunReport:
         self.argv_files: Dict[str, str] = {}
 
     def to_json(self) -> JsonDict:
+        """The report as a JSON-able dict."""
         return dict(vars(self))
 
     @classmethod
     def from_json(cls, data: JsonDict) -> RunReport:
+        """Rebuild a report from ``to_json()`` output."""
         report = cls(int(data["steps_total"]))
         for name, value in data.items():
             setattr(report, name, value)

@@ -47,7 +47,13 @@ class _MemoryWire(Wire):
 
 class ScriptedTransport(MemoryTransport):
     """A ``MemoryTransport`` whose CLI side plays a script on a ``claude_sync-scripted-cli``
-    thread, started by ``connect()`` and joined by ``close()``."""
+    thread, started by ``connect()`` and joined by ``close()``.
+
+    Attributes:
+        report: What the run saw and did (a ``RunReport``), filled in as it plays.
+        peer: The CLI's side of the in-process pipes, which the script plays on (a ``MemoryPeer``;
+            tests rarely need it).
+    """
 
     def __init__(self, script: JsonDict) -> None:
         """Raises ``ValueError`` for a script of another format."""
@@ -71,6 +77,7 @@ class ScriptedTransport(MemoryTransport):
 
     @property
     def started(self) -> bool:
+        """Whether ``connect()`` started the script."""
         return self._thread is not None
 
     @property

@@ -53,6 +53,13 @@ class Reply:
     ``delay`` seconds are slept before every delta event, so a test can act mid-stream.
     ``chunk_size`` characters per delta; None means word by word when ``delay`` is set, else
     ``DEFAULT_CHUNK_SIZE``.
+
+    Attributes:
+        blocks: The message's content blocks (text, tool use, thinking), in order.
+        stop_reason: The stop reason sent; None: worked out (``effective_stop_reason``).
+        delay: Seconds slept before every delta event.
+        chunk_size: Characters per text delta; None: word by word with a ``delay``, else
+            ``DEFAULT_CHUNK_SIZE``.
     """
 
     blocks: Tuple[Block, ...]
@@ -62,6 +69,9 @@ class Reply:
 
     @property
     def effective_stop_reason(self) -> str:
+        """The stop reason sent: ``stop_reason``, else ``"tool_use"`` if any block is a tool use, else
+        ``"end_turn"``.
+        """
         if self.stop_reason is not None:
             return self.stop_reason
         if any(isinstance(block, ToolUseBlock) for block in self.blocks):
@@ -75,16 +85,26 @@ class Reply:
 
     @property
     def tool_use_ids(self) -> List[str]:
+        """The ids of the tool-use blocks, in order."""
         return [block.id for block in self.blocks if isinstance(block, ToolUseBlock)]
 
     def describe(self) -> str:
+        """A short label for logs and failure messages (``reply[text,tooluse]``)."""
         kinds = ",".join(type(block).__name__.replace("Block", "").lower() for block in self.blocks)
         return f"reply[{kinds}]"
 
 
 @dataclass(frozen=True)
 class ErrorReply:
-    """An HTTP error with an Anthropic error body ``{"type":"error","error":{type,message}}``."""
+    """An HTTP error with an Anthropic error body ``{"type":"error","error":{type,message}}``.
+
+    Attributes:
+        status: The HTTP status (429, 500, 529 …).
+        error_type: The Anthropic error type (``rate_limit_error``, ``overloaded_error`` …).
+        message: The error's message.
+        retry_after: A ``retry-after`` header value in seconds, or None.
+        headers: More response headers, as ``(name, value)`` pairs.
+    """
 
     status: int
     error_type: str
@@ -93,9 +113,11 @@ class ErrorReply:
     headers: Tuple[Tuple[str, str], ...] = ()
 
     def body(self) -> Dict[str, Any]:
+        """The response body: ``{"type": "error", "error": {"type": …, "message": …}}``."""
         return {"type": "error", "error": {"type": self.error_type, "message": self.message}}
 
     def describe(self) -> str:
+        """A short label for logs and failure messages (``error[529 overloaded_error]``)."""
         return f"error[{self.status} {self.error_type}]"
 
 
@@ -327,7 +349,22 @@ class ApiRequest:
     """One request the CLI made, as received. ``kind`` says how the fake classified it:
     ``preflight``, ``turn``, ``count_tokens``, ``other``, or ``side:<name>`` (see
     ``SIDE_REQUEST_MARKERS``). ``answer`` says what the fake played (``scripted reply[text]``,
-    ``responder error[401 …]``, ``exhausted``, ``canned``, …)."""
+    ``responder error[401 …]``, ``exhausted``, ``canned``, …).
+
+    Attributes:
+        index: Its position among all the requests the fake received, from 0.
+        method: The HTTP method.
+        path: The URL path (``/v1/messages`` …).
+        query: The query parameters.
+        headers: The request headers (lower-case names).
+        body: The JSON body (None when there was none or it was not JSON).
+        body_bytes: The body's size in bytes.
+        received_at: When it arrived (``time.monotonic()``).
+        kind: How the fake classified it (see above).
+        answer: What the fake played (see above).
+        finished: Whether the answer was sent completely.
+        aborted: Whether the CLI went away before the answer was complete.
+    """
 
     index: int
     method: str
@@ -344,22 +381,27 @@ class ApiRequest:
 
     @property
     def is_side(self) -> bool:
+        """Whether it is a side request (``kind`` starts with ``side:``)."""
         return self.kind.startswith("side:")
 
     @property
     def model(self) -> Optional[str]:
+        """The ``model`` of the body, if any."""
         return self.body.get("model") if isinstance(self.body, dict) else None
 
     @property
     def messages(self) -> List[Dict[str, Any]]:
+        """The ``messages`` of the body ([] when none)."""
         return list(self.body.get("messages") or []) if isinstance(self.body, dict) else []
 
     @property
     def tools(self) -> List[Dict[str, Any]]:
+        """The ``tools`` of the body ([] when none)."""
         return list(self.body.get("tools") or []) if isinstance(self.body, dict) else []
 
     @property
     def tool_names(self) -> List[str]:
+        """The names of the tools offered to the model."""
         return [tool.get("name", "") for tool in self.tools]
 
     @property
@@ -378,6 +420,7 @@ class ApiRequest:
 
     @property
     def last_user_text(self) -> str:
+        """The text of the last user message ("" when none)."""
         message = self.last_user_message
         return content_text(message.get("content")) if message else ""
 

@@ -1,8 +1,12 @@
 """``run_session_store_conformance``: the behaviour every ``SessionStore`` must have.
 
 Plain ``assert`` statements, no pytest: call it from any test runner. The official SDK's
-14 contracts (as plain blocking calls), plus two of ours: entries survive a JSON round trip
-deep-equal (unicode, nesting, numbers), and appends from several threads at once all land.
+14 contracts, exactly (as plain blocking calls), plus two that the mirror really needs:
+entries survive a JSON round trip deep-equal (unicode, nesting, numbers: a resumed session
+is written back from them), and appends from several threads at once all land (each session
+mirrors from its own ``claude_sync-mirror`` thread, so sessions sharing a store append
+concurrently, each to its own keys). Nothing else: a store that appends with
+``setdefault(key, []).extend(entries)`` passes, as it does the official suite.
 """
 
 from __future__ import annotations
@@ -104,8 +108,6 @@ def _empty_append(store: Any, has: Dict[str, bool]) -> None:
     store.append(_KEY, [_e(uuid="a", n=1)])
     store.append(_KEY, [])
     assert store.load(_KEY) == [_e(uuid="a", n=1)]
-    store.append({"project_key": "proj", "session_id": "empty"}, [])
-    assert store.load({"project_key": "proj", "session_id": "empty"}) is None
 
 
 @_contract()
@@ -238,13 +240,16 @@ def _json_round_trip(store: Any, has: Dict[str, bool]) -> None:
 
 @_contract()
 def _threads(store: Any, has: Dict[str, bool]) -> None:
-    """16 (ours). appends from several threads at once all land, each batch in order"""
+    """16 (ours). appends from several threads at once, each to its own session, all land in order"""
     errors: List[BaseException] = []
+
+    def key(t: int) -> SessionKey:
+        return {"project_key": "proj", "session_id": f"sess-{t}"}
 
     def writer(t: int) -> None:
         try:
             for i in range(APPENDS_PER_THREAD):
-                store.append(_KEY, [_e(uuid=f"t{t}-{i}-a", t=t, i=i), _e(uuid=f"t{t}-{i}-b", t=t, i=i)])
+                store.append(key(t), [_e(uuid=f"t{t}-{i}-a", t=t, i=i), _e(uuid=f"t{t}-{i}-b", t=t, i=i)])
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
@@ -254,8 +259,6 @@ def _threads(store: Any, has: Dict[str, bool]) -> None:
     for thread in threads:
         thread.join(120)
     assert not errors, errors
-    loaded = store.load(_KEY) or []
-    assert len(loaded) == THREADS * APPENDS_PER_THREAD * 2, len(loaded)
     for t in range(THREADS):
-        mine = [e["uuid"] for e in loaded if e["t"] == t]
+        mine = [e["uuid"] for e in store.load(key(t)) or []]
         assert mine == [f"t{t}-{i}-{half}" for i in range(APPENDS_PER_THREAD) for half in "ab"], mine[:6]

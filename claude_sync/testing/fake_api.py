@@ -103,6 +103,10 @@ class FakeAnthropicAPI:
     ``responder``: ``f(request) -> Reply | ErrorReply | None``, asked for a turn request when the
     script is empty; None (or no responder) gives the ``EXHAUSTED_TEXT`` default, recorded.
     ``side_replies``: overrides of ``CANNED_SIDE_REPLIES`` by side-request name.
+
+    Attributes:
+        expired: Why the server stopped by itself (``"idle 300s"``, ``"lifetime 3600s"``), else
+            None.
     """
 
     def __init__(
@@ -133,7 +137,6 @@ class FakeAnthropicAPI:
         self._last_activity = 0.0
         self._port = 0
         self.expired: Optional[str] = None
-        """Why the server stopped by itself (``"idle 300s"``, ``"lifetime 3600s"``), else None."""
 
     # -- life cycle
 
@@ -203,12 +206,16 @@ class FakeAnthropicAPI:
 
     @property
     def port(self) -> int:
+        """The port it listens on. Raises ``RuntimeError`` before ``start()``."""
         if self._server is None:
             raise RuntimeError("fake API not started")
         return self._port
 
     @property
     def base_url(self) -> str:
+        """``http://127.0.0.1:<port>``: what the CLI's ``ANTHROPIC_BASE_URL`` is set to. Raises
+        ``RuntimeError`` before ``start()``.
+        """
         return f"http://127.0.0.1:{self.port}"
 
     # -- scripting
@@ -231,9 +238,11 @@ class FakeAnthropicAPI:
             return [r for r in self._records if kind is None or r.kind == kind]
 
     def turn_requests(self) -> List[ApiRequest]:
+        """A snapshot of the model-turn requests (``kind == "turn"``), in order."""
         return self.requests("turn")
 
     def side_requests(self) -> List[ApiRequest]:
+        """A snapshot of the side requests (titles, suggestions, compaction …), in order."""
         return [r for r in self.requests() if r.is_side]
 
     def exhausted_requests(self) -> List[ApiRequest]:
@@ -241,6 +250,9 @@ class FakeAnthropicAPI:
         return [r for r in self.requests() if r.answer == "exhausted"]
 
     def handler_errors(self) -> List[str]:
+        """What went wrong inside the server while answering (a script callable that raised …); [] when
+        nothing did.
+        """
         with self._changed:
             return list(self._handler_errors)
 

@@ -46,7 +46,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.fixture
 def claude_cli(request: pytest.FixtureRequest, tmp_path: Path) -> Generator[ScriptedCLI, None, None]:
-    """A ``ScriptedCLI`` for this test, verified after it (see the module docstring)."""
+    """A ``ScriptedCLI`` for this test, verified after it (see above)."""
     from .scripted import ScriptedCLI
 
     cli = ScriptedCLI(directory=tmp_path)
@@ -57,7 +57,13 @@ def claude_cli(request: pytest.FixtureRequest, tmp_path: Path) -> Generator[Scri
 
 
 class OfflineClaude:
-    """What ``claude_offline`` gives a test: the fake API and options for the real CLI."""
+    """What ``claude_offline`` gives a test: the fake API and options for the real CLI.
+
+    Attributes:
+        api: The started ``FakeAnthropicAPI``: script its replies, read the requests the CLI made.
+        cli_path: The real CLI that runs (``find_offline_cli()``).
+        home: The test's scratch directory: the CLI's HOME and working directory live under it.
+    """
 
     def __init__(self, api: FakeAnthropicAPI, cli_path: str, home: Path) -> None:
         self.api = api

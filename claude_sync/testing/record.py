@@ -61,7 +61,12 @@ def redact(value: Any) -> Any:
 
 class RecordingTransport(Transport):
     """Wraps ``inner`` and appends every line either way to ``path``. Closing it closes
-    ``inner`` and the file (the end record carries the exit code)."""
+    ``inner`` and the file (the end record carries the exit code).
+
+    Attributes:
+        inner: The transport that talks to the real CLI.
+        path: The JSONL file the session is written to.
+    """
 
     def __init__(self, inner: Transport, path: Union[str, Path], *, temp_files: Optional[List[str]] = None) -> None:
         self.inner = inner

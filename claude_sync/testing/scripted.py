@@ -71,15 +71,22 @@ class _Either:
 
 
 class ScriptedCLI:
-    """A scripted stand-in for the ``claude`` CLI. Every step method returns ``self``."""
+    """A scripted stand-in for the ``claude`` CLI. Every step method returns ``self``.
+
+    Attributes:
+        ECHO: An ``auto_answers`` value: answer with ``{"echo": <the request>}``.
+        NO_ANSWER: An ``auto_answers`` value: take the request and never answer it.
+        UNSUPPORTED: An ``auto_answers`` value: the real CLI's ``Unsupported control request
+            subtype: …`` error.
+        settings: The script's settings (session id, model, timeout, auto answers …), as data.
+        directory: Where ``install()`` and ``options()`` write when not told (None: they must
+            be told).
+        steps: The steps so far, as data (each a dict with its ``op``).
+    """
 
     ECHO = ECHO
-    """An ``auto_answers`` value: answer with ``{"echo": <the request>}``."""
     NO_ANSWER = NO_ANSWER
-    """An ``auto_answers`` value: take the request and never answer it."""
     UNSUPPORTED = UNSUPPORTED
-    """An ``auto_answers`` value: the real CLI's ``Unsupported control request subtype: …``
-    error."""
 
     def __init__(
         self,
@@ -172,9 +179,13 @@ class ScriptedCLI:
     # ------------------------------------------------------------------ what the CLI says
 
     def text(self, text: str, *, message_id: Optional[str] = None, parent_tool_use_id: Optional[str] = None) -> ScriptedCLI:
+        """An assistant text block (``message_id`` / ``parent_tool_use_id`` as the CLI would send
+        them).
+        """
         return self.step("text", text=text, message_id=message_id, parent_tool_use_id=parent_tool_use_id)
 
     def thinking(self, thinking: str, *, signature: Optional[str] = None) -> ScriptedCLI:
+        """An assistant thinking block (a signature is made up when None)."""
         return self.step("thinking", thinking=thinking, signature=signature)
 
     def tool_use(self, name: str, input: JsonDict, *, id: Optional[str] = None) -> ScriptedCLI:  # noqa: A002
@@ -212,6 +223,7 @@ class ScriptedCLI:
         return self.step("interrupted", during=during)
 
     def system(self, subtype: str, **data: Any) -> ScriptedCLI:
+        """A ``system`` line of that ``subtype`` with ``data`` as its other keys."""
         return self.step("system", subtype=subtype, data=data)
 
     def emit(self, line: JsonDict) -> ScriptedCLI:
@@ -243,6 +255,7 @@ class ScriptedCLI:
         return self.step("ignore_sigterm")
 
     def stderr(self, text: str) -> ScriptedCLI:
+        """Write ``text`` to stderr (your ``stderr`` callback sees it)."""
         return self.step("stderr", text=text)
 
     def stall(self, seconds: float) -> ScriptedCLI:
@@ -287,9 +300,12 @@ class ScriptedCLI:
         return self.step("wait_for_file", path=str(path), timeout=timeout)
 
     def expect_interrupt(self, *, timeout: Optional[float] = None) -> ScriptedCLI:
+        """Wait for your code's ``interrupt`` control request and answer it."""
         return self.expect_control("interrupt", timeout=timeout)
 
     def expect_set_model(self, model: Optional[str] = None, *, timeout: Optional[float] = None) -> ScriptedCLI:
+        """Wait for your code's ``set_model`` request (with that ``model`` when given) and answer it.
+        """
         return self.expect_control("set_model", request=None if model is None else {"model": model}, timeout=timeout)
 
     # ------------------------------------------------------------------ asking the client

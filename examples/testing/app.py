@@ -4,7 +4,7 @@ of reach, and one in-process MCP tool. Its tests (``tests/``) use only ``claude_
 no account, no network, no ``claude`` binary.
 
     flask --app app run                 # serve it, with a logged-in claude CLI on PATH
-    python -m pytest examples/testing   # test it: pip install claude-sync flask pytest
+    python -m pytest examples/testing   # test it: pip install -e '.[test]' flask (in the checkout)
 """
 
 from __future__ import annotations

@@ -510,13 +510,12 @@ def test_the_class_decides_the_behavior_not_its_field() -> None:
     "result, type_name, hint",
     [
         (None, "NoneType", "every code path"),
-        ({"behavior": "allow", "updatedInput": {}}, "dict", "a plain dict is not accepted"),
         (True, "bool", ""),
         ("allow", "str", ""),
         (PermissionResultAllow, "type", ""),
         (PermissionUpdate(type="setMode"), "PermissionUpdate", ""),
     ],
-    ids=["none", "dict", "bool", "str", "class_not_instance", "other_dataclass"],
+    ids=["none", "bool", "str", "class_not_instance", "other_dataclass"],
 )
 def test_wrong_permission_result_type_raises_type_error(
     result: Any, type_name: str, hint: str
@@ -554,6 +553,74 @@ def test_wrong_permission_result_type_raises_type_error(
 def test_bad_fields_of_a_permission_result_raise_type_error(result: Any, fragment: str) -> None:
     with pytest.raises(TypeError, match=fragment):
         permission_result_to_wire(result, original_input=ORIGINAL, tool_use_id="t")
+
+
+@pytest.mark.parametrize(
+    "answer, tool_use_id, expected",
+    [
+        (
+            {"behavior": "allow", "updatedInput": {"command": "ls"}},
+            "toolu_1",
+            {"behavior": "allow", "updatedInput": {"command": "ls"}, "toolUseID": "toolu_1"},
+        ),
+        ({"behavior": "allow"}, None, {"behavior": "allow", "updatedInput": ORIGINAL}),
+        (
+            {
+                "behavior": "allow", "updatedInput": {}, "toolUseID": "toolu_1",
+                "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits"}],
+                "decisionClassification": "user_permanent",
+            },
+            "toolu_1",
+            {
+                "behavior": "allow", "updatedInput": {}, "toolUseID": "toolu_1",
+                "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}],
+                "decisionClassification": "user_permanent",
+            },
+        ),
+        (
+            {"behavior": "deny", "message": "no"},
+            "toolu_1",
+            {"behavior": "deny", "message": "no", "interrupt": False, "toolUseID": "toolu_1"},
+        ),
+        (
+            {"behavior": "deny", "message": "stop", "interrupt": True, "decisionClassification": "user_reject"},
+            None,
+            {"behavior": "deny", "message": "stop", "interrupt": True, "decisionClassification": "user_reject"},
+        ),
+    ],
+    ids=["allow", "allow_keeps_input", "allow_everything", "deny", "deny_interrupt"],
+)  # fmt: skip
+def test_the_two_wire_answer_dicts_of_the_ts_docs_are_accepted(
+    answer: Dict[str, Any], tool_use_id: Optional[str], expected: Dict[str, Any]
+) -> None:
+    assert permission_result_to_wire(answer, original_input=ORIGINAL, tool_use_id=tool_use_id) == expected
+
+
+@pytest.mark.parametrize(
+    "answer, error, fragment",
+    [
+        ({}, TypeError, "needs \"behavior\": \"allow\" or \"deny\", got None"),
+        ({"behavior": "ask"}, TypeError, "got 'ask'"),
+        ({"behavior": "allow", "updated_input": {}}, TypeError, "does not take: updated_input"),
+        ({"behavior": "deny", "message": "m", "updatedInput": {}}, TypeError, "does not take: updatedInput"),
+        ({"behavior": "allow", "updatedInput": None}, TypeError, "updatedInput\" must be a dict"),
+        ({"behavior": "allow", "updatedInput": ["x"]}, TypeError, "got list"),
+        ({"behavior": "allow", "updatedPermissions": {"type": "setMode"}}, TypeError, "list of permission update dicts"),
+        ({"behavior": "allow", "updatedPermissions": [{"type": "setMode"}]}, ValueError, "needs mode"),
+        ({"behavior": "deny"}, TypeError, "needs a str \"message\", got NoneType"),
+        ({"behavior": "deny", "message": "m", "interrupt": "yes"}, TypeError, "interrupt\" must be a bool"),
+        ({"behavior": "deny", "message": "m", "decisionClassification": "always"}, TypeError, "user_temporary"),
+        ({"behavior": "allow", "toolUseID": "toolu_other"}, TypeError, "toolu_other"),
+    ],
+    ids=[
+        "no_behavior", "unknown_behavior", "snake_case_key", "allow_key_on_deny", "input_none", "input_list",
+        "permissions_not_list", "permission_missing_field", "deny_no_message", "interrupt_not_bool",
+        "bad_classification", "other_tool_use_id",
+    ],
+)  # fmt: skip
+def test_any_other_answer_dict_is_refused_with_what_was_wrong(answer: Dict[str, Any], error: type, fragment: str) -> None:
+    with pytest.raises(error, match=fragment):
+        permission_result_to_wire(answer, original_input=ORIGINAL, tool_use_id="toolu_1")
 
 
 def test_allow_with_a_non_dict_original_input_raises() -> None:

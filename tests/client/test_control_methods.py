@@ -12,9 +12,12 @@ import pytest
 from claude_sync import (
     ClaudeAgentOptions,
     ClaudeSDKClient,
+    ControlRequestError,
     McpSetServersResult,
     ReadFileResult,
     ReloadPluginsResult,
+    SlashCommand,
+    UsageError,
     UsageResult,
     create_sdk_mcp_server,
 )
@@ -85,3 +88,70 @@ def test_set_mcp_servers_refuses_a_new_in_process_server() -> None:
             client.read_file("x", encoding="latin-1")
 
 
+
+
+# ----------------------------------------------------------------------------- newer requests (issue 19)
+
+
+SERVER_INFO = {
+    "account": {"tokenSource": "none", "apiKeySource": "ANTHROPIC_API_KEY", "apiProvider": "firstParty"},
+    "commands": [{"name": "review", "description": "Review a PR", "argumentHint": "<pr>"}, "not a dict"],
+    "models": [{"value": "default", "displayName": "Default (recommended)", "description": "Opus"}],
+    "agents": [{"name": "Explore", "description": "Fast search", "model": "haiku"}],
+}
+
+
+def test_the_server_info_as_typed_properties() -> None:
+    client = ClaudeSDKClient(ClaudeAgentOptions(close_timeout=2.0), transport=ScriptedCLI(initialize_response=SERVER_INFO).transport())
+    with pytest.raises(UsageError):
+        client.supported_models  # noqa: B018 - before connect
+    with client:
+        account = client.account_info
+        assert (account.token_source, account.api_key_source, account.api_provider, account.email) == (
+            "none", "ANTHROPIC_API_KEY", "firstParty", None
+        )
+        assert client.supported_commands == [SlashCommand("review", "Review a PR", "<pr>", raw=SERVER_INFO["commands"][0])]
+        assert [(m.value, m.display_name) for m in client.supported_models] == [("default", "Default (recommended)")]
+        assert [(a.name, a.model) for a in client.supported_agents] == [("Explore", "haiku")]
+
+
+def test_newer_requests_send_their_payloads_and_type_the_answers() -> None:
+    skills = {"skills": [{"name": "dataviz", "description": "charts", "argumentHint": ""}]}
+    resource = {"contents": [{"uri": "ui://w/app", "mimeType": "text/html", "text": "<p>hi</p>", "_meta": {"ui": {}}}]}
+    script = (
+        ScriptedCLI()
+        .expect_control("update_settings", response={})
+        .expect_control("reload_skills", response=skills)
+        .expect_control("reload_output_styles", response={"available_output_styles": ["default", "Concise"]})
+        .expect_control("mcp_read_resource", response=resource)
+        .expect_control("set_mcp_permission_mode_override", response={"warning": "not yet known"})
+        .expect_control("set_mcp_permission_mode_override", response={})
+    )
+    with ClaudeSDKClient(ClaudeAgentOptions(close_timeout=2.0), transport=script.transport()) as client:
+        assert client.update_settings({"outputStyle": "Concise"}) is None
+        assert [s.name for s in client.reload_skills()] == ["dataviz"]
+        assert client.reload_output_styles() == ["default", "Concise"]
+        (content,) = client.read_mcp_resource("web", "ui://w/app")
+        assert (content.uri, content.mime_type, content.text, content.blob, content.meta) == (
+            "ui://w/app", "text/html", "<p>hi</p>", None, {"ui": {}}
+        )
+        assert client.set_mcp_permission_mode_override("web", "default") == "not yet known"
+        assert client.set_mcp_permission_mode_override("web", None) is None
+    script.verify()
+    assert sent(script, "update_settings") == {"subtype": "update_settings", "source": "localSettings", "settings": {"outputStyle": "Concise"}}
+    assert sent(script, "mcp_read_resource") == {"subtype": "mcp_read_resource", "serverName": "web", "uri": "ui://w/app"}
+
+
+def test_newer_requests_refuse_bad_arguments_and_name_a_cli_that_lacks_them() -> None:
+    script = ScriptedCLI().expect_control("reload_output_styles", error="Unsupported control request subtype: reload_output_styles")
+    with ClaudeSDKClient(ClaudeAgentOptions(close_timeout=2.0), transport=script.transport()) as client:
+        with pytest.raises(ValueError, match="source must be one of localSettings, userSettings"):
+            client.update_settings({"outputStyle": "x"}, source="policySettings")
+        with pytest.raises(TypeError, match="str values"):
+            client.update_settings({"effortLevel": 3})  # type: ignore[dict-item]
+        with pytest.raises(ValueError, match="'default', 'auto' or None"):
+            client.set_mcp_permission_mode_override("web", "bypassPermissions")
+        with pytest.raises(ControlRequestError, match="reload_output_styles: this Claude Code CLI does not have it .*CLI 2.1.331 does") as info:
+            client.reload_output_styles()
+        assert info.value.subtype == "reload_output_styles"
+    script.verify()

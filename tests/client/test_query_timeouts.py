@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import logging
+import time
+from pathlib import Path
 from typing import Any, List
 
 import pytest
@@ -51,6 +53,28 @@ def test_query_idle_timeout_raises_and_reaps_the_cli() -> None:
             seen.append(message)
     assert info.value.kind == "idle"
     assert texts(seen) == ["thinking"]
+    session = stream.session
+    assert session is not None and session.closed
+    assert session.transport is not None and session.transport.exit_code() is not None
+
+
+@pytest.mark.parametrize("kind, limit", [("idle", 0.5), ("total", 1.5)])
+def test_a_timed_out_query_raises_within_half_a_second_of_its_limit_and_reaps_the_cli(
+    kind: str, limit: float, tmp_path: Path
+) -> None:
+    """Issue 19: the run is abandoned, so there is no graceful close ladder (a CLI stalled
+    mid-turn would sit out every ``close_timeout`` rung, 5 s each by default): the
+    ``ReceiveTimeoutError`` comes within ~0.5 s of the limit, the CLI is already reaped."""
+    cli = ScriptedCLI(directory=tmp_path).expect_user().text("thinking").stall(60)
+    stream = query("hi", options=cli.options(), **{f"{'idle_' if kind == 'idle' else ''}timeout": limit})
+    started = last_frame = time.monotonic()
+    with pytest.raises(ReceiveTimeoutError) as info:
+        for _ in stream:
+            last_frame = time.monotonic()
+    raised = time.monotonic()
+    assert info.value.kind == kind
+    late = raised - (last_frame if kind == "idle" else started) - limit
+    assert late < 0.5, f"raised {late:.2f}s after the limit"
     session = stream.session
     assert session is not None and session.closed
     assert session.transport is not None and session.transport.exit_code() is not None

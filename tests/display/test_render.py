@@ -89,26 +89,65 @@ def test_safe_markdown_keeps_formatting_and_code() -> None:
     assert "<div>code</div>" in out and "`a < b`" in out
 
 
-def test_system_init_repr_prints_no_field_twice_and_stays_short() -> None:
+def test_system_init_repr_prints_no_field_twice_and_shortens_the_tool_lists() -> None:
     init = parse_message(dict(INIT, tools=[f"Tool{i}" for i in range(40)], slash_commands=["c"] * 30))
     text = repr(init)
-    assert len(text) < 600, len(text)
-    assert "data=" not in text and "subtype=" not in text
-    assert "'Tool0', 'Tool1', 'Tool2', 'Tool3', … 40 items" in text
-    assert text.count("Tool0") == 1
-    for name in ("model", "cwd", "permission_mode", "claude_code_version"):
-        assert text.count(f"{name}=") == 1, name
+    assert text.startswith("SystemMessage(subtype='init', data={'cwd': ")  # as the official, minus type/subtype twice
+    assert len(text) < 1000, len(text)
+    assert "'Tool0', 'Tool1', 'Tool2', 'Tool3', … 40 items" in text and text.count("Tool0") == 1
+    for key in ("model", "cwd", "permissionMode", "claude_code_version", "session_id"):
+        assert text.count(f"'{key}': ") == 1, key
+    assert text.count("'init'") == 1
+    typed = repr(init.init)
+    assert "data=" not in typed and "subtype=" not in typed and typed.count("model=") == 1
 
 
 def test_unknown_system_subtype_keeps_its_data() -> None:
     message = parse_message({"type": "system", "subtype": "brand_new", "detail": 1})
-    assert repr(message) == "SystemMessage(subtype='brand_new', data={'type': 'system', 'subtype': 'brand_new', 'detail': 1})"
+    assert repr(message) == "SystemMessage(subtype='brand_new', data={'detail': 1})"
 
 
-def test_defaults_are_left_out_and_long_strings_cut_with_their_size() -> None:
-    block = ToolResultBlock("toolu_1", "x" * 5000)
-    assert repr(block) == f"ToolResultBlock(tool_use_id='toolu_1', content={'x' * 120!r}… (5,000 chars))"
+LONG = "The answer, at length. " * 400
+
+
+def test_print_never_cuts_what_the_user_asked_for() -> None:
+    """Text, thinking, the result, tool input and output appear whole in ``str()``/``repr()``
+    (a program's output is often ``print(message)``); metadata is still shortened."""
+    assistant = AssistantMessage(
+        content=[
+            TextBlock(LONG),
+            ThinkingBlock("think " * 500, "sig"),
+            ToolUseBlock("t", "Write", {"file_path": "a.txt", "content": LONG, "deep": {"a": {"b": {"c": [1, 2, 3, 4, 5, 6]}}}}),
+        ],
+        model="m",
+        usage={"input_tokens": 1, "output_tokens": 2, "cache_read_input_tokens": 3, "cache_creation_input_tokens": 4, "service_tier": "x"},
+    )
+    text = str(assistant)
+    assert LONG in text and ("think " * 500) in text and text.count(LONG) == 2
+    assert "{'c': [1, 2, 3, 4, 5, 6]}" in text
+    assert "… 5 keys" in text  # usage: metadata, summarised
+    output = UserMessage([ToolResultBlock("t", [{"type": "text", "text": LONG}] * 6)])
+    assert repr(output).count(LONG) == 6
+    result = ResultMessage("success", 1, 1, False, 1, "s", result=LONG, structured_output={"items": list(range(50))})
+    assert LONG in repr(result) and str(list(range(50))) in repr(result)
+    assert LONG in repr(UserMessage(LONG))
+
+
+def test_metadata_strings_are_still_cut_with_their_size() -> None:
+    event = parse_message({"type": "system", "subtype": "task_started", "task_id": "t", "prompt": "p" * 5000})
+    assert f"prompt={'p' * 120!r}… (5,000 chars)" in repr(event)
     assert repr(UserMessage("hi")) == "UserMessage(content='hi')"
+
+
+def test_rich_repr_yields_every_shown_field_whole_and_redacted() -> None:
+    message = AssistantMessage(content=[TextBlock(LONG + KEY)], model="m", usage={str(i): i for i in range(9)})
+    fields_ = dict(message.__rich_repr__())
+    assert set(fields_) == {"content", "model", "usage"}
+    assert fields_["usage"] == {str(i): i for i in range(9)}  # whole: rich lays it out
+    (block,) = fields_["content"]
+    assert dict(block.__rich_repr__()) == {"text": LONG + "<redacted>"}
+    init = parse_message(INIT)
+    assert dict(init.__rich_repr__())["data"] == {k: v for k, v in INIT.items() if k not in ("type", "subtype")}
 
 
 def test_secrets_are_redacted_in_repr_html_and_markdown() -> None:
@@ -130,9 +169,9 @@ def test_token_counts_are_not_mistaken_for_secrets() -> None:
     assert "12 in / 34 out tokens" in result._repr_html_()
 
 
-def test_nested_containers_are_elided() -> None:
+def test_nested_metadata_containers_are_elided() -> None:
     deep: Dict[str, Any] = {"a": {"b": {"c": {"d": 1}}}}
-    assert "{… 1 keys}" in repr(ToolUseBlock("t", "X", deep))
+    assert "{… 1 keys}" in repr(ResultMessage("success", 1, 1, False, 1, "s", model_usage=deep))
 
 
 @pytest.mark.parametrize("name, wire, cls, expected", CASES, ids=CASE_IDS)

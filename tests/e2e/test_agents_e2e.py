@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Set
 
 import pytest
-from helpers import child_pids, wait_until
+from helpers import child_pids, is_init, wait_until
 
 from claude_sync import (
     AgentPool,
@@ -29,7 +29,6 @@ from claude_sync import (
     ReceiveTimeoutError,
     ResultError,
     RunResult,
-    SystemInitMessage,
     ToolResultBlock,
     UserMessage,
     create_sdk_mcp_server,
@@ -83,8 +82,8 @@ def test_run_returns_a_picklable_result(fake_api: FakeAnthropicAPI, e2e_options:
     result = run("What is 2 + 2?", options=e2e_options(), timeout=WAIT)
     assert result.text == "four" and result.is_error is False and result.num_turns == 1
     assert result.result.result == "four"
-    assert isinstance(result.messages[0], SystemInitMessage)
-    assert result.session_id == result.messages[0].session_id
+    assert is_init(result.messages[0])
+    assert result.session_id == result.messages[0].init.session_id
     assert result.total_cost_usd is not None and result.total_cost_usd > 0
     assert result.usage is not None and result.usage["input_tokens"] > 0
     assert pickle.loads(pickle.dumps(result)) == result
@@ -385,7 +384,7 @@ def test_isolation_set_model_and_permission_mode_on_a_leased_client(
         future = pool.submit("hi")
         result = future.result(WAIT)
         assert future.cli_pid != leased_pid
-    (init,) = [m for m in result.messages if isinstance(m, SystemInitMessage)]
+    (init,) = [m.init for m in result.messages if is_init(m)]
     assert init.permission_mode == "default"
     assert "haiku" not in (fake_api.turn_requests()[-1].model or "")
 

@@ -164,6 +164,33 @@ def test_allow_with_a_changed_command_runs_the_changed_one(e2e_options: Any, fak
     assert result_of(messages).subtype == "success"
 
 
+def test_the_ts_docs_wire_dicts_allow_and_deny_and_any_other_dict_fails_closed(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path
+) -> None:
+    """The two answers the TypeScript docs teach, returned as plain dicts: the allow runs its
+    ``updatedInput``, the deny reaches the model as the tool_result, and a dict of any other
+    shape (here snake_case) is denied with our fail-closed message naming the bad key."""
+    fake_api.add(bash("touch one.txt"), bash("touch two.txt"), bash("touch three.txt"), text("done"))
+    answers = iter([
+        {"behavior": "allow", "updatedInput": {"command": "touch one_changed.txt", "description": "d"}},
+        {"behavior": "deny", "message": "two is not allowed"},
+        {"behavior": "allow", "updated_input": {"command": "touch three.txt"}},
+    ])  # fmt: skip
+
+    def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
+        return next(answers)
+
+    messages = run_turn(e2e_options(env=NO_RETRY, permission_mode="default", can_use_tool=can_use_tool))
+    assert (e2e_workdir / "one_changed.txt").is_file()
+    assert not (e2e_workdir / "one.txt").exists() and not (e2e_workdir / "two.txt").exists()
+    assert not (e2e_workdir / "three.txt").exists()
+    first, second, third = tool_results(messages)
+    assert first.is_error is False
+    assert second.is_error is True and result_text(second) == "two is not allowed"
+    assert third.is_error is True and "updated_input" in result_text(third) and "can_use_tool" in result_text(third)
+    assert result_of(messages).subtype == "success"
+
+
 def test_deny_gives_an_error_tool_result_and_a_permission_denial(e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path) -> None:
     """§b3: the tool_result is ``{"content": <our message>, "is_error": true}``, the loop goes
     on (the next API call carries that error), the result is ``success`` and lists the tool in

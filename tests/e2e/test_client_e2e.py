@@ -21,7 +21,7 @@ from types import CodeType
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import pytest
-from helpers import results, texts, wait_until
+from helpers import is_init, results, texts, wait_until
 
 from claude_sync import (
     AssistantMessage,
@@ -30,7 +30,6 @@ from claude_sync import (
     ResultMessage,
     StatusMessage,
     StreamEvent,
-    SystemInitMessage,
     TextBlock,
     UsageError,
     UserMessage,
@@ -186,9 +185,9 @@ def test_two_turn_conversation_keeps_the_history(
         assert turn[-1].subtype == "success" and turn[-1].is_error is False
     assert [turn[-1].result for turn in (first, second)] == ["first answer", "second answer"]
     # Wire fact (2.1.197): every turn starts with its own system/init, same session id.
-    inits = [m for m in first + second if isinstance(m, SystemInitMessage)]
+    inits = [m for m in first + second if is_init(m)]
     assert [first[0], second[0]] == inits
-    assert len({m.session_id for m in inits} | {first[-1].session_id}) == 1
+    assert len({m.init.session_id for m in inits} | {first[-1].session_id}) == 1
 
     one, two = fake_api.turn_requests()
     assert one.last_user_text.endswith("first question")
@@ -230,7 +229,7 @@ def test_interrupt_with_drain_returns_the_aborted_turn(
         nxt = list(client.receive_response(timeout=60))
 
     assert_aborted_mid_stream(aborted, slow.full_text)
-    assert isinstance(nxt[0], SystemInitMessage)  # only the next turn, nothing left over
+    assert is_init(nxt[0])  # only the next turn, nothing left over
     assert texts(nxt) == ["second answer"]
     assert results(nxt) == [nxt[-1]] and nxt[-1].subtype == "success"
     first = fake_api.turn_requests()[0]
@@ -323,7 +322,7 @@ def test_set_model_replay_is_the_first_message_of_the_next_response(
         assert isinstance(messages[0], UserMessage) and messages[0].is_replay
         messages = messages[1:]
     assert not any(isinstance(m, UserMessage) for m in messages)
-    assert isinstance(messages[0], SystemInitMessage)
+    assert is_init(messages[0])
     assert texts(messages) == ["answer"]
     (turn,) = fake_api.turn_requests()
     assert turn.model == "claude-sonnet-4-5"
@@ -440,7 +439,7 @@ def test_control_call_from_a_second_thread_while_a_slow_turn_is_iterated(
         messages: List[Any] = []
         for message in client.receive_response(timeout=60):
             messages.append(message)
-            if isinstance(message, SystemInitMessage):
+            if is_init(message):
                 # The consumer is parked right here, yet the control answer arrives.
                 worker = threading.Thread(
                     target=lambda: answers.append(client.get_mcp_status(timeout=30)),
@@ -532,7 +531,7 @@ def test_ctrl_c_while_waiting_interrupts_the_turn_and_the_session_survives(
         client.query("again")
         nxt = list(client.receive_response(timeout=60))
 
-    assert before and all(isinstance(m, SystemInitMessage) for m in before)
+    assert before and all(is_init(m) for m in before)
     assert_aborted_mid_stream(rest, slow.full_text)
     assert texts(nxt) == ["second answer"] and nxt[-1].subtype == "success"
     first = fake_api.turn_requests()[0]

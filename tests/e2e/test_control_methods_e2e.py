@@ -19,7 +19,7 @@ from claude_sync import (
 )
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
-from .harness import STDIO_SERVER
+from .harness import STDIO_SERVER, cli_is_at_least
 
 pytestmark = pytest.mark.e2e
 
@@ -104,3 +104,39 @@ def test_typed_control_methods(
     assert status == {"ext": "connected", "calc": "connected"}  # our in-process server stayed
     [turn] = fake_api.turn_requests()
     assert turn.model == "claude-sonnet-4-5"  # apply_flag_settings took effect
+
+
+# ----------------------------------------------------------------------------- newer requests (issue 19)
+
+
+def test_server_info_properties_and_the_newer_control_requests(
+    e2e_options: Any, real_cli_path: str, e2e_workdir: Path
+) -> None:
+    """Both CLIs: ``account``, ``commands``, ``models``, ``agents`` in the initialize answer,
+    ``reload_skills`` and ``set_mcp_permission_mode_override``. 2.1.331 only:
+    ``reload_output_styles``, ``update_settings`` (writes .claude/settings.local.json),
+    ``mcp_read_resource``; 2.1.197 answers them "Unsupported control request subtype"."""
+    newest = cli_is_at_least(real_cli_path, "2.1.331")
+    with ClaudeSDKClient(e2e_options(env=FAST_FAIL)) as client:
+        assert client.account_info.api_key_source == "ANTHROPIC_API_KEY" and client.account_info.token_source == "none"
+        assert "default" in [m.value for m in client.supported_models]
+        assert "Explore" in [a.name for a in client.supported_agents]
+        commands = client.supported_commands
+        assert commands and all(c.name for c in commands)
+        skills = client.reload_skills()
+        assert skills and {s.name for s in skills} & {c.name for c in commands}
+        warning = client.set_mcp_permission_mode_override("not-connected", "default")
+        assert warning is not None and "not-connected" in warning  # stored until it connects
+        cleared = client.set_mcp_permission_mode_override("not-connected", None)
+        assert cleared is None or isinstance(cleared, str)
+        if newest:
+            assert "default" in client.reload_output_styles()
+            client.update_settings({"outputStyle": "Explanatory"})
+            assert '"outputStyle": "Explanatory"' in (e2e_workdir / ".claude" / "settings.local.json").read_text()
+            with pytest.raises(ControlRequestError, match="Server not found: nope"):
+                client.read_mcp_resource("nope", "ui://nope/app")
+        else:
+            for call in (client.reload_output_styles, lambda: client.update_settings({"outputStyle": "x"}),
+                         lambda: client.read_mcp_resource("nope", "ui://nope/app")):  # fmt: skip
+                with pytest.raises(ControlRequestError, match="this Claude Code CLI does not have it .*CLI 2.1.331 does"):
+                    call()

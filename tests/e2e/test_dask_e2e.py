@@ -4,23 +4,17 @@ the fake API (which lives in this process; the workers reach it on 127.0.0.1).""
 
 from __future__ import annotations
 
-import os
 from typing import Any, Dict, Iterator, List
 
 import pytest
-from helpers import child_pids
+from helpers import child_pids, require_package
 
 from claude_sync import PermissionResultAllow, RunResult
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text
 
-try:
-    import distributed
-except ImportError:  # the test extra installs it; CI must not quietly skip
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("distributed (the dask extra) is not installed", allow_module_level=True)
+distributed = require_package("distributed")  # skipped without it, failed under CI=true
 
-from claude_sync.integrations.dask import (  # noqa: E402 - after the importorskip
+from claude_sync.integrations.dask import (  # noqa: E402 - after the require_package
     AgentPoolPlugin,
     install,
     pool_stats,

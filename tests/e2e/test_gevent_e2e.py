@@ -3,12 +3,11 @@
 permission callback and an in-process MCP tool, against the real CLI and the fake API.
 
 The host runs in its own interpreter (``gevent_host.py``) so that monkey-patching never leaks
-into the other tests; gevent is a test extra (``pip install -e '.[test]'``) imported only there.
+into the other tests; gevent is in the ``test-integrations`` extra, imported only there.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import pytest
+from helpers import require_package
 
 from claude_sync.testing.fake_api import ApiRequest, FakeAnthropicAPI, Reply, text, tool_use
 
@@ -42,19 +42,8 @@ def _responder(request: ApiRequest) -> Optional[Reply]:
     return tool_use("mcp__calc__add", {"a": number, "b": 100})
 
 
-def _require_gevent() -> None:
-    """gevent is a test extra (``.ci/run`` installs it): missing, this fails under ``CI=true``
-    and skips elsewhere. Looked up, not imported: this process must stay unpatched."""
-    if importlib.util.find_spec("gevent") is not None:
-        return
-    reason = "gevent is not installed: pip install -e '.[test]'"
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 def test_concurrent_greenlets_with_permission_callback_and_mcp_tool(tmp_path: Path) -> None:
-    _require_gevent()
+    require_package("gevent", import_it=False)  # looked up, not imported: this process stays unpatched
     cli = require_test_cli()
     work = tmp_path / "work"
     work.mkdir()

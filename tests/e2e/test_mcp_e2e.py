@@ -30,14 +30,13 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
-from helpers import wait_until
+from helpers import is_init, wait_until
 
 import claude_sync._options.command as command
 from claude_sync import (
     ClaudeSDKClient,
     ResultMessage,
     SdkMcpServer,
-    SystemInitMessage,
     ToolContext,
     ToolResultBlock,
     UserMessage,
@@ -170,7 +169,7 @@ def test_the_cli_calls_our_tool_and_the_result_reaches_the_api(
     assert isinstance(context.meta.get("progressToken"), int)
     assert (context.server_name, context.tool_name) == ("calc", "add")
 
-    init = next(m for m in messages if isinstance(m, SystemInitMessage))
+    init = next(m.init for m in messages if is_init(m))
     assert [(e["name"], e["status"]) for e in init.mcp_servers or []] == [("calc", "connected")]
     assert "mcp__calc__add" in (init.tools or [])
     [(user, block)] = tool_results(messages)
@@ -433,7 +432,7 @@ def test_several_sdk_servers_and_an_external_stdio_server(
         messages = run_turn(client, "use every tool")
         status = client.get_mcp_status()
 
-    init = next(m for m in messages if isinstance(m, SystemInitMessage))
+    init = next(m.init for m in messages if is_init(m))
     assert sorted((s["name"], s["status"]) for s in init.mcp_servers or []) == [
         ("calc", "connected"), ("ext", "connected"), ("math", "connected")
     ]

@@ -1,8 +1,8 @@
 """A server built with the ``mcp`` package as an SDK server, against the real CLI: the CLI
 lists and calls its tools and reads its resources through our ``mcp_message`` bridge.
 
-Skips (saying so) when the optional ``mcp`` package is not installed; see
-``tests/mcp/test_mcp_bridge.py`` for why it is not in the test extra."""
+Needs the optional ``mcp`` package (``test-integrations``): see ``tests/mcp/test_mcp_bridge.py``
+for when the tests that need it skip."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import threading
 from typing import Any, List
 
 import pytest
+from helpers import require_package
 
 from claude_sync import ClaudeSDKClient, ResultMessage, ToolResultBlock, UserMessage
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
 pytestmark = pytest.mark.e2e
-NEEDS_MCP = "the optional 'mcp' package is not installed (pip install mcp; Python >= 3.10)"
 
 
 def notes_server() -> Any:
-    pytest.importorskip("mcp", reason=NEEDS_MCP)
+    require_package("mcp", since=(3, 10))
     try:
         from mcp.server.mcpserver import MCPServer as Server  # mcp 2.x
     except ImportError:  # pragma: no cover - mcp 1.x

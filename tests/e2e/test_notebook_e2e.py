@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from helpers import require_package
 
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text
 
@@ -23,8 +24,9 @@ pytestmark = [
     pytest.mark.allow_leaks,
 ]
 
-nbformat = pytest.importorskip("nbformat", reason="nbclient/nbformat/ipykernel are in the test extra")
-nbclient = pytest.importorskip("nbclient", reason="nbclient/nbformat/ipykernel are in the test extra")
+nbformat = require_package("nbformat")
+nbclient = require_package("nbclient")
+require_package("ipykernel", import_it=False)  # the kernel nbclient starts
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "notebook.ipynb"
 REPO = Path(__file__).resolve().parents[2]

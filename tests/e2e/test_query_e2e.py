@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
-from helpers import child_pids, results, texts
+from helpers import child_pids, is_init, results, texts
 
 from claude_sync import (
     AssistantMessage,
     ResultError,
     ResultMessage,
     StreamEvent,
-    SystemInitMessage,
     ToolResultBlock,
     ToolUseBlock,
     UserMessage,
@@ -50,7 +49,7 @@ def test_one_shot_text_answer(fake_api: FakeAnthropicAPI, e2e_options: Any) -> N
     fake_api.add(text("four"))
     with query("What is 2 + 2?", options=e2e_options()) as stream:
         messages = list(stream)
-    assert isinstance(messages[0], SystemInitMessage)
+    assert is_init(messages[0])
     assert texts(messages) == ["four"]
     (result,) = results(messages)
     assert messages[-1] is result
@@ -65,7 +64,7 @@ def test_one_shot_text_answer(fake_api: FakeAnthropicAPI, e2e_options: Any) -> N
     assert turn.last_user_text.endswith("What is 2 + 2?")
     (assistant,) = [m for m in messages if isinstance(m, AssistantMessage)]
     assert assistant.model == turn.model
-    assert assistant.session_id == result.session_id == messages[0].session_id
+    assert assistant.session_id == result.session_id == messages[0].init.session_id
     fake_api.assert_no_surprises()
 
 
@@ -220,7 +219,7 @@ def test_streamed_prompt_iterable_gives_one_result_per_user_message(
         "second prompt",
     ]
     # Wire fact (2.1.197): a system/init line precedes every turn, not only the first.
-    assert sum(isinstance(m, SystemInitMessage) for m in messages) == 2
+    assert sum(is_init(m) for m in messages) == 2
     fake_api.assert_no_surprises()
 
 
@@ -239,7 +238,7 @@ def test_break_after_the_first_message_reaps_the_cli_at_once(
         break
     # The generator was finalised by the break itself: the CLI is gone, no grace period.
     assert child_pids() == before
-    assert isinstance(first, SystemInitMessage)
+    assert is_init(first)
     fake_api.assert_no_surprises(script_consumed=False)
 
 
@@ -249,7 +248,7 @@ def test_leaving_a_with_block_early_closes_the_session(
     fake_api.add(text(" ".join(f"word{i}" for i in range(100)), delay=0.2))
     with query("talk slowly", options=e2e_options()) as stream:
         for message in stream:
-            assert isinstance(message, SystemInitMessage)
+            assert is_init(message)
             break
     session = stream.session
     assert session is not None and session.closed

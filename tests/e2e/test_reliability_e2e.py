@@ -5,13 +5,20 @@ from __future__ import annotations
 
 import logging
 import socket
+import threading
 import time
-from typing import Any, List
+from typing import Any, Dict, List
 
 import pytest
 
-from claude_sync import APIRetryMessage, ReceiveTimeoutError, query
-from claude_sync.testing.fake_api import error, text
+from claude_sync import (
+    APIRetryMessage,
+    HookMatcher,
+    PermissionResultAllow,
+    ReceiveTimeoutError,
+    query,
+)
+from claude_sync.testing.fake_api import error, text, tool_use
 
 from .harness import OptionsFactory
 
@@ -61,3 +68,41 @@ def test_overloaded_api_retries_are_logged_with_their_status(
     assert warnings[0].startswith("Claude API call failed (HTTP 529, error overloaded); the CLI retries in ")
     assert warnings[0].endswith("(attempt 1 of 2)")
     assert any(isinstance(m, APIRetryMessage) for m in messages)
+
+
+@pytest.mark.parametrize("stall", ["api_mid_stream", "permission_callback", "hook"])
+def test_an_idle_timeout_raises_within_half_a_second_and_the_cli_is_reaped(
+    e2e_options: OptionsFactory, fake_api: Any, stall: str
+) -> None:
+    """Issue 19: an abandoned run is killed at once, not closed gracefully (EOF, SIGTERM,
+    the callback pool's join: ``close_timeout`` each, 5 s here): the error comes within 0.5 s
+    of the limit. What stalls: the API mid-stream (the CLI answers the close's interrupt at
+    once, so this was quick before too), or a ``can_use_tool`` callback or a hook that
+    blocks (the close used to wait 5 s for its thread; measured 5.1 s late on 2.1.197 and
+    2.1.331, now ~0.2 s: the callback's ``signal`` is set and its thread left to end)."""
+    release = threading.Event()
+    fields: Dict[str, Any] = {"max_turns": 2}
+    if stall == "api_mid_stream":
+        fake_api.add(text("too late", delay=30.0))
+    else:
+        fake_api.add(tool_use("Bash", {"command": "touch stalled.txt", "description": "d"}), text("done"))
+    if stall == "permission_callback":
+        fields["permission_mode"] = "default"
+        fields["can_use_tool"] = lambda name, tool_input, context: (release.wait(30.0), PermissionResultAllow())[1]
+    elif stall == "hook":
+        fields["allowed_tools"] = ["Bash"]
+        fields["hooks"] = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[lambda i, t, c: (release.wait(30.0), {})[1]])]}
+    options = e2e_options(**fields)
+    assert options.close_timeout >= 5.0
+    stream = query("hi", options=options, idle_timeout=1.0)
+    last_frame = time.monotonic()
+    try:
+        with pytest.raises(ReceiveTimeoutError) as info:
+            for _ in stream:
+                last_frame = time.monotonic()
+        late = time.monotonic() - last_frame - 1.0
+    finally:
+        release.set()
+    assert info.value.kind == "idle" and late < 0.5, f"raised {late:.2f}s after the limit"
+    session = stream.session
+    assert session is not None and session.transport is not None and session.transport.exit_code() is not None

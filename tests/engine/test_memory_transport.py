@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from typing import Any, Dict, Iterator, List, Optional
+from unittest.mock import MagicMock
 
 import pytest
 from helpers import texts
@@ -77,9 +78,10 @@ def test_a_transport_must_implement_one_of_each_pair() -> None:
 # ----------------------------------------------------------------------------- a user's own transport
 
 
-class EchoTransport(Transport):
+class EchoPeer:
     """A custom transport in the official shape only (``write(str)`` + ``read_messages``):
-    the "CLI" is this object, answering ``initialize`` and echoing each user turn."""
+    the "CLI" is this object, answering ``initialize`` and echoing each user turn. Not a
+    ``Transport``: the official SDK takes any object with these methods, and so do we."""
 
     def __init__(self) -> None:
         import queue
@@ -130,6 +132,10 @@ class EchoTransport(Transport):
         return self.ready
 
 
+class EchoTransport(EchoPeer, Transport):
+    """The same, as a ``Transport`` subclass."""
+
+
 def test_a_custom_transport_drives_query() -> None:
     transport = EchoTransport()
     messages = list(query("hi", options=ClaudeAgentOptions(cli_path="/nonexistent/claude"), transport=transport))
@@ -153,8 +159,42 @@ def test_a_custom_transport_drives_the_client_and_protocol_options_still_apply()
     assert transport.closed >= 1
 
 
-def test_transport_must_be_a_transport() -> None:
-    with pytest.raises(TypeError, match="claude_sync.Transport"):
+def test_a_plain_object_with_the_official_methods_drives_query_and_the_client() -> None:
+    peer = EchoPeer()
+    messages = list(query("hi", options=ClaudeAgentOptions(cli_path="/nonexistent/claude"), transport=peer))  # type: ignore[arg-type]
+    assert texts(messages) == ["echo: hi"] and peer.closed >= 1
+    peer = EchoPeer()
+    with ClaudeSDKClient(transport=peer) as client:  # type: ignore[arg-type]
+        client.query("one")
+        assert texts(list(client.receive_response())) == ["echo: one"]
+    assert peer.closed >= 1
+
+
+def test_a_magicmock_transport_is_accepted_and_its_automatic_attributes_are_not_trusted() -> None:
+    """As in the official unit tests: a ``MagicMock`` with the methods wired. Its automatic
+    ``pid``, ``exit_code()``, ``stop()`` … answer MagicMocks, which count as absent (never a
+    process id to signal)."""
+    peer = EchoPeer()
+    mock = MagicMock()
+    for name in ("connect", "write", "read_messages", "end_input", "close", "is_ready"):
+        getattr(mock, name).side_effect = getattr(peer, name)
+    with ClaudeSDKClient(transport=mock) as client:
+        assert client._session is not None and client._session.transport is not None
+        assert client._session.transport.pid is None and client._session.transport.exit_code() is None
+        client.query("one")
+        assert texts(list(client.receive_response())) == ["echo: one"]
+    mock.connect.assert_called_once()
+    assert mock.close.called and peer.written[0]["request"]["subtype"] == "initialize"
+
+
+def test_a_transport_object_lacking_methods_is_a_type_error_naming_them() -> None:
+    class HalfDone:
+        def connect(self) -> None: ...
+        def write(self, data: str) -> None: ...
+
+    with pytest.raises(TypeError, match=r"HalfDone lacks read_messages\(\), close\(\), is_ready\(\), end_input\(\)"):
+        query("hi", transport=HalfDone())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"object lacks connect\(\)"):
         query("hi", transport=object())  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="claude_sync.Transport"):
+    with pytest.raises(TypeError, match=r"str lacks connect\(\)"):
         ClaudeSDKClient(transport="stdio")  # type: ignore[arg-type]

@@ -201,11 +201,11 @@ class Boom(Exception):
     [
         (Boom("kaput"), "Boom: kaput"),
         (None, "got NoneType"),
-        ({"behavior": "allow"}, "a plain dict is not accepted"),
+        ({"behavior": "allow", "updated_input": {}}, "does not take: updated_input"),
         (True, "got bool"),
         (PermissionResultAllow(updated_input="not a dict"), "updated_input must be a dict"),  # type: ignore[arg-type]
     ],
-    ids=["raises", "returns-None", "returns-dict", "returns-bool", "bad-updated-input"],
+    ids=["raises", "returns-None", "returns-bad-dict", "returns-bool", "bad-updated-input"],
 )
 def test_a_failing_callback_fails_closed_and_the_session_goes_on(scripted: Any, bad: Any, reason: str, caplog: Any) -> None:
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:

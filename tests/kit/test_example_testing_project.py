@@ -3,23 +3,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from helpers import require_package
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_example_project_passes_its_tests() -> None:
-    if importlib.util.find_spec("flask") is None:
-        reason = "the example project needs flask: pip install -e '.[test]'"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+    require_package("flask", import_it=False)  # the example project is a Flask service
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "claude_sync.testing.pytest_plugin", "-p", "no:cacheprovider",

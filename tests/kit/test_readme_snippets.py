@@ -3,7 +3,6 @@ with pytest (the Flask one needs flask: skipped locally without it, failed under
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -12,7 +11,7 @@ import textwrap
 from pathlib import Path
 from typing import List
 
-import pytest
+from helpers import require_package
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,11 +26,7 @@ def readme_testing_snippets() -> List[str]:
 def test_the_readme_testing_snippets_pass(tmp_path: Path) -> None:
     snippets = readme_testing_snippets()
     assert len(snippets) == 4  # policy, hook, MCP tool, Flask view
-    if importlib.util.find_spec("flask") is None:
-        reason = "the README's Flask snippet needs flask: pip install -e '.[test]'"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+    require_package("flask", import_it=False)  # the Flask view snippet
     for number, snippet in enumerate(snippets):
         (tmp_path / f"test_readme_{number}.py").write_text(snippet, encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))

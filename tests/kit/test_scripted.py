@@ -165,7 +165,7 @@ def test_every_message_kind_reaches_the_client(mode: str, tmp_path: Path) -> Non
     )
     messages = run(cli, mode, tmp_path, "go")
     kinds = [type(m).__name__ for m in messages]
-    assert kinds[0] == "SystemInitMessage"
+    assert kinds[0] == "SystemMessage" and messages[0].init is not None  # init: plain, as the official SDK
     assert any(isinstance(m, AssistantMessage) and isinstance(m.content[0], ThinkingBlock) for m in messages)
     assert any(isinstance(m, UserMessage) for m in messages)
     assert any(isinstance(m, UnknownMessage) for m in messages)

@@ -5,10 +5,10 @@ or FastMCP / ``MCPServer``) is served by ``_mcp.bridge``: mcp itself answers eve
 server implements (tools, resources, prompts) over an in-memory connection on a
 ``claude_sync-mcp-<key>`` thread, joined when the session closes.
 
-``mcp`` is optional and not in the ``test`` extra: it needs Python >= 3.10, and the test extra
-installs on 3.9 too. The tests that need it skip, saying so, when it is not installed (``.ci/run``
-installs it into the Python 3.13 environment, so CI runs them there). The tests of the parts
-that must not need ``mcp`` always run.
+``mcp`` is optional (the ``test-integrations`` extra; it needs Python >= 3.10): the tests that
+need it skip, saying so, when it is not installed, fail under ``CI=true`` on Python >= 3.10
+(``.ci/run`` installs it), and skip on 3.9. The tests of the parts that must not need ``mcp``
+always run.
 """
 
 from __future__ import annotations
@@ -21,19 +21,18 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
-from helpers import Kit
+from helpers import Kit, require_package
 from mcp_requests import handshake, mcp_answer, mcp_request, rpc, run_turn, turn, wait_response
 
 from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, create_sdk_mcp_server
 
 ROOT = Path(__file__).resolve().parents[2]
-NEEDS_MCP = "the optional 'mcp' package is not installed (pip install mcp; Python >= 3.10)"
 
 
 def mcp_server(name: str = "demo") -> Any:
     """A FastMCP-style server (``MCPServer`` on mcp 2.x, ``FastMCP`` on 1.x) with one tool,
     one resource and one prompt."""
-    pytest.importorskip("mcp", reason=NEEDS_MCP)
+    require_package("mcp", since=(3, 10))
     try:
         from mcp.server.mcpserver import MCPServer as Server  # mcp 2.x
     except ImportError:  # pragma: no cover - mcp 1.x

@@ -35,12 +35,13 @@ def test_result_error_official_constructor_derives_everything_from_data() -> Non
         "session_id": "s1",
     }  # fmt: skip
     error = ResultError("run failed", data, 1)
-    assert (error.subtype, error.errors, error.result) == ("error_max_turns", ["too many", "3"], None)  # non-str entries kept as JSON text
+    assert (error.subtype, error.errors, error.result) == ("error_max_turns", ["too many"], None)  # non-str entries dropped
     assert (error.api_error_status, error.terminal_reason, error.session_id) == (529, "max_turns", "s1")
     assert error.exit_code == 1 and error.data is data and isinstance(error, ProcessError)
     bare = ResultError("x")
     assert (bare.data, bare.errors, bare.subtype, bare.terminal_reason, bare.session_id) == ({}, [], None, None, None)
     assert ResultError("x", data={"errors": "one"}).errors == ["one"]
+    assert ResultError("x", data={"errors": {"bad": 1}}).errors == [] and ResultError("x", data={"errors": 7}).errors == []
 
 
 def test_result_error_raised_for_an_error_result_carries_terminal_reason() -> None:
@@ -188,12 +189,13 @@ def test_new_message_fields_are_parsed() -> None:
     assert event.user_message_uuid == "u3"  # type: ignore[union-attr]
 
 
-def test_system_init_is_a_system_message_with_the_official_data() -> None:
-    """Decision: typed subclasses stay (``isinstance(m, SystemMessage)`` and ``m.data`` work as
-    officially); only exact-type checks (``type(m) is SystemMessage``) see the subclass."""
+def test_system_init_is_exactly_the_official_plain_system_message() -> None:
+    """As official 0.2.188: ``type(m).__name__ == "SystemMessage"`` and ``m.data`` is the wire
+    dict (several official e2e tests check the name); our typed fields are ``m.init``."""
     init = parse_message({"type": "system", "subtype": "init", "session_id": SID, "model": "m"})
-    assert isinstance(init, SystemMessage) and init.subtype == "init"
+    assert type(init) is SystemMessage and type(init).__name__ == "SystemMessage" and init.subtype == "init"
     assert init.data["model"] == "m"
+    assert init.init is not None and init.init.model == "m" and init.init.session_id == SID
 
 
 # ----------------------------------------------------------------------------- shell pieces

@@ -64,6 +64,9 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "SandboxIgnoreViolations", "SandboxNetworkConfig", "SandboxSettings", "SdkBeta",
         "SdkPluginConfig", "ServerToolName", "SessionCronSummary",
         "SessionStartHookSpecificOutput", "SettingSource", "StopHookInput",
+        "SetupHookSpecificOutput",  # in the HookSpecificOutput union, so importable from the top
+        "ClaudeCodeOptions",  # the old claude_code_sdk name, with its defaults (deprecated)
+        "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",  # typed control answers
         "StopHookSpecificOutput", "SubagentStartHookInput", "SubagentStartHookSpecificOutput",
         "SubagentStopHookInput", "SubagentStopHookSpecificOutput", "SystemInitData",
         "SystemInitMcpServer", "SystemInitPlugin", "SystemInitPluginError",

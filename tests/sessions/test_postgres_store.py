@@ -18,14 +18,16 @@ import time
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
-import psycopg
 import pytest
-from helpers import wait_until
+from helpers import require_package, wait_until
 from pg_server import PostgresServer, require_pg_bin
-from psycopg_pool import ConnectionPool
 
 from claude_sync._sessions.stores.postgres import PostgresSessionStore, schema_sql
 from claude_sync.testing import run_session_store_conformance
+
+POSTGRES_EXTRA = "pip install -e '.[postgres]'"
+psycopg = require_package("psycopg", install=POSTGRES_EXTRA)  # skipped without it, failed under CI=true
+ConnectionPool = require_package("psycopg_pool", install=POSTGRES_EXTRA).ConnectionPool
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY: Any = {"project_key": "proj", "session_id": "sess"}

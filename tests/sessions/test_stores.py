@@ -9,7 +9,7 @@ import sys
 import threading
 import uuid
 from pathlib import Path
-from typing import Any, Iterator, List
+from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 from transcript_lines import conversation, folder, write
@@ -72,6 +72,28 @@ def test_conformance_skips_optional_methods_a_store_lacks() -> None:
     run_session_store_conformance(Minimal)
     with pytest.raises(AssertionError, match="unknown optional"):
         run_session_store_conformance(Minimal, skip_optional=frozenset({"nope"}))
+
+
+def test_a_store_appending_with_setdefault_extend_passes_as_it_does_the_official_suite() -> None:
+    """The usual hand-written store: ``append([])`` to a new key makes it load as ``[]``
+    (not None). The official suite accepts that and so must ours: the mirror never sends an
+    empty batch."""
+
+    class DictStore:
+        def __init__(self) -> None:
+            self.data: Dict[Tuple[str, str, str], List[Any]] = {}
+
+        def append(self, key: Any, entries: Any) -> None:
+            self.data.setdefault((key["project_key"], key["session_id"], key.get("subpath", "")), []).extend(entries)
+
+        def load(self, key: Any) -> Any:
+            got = self.data.get((key["project_key"], key["session_id"], key.get("subpath", "")))
+            return None if got is None else list(got)
+
+    run_session_store_conformance(DictStore)
+    store = DictStore()
+    store.append({"project_key": "p", "session_id": "s"}, [])
+    assert store.load({"project_key": "p", "session_id": "s"}) == []  # what the old extra contract refused
 
 
 def test_eight_threads_appending_to_one_sqlite_store_lose_nothing(sqlite_path: Path) -> None:
@@ -171,7 +193,22 @@ def test_store_functions_round_trip(store: Any, tmp_path: Path) -> None:
     assert get_session_messages_from_store(store, sid, directory) == []
     assert [s.session_id for s in list_sessions_from_store(store, directory)] == [fork.session_id]
     with pytest.raises(ValueError, match="not-a-uuid"):
-        get_session_messages_from_store(store, "not-a-uuid", directory)
+        rename_session_via_store(store, "not-a-uuid", "t", directory)
+
+
+def test_store_readers_given_a_non_uuid_id_return_nothing_without_calling_the_store() -> None:
+    class Untouchable(InMemorySessionStore):
+        def load(self, key: Any) -> Any:
+            raise AssertionError(f"load({key}) for a non-UUID id")
+
+        def list_subkeys(self, key: Any) -> Any:
+            raise AssertionError(f"list_subkeys({key}) for a non-UUID id")
+
+    store = Untouchable()
+    assert get_session_info_from_store(store, "not-a-uuid") is None
+    assert get_session_messages_from_store(store, "../x") == []
+    assert list_subagents_from_store(store, "nope") == []
+    assert get_subagent_messages_from_store(store, "nope", "a1") == []
 
 
 def test_listing_degrades_a_failing_load_to_an_empty_row() -> None:

@@ -139,9 +139,7 @@ HAND_MADE: List[Any] = [
     ),
     UserMessage([ToolResultBlock("toolu_1", {"odd": "dict content"})]),
     SystemMessage("brand_new", {"type": "system", "subtype": "brand_new", "n": 1}),
-    SystemInitMessage(
-        "init", {"type": "system", "subtype": "init"}, session_id=SID, tools=["Bash"]
-    ),
+    SystemMessage("init", {"type": "system", "subtype": "init", "session_id": SID, "tools": ["Bash"]}),
     TaskUpdatedMessage(
         "task_updated", {}, task_id="t", patch={"status": "killed"}, status="killed"
     ),
@@ -173,6 +171,13 @@ def test_hand_made_messages_round_trip(message: Any) -> None:
     assert message_from_dict(as_dict) == message
     assert type(message_from_dict(as_dict)) is type(message)
     assert type(message).from_json(message.to_json(indent=2)) == message
+
+
+def test_the_typed_init_view_round_trips_through_its_own_class() -> None:
+    view = SystemInitMessage("init", {"type": "system", "subtype": "init"}, session_id=SID, tools=["Bash"])
+    assert SystemInitMessage.from_dict(view.to_dict()) == view
+    plain = next(m for m in HAND_MADE if type(m) is SystemMessage and m.subtype == "init")
+    assert plain.init == SystemInitMessage.of(plain.data) and plain.init.tools == ["Bash"]
 
 
 def test_nested_blocks_round_trip_to_their_own_classes() -> None:
@@ -422,3 +427,14 @@ def test_dataclasses_json_is_imported_only_on_first_serde_use() -> None:
     report = json.loads(completed.stdout.strip().splitlines()[-1])
     assert report["before"] == []
     assert report["after"] == ["dataclasses_json", "marshmallow"]  # the probe can see imports
+
+
+def test_assistant_text_joins_the_text_blocks_only() -> None:
+    """Issue 19: what code keeps writing by hand (``"".join(b.text for b in m.content if …)``);
+    blocks joined by a blank line, as ``text_stream()`` joins them."""
+    message = AssistantMessage(
+        [ThinkingBlock("hmm", "sig"), TextBlock("First."), ToolUseBlock("t", "Bash", {}), TextBlock("Then.")], "m"
+    )
+    assert message.text == "First.\n\nThen."
+    assert AssistantMessage([ToolUseBlock("t", "Bash", {})], "m").text == ""
+    assert "text" not in message.to_dict()  # computed, not a field

@@ -16,6 +16,7 @@ from wire_samples import (
     CASE_IDS,
     CASES,
     INIT,
+    INIT_FIELDS,
     MODEL_USAGE,
     RESULT_SUCCESS,
     assistant_line,
@@ -40,6 +41,7 @@ from claude_sync._wire.messages import (
 from claude_sync._wire.parse import parse_message
 from claude_sync._wire.system_messages import (
     HookEventMessage,
+    SystemInitMessage,
     SystemMessage,
 )
 
@@ -138,6 +140,20 @@ def test_system_subclasses_are_system_messages_with_the_whole_dict_as_data() -> 
     hook = parse_message(system_line("hook_response", hook_event="Stop", outcome="error"))
     assert isinstance(hook, HookEventMessage)
     assert isinstance(hook, SystemMessage)
+
+
+def test_init_is_a_plain_system_message_whose_init_property_is_the_typed_view() -> None:
+    message = parse_message(INIT)
+    assert type(message) is SystemMessage and type(message).__name__ == "SystemMessage"
+    init = message.init
+    assert isinstance(init, SystemInitMessage)
+    for attribute, value in INIT_FIELDS.items():
+        assert getattr(init, attribute) == value, attribute
+    assert init.init is init and init.data is INIT
+    assert parse_message(system_line("status", status="requesting")).init is None
+    assert SystemInitMessage.of({"type": "system", "subtype": "init"}).model is None
+    with pytest.raises(TypeError, match="init wire dict"):
+        SystemInitMessage.of([])  # type: ignore[arg-type]
 
 
 def test_model_usage_comes_from_camel_case_wire_key() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import List
 
 import pytest
+from helpers import require_package
 
 import claude_sync
 from claude_sync._wire.record import FrozenRecord, Record
@@ -24,7 +25,7 @@ TYPING_DIR = Path(__file__).resolve().parents[1] / "package" / "typing_check"
 def _record_classes() -> List[type]:
     names = [name for name in claude_sync.__all__ if name != "__version__"]
     objects = [getattr(claude_sync, name) for name in names]
-    return [obj for obj in objects if isinstance(obj, type) and issubclass(obj, Record)]
+    return [obj for obj in objects if isinstance(obj, type) and issubclass(obj, Record) and obj is not claude_sync.ClaudeCodeOptions]
 
 
 def test_options_signature_lists_every_field() -> None:
@@ -45,6 +46,13 @@ def test_every_record_class_has_its_init_signature(cls: type) -> None:
     assert [p.name for p in signature.parameters.values() if p.default is inspect.Parameter.empty] == required
     bound = signature.bind_partial()  # the signature is a usable Signature
     assert bound.arguments == {}
+
+
+def test_claude_code_options_shows_every_field_and_append_system_prompt_keyword_only() -> None:
+    signature = inspect.signature(claude_sync.ClaudeCodeOptions)
+    names = [f.name for f in dataclasses.fields(claude_sync.ClaudeAgentOptions)]
+    assert list(signature.parameters) == [*names, "append_system_prompt"]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in signature.parameters.values())
 
 
 def test_bases_have_no_signature_of_their_own() -> None:
@@ -69,7 +77,7 @@ def test_signatures_are_not_built_at_import() -> None:
 
 
 def test_ipython_completes_option_names() -> None:
-    pytest.importorskip("IPython", reason="IPython is in the test extra")
+    require_package("IPython", import_it=False)
     code = (
         "from IPython.core.interactiveshell import InteractiveShell\n"
         "from IPython.core.completer import provisionalcompleter\n"
@@ -89,7 +97,7 @@ def test_ipython_completes_option_names() -> None:
 
 
 def test_mypy_strict_passes_on_a_user_script_and_catches_misuse() -> None:
-    pytest.importorskip("mypy", reason="mypy is in the test extra")
+    require_package("mypy", import_it=False)
     good, wrong = TYPING_DIR / "user_script.py", TYPING_DIR / "wrong_script.py"
     out = subprocess.run(
         # follow-imports=silent: the package's own mypy run is the project's (pyproject); here

@@ -47,6 +47,9 @@ class InMemorySessionStore:
         return now
 
     def append(self, key: SessionKey, entries: List[SessionStoreEntry]) -> None:
+        """Add ``entries`` after those under ``key`` (copies of them) and update the session's summary.
+        Any thread.
+        """
         if not entries:
             return
         texts = [json.dumps(entry) for entry in entries]
@@ -62,6 +65,8 @@ class InMemorySessionStore:
                 self._summaries[(slot[0], slot[1])] = folded
 
     def load(self, key: SessionKey) -> Optional[List[SessionStoreEntry]]:
+        """Copies of every entry under ``key`` in append order, or None if nothing was stored there.
+        """
         with self._lock:
             texts = self._entries.get(_slot(key))
             texts = None if texts is None else list(texts)
@@ -70,6 +75,7 @@ class InMemorySessionStore:
         return [json.loads(text) for text in texts]
 
     def list_sessions(self, project_key: str) -> List[SessionStoreListEntry]:
+        """The main transcripts of ``project_key`` with their mtimes (epoch milliseconds)."""
         with self._lock:
             return [
                 {"session_id": sid, "mtime": self._mtimes[(pk, sid, sub)]}
@@ -78,10 +84,13 @@ class InMemorySessionStore:
             ]
 
     def list_session_summaries(self, project_key: str) -> List[SessionSummaryEntry]:
+        """The running summaries of ``project_key``'s sessions (copies)."""
         with self._lock:
             return [json.loads(json.dumps(s)) for (pk, _), s in self._summaries.items() if pk == project_key]
 
     def delete(self, key: SessionKey) -> None:
+        """Remove ``key``; without a ``subpath`` also the session's subagent transcripts and summary.
+        """
         slot = _slot(key)
         with self._lock:
             doomed = [s for s in self._entries if s[:2] == slot[:2] and (not slot[2] or s[2] == slot[2])]
@@ -92,6 +101,7 @@ class InMemorySessionStore:
                 self._summaries.pop((slot[0], slot[1]), None)
 
     def list_subkeys(self, key: SessionListSubkeysKey) -> List[str]:
+        """The subpaths stored under a session (never the main transcript)."""
         with self._lock:
             return [s[2] for s in self._entries if s[0] == key["project_key"] and s[1] == key["session_id"] and s[2]]
 
@@ -108,6 +118,7 @@ class InMemorySessionStore:
             return sum(1 for s in self._entries if not s[2])
 
     def clear(self) -> None:
+        """Remove everything (a test helper)."""
         with self._lock:
             self._entries.clear()
             self._mtimes.clear()

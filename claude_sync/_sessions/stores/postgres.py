@@ -1,7 +1,7 @@
 """``PostgresSessionStore``: a ``SessionStore`` in PostgreSQL, shared by processes and hosts.
 
-Needs the ``postgres`` extra (``pip install 'claude-sync[postgres]'``: psycopg 3, sync, and
-``psycopg_pool``). psycopg is imported when a store is made, never by ``import claude_sync``.
+Needs the ``postgres`` extra (``pip install -e '.[postgres]'`` in a checkout: psycopg 3, sync,
+and ``psycopg_pool``). psycopg is imported when a store is made, never by ``import claude_sync``.
 
 The store talks to the server through one of three things, given at construction:
 
@@ -110,7 +110,8 @@ def _import_psycopg() -> Any:
         import psycopg
     except ImportError as exc:
         raise ImportError(
-            "PostgresSessionStore needs psycopg 3: pip install 'claude-sync[postgres]'"
+            "PostgresSessionStore needs psycopg 3 and psycopg_pool (the postgres extra): "
+            "pip install 'psycopg[binary]>=3.1' 'psycopg_pool>=3.1'"
         ) from exc
     return psycopg
 
@@ -119,7 +120,7 @@ class PostgresSessionStore:
     """A ``SessionStore`` in a PostgreSQL database. Any thread; any number of processes.
 
     ``target``: a conninfo string, a ``psycopg.Connection`` or a
-    ``psycopg_pool.ConnectionPool`` (see the module docstring for who owns what).
+    ``psycopg_pool.ConnectionPool`` (the module docstring says who owns what).
     ``table_prefix`` names the tables (``<prefix>_entries`` …). With ``create_schema=True``
     the tables are created on the first call if missing (needs the CREATE privilege; call
     ``create_schema()`` or run ``schema_sql()`` yourself otherwise). ``connect_timeout``
@@ -128,6 +129,11 @@ class PostgresSessionStore:
 
     Raises ``TypeError`` for a ``target`` of another kind, ``ValueError`` for a bad prefix
     or timeout, ``ImportError`` when psycopg is not installed.
+
+    Attributes:
+        table_prefix: The prefix of the store's table names (``<prefix>_entries`` …).
+        connect_timeout: Seconds connecting, or waiting for a pooled connection, may take.
+        statement_timeout: Seconds any statement may take on the server, lock waits included.
     """
 
     def __init__(

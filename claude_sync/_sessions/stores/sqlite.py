@@ -62,6 +62,9 @@ class SQLiteSessionStore:
 
     ``busy_timeout`` (seconds) bounds the wait for another process's write lock. Call
     ``close()`` (or use ``with``) when done; the store is unusable afterwards.
+
+    Attributes:
+        path: The database file.
     """
 
     def __init__(self, path: Union[str, Path], *, busy_timeout: float = 30.0) -> None:
@@ -100,6 +103,10 @@ class SQLiteSessionStore:
     # ---------------------------------------------------------------- writes
 
     def append(self, key: SessionKey, entries: List[SessionStoreEntry]) -> None:
+        """Add ``entries`` after those under ``key`` in one transaction (an entry whose ``uuid`` is
+        already stored is skipped, so a retry is harmless) and update the session's summary. Raises
+        ``ValueError`` once the store is closed, ``sqlite3.Error`` when the database fails.
+        """
         if not entries:
             return
         pk, sid, sub = key["project_key"], key["session_id"], key.get("subpath") or ""
@@ -148,6 +155,9 @@ class SQLiteSessionStore:
         )
 
     def delete(self, key: SessionKey) -> None:
+        """Remove ``key``; without a ``subpath`` also the session's subagent transcripts and summary.
+        Raises ``ValueError`` once the store is closed, ``sqlite3.Error`` when the database fails.
+        """
         pk, sid, sub = key["project_key"], key["session_id"], key.get("subpath") or ""
         where = "project_key=? AND session_id=?" + (" AND subpath=?" if sub else "")
         args = (pk, sid, sub) if sub else (pk, sid)
@@ -171,6 +181,9 @@ class SQLiteSessionStore:
             return self._conn().execute(sql, args).fetchall()
 
     def load(self, key: SessionKey) -> Optional[List[SessionStoreEntry]]:
+        """Every entry under ``key`` in append order, or None if nothing was stored there. Raises
+        ``ValueError`` once the store is closed, ``sqlite3.Error`` when the database fails.
+        """
         rows = self._query(
             "SELECT body FROM entries WHERE project_key=? AND session_id=? AND subpath=? ORDER BY seq",
             (key["project_key"], key["session_id"], key.get("subpath") or ""),
@@ -180,14 +193,23 @@ class SQLiteSessionStore:
         return [json.loads(body) for (body,) in rows]
 
     def list_sessions(self, project_key: str) -> List[SessionStoreListEntry]:
+        """The main transcripts of ``project_key`` with their mtimes (epoch milliseconds). Raises
+        ``ValueError`` once the store is closed, ``sqlite3.Error`` when the database fails.
+        """
         rows = self._query("SELECT session_id, mtime FROM transcripts WHERE project_key=? AND subpath=''", (project_key,))
         return [{"session_id": sid, "mtime": int(mtime)} for sid, mtime in rows]
 
     def list_session_summaries(self, project_key: str) -> List[SessionSummaryEntry]:
+        """The running summaries of ``project_key``'s sessions. Raises ``ValueError`` once the store is
+        closed, ``sqlite3.Error`` when the database fails.
+        """
         rows = self._query("SELECT session_id, mtime, data FROM summaries WHERE project_key=?", (project_key,))
         return [{"session_id": sid, "mtime": int(mtime), "data": json.loads(data)} for sid, mtime, data in rows]
 
     def list_subkeys(self, key: SessionListSubkeysKey) -> List[str]:
+        """The subpaths stored under a session, oldest first (never the main transcript). Raises
+        ``ValueError`` once the store is closed, ``sqlite3.Error`` when the database fails.
+        """
         rows = self._query(
             "SELECT subpath FROM transcripts WHERE project_key=? AND session_id=? AND subpath!='' ORDER BY created, subpath",
             (key["project_key"], key["session_id"]),
