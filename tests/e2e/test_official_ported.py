@@ -83,14 +83,6 @@ def expected_e2e_failures(version: Tuple[int, ...]) -> Dict[str, str]:
             "deliberate: imports the official SDK's private claude_agent_sdk._internal "
             "(flagged by the tool; no counterpart)"
         ),
-        "test_agents_and_settings.py::test_filesystem_agent_loading": (
-            "claude_sync bug (issue 19, first item): system/init is a SystemInitMessage, the test "
-            "compares type(m).__name__ with 'SystemMessage'"
-        ),
-        "test_include_partial_messages.py::test_include_partial_messages_stream_events": (
-            "claude_sync bug (issue 19, first item): system/init is a SystemInitMessage, the test "
-            "compares type(m).__name__ with 'SystemMessage'"
-        ),
     }
     if version < (2, 1, 210):
         failures["test_message_origin.py::test_result_origin_round_trips_host_stamp"] = (
@@ -532,10 +524,6 @@ FAILURE_SIGNS = ("Traceback", "FAILURE", "❌", "Unexpected error")
 """Output that means an example went wrong even when it exits 0."""
 
 EXPECTED_EXAMPLE_FAILURES: Dict[str, str] = {
-    "filesystem_agents.py": (
-        "claude_sync bug (issue 19, first item): the example looks for type(msg).__name__ == "
-        "'SystemMessage' and prints FAILURE on SystemInitMessage"
-    ),
     "max_budget_usd.py": (
         "same as the official SDK: the CLI ends a run over max_budget_usd with an "
         "error_max_budget_usd result, and query() raises ResultError after yielding it"
@@ -604,11 +592,6 @@ UNIT_OUT_OF_SCOPE: Dict[str, str] = {
 """Official unit test modules not run, and why. Tests in the other modules that touch the
 official SDK's private API are told apart at run time (``official_stub.PrivateApiUsed``)."""
 
-TRANSPORT = (
-    "claude_sync bug (issue 19): a transport must subclass claude_sync.Transport, the official SDK "
-    "takes any object with the methods (here a MagicMock)"
-)
-READERS = "claude_sync bug (issue 19): session readers raise ValueError on a non-UUID id, the official ones return None / []"
 WORDING = "deliberate: the same exception type, with claude_sync's own message (the test matches the official wording)"
 MCP_FREE = (
     "deliberate: claude_sync does not depend on the mcp package: create_sdk_mcp_server returns "
@@ -617,33 +600,10 @@ MCP_FREE = (
 VALIDATION = "deliberate: claude_sync checks options when they are made (a clear typed error, no silent fallback)"
 
 EXPECTED_UNIT_FAILURES: Dict[str, str] = {
-    **{f"test_client.py::{name}": TRANSPORT for name in (
-        "TestClaudeSDKClientTrioBackend::test_client_connect_under_trio",
-        "TestClaudeSDKClientSystemPromptSnapshot::test_connect_sends_snapshot[system_prompt0-False]",
-        "TestClaudeSDKClientSystemPromptSnapshot::test_connect_sends_snapshot[system_prompt1-True]",
-        "TestClaudeSDKClientSystemPromptSnapshot::test_connect_omits_snapshot_when_unset",
-        "TestClaudeSDKClientResourceCleanup::test_disconnect_closes_receive_stream",
-    )},
-    **{f"test_option_warnings.py::{name}": TRANSPORT for name in (
-        "TestConnectEmitsWarning::test_connect_warns_once_for_shadowed_config",
-        "TestConnectEmitsWarning::test_connect_silent_for_non_shadowed_config",
-        "TestQueryEmitsWarning::test_query_warns_for_shadowed_config",
-        "TestQueryEmitsWarning::test_query_silent_for_non_shadowed_config",
-    )},
-    **{f"test_sessions.py::{name}::test_invalid_session_id": READERS for name in (
-        "TestGetSessionMessages", "TestGetSessionInfo", "TestListSubagents", "TestGetSubagentMessages",
-    )},
-    "test_session_helpers_store.py::TestSubagentsFromStore::test_subagent_helpers_non_uuid_session_id": READERS,
-    **{f"test_session_store_conformance.py::TestInMemorySessionStore::{name}": (
-        "claude_sync bug (issue 19): run_session_store_conformance's extra contract 'append([]) "
-        "changes nothing' rejects a store the official suite accepts"
-    ) for name in ("test_skip_optional_suppresses_contracts", "test_auto_skips_unimplemented_optionals")},
-    "test_types.py::TestHookSpecificOutputTypes::test_every_hook_specific_output_is_exported": (
-        "claude_sync bug (issue 19): SetupHookSpecificOutput is in the HookSpecificOutput union but not exported"
+    "test_client.py::TestClaudeSDKClientTrioBackend::test_client_connect_under_trio": (
+        "deliberate: the test reads the client's private _transport, which holds claude_sync's "
+        "adapter around a duck-typed transport, not the MagicMock itself"
     ),
-    **{f"test_errors.py::TestErrorTypes::{name}": (
-        "claude_sync bug (issue 19): ResultError.errors keeps non-str entries as text, the official drops them"
-    ) for name in ("test_result_error_tolerates_missing_or_malformed_fields", "test_result_error_normalizes_errors_like_the_message_text")},
     "test_errors.py::TestErrorTypes::test_process_error": WORDING + " ('(exit code 1)', not 'exit code: 1')",
     "test_errors.py::TestErrorTypes::test_result_error_carries_payload": WORDING + " ('(exit code 1)', not 'exit code: 1')",
     "test_integration.py::TestIntegration::test_cli_not_found": WORDING + " (CLINotFoundError with install steps)",
@@ -679,21 +639,7 @@ EXPECTED_UNIT_FAILURES: Dict[str, str] = {
         VALIDATION + ": user='claude' must exist on this machine"
     ),
 }
-"""Official unit test id -> why it fails on claude_sync (each a deliberate difference or a
-claude_sync bug that issue 19 names)."""
-
-EITHER_OUTCOME: Dict[str, str] = {
-    f"test_run_end_subprocess.py::{name}": (
-        "claude_sync bug (issue 19): a one-shot query() with hooks closes stdin at the first "
-        "result, so the follow-up turn's hook often never runs (passes or fails by a race)"
-    )
-    for name in (
-        "test_follow_up_turn_is_served_and_sdk_frames_stay_hidden",
-        "test_caller_who_opted_in_sees_the_frames",
-        "test_ceiling_closes_stdin_when_idle_never_comes",
-    )
-}
-"""Tests whose outcome races on a known bug: either outcome is accepted until it is fixed."""
+"""Official unit test id -> why it fails on claude_sync (each a deliberate difference)."""
 
 OFFICIAL_STUB = Path(__file__).with_name("official_stub.py")
 
@@ -734,7 +680,7 @@ def test_official_unit_tests_on_public_api_fail_only_where_listed(ported_unit_te
     outcomes = _unit_outcomes(report)
     public = {t: o for t, o in outcomes.items() if o != "private"}
     assert sum(o == "passed" for o in public.values()) >= 200, public
-    failed = {t for t, o in public.items() if o == "failed"} - set(EITHER_OUTCOME)
+    failed = {t for t, o in public.items() if o == "failed"}
     unexpected_failures = sorted(failed - set(EXPECTED_UNIT_FAILURES))
     unexpected_passes = sorted(set(EXPECTED_UNIT_FAILURES) - failed)
     assert not unexpected_failures and not unexpected_passes, (
