@@ -42,7 +42,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "CompactBoundaryMessage", "TaskStartedMessage", "TaskProgressMessage", "TaskUpdatedMessage",
         "TaskNotificationMessage", "HookEventMessage", "HookStartedMessage", "HookProgressMessage",
         "HookResponseMessage", "InformationalMessage", "ThinkingTokensMessage",
-        "MirrorErrorMessage",
+        "MirrorErrorMessage", "OversizedLineSkipped",
     ),
     "._wire.blocks": (
         "ContentBlock", "TextBlock", "ThinkingBlock", "RedactedThinkingBlock", "ToolUseBlock",
@@ -50,18 +50,20 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "UnknownBlock",
     ),
     "._wire.merge": ("AssistantMessageMerger",),
-    "._wire.protocol": ("OversizedLineSkipped",),
+    "._wire.protocol": ("StreamItem",),
     "._wire.errors": (
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
-        "ReceiveTimeoutError", "UsageError", "SessionStoreError",
+        "ReceiveTimeoutError", "UsageError", "SessionStoreError", "StructuredOutputError",
     ),
-    # loaded on first use (PEP 562): the live view, many agents, MCP tools, host dialogs,
+    # loaded on first use (PEP 562): the live view, many agents, typed output, MCP tools, host dialogs,
     # typed control answers, type-hint-only TypedDicts and Literals, sessions and stores
     "._display.show": ("show",),
     "._options.code_options": ("ClaudeCodeOptions",),
     "._agents.run": ("run", "RunResult"),
     "._agents.pool": ("AgentPool",),
+    "._structured.class_schema": ("json_schema_of",),
+    "._structured.outcome": ("parse_output",),
     "._mcp.tools": ("tool", "SdkMcpTool", "ToolContext", "ToolAnnotations"),
     "._mcp.server": ("create_sdk_mcp_server", "SdkMcpServer"),
     "._callbacks.dialogs": (
@@ -280,6 +282,8 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._sessions.types import SessionStoreFlushMode as SessionStoreFlushMode
     from ._sessions.types import SessionStoreListEntry as SessionStoreListEntry
     from ._sessions.types import SessionSummaryEntry as SessionSummaryEntry
+    from ._structured.class_schema import json_schema_of as json_schema_of
+    from ._structured.outcome import parse_output as parse_output
     from ._wire.blocks import ContentBlock as ContentBlock
     from ._wire.blocks import ImageBlock as ImageBlock
     from ._wire.blocks import RedactedThinkingBlock as RedactedThinkingBlock
@@ -310,6 +314,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.errors import ReceiveTimeoutError as ReceiveTimeoutError
     from ._wire.errors import ResultError as ResultError
     from ._wire.errors import SessionStoreError as SessionStoreError
+    from ._wire.errors import StructuredOutputError as StructuredOutputError
     from ._wire.errors import UsageError as UsageError
     from ._wire.merge import AssistantMessageMerger as AssistantMessageMerger
     from ._wire.messages import AssistantMessage as AssistantMessage
@@ -326,7 +331,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.messages import UnknownMessage as UnknownMessage
     from ._wire.messages import UserMessage as UserMessage
     from ._wire.messages import message_from_dict as message_from_dict
-    from ._wire.protocol import OversizedLineSkipped as OversizedLineSkipped
+    from ._wire.protocol import StreamItem as StreamItem
     from ._wire.shapes import FastModeDisabledReason as FastModeDisabledReason
     from ._wire.shapes import FastModeState as FastModeState
     from ._wire.shapes import MessageOrigin as MessageOrigin
@@ -352,6 +357,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.system_messages import HookStartedMessage as HookStartedMessage
     from ._wire.system_messages import InformationalMessage as InformationalMessage
     from ._wire.system_messages import MirrorErrorMessage as MirrorErrorMessage
+    from ._wire.system_messages import OversizedLineSkipped as OversizedLineSkipped
     from ._wire.system_messages import StatusMessage as StatusMessage
     from ._wire.system_messages import SystemInitMessage as SystemInitMessage
     from ._wire.system_messages import SystemMessage as SystemMessage

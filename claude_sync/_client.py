@@ -246,10 +246,13 @@ class ClaudeSDKClient(TypedControlMethods):
         # a call returns, which would drop the item `next` returned. Between `for` handing
         # over an item and our `yield` there is no call, so an interrupt loses nothing.
         self._take_consumer_slot()
+        output_class = _output_class(session)
         try:
             for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
                 if item.__class__ is ResultMessage:
                     self._ctrl_c_pending = False
+                    if output_class is not None:
+                        item = _typed_result(session, output_class, item)
                     yield item
                     if until_result:
                         return
@@ -272,6 +275,7 @@ class ClaudeSDKClient(TypedControlMethods):
         from ._wire.merge import extends_head, next_merged
 
         self._take_consumer_slot()
+        output_class = _output_class(session)
         held: List[Any] = []
         closed = 0
         try:
@@ -283,6 +287,8 @@ class ClaudeSDKClient(TypedControlMethods):
                 while ready is not None:
                     closed = ready.closed
                     message = ready.message
+                    if output_class is not None and message.__class__ is ResultMessage:
+                        message = _with_parsed_output(output_class, message)  # still held: Ctrl-C loses nothing
                     del held[ready.start : ready.start + ready.length]
                     if message.__class__ is ResultMessage:
                         self._ctrl_c_pending = False
@@ -425,6 +431,29 @@ class ClaudeSDKClient(TypedControlMethods):
         """The live connection to the CLI (None before the first ``connect()``), for
         diagnostics."""
         return self._session
+
+
+def _output_class(session: Session) -> Optional[type]:
+    """The class the session's ``output_format`` decodes into (None for a schema dict or
+    no output format)."""
+    output_format = session.options.output_format
+    return output_format if isinstance(output_format, type) else None
+
+
+def _with_parsed_output(output_class: type, result: ResultMessage) -> ResultMessage:
+    from ._structured.outcome import with_parsed_output  # typed output: first use only
+
+    return with_parsed_output(output_class, result)
+
+
+def _typed_result(session: Session, output_class: type, result: ResultMessage) -> ResultMessage:
+    """``result`` with ``parsed_output`` set (consumer's thread). A Ctrl-C while decoding puts
+    the result back at the head of the queue, so the next ``receive_*`` yields it."""
+    try:
+        return _with_parsed_output(output_class, result)
+    except KeyboardInterrupt:
+        session.requeue_front([result])
+        raise
 
 
 def _reap_dropped_client(session: Session) -> None:

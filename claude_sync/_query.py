@@ -24,15 +24,23 @@ import logging
 import threading
 import time
 from functools import partial
-from typing import Any, Dict, Generator, Iterable, Iterator, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Generator, Iterable, Iterator, List, Optional, Union
 
-from ._agents.result import RunResult
 from ._engine.connection import Session
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
-from ._wire.errors import ClaudeSDKError, ReceiveTimeoutError, ResultError, UsageError
+from ._wire.errors import (
+    ClaudeSDKError,
+    ReceiveTimeoutError,
+    ResultError,
+    StructuredOutputError,
+    UsageError,
+)
 from ._wire.messages import ResultMessage
 from ._wire.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._agents.result import RunResult
 
 __all__ = ["query", "QueryStream"]
 
@@ -57,6 +65,11 @@ def query(
     ``ProcessError`` …), and ``ResultError`` once the run-ending ``ResultMessage`` with
     ``is_error`` was yielded (set ``options.raise_on_error_result = False`` to only get it as
     data). Raises ``TypeError`` at once for a prompt of the wrong type.
+
+    With a class as ``options.output_format`` the ``ResultMessage`` carries the instance in
+    ``parsed_output``; when the run produced no value that fits the class (the CLI gave up
+    retrying, the model never called ``StructuredOutput``, the class refused the value), a
+    ``StructuredOutputError`` (a ``ResultError``) is raised after it, under the same switch.
 
     ``transport``: a ``Transport`` (or any object with its official methods, as the official
     SDK accepts) to use instead of spawning the CLI; the options that become CLI flags are then
@@ -170,7 +183,7 @@ class QueryStream:
         """The underlying session (None before the first ``next()``)."""
         return self._run.session
 
-    def result(self) -> RunResult:
+    def result(self) -> RunResult[Any]:
         """The run as ``run()`` returns it: a ``RunResult`` of every message the stream
         yielded (caller's thread, the one that iterates).
 
@@ -191,8 +204,10 @@ class QueryStream:
             raise run.error
         if not run.finished:
             raise UsageError("the stream was closed before its run ended: there is no RunResult")
+        from ._agents.result import RunResult  # first use only: most streams are just iterated
+
         try:
-            run.built = RunResult.from_messages(run.collected)
+            run.built = RunResult.from_messages(run.collected, output_format=run.options.output_format)
         except ValueError:
             raise ClaudeSDKError("the CLI ended the run without a ResultMessage") from None
         return run.built
@@ -215,7 +230,7 @@ class _Run:
         """Every message yielded, for ``QueryStream.result()``."""
         self.finished = False
         self.error: Optional[Exception] = None
-        self.built: Optional[RunResult] = None
+        self.built: Optional[RunResult[Any]] = None
 
     def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
@@ -238,6 +253,7 @@ class _Run:
 
     def _relay(self, session: Session, started: float) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
+        typed = _TypedOutput.of(self.options.output_format)
         remaining = None
         if self.timeout is not None:
             remaining = self.timeout - (time.monotonic() - started)
@@ -248,6 +264,8 @@ class _Run:
         try:
             waiting = partial(self._close_stdin_if_done, session)
             for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout, on_wait=waiting):
+                if typed is not None:
+                    item = typed.observe(item)
                 if item.__class__ is ResultMessage:
                     last = item
                     self._close_stdin_if_done(session)
@@ -261,7 +279,13 @@ class _Run:
             ) from None
         if self.prompt_error is not None:
             raise self.prompt_error
-        if last is not None and last.is_error and self.options.raise_on_error_result:
+        if last is None or not self.options.raise_on_error_result:
+            return
+        if typed is not None:
+            error = typed.error(last, session)
+            if error is not None:
+                raise error
+        if last.is_error:
             raise _result_error_with_exit(last, session)
 
     def _send_prompt(self, session: Session) -> None:
@@ -324,6 +348,41 @@ def _check_timeouts(timeout: Optional[float], idle_timeout: Optional[float]) -> 
                 seconds(name, value)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(str(exc).replace("ClaudeAgentOptions.", "query() ")) from None
+
+
+class _TypedOutput:
+    """The ``output_format`` side of one run (caller's thread): results get their
+    ``parsed_output``, and the ``StructuredOutput`` calls are followed for the error that
+    is raised when the run produced no fitting value (``claude_sync._structured.outcome``)."""
+
+    def __init__(self, output_format: Any) -> None:
+        from ._structured.outcome import AttemptLog  # typed output: first use only
+
+        self.output_format = output_format
+        self.attempts = AttemptLog()
+
+    @classmethod
+    def of(cls, output_format: Any) -> Optional[_TypedOutput]:
+        return None if output_format is None else cls(output_format)
+
+    def observe(self, item: StreamItem) -> StreamItem:
+        self.attempts.observe(item)
+        if item.__class__ is ResultMessage and isinstance(self.output_format, type):
+            from ._structured.outcome import with_parsed_output
+
+            return with_parsed_output(self.output_format, item)
+        return item
+
+    def error(self, result: ResultMessage, session: Session) -> Optional[StructuredOutputError]:
+        """The error to raise after ``result`` (None: the run produced its value). An error
+        result's carries the CLI's exit code and stderr tail, as ``ResultError``s do."""
+        from ._structured.outcome import output_outcome
+
+        transport = session.transport
+        exit_code = stderr = None
+        if transport is not None and result.is_error:
+            exit_code, stderr = transport.exit_code(), transport.stderr_tail() or None
+        return output_outcome(self.output_format, result, self.attempts, exit_code=exit_code, stderr=stderr)[1]
 
 
 def _result_error_with_exit(result: ResultMessage, session: Session) -> ResultError:

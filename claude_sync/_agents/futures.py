@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import _base as futures_base
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from .run import RunResult
+from .run import RunResult, T
 
 if TYPE_CHECKING:  # pragma: no cover
     from .reuse import CliSlot
@@ -21,8 +21,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["RunFuture", "settle"]
 
 
-class RunFuture(Future[RunResult]):
-    """A ``concurrent.futures.Future`` whose ``cancel()`` also stops a *running* run.
+class RunFuture(Future[RunResult[T]]):
+    """A ``concurrent.futures.Future`` whose ``cancel()`` also stops a *running* run
+    (``RunFuture[Invoice]`` for a run with ``output_format=Invoice``).
 
     The stdlib refuses to cancel a running future; here cancelling one closes its CLI
     (bounded) and marks the future cancelled — waiters (``wait``, ``as_completed``) are
@@ -74,7 +75,9 @@ class RunFuture(Future[RunResult]):
         return True
 
 
-def settle(future: RunFuture, *, result: Optional[RunResult] = None, exc: Optional[BaseException] = None) -> None:
+def settle(
+    future: RunFuture[Any], *, result: Optional[RunResult[Any]] = None, exc: Optional[BaseException] = None
+) -> None:
     """Worker: finish the future unless ``cancel()`` got there first."""
     try:
         if exc is not None:

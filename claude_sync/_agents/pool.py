@@ -15,33 +15,61 @@ Threads (all named ``claude_sync-agentpool-…`` and joined by ``shutdown``):
 - ``…-keeper``: keeps ``warm`` CLIs with the pool's options started and initialized, and
   replaces a parked CLI that died (checked every ``KEEPER_TICK`` s and again when taken).
 
-At most ``max_workers`` runs run at once. Parked CLIs are bounded by
-``max(warm, max_workers)`` (the oldest with options other than the pool's is closed first). ``Future.cancel()`` on a running
+At most ``max_workers`` runs run at once, and at most ``max_clis`` (default ``max_workers``)
+of the pool's CLIs are alive at once — running, parked and starting together (a real CLI is
+~300 MB): the keeper does not top ``warm`` up while that many are alive, and a run that needs
+a new CLI at the cap first closes a parked one (one with options other than the pool's
+first), or waits for a starting one. ``max_clis > max_workers`` keeps warm CLIs ready even
+while every worker is busy. Clients leased with ``client()`` come on top (the caller asked).
+Parked CLIs are bounded by ``max(warm, max_workers)`` (the oldest with options other than the
+pool's is closed first). ``Future.cancel()`` on a running
 run closes its CLI (the close ladder reaps it) before returning ``True``; ``shutdown(
 cancel_futures=True)`` and leaving the ``with`` block by an exception (Ctrl-C included) do
 that for every run; every pending future ends cancelled or failed, never left pending.
 
-(A little over 400 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
-and one set of counts, and reads best in one place. ``RunFuture`` is in ``_futures``, the
-reset and its policy in ``_reuse``.)
+(About 500 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
+and one set of counts, and reads best in one place; the typed overloads of ``submit`` and
+``map`` add the rest. ``RunFuture`` is in ``_futures``, the reset and its policy in ``_reuse``.)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections import deque
 from contextlib import contextmanager
-from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Set
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Deque,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Set,
+    Tuple,
+    Type,
+    overload,
+)
 
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import CLIConnectionError, ProcessError, UsageError
-from .._wire.protocol import StreamItem, result_error
+from .._wire.protocol import StreamItem
 from .futures import RunFuture, settle
 from .reuse import CliSlot, is_alive, reset_conversation, retire_reason
-from .run import RunResult, collect_turn
+from .run import RunResult, T, collect_turn, outcome_error
 
-__all__ = ["AgentPool"]
+if TYPE_CHECKING:
+    from .._engine.transport import Transport
+
+TransportFactory = Callable[[ClaudeAgentOptions], "Transport"]
+"""``AgentPool(transport_factory=…)``: a fresh ``Transport`` for each CLI the pool would start
+(called on the starting thread with that CLI's options)."""
+
+__all__ = ["AgentPool", "TransportFactory"]
 
 logger = logging.getLogger("claude_sync.agents")
 
@@ -54,7 +82,7 @@ START_RETRY_DELAY = 2.0
 class _Job:
     __slots__ = ("future", "prompt", "options", "timeout")
 
-    def __init__(self, future: RunFuture, prompt: str, options: ClaudeAgentOptions, timeout: Optional[float]):
+    def __init__(self, future: RunFuture[Any], prompt: str, options: ClaudeAgentOptions, timeout: Optional[float]):
         self.future = future
         self.prompt = prompt
         self.options = options
@@ -67,8 +95,14 @@ class AgentPool:
     ``reuse`` (default True) resets a CLI with ``/clear`` after a run and gives it the next
     run with equal options, where isolation is proven (see ``claude_sync._agents.reuse``);
     ``max_runs_per_cli`` bounds how often; ``reset_timeout`` bounds one reset.
-    Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``, ``warm > max_workers``,
-    ``max_runs_per_cli < 1``.
+    ``max_clis`` (default ``max_workers``): the most CLIs of the pool alive at once (see the
+    module doc). ``transport_factory``: called with a CLI's options each time the pool would
+    start one, it returns the ``Transport`` to use instead (e.g. ``lambda options:
+    scripted.transport()``); as with ``ClaudeSDKClient(transport=)``, the options that become
+    CLI flags are then not applied. Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``,
+    ``warm > max_workers``, ``max_runs_per_cli < 1``, ``max_clis < max_workers``
+    (``TypeError`` for a ``max_clis`` that is not an int, a ``transport_factory`` that is not
+    callable).
 
     Attributes:
         options: The options runs use unless ``submit`` gets others; only runs with these options
@@ -79,6 +113,7 @@ class AgentPool:
             isolate runs.
         max_runs_per_cli: The most runs one CLI serves before it is retired.
         reset_timeout: Seconds one ``/clear`` reset may take before the CLI is retired instead.
+        max_clis: The most CLIs of the pool alive at once.
     """
 
     def __init__(
@@ -90,8 +125,14 @@ class AgentPool:
         reuse: bool = True,
         max_runs_per_cli: int = 100,
         reset_timeout: float = 30.0,
+        max_clis: Optional[int] = None,
+        transport_factory: Optional[TransportFactory] = None,
     ) -> None:
         self._check_sizes(max_workers, warm, max_runs_per_cli)
+        self.max_clis = self._check_max_clis(max_clis, max_workers)
+        if transport_factory is not None and not callable(transport_factory):
+            raise TypeError(f"transport_factory must be callable, got {type(transport_factory).__name__}")
+        self.transport_factory = transport_factory
         self.options = options or ClaudeAgentOptions()
         self.max_workers = max_workers
         self.warm = warm
@@ -103,10 +144,15 @@ class AgentPool:
         self._parked: List[CliSlot] = []
         self._busy: Set[CliSlot] = set()  # running, starting, leased: closed by shutdown
         self._starting_warm = 0
-        self._running: Set[RunFuture] = set()  # stopped (cancelled) by shutdown(cancel_futures=True)
+        self._running: Set[RunFuture[Any]] = set()  # stopped (cancelled) by shutdown(cancel_futures=True)
         self._warming: Set[CliSlot] = set()  # the keeper's CLI being started: closed by shutdown
+        self._leased: Set[CliSlot] = set()  # client() leases: not under max_clis, closed at the end
+        self._reserved = 0  # room taken under max_clis for a CLI not started yet
+        self._capped_logged = False
         self._closing = False
-        self._counts: Dict[str, int] = {"runs": 0, "started": 0, "reused": 0, "retired": 0, "replaced_dead": 0}
+        self._counts: Dict[str, int] = {
+            "runs": 0, "started": 0, "reused": 0, "retired": 0, "replaced_dead": 0, "peak_alive": 0,
+        }  # fmt: skip
         self._threads = [
             threading.Thread(target=self._work, name=f"claude_sync-agentpool-worker-{n}", daemon=True)
             for n in range(max_workers)
@@ -126,22 +172,85 @@ class AgentPool:
         if max_runs_per_cli < 1:
             raise ValueError(f"max_runs_per_cli must be at least 1, got {max_runs_per_cli}")
 
+    @staticmethod
+    def _check_max_clis(max_clis: Optional[int], max_workers: int) -> int:
+        if max_clis is None:
+            return max_workers
+        if isinstance(max_clis, bool) or not isinstance(max_clis, int):
+            raise TypeError(f"max_clis must be an int, got {type(max_clis).__name__}")
+        if max_clis < max_workers:
+            raise ValueError(f"max_clis ({max_clis}) cannot be less than max_workers ({max_workers})")
+        return max_clis
+
     # ------------------------------------------------------------------ public API
 
+    @overload
     def submit(
-        self, prompt: str, *, options: Optional[ClaudeAgentOptions] = None, timeout: Optional[float] = None
-    ) -> RunFuture:
+        self,
+        prompt: str,
+        *,
+        options: Optional[ClaudeAgentOptions] = None,
+        timeout: Optional[float] = None,
+        output_format: Type[T],
+    ) -> RunFuture[T]: ...
+
+    @overload
+    def submit(
+        self,
+        prompt: str,
+        *,
+        options: Optional[ClaudeAgentOptions] = None,
+        timeout: Optional[float] = None,
+        output_format: Optional[Dict[str, Any]] = None,
+    ) -> RunFuture[Any]: ...
+
+    def submit(
+        self,
+        prompt: str,
+        *,
+        options: Optional[ClaudeAgentOptions] = None,
+        timeout: Optional[float] = None,
+        output_format: Any = None,
+    ) -> RunFuture[Any]:
         """Queue one run; returns its future (any thread). ``timeout`` bounds the run once
-        it has a CLI. Raises ``TypeError`` for a non-str prompt, ``UsageError`` after shutdown."""
+        it has a CLI. ``output_format`` (a class or a schema dict) replaces the options'
+        one for this run: the future's ``RunResult`` has the instance in ``output``. The
+        schema goes to the CLI when it starts, so only CLIs started with the same
+        ``output_format`` are reused for the run — give the pool's options the class to
+        keep warm CLIs for it. Raises ``TypeError`` for a non-str prompt or an
+        ``output_format`` class without a JSON form, ``UsageError`` after shutdown."""
         if not isinstance(prompt, str):
             raise TypeError(f"AgentPool runs take a str prompt, got {type(prompt).__name__}")
-        future = RunFuture()
+        options = options or self.options
+        if output_format is not None and output_format is not options.output_format:
+            options = dataclasses.replace(options, output_format=output_format)
+        future: RunFuture[Any] = RunFuture()
         with self._cond:
             if self._closing:
                 raise UsageError("cannot submit to an AgentPool that is shut down")
-            self._jobs.append(_Job(future, prompt, options or self.options, timeout))
+            self._jobs.append(_Job(future, prompt, options, timeout))
             self._cond.notify_all()
         return future
+
+    @overload
+    def map(
+        self,
+        prompts: Iterable[str],
+        *,
+        timeout: Optional[float] = None,
+        options: Optional[ClaudeAgentOptions] = None,
+        output_format: Type[T],
+    ) -> Iterator[RunResult[T]]: ...
+
+    @overload
+    def map(
+        self,
+        prompts: Iterable[str],
+        *,
+        timeout: Optional[float] = None,
+        options: Optional[ClaudeAgentOptions] = None,
+        output_format: Optional[Dict[str, Any]] = None,
+    ) -> Iterator[RunResult[Any]]: ...
 
     def map(
         self,
@@ -149,16 +258,17 @@ class AgentPool:
         *,
         timeout: Optional[float] = None,
         options: Optional[ClaudeAgentOptions] = None,
-    ) -> Iterator[RunResult]:
+        output_format: Any = None,
+    ) -> Iterator[RunResult[Any]]:
         """Submit every prompt now; yield results in order. ``timeout`` bounds the whole
         iteration (``concurrent.futures.TimeoutError``). Leaving early cancels (and stops)
-        the runs not yet yielded."""
+        the runs not yet yielded. ``output_format`` as for ``submit``."""
         import time
 
         deadline = None if timeout is None else time.monotonic() + timeout
-        futures = [self.submit(prompt, options=options) for prompt in prompts]
+        futures = [self.submit(prompt, options=options, output_format=output_format) for prompt in prompts]
 
-        def results() -> Iterator[RunResult]:
+        def results() -> Iterator[RunResult[Any]]:
             try:
                 futures.reverse()
                 while futures:
@@ -180,18 +290,22 @@ class AgentPool:
         with self._cond:
             if self._closing:
                 raise UsageError("cannot lease a client from an AgentPool that is shut down")
-        slot = self._take_parked(options) or self._start(options)
+        slot = self._take_parked(options) or self._start(options, lease=True)
+        with self._cond:
+            self._busy.discard(slot)
+            self._leased.add(slot)
         try:
             yield slot.client
         finally:
             self._retire(slot, "leased clients are not reused")
 
     def stats(self) -> Dict[str, int]:
-        """A snapshot: CLIs ``parked``/``busy`` and runs ``queued`` now; so far: ``runs``
-        completed, CLIs ``started``, ``reused`` (reset and parked again), ``retired`` and
-        ``replaced_dead``."""
+        """A snapshot: CLIs ``parked``/``busy``/``alive`` (the pool's own, under ``max_clis``)
+        and runs ``queued`` now; so far: ``runs`` completed, CLIs ``started``, ``reused``
+        (reset and parked again), ``retired``, ``replaced_dead`` and ``peak_alive``."""
         with self._cond:
-            return dict(self._counts, parked=len(self._parked), busy=len(self._busy), queued=len(self._jobs))
+            return dict(self._counts, parked=len(self._parked), busy=len(self._busy), queued=len(self._jobs),
+                        alive=self._alive())
 
     def parked_pids(self) -> List[Optional[int]]:
         """The process ids of the CLIs parked (started, idle) right now, oldest first; None for one
@@ -260,21 +374,18 @@ class AgentPool:
     def _execute(self, job: _Job) -> None:
         slot: Optional[CliSlot] = None
         try:
-            slot = self._take_parked(job.options)
-            was_parked = slot is not None
-            if slot is None:
-                slot = self._start(job.options, job.future)
-            elif not job.future.attach(slot):
+            slot, was_parked = self._acquire(job)
+            if was_parked and not job.future.attach(slot):
                 self._retire(slot, "its run was cancelled")
                 return
             messages = self._turn(slot, job, may_retry=was_parked)
             if messages is None:
                 self._retire(slot, "it died while parked", dead=True)
                 slot = None
-                slot = self._start(job.options, job.future)
+                slot = self._start(job.options, job.future, reserved=self._room_for_one(job.future))
                 messages = self._turn(slot, job, may_retry=False)
             assert messages is not None
-            outcome = RunResult.from_messages(messages, slot.cost_before)
+            outcome = RunResult.from_messages(messages, slot.cost_before, job.options.output_format)
         except BaseException as exc:  # noqa: BLE001 - the future carries it to the caller
             if slot is not None:
                 self._retire(slot, f"the run failed: {exc!r}")
@@ -284,8 +395,9 @@ class AgentPool:
         slot.session_ids.append(outcome.session_id)
         with self._cond:
             self._counts["runs"] += 1
-        if outcome.is_error and job.options.raise_on_error_result:
-            settle(job.future, exc=result_error(outcome.result))
+        error = outcome_error(outcome)
+        if error is not None and job.options.raise_on_error_result:
+            settle(job.future, exc=error)
         else:
             settle(job.future, result=outcome)
         self._after_run(slot, outcome, job.future)
@@ -315,7 +427,7 @@ class AgentPool:
                 return None
             raise
 
-    def _after_run(self, slot: CliSlot, outcome: RunResult, future: RunFuture) -> None:
+    def _after_run(self, slot: CliSlot, outcome: RunResult[Any], future: RunFuture[Any]) -> None:
         """Worker: reset and park the CLI, or close it."""
         reason = "reuse=False" if not self.reuse else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli)
         if reason is None and outcome.is_error:
@@ -334,19 +446,79 @@ class AgentPool:
 
     # ------------------------------------------------------------------ CLIs
 
-    def _start(self, options: ClaudeAgentOptions, future: Optional[RunFuture] = None) -> CliSlot:
-        """Start and initialize a CLI for ``future``'s run, or a warm one (``future`` None)
-        on the calling thread. Raises ``UsageError`` (a warm start after shutdown, or the run
+    def _alive(self) -> int:
+        """The pool's CLIs alive or about to start (caller holds ``_cond``): what ``max_clis``
+        bounds. Leased clients are not counted."""
+        return len(self._parked) + len(self._busy) + len(self._warming) + self._reserved
+
+    def _acquire(self, job: _Job) -> Tuple[CliSlot, bool]:
+        """Worker: a parked CLI with the job's options (``True``), or a new one started once
+        there is room under ``max_clis`` (``False``). Raises what ``_start`` raises."""
+        slot = self._take_parked(job.options)
+        while slot is None:
+            reserved = self._room_for_one(job.future, wait=False)
+            if reserved:
+                return self._start(job.options, job.future, reserved=True), False
+            slot = self._take_parked(job.options)  # one may have been parked meanwhile
+        return slot, True
+
+    def _room_for_one(self, future: RunFuture[Any], *, wait: bool = True) -> bool:
+        """Worker: reserve room for one new CLI under ``max_clis``; True once reserved (the
+        caller must start it with ``reserved=True``). At the cap a parked CLI is closed to make
+        room; with none parked this waits for a change (one tick) — returning False with
+        ``wait=False`` so the caller can look for a newly parked CLI, else until there is room.
+        Raises ``UsageError`` when the run is cancelled meanwhile."""
+        while True:
+            victims: List[CliSlot] = []
+            with self._cond:
+                if future.cancelled():
+                    raise UsageError("the run was cancelled before its CLI started")
+                while self._alive() >= self.max_clis and self._parked:
+                    others = [s for s in self._parked if s.options != self.options]
+                    victims.append(others[0] if others else self._parked[0])
+                    self._parked.remove(victims[-1])
+                room = self._alive() < self.max_clis
+                if room:
+                    self._reserved += 1
+            for victim in victims:
+                self._retire(victim, f"making room for a new CLI (max_clis={self.max_clis})", counted=False)
+            if room:
+                return True
+            with self._cond:
+                self._cond.wait(KEEPER_TICK)
+            if not wait:
+                return False
+
+    def _start(
+        self,
+        options: ClaudeAgentOptions,
+        future: Optional[RunFuture[Any]] = None,
+        *,
+        reserved: bool = False,
+        lease: bool = False,
+    ) -> CliSlot:
+        """Start and initialize a CLI for ``future``'s run, a warm one (``future`` None) or a
+        lease, on the calling thread. ``reserved``: room under ``max_clis`` was reserved for
+        it (released here). Raises ``UsageError`` (a warm start after shutdown, or the run
         was cancelled before its CLI started) and what ``connect()`` raises; the CLI is
         closed on any failure."""
         from .._client import ClaudeSDKClient
 
-        slot = CliSlot(ClaudeSDKClient(options), options)
+        try:
+            transport = None if self.transport_factory is None else self.transport_factory(options)
+            slot = CliSlot(ClaudeSDKClient(options, transport=transport), options)
+        except BaseException:
+            with self._cond:
+                self._reserved -= 1 if reserved else 0
+            raise
         with self._cond:
-            if self._closing and future is None:
+            if reserved:  # the room reserved becomes this CLI, in one step
+                self._reserved -= 1
+            if self._closing and future is None and not lease:
                 raise UsageError("the AgentPool is shut down")
-            (self._busy if future is not None else self._warming).add(slot)
+            (self._busy if future is not None else self._leased if lease else self._warming).add(slot)
             self._counts["started"] += 1
+            self._counts["peak_alive"] = max(self._counts["peak_alive"], self._alive())
         if future is not None and not future.attach(slot):
             self._retire(slot, "its run was cancelled")
             raise UsageError("the run was cancelled before its CLI started")
@@ -377,6 +549,7 @@ class AgentPool:
         evicted: Optional[CliSlot] = None
         with self._cond:
             self._busy.discard(slot)
+            self._warming.discard(slot)
             if self._closing:
                 evicted = slot
             else:
@@ -398,6 +571,7 @@ class AgentPool:
         with self._cond:
             self._busy.discard(slot)
             self._warming.discard(slot)
+            self._leased.discard(slot)
             if dead:
                 self._counts["replaced_dead"] += 1
             elif counted:
@@ -413,7 +587,9 @@ class AgentPool:
                 if self._closing:
                     return
                 ready = sum(1 for s in self._parked if s.options == self.options) + self._starting_warm
-                if ready >= self.warm:
+                warming = ready < self.warm and self._alive() < self.max_clis
+                self._note_cap(ready < self.warm and not warming)
+                if not warming:
                     self._cond.wait(KEEPER_TICK)
                     dead = [s for s in self._parked if not is_alive(s)]
                     for slot in dead:
@@ -421,15 +597,22 @@ class AgentPool:
                 else:
                     dead = []
                     self._starting_warm += 1
+                    self._reserved += 1
             for slot in dead:
                 self._retire(slot, "it died while parked", dead=True)
-            if ready >= self.warm:
-                continue
-            self._warm_one()
+            if warming:
+                self._warm_one()
+
+    def _note_cap(self, capped: bool) -> None:
+        """Keeper (holding ``_cond``): log once each time ``max_clis`` starts holding back a
+        warm CLI."""
+        if capped and not self._capped_logged:
+            logger.debug("%d CLIs alive (max_clis=%d): not warming another CLI", self._alive(), self.max_clis)
+        self._capped_logged = capped
 
     def _warm_one(self) -> None:
         try:
-            slot = self._start(self.options)
+            slot = self._start(self.options, reserved=True)
         except BaseException as exc:  # noqa: BLE001 - logged; retried after a delay
             with self._cond:
                 self._starting_warm -= 1
@@ -439,7 +622,6 @@ class AgentPool:
             return
         with self._cond:
             self._starting_warm -= 1
-            self._warming.discard(slot)
         self._park(slot, reused=False)
 
     # ------------------------------------------------------------------ shutdown
@@ -459,6 +641,6 @@ class AgentPool:
                 thread.join()
         with self._cond:
             parked, self._parked = self._parked, []
-            busy = list(self._busy)
+            busy = list(self._busy) + list(self._leased)
         for slot in parked + busy:
             slot.close()

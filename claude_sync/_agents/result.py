@@ -1,30 +1,70 @@
 """``RunResult``: what one run produced, built from its messages (pure, no I/O).
 
 Made by ``run()``, ``AgentPool`` and ``QueryStream.result()`` (so it lives apart from them:
-``run`` drives ``query``, and ``query``'s stream builds one).
+``run`` drives ``query``, and ``query``'s stream builds one). Generic in the class of a typed
+run's output (``RunResult[Invoice]``); ``typing_extensions`` (for the TypeVar default) is
+only read by type checkers, so ``import claude_sync`` does not load it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+import dataclasses
+import warnings
+from typing import TYPE_CHECKING, Any, Dict, Generic, Iterable, List, Optional, Tuple
 
 from .._wire.blocks import TextBlock
-from .._wire.messages import AssistantMessage, ResultMessage
+from .._wire.errors import StructuredOutputError
+from .._wire.messages import AssistantMessage, ResultMessage, message_from_dict
 from .._wire.protocol import StreamItem
 from .._wire.record import FrozenRecord, frozen_record
+from .._wire.serde import SerdeMixin, decoder_metadata
 
-__all__ = ["RunResult"]
+if TYPE_CHECKING:  # pragma: no cover
+    from typing_extensions import TypeVar
+
+    T = TypeVar("T", default=Any)
+else:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+"""The output class of a typed run (``RunResult[Invoice]``); ``Any`` for an untyped one."""
+
+__all__ = ["RunResult", "T", "stream_items_from_dicts"]
+
+
+def stream_items_from_dicts(items: Iterable[Dict[str, Any]]) -> Tuple[StreamItem, ...]:
+    """``RunResult.messages`` from their ``to_dict()`` form, each by its ``type``/``subtype``
+    (``message_from_dict``)."""
+    return tuple(message_from_dict(item) for item in items)
+
+
+def _output_error_to_json(error: Optional[StructuredOutputError]) -> Optional[Dict[str, Any]]:
+    return None if error is None else error.init_kwargs()
+
+
+def _output_error_from_json(value: Optional[Dict[str, Any]]) -> Optional[StructuredOutputError]:
+    return None if value is None else StructuredOutputError(**value)
 
 
 @frozen_record
-class RunResult(FrozenRecord):
-    """What one run produced. Immutable and picklable (every message is a frozen record).
+class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
+    """What one run produced. Immutable and picklable (every message is a frozen record), and
+    JSON round-trips: ``to_dict()``/``to_json()`` and ``RunResult.from_dict``/``from_json``
+    (dataclasses-json, as the messages), for engines whose serializer is JSON (Celery's
+    default). In that JSON form ``output`` is the run's JSON value (``structured_output``);
+    ``parse_output(cls, result.output)`` makes the instance again after ``from_dict``.
 
     ``text`` is the final answer (the result's ``result`` text, or the last assistant text
     when the CLI sent none). ``total_cost_usd`` is the cost of *this* run: on a CLI reused by
     ``AgentPool``, the CLI 2.1.197 reports its process-wide running total in the
     ``ResultMessage`` (``result.total_cost_usd``), and ``RunResult`` subtracts what earlier
     runs on that process had cost. ``result`` is the raw ``ResultMessage`` as the CLI sent it.
+
+    ``output``: with a class as ``output_format``, the instance (``RunResult[Invoice]``:
+    type checkers see ``result.output.total``); with a schema dict, the JSON value
+    (``structured_output``); else None. ``output_error``: the ``StructuredOutputError`` of a
+    run that produced no fitting value — raised instead, unless
+    ``options.raise_on_error_result`` is False (then ``output`` is None).
 
     Attributes:
         text: The final answer (see above).
@@ -41,11 +81,14 @@ class RunResult(FrozenRecord):
         duration_ms: Its wall time as the CLI measured it, in milliseconds.
         is_error: Whether it ended with an error result (then ``run()`` raised, unless
             ``raise_on_error_result=False``).
+        output: The instance of ``output_format``'s class (or the JSON value of a schema dict);
+            None for an untyped run.
+        output_error: The ``StructuredOutputError`` of a run without a fitting value (see above).
     """
 
     text: str
-    result: ResultMessage
-    messages: Tuple[StreamItem, ...]
+    result: ResultMessage = dataclasses.field(metadata=decoder_metadata(ResultMessage.from_dict))
+    messages: Tuple[StreamItem, ...] = dataclasses.field(metadata=decoder_metadata(stream_items_from_dicts))
     structured_output: Any
     session_id: str
     total_cost_usd: Optional[float]
@@ -53,10 +96,34 @@ class RunResult(FrozenRecord):
     num_turns: int
     duration_ms: int
     is_error: bool
+    output: T = dataclasses.field(default=None)  # type: ignore[assignment]  # None: untyped runs
+    output_error: Optional[StructuredOutputError] = dataclasses.field(
+        default=None,
+        metadata={"dataclasses_json": {"encoder": _output_error_to_json, "decoder": _output_error_from_json}},
+    )
+
+    def to_dict(self, encode_json: bool = False) -> Dict[str, Any]:
+        """This result as plain values; ``output`` as its JSON value (see the class doc)."""
+        plain = self if self.output is None else dataclasses.replace(self, output=self.structured_output)
+        return SerdeMixin.to_dict(plain, encode_json=encode_json)
+
+    @classmethod
+    def from_dict(cls, kvs: Dict[str, Any], *, infer_missing: bool = False) -> RunResult[Any]:
+        """A result from ``to_dict()`` output; ``output`` comes back as its JSON value (None
+        for an untyped run). Raises like ``SerdeMixin.from_dict``."""
+        with warnings.catch_warnings():  # dataclasses-json cannot tell that a TypeVar field may be None
+            warnings.filterwarnings("ignore", "'NoneType' object value of non-optional type output", RuntimeWarning)
+            rebuilt: RunResult[Any] = SerdeMixin.from_dict.__func__(cls, kvs, infer_missing=infer_missing)  # type: ignore[attr-defined]
+        return rebuilt
 
     def __repr__(self) -> str:  # messages and the result would drown the useful fields
+        typed = ""
+        if self.output is not None and not isinstance(self.output, (dict, list)):
+            typed = f"output={self.output!r}, "
+        elif self.output_error is not None:
+            typed = f"output_error={self.output_error.problem!r}, "
         return (
-            f"RunResult(text={self.text!r}, session_id={self.session_id!r}, is_error={self.is_error}, "
+            f"RunResult({typed}text={self.text!r}, session_id={self.session_id!r}, is_error={self.is_error}, "
             f"num_turns={self.num_turns}, total_cost_usd={self.total_cost_usd}, messages=<{len(self.messages)}>)"
         )
 
@@ -73,10 +140,13 @@ class RunResult(FrozenRecord):
         return run_result_markdown(self)
 
     @classmethod
-    def from_messages(cls, messages: List[StreamItem], cost_before: float = 0.0) -> RunResult:
+    def from_messages(
+        cls, messages: List[StreamItem], cost_before: float = 0.0, output_format: Any = None
+    ) -> RunResult[Any]:
         """Build from a run's messages; the last ``ResultMessage`` ends it.
 
         ``cost_before``: the CLI's running total before this run (0 for a fresh CLI).
+        ``output_format``: the run's (a class or a schema dict), for ``output``.
         Raises ``ValueError`` when there is no ``ResultMessage``.
         """
         result = next((m for m in reversed(messages) if isinstance(m, ResultMessage)), None)
@@ -85,6 +155,12 @@ class RunResult(FrozenRecord):
         cost = result.total_cost_usd
         if cost is not None and cost_before:
             cost = max(0.0, cost - cost_before)
+        output: Any = None
+        output_error: Optional[StructuredOutputError] = None
+        if output_format is not None:
+            from .._structured import outcome  # typed output: first use only
+
+            output, output_error = outcome.output_outcome(output_format, result, outcome.AttemptLog.of(messages))
         return cls(
             text=_final_text(result, messages),
             result=result,
@@ -96,6 +172,8 @@ class RunResult(FrozenRecord):
             num_turns=result.num_turns,
             duration_ms=result.duration_ms,
             is_error=result.is_error,
+            output=output,
+            output_error=output_error,
         )
 
 

@@ -51,7 +51,7 @@ from .._wire.system_messages import SystemMessage
 __all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive"]
 
 RESET_PROMPT = "/clear"
-READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep"})
+READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "StructuredOutput"})
 SESSION_BOUND_OPTIONS = (
     "resume",  # a reset would drop the resumed conversation: the next run must load it again
     "continue_conversation",
@@ -65,7 +65,9 @@ SESSION_BOUND_OPTIONS = (
 )
 """Options whose meaning spans the CLI's whole life: a CLI started with any of them set is
 never reset for another run."""
-"""Tools whose only lasting effect (the files read) ``/clear`` was measured to clear."""
+"""Tools whose only lasting effect ``/clear`` was measured to clear: the files read, and for
+``StructuredOutput`` (``output_format``) the count of failed calls the CLI allows
+(``MAX_STRUCTURED_OUTPUT_RETRIES``), which starts again after the reset."""
 
 
 class CliSlot:

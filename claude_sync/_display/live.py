@@ -5,7 +5,8 @@ into the view and returns the plain-text pieces the terminal transcript should p
 ``RunView.to_markdown(elapsed_s)`` renders the whole view for a notebook: the streamed
 text as Markdown (``render.safe_markdown``: no HTML injection), thinking and every tool
 call (input and result) in collapsed ``<details>``, permission decisions and hook outcomes
-marked, and a footer with turns, tokens, cost and elapsed time, then the final answer.
+marked, and a footer with turns, tokens, cost and elapsed time, then the final answer when
+the text shown so far does not already hold it.
 
 The shell (``claude_sync._display.show``) owns the clock, the output device and the throttling.
 """
@@ -16,10 +17,13 @@ import json
 from typing import Any, Dict, List, Optional, Set
 
 from .._wire.text import BLOCK_SEPARATOR, TextDeltas
+from .markdown import markdown_html
 from .redaction import redact
 from .render import (
     block_text,
     esc,
+    output_html,
+    output_text,
     result_footer,
     safe_markdown,
     tool_input_summary,
@@ -185,6 +189,9 @@ class RunView:
             elif entry is None:
                 self.entries.append(_Entry("note", f"{name}: permission denied"))
         lines = [f"\n{result_footer(message)}\n"]
+        parsed = getattr(message, "parsed_output", None)
+        if parsed is not None:
+            lines.append(f"Output ({type(parsed).__qualname__}):\n{output_text(parsed)}\n")
         hint = hint_for(message)
         if hint is not None:
             lines.append(f"Hint: {hint}\n")
@@ -204,20 +211,37 @@ class RunView:
     def to_markdown(self, elapsed_s: Optional[float] = None) -> str:
         """The whole view as Markdown with collapsed HTML sections (see the module doc)."""
         parts = [self._entry_markdown(entry) for entry in self.entries]
-        parts.append(f"<div style=\"color:#777;border-top:1px solid #ddd\">{esc(self.footer(elapsed_s))}</div>")
         result = self.result
-        if result is not None:
-            from .._wire.hints import hint_for
-
-            hint = hint_for(result)
-            if hint is not None:
-                parts.append(f"**Hint:** {esc(hint)}")
-            answer = result.result if isinstance(result.result, str) else None
-            if answer and not result.is_error:
-                parts.append("**Answer**\n\n" + safe_markdown(answer))
-            for error in result.errors or ():
-                parts.append(f"<div style=\"color:#d64545\">{esc(redact(error))}</div>")
+        if result is not None and result.is_error:
+            parts.extend(self._error_markdown(result))  # what happened first, then the footer
+        parts.append(f"<div style=\"color:#777;border-top:1px solid #ddd\">{esc(self.footer(elapsed_s))}</div>")
+        parsed = None if result is None else getattr(result, "parsed_output", None)
+        if parsed is not None:  # the answer text is that value's JSON: show the object
+            parts.append(output_html(parsed))
+        elif result is not None and self._answer_not_shown(result):
+            parts.append("**Answer**\n\n" + safe_markdown(result.result))
         return "\n\n".join(part for part in parts if part)
+
+    @staticmethod
+    def _error_markdown(result: Any) -> List[str]:
+        """An error result: the CLI's words and errors (red), then the hint."""
+        from .._wire.hints import hint_for
+
+        said = [result.result] if isinstance(result.result, str) and result.result.strip() else []
+        parts = [f"<div style=\"color:#d64545\">{esc(redact(text))}</div>" for text in said + list(result.errors or ())]
+        hint = hint_for(result)
+        if hint is not None:
+            parts.append(f"**Hint:** {esc(hint)}")
+        return parts
+
+    def _answer_not_shown(self, result: Any) -> bool:
+        """Whether the result's answer still needs showing: a success whose text the view did
+        not already stream (the CLI repeats the last text block as ``result``)."""
+        answer = result.result if isinstance(result.result, str) else ""
+        if result.is_error or not answer.strip():
+            return False
+        streamed = "\n".join(entry.text for entry in self.entries if entry.kind == "text")
+        return answer.strip() not in streamed
 
     def _entry_markdown(self, entry: _Entry) -> str:
         if entry.kind == "text":
@@ -259,15 +283,22 @@ def run_result_markdown(run: Any) -> str:
 
 
 def run_result_html(run: Any) -> str:
-    """A finished run as HTML: the answer (``run.text``), the footer, then every message in
-    a collapsed transcript. For ``_repr_html_`` (``RunResult``)."""
+    """A finished run as HTML: the typed output (``run.output``) or else the answer
+    (``run.text``), the footer, then every message in a collapsed transcript. For
+    ``_repr_html_`` (``RunResult``)."""
     from .render import to_html
 
     messages = list(getattr(run, "messages", ()))
     result = getattr(run, "result", None)
     footer = result_footer(result) if result is not None else f"{len(messages)} messages"
     answer = getattr(run, "text", None)
-    body = f'<div style="white-space:pre-wrap">{esc(redact(answer))}</div>' if isinstance(answer, str) and answer else ""
+    output = getattr(run, "output", None)
+    if output is not None:  # a typed run: the object, not its JSON text
+        body = output_html(output)
+    elif isinstance(answer, str) and answer:
+        body = f'<div class="claude-sync-text">{markdown_html(str(redact(answer)))}</div>'
+    else:
+        body = ""
     transcript = "".join(to_html(message) for message in messages if hasattr(message, "__dataclass_fields__"))
     return (
         f'<div style="border-left:3px solid #2e9e5b;padding:2px 8px">{body}'

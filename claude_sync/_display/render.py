@@ -22,8 +22,9 @@ program's output is often ``print(message)``:
 ``rich_fields`` is what ``__rich_repr__`` yields: the same fields with their whole values
 (redacted), for ``rich`` to lay out and expand. The notebook renderings stay compact.
 
-Every piece of text that reaches HTML goes through ``html.escape``. Loaded on the first
-repr, never by ``import claude_sync``.
+Every piece of text that reaches HTML goes through ``html.escape``, except the model's own
+text (text blocks, a result's answer), which is rendered from Markdown by ``markdown`` — safely:
+raw HTML in it is shown as text. Loaded on the first repr, never by ``import claude_sync``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Optional, Tuple
 
 from .._wire.hints import hint_for
+from .markdown import markdown_html
 from .redaction import REDACTED, redact
 
 __all__ = [
@@ -54,6 +56,8 @@ __all__ = [
     "tool_input_summary",
     "tool_result_text",
     "usage_tokens",
+    "output_text",
+    "output_html",
 ]
 
 MAX_STR = 120
@@ -279,6 +283,28 @@ def result_footer(result: Any, elapsed_s: Optional[float] = None) -> str:
     return " · ".join(parts)
 
 
+OUTPUT_CUT = 4000
+"""Characters of a typed output's rendering shown before it is cut."""
+
+
+def output_text(value: Any) -> str:
+    """A typed output (``parsed_output``: a dataclass, a pydantic model, a dict) pretty-printed
+    for people, secrets in strings redacted, cut after ``OUTPUT_CUT`` characters."""
+    import pprint
+
+    text = _redact_text(pprint.pformat(value, width=88, sort_dicts=False))
+    return text if len(text) <= OUTPUT_CUT else text[:OUTPUT_CUT] + f"\n… ({len(text):,} chars)"
+
+
+def output_html(value: Any) -> str:
+    """A typed output as an HTML fragment: its type, then ``output_text`` (escaped)."""
+    kind = type(value).__qualname__
+    return (
+        f'<div><b>output</b> · <code>{esc(kind)}</code>'
+        f'<pre style="white-space:pre-wrap;margin:2px 0">{esc(output_text(value))}</pre></div>'
+    )
+
+
 def _one_line(text: str, limit: int) -> str:
     text = " ".join(_redact_text(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -312,7 +338,7 @@ def block_html(block: Any) -> str:
     """One content block as HTML: text shown, thinking and tool details collapsed."""
     kind = getattr(block, "type", "")
     if kind == "text":
-        return f'<div style="white-space:pre-wrap">{esc(_redact_text(block.text))}</div>'
+        return f'<div class="claude-sync-text">{markdown_html(_redact_text(block.text))}</div>'
     if kind == "thinking":
         return _details(f"<i>thinking</i> ({len(block.thinking):,} chars)", _pre(_redact_text(block.thinking)))
     if kind in ("tool_use", "server_tool_use"):
@@ -351,15 +377,29 @@ _BLOCK_CLASS_NAMES = frozenset(
 
 
 def _result_html(result: Any) -> str:
-    body = f"<div>{esc(result_footer(result))}</div>"
+    """A result: for an error, what happened first (the CLI's words, the errors, the hint),
+    then the footer; for a success, the footer, then the typed output (``parsed_output``) or
+    the answer rendered from Markdown."""
+    footer = f'<div style="color:#777">{esc(result_footer(result))}</div>'
+    if not result.is_error:
+        parsed = getattr(result, "parsed_output", None)
+        if parsed is not None:
+            answer = output_html(parsed)
+        elif result.result:
+            answer = f'<div class="claude-sync-text">{markdown_html(_redact_text(result.result))}</div>'
+        else:
+            answer = ""
+        return _box("result", "result", footer + answer)
+    body = ""
     if result.result:
-        body += f'<div style="white-space:pre-wrap">{esc(_redact_text(result.result))}</div>'
+        body += f'<div style="color:{_COLORS["error"]};white-space:pre-wrap">{esc(_redact_text(result.result))}</div>'
     for error in result.errors or ():
         body += f'<div style="color:{_COLORS["error"]}">{esc(_redact_text(error))}</div>'
     hint = hint_for(result)
     if hint is not None:
         body += f"<div><b>Hint:</b> {esc(hint)}</div>"
-    return _box("error" if result.is_error else "result", "result", body)
+    title = "error" if result.subtype == "success" else f"error ({result.subtype})"  # API failures say "success"
+    return _box("error", title, body + footer)
 
 
 def _table_html(obj: Any) -> str:
@@ -407,7 +447,10 @@ def to_markdown(obj: Any) -> str:
         return "\n\n".join(block_markdown(b) for b in content)
     if kind == "result":
         text = f"**{esc(result_footer(obj))}**"
-        if obj.result:
+        parsed = getattr(obj, "parsed_output", None)
+        if parsed is not None:
+            text += "\n\n" + output_html(parsed)
+        elif obj.result:
             text += "\n\n" + safe_markdown(obj.result)
         hint = hint_for(obj)
         if hint is not None:

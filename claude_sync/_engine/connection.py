@@ -48,6 +48,7 @@ from .._wire.errors import (
     CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
+    ProcessError,
     UsageError,
 )
 from .._wire.framing import encode_frame
@@ -190,7 +191,10 @@ class Session:
             plan = self._start_transport()
             from .spawn import initialize  # first connect only, not at import
 
-            response = initialize(self.request, plan, timeout)
+            try:
+                response = initialize(self.request, plan, timeout)
+            except CLIConnectionError as exc:
+                raise self._startup_failure(exc) from exc
             plan.check_initialize_answer(response)
             with self._lock:
                 if self._state is SessionState.CONNECTING:
@@ -205,18 +209,40 @@ class Session:
             warn_if_verbatim_prompts_ignored(self.request)
         return response
 
-    def _start_transport(self) -> SpawnPlan:
-        from .spawn import plan_spawn, start_transport  # first connect only, not at import
+    def _startup_failure(self, error: CLIConnectionError) -> ClaudeSDKError:
+        """What the handshake's ``error`` means (caller's thread): when the CLI process has
+        exited, a ``ProcessError`` with its exit code and stderr — one text whether the exit
+        came before our ``initialize`` was written or while it waited; else ``error``."""
+        transport = self._transport
+        if transport is None:
+            return error
+        ended = self.terminal_error
+        if isinstance(ended, ProcessError):
+            code, stderr = ended.exit_code, ended.stderr
+        else:
+            code = transport.wait(self.options.close_timeout)
+            if code is None:  # still running: the connection broke some other way
+                return error
+            stderr = transport.stderr_tail()
+        return ProcessError("Claude Code CLI exited during start-up", exit_code=code, stderr=stderr or None)
 
+    def _start_transport(self) -> SpawnPlan:
+        from .spawn import (  # first connect only, not at import
+            plan_spawn,
+            routed_transport,
+            start_transport,
+        )
+
+        transport, cli_path = routed_transport(self.options, self._environ, self._custom_transport)
         plan, self._store_bridge = plan_spawn(
-            self.options, self._options_plan, self._environ, self._custom_transport, self._report_mirror_error
+            self.options, self._options_plan, self._environ, transport, self._report_mirror_error, cli_path
         )
         if self._server is None:
             from .serving import RequestServer  # a bare session answers every request with an error
 
             self._server = RequestServer({}, self.options.callback_workers)
         self._server.attach(self.write_encoded)
-        self._transport = start_transport(self.options, plan, self._custom_transport, self._temp_files)
+        self._transport = start_transport(self.options, plan, transport, self._temp_files)
         from .host_death import track  # first connect only, not at import
 
         track(self)  # closed the normal way on the host's SIGTERM

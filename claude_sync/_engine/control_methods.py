@@ -13,23 +13,24 @@ the real CLIs 2.1.197 and 2.1.331 (``tests/e2e/test_control_methods_e2e.py``).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 from .._mcp.config import sdk_server_instance
 from .._options.options import ClaudeAgentOptions
-from .._wire.control_results import (
-    AccountInfo,
-    AgentInfo,
-    McpResourceContent,
-    McpSetServersResult,
-    ModelInfo,
-    ReadFileResult,
-    ReloadPluginsResult,
-    SlashCommand,
-    UsageResult,
-    records_from_wire,
-)
 from .._wire.errors import ControlRequestError, UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._wire.control_results import (
+        AccountInfo,
+        AgentInfo,
+        McpResourceContent,
+        McpSetServersResult,
+        ModelInfo,
+        ReadFileResult,
+        ReloadPluginsResult,
+        SlashCommand,
+        UsageResult,
+    )
 
 __all__ = ["TypedControlMethods"]
 
@@ -81,6 +82,8 @@ class TypedControlMethods:
 
         Raises ``ValueError`` for such a server, ``TypeError`` for a malformed entry.
         """
+        from .._wire.control_results import McpSetServersResult
+
         wire: Dict[str, Any] = {}
         for name, config in servers.items():
             if sdk_server_instance(str(name), config) is not None:
@@ -115,6 +118,8 @@ class TypedControlMethods:
         """Reload plugins from disk (``add_plugins``: more ``{"type": "local", "path": …}``
         plugins, absolute paths); returns the refreshed commands, agents, plugins and MCP
         server status. ``hold_on_cache_impact`` / ``refuse_if_busy`` as in the TypeScript SDK."""
+        from .._wire.control_results import ReloadPluginsResult
+
         payload: Dict[str, Any] = {}
         if hold_on_cache_impact:
             payload["hold_on_cache_impact"] = True
@@ -137,6 +142,8 @@ class TypedControlMethods:
         permission rules). ``max_bytes`` caps it (the CLI's default is 1 MB); ``encoding``
         ``"base64"`` for binary files. A missing or denied file raises ``ControlRequestError``
         (the TypeScript SDK returns null)."""
+        from .._wire.control_results import ReadFileResult
+
         if encoding not in (None, "utf-8", "base64"):
             raise ValueError(f"encoding must be 'utf-8' or 'base64', not {encoding!r}")
         payload: Dict[str, Any] = {"path": path}
@@ -157,6 +164,8 @@ class TypedControlMethods:
     def get_usage(self, *, skip_behaviors: bool = False, timeout: Optional[float] = None) -> UsageResult:
         """The session's cost and usage, and plan rate limits where they apply (the
         TypeScript SDK's experimental ``usage_…`` method; its shape may change)."""
+        from .._wire.control_results import UsageResult
+
         payload: Dict[str, Any] = {"skip_behaviors": True} if skip_behaviors else {}
         return UsageResult.from_wire(self.send_control_request("get_usage", payload, timeout=timeout))
 
@@ -194,6 +203,8 @@ class TypedControlMethods:
 
     def reload_skills(self, *, timeout: Optional[float] = None) -> List[SlashCommand]:
         """Re-read the skills from disk; the refreshed skill commands."""
+        from .._wire.control_results import SlashCommand, records_from_wire
+
         answer = self._newer_request("reload_skills", {}, timeout)
         return records_from_wire(SlashCommand, answer.get("skills"))
 
@@ -207,6 +218,8 @@ class TypedControlMethods:
         """Read one MCP Apps UI resource (a ``ui://`` URI) from an MCP server the CLI connected
         (not an in-process one: read it directly). The contents are the server's, untrusted.
         CLI 2.1.331+; the CLI names what it refuses (another scheme, an unknown server …)."""
+        from .._wire.control_results import McpResourceContent, records_from_wire
+
         answer = self._newer_request("mcp_read_resource", {"serverName": server_name, "uri": uri}, timeout)
         return records_from_wire(McpResourceContent, answer.get("contents"))
 
@@ -234,20 +247,29 @@ class TypedControlMethods:
     @property
     def account_info(self) -> AccountInfo:
         """Where the session's credential came from (the server info's ``account``)."""
+        from .._wire.control_results import AccountInfo
+
         account = self._server_info().get("account")
         return AccountInfo.from_wire(account if isinstance(account, Mapping) else {})
 
     @property
     def supported_commands(self) -> List[SlashCommand]:
         """The slash commands and skills of the session (the server info's ``commands``)."""
+        from .._wire.control_results import SlashCommand, records_from_wire
+
         return records_from_wire(SlashCommand, self._server_info().get("commands"))
 
     @property
     def supported_models(self) -> List[ModelInfo]:
         """The models ``set_model`` can switch to (the server info's ``models``)."""
+        from .._wire.control_results import ModelInfo, records_from_wire
+
         return records_from_wire(ModelInfo, self._server_info().get("models"))
 
     @property
     def supported_agents(self) -> List[AgentInfo]:
         """The subagents the session can start (the server info's ``agents``)."""
+        from .._wire.control_results import AgentInfo, records_from_wire
+
         return records_from_wire(AgentInfo, self._server_info().get("agents"))
+

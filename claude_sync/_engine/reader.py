@@ -41,13 +41,13 @@ from .._wire.protocol import (
     ControlResponseReceived,
     Event,
     NoiseLineSkipped,
-    OversizedLineSkipped,
     StreamItem,
     TranscriptMirrorReceived,
     decode_line,
 )
 from .._wire.system_messages import (
     APIRetryMessage,
+    OversizedLineSkipped,
     SessionStateChangedMessage,
     TaskNotificationMessage,
     TaskStartedMessage,
@@ -414,7 +414,7 @@ def _check_timeouts(deadline: Optional[float], timeout: Optional[float], idle: O
 
 
 def _oversized_message(record: OversizedLine) -> OversizedLineSkipped:
-    return OversizedLineSkipped(size=record.size, limit=record.limit, prefix=record.prefix.decode("utf-8", "replace"))
+    return OversizedLineSkipped.of(record.size, record.limit, record.prefix.decode("utf-8", "replace"))
 
 
 def _stop_iterating(chunks: Iterator[bytes]) -> None:

@@ -18,7 +18,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan, SpawnPlan
     from .._sessions.store_bridge import StoreBridge
 
-__all__ = ["initialize", "plan_spawn", "start_transport"]
+
+
+__all__ = ["initialize", "plan_spawn", "routed_transport", "start_transport"]
 
 
 def initialize(
@@ -40,6 +42,22 @@ def initialize(
             kind="total",
             timeout=run_timeout,
         ) from None
+def routed_transport(
+    options: ClaudeAgentOptions, environ: Optional[Dict[str, str]], custom_transport: Optional[Transport]
+) -> Tuple[Optional[Transport], Optional[str]]:
+    """The transport a run uses and the CLI path it must spawn, after the testing kit's switch
+    (``stand_in.route``): ``(custom_transport, None)`` when the caller gave one; else the
+    stand-in's transport, or the path of the executable it names, or ``(None, None)`` to spawn
+    as usual. Raises ``UnscriptedRunError`` (the switch is on and nothing stands in) and
+    ``UsageError`` (a bad ``CLAUDE_SYNC_TESTING``)."""
+    if custom_transport is not None:
+        return custom_transport, None
+    from .stand_in import route
+
+    routed = route(options, environ if environ is not None else os.environ)
+    if isinstance(routed, str):
+        return None, routed
+    return routed, None
 
 
 def plan_spawn(
@@ -48,11 +66,13 @@ def plan_spawn(
     environ: Optional[Dict[str, str]],
     custom_transport: Optional[Transport],
     report_mirror_error: Callable[[Optional[Mapping[str, Any]], str], None],
+    cli_path: Optional[str] = None,
 ) -> Tuple[SpawnPlan, Optional[StoreBridge]]:
     """The spawn plan, and the session store's bridge when ``options.session_store`` is set.
 
     With a custom transport only the protocol part of the plan is used (the options are
     still validated); the CLI path is a placeholder, so no CLI needs to be installed.
+    ``cli_path``: spawn this executable instead of discovering one (the kit's switch).
     Raises ``CLINotFoundError``, ``SessionStoreError`` (resume from the store failed),
     ``ValueError``/``TypeError`` for options that cannot be carried out.
     """
@@ -60,7 +80,7 @@ def plan_spawn(
     from .tracing import trace_carrier
 
     environ = environ if environ is not None else dict(os.environ)
-    cli = "claude" if custom_transport is not None else find_cli(options.cli_path)
+    cli = "claude" if custom_transport is not None else cli_path or find_cli(options.cli_path)
     bridge = None
     spawned = options
     if options.session_store is not None:

@@ -1,4 +1,4 @@
-"""JSON Schema for tool inputs: generation from Python types (pure).
+"""JSON Schema from Python types, for tool inputs and typed structured output (pure).
 
 ``to_json_schema(spec)`` turns what ``@tool`` accepts as ``input_schema`` into JSON Schema:
 
@@ -10,6 +10,13 @@
   ``NotRequired``; a dataclass one in which fields with defaults are optional;
 * any other supported type becomes its own schema (see ``_Converter.convert``).
 
+``to_json_schema(spec, profile)`` takes a ``SchemaProfile``: the default (``TOOL_INPUT``) is
+what tool inputs have always had; typed structured output (``claude_sync._structured``)
+passes its own, which closes class objects (``additionalProperties: false``), describes
+fields from their docs, writes ``datetime``/``date``/``time``/``UUID``/``Decimal`` as strings
+with a ``format``, names dataclass fields as dataclasses-json would, and expresses recursive
+classes with ``$defs``/``$ref`` instead of cutting them one level down.
+
 The validator for such schemas is in ``schema_validation``.
 
 Type introspection happens when a tool is decorated, never at import time.
@@ -20,6 +27,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import enum
+import sys
 import types
 import typing
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
@@ -30,7 +38,69 @@ from .schema_validation import json_type_name
 
 JsonSchema = Dict[str, Any]
 
-__all__ = ["JsonSchema", "is_json_schema", "to_json_schema"]
+__all__ = [
+    "TEXT_SCALAR_FORMATS",
+    "TOOL_INPUT",
+    "ClassDocs",
+    "JsonSchema",
+    "SchemaProfile",
+    "is_json_schema",
+    "required_marker",
+    "resolved_hints",
+    "text_scalar_format",
+    "to_json_schema",
+]
+
+ClassDocs = Tuple[Optional[str], Dict[str, str]]
+"""What a ``describe`` hook returns for a class: its description and one per field name."""
+
+TEXT_SCALAR_FORMATS: Tuple[Tuple[str, str, str], ...] = (
+    ("datetime", "datetime", "date-time"),
+    ("datetime", "date", "date"),
+    ("datetime", "time", "time"),
+    ("uuid", "UUID", "uuid"),
+    ("decimal", "Decimal", "decimal"),
+)
+"""``(module, class, format)`` of the scalars a profile with ``text_scalars`` writes as
+strings, most specific first (a ``datetime`` is a ``date``). ``"decimal"`` is ours: a
+number written as a string, so no digit is lost to a float."""
+
+
+class SchemaProfile:
+    """How ``to_json_schema`` writes classes and the types JSON has no native form for.
+
+    * ``closed_objects``: TypedDict and dataclass objects get ``additionalProperties: false``.
+    * ``describe(cls) -> (class description, {field: description})``: descriptions for a
+      TypedDict/dataclass and its fields (``Annotated[X, "text"]`` wins over it).
+    * ``json_name(cls, field) -> str``: the JSON key of a dataclass field.
+    * ``text_scalars``: ``TEXT_SCALAR_FORMATS`` become ``{"type": "string", "format": …}``
+      (without it they have no JSON form: ``TypeError``).
+    * ``recursive_refs``: a class that contains itself is written once under ``$defs``
+      and referred to with ``$ref`` (``"#"`` for the class being converted); without it,
+      the inner occurrence is cut to ``{"type": "object"}``.
+    """
+
+    __slots__ = ("closed_objects", "describe", "json_name", "text_scalars", "recursive_refs")
+
+    def __init__(
+        self,
+        *,
+        closed_objects: bool = False,
+        describe: Optional[Callable[[type], ClassDocs]] = None,
+        json_name: Optional[Callable[[type, dataclasses.Field[Any]], str]] = None,
+        text_scalars: bool = False,
+        recursive_refs: bool = False,
+    ) -> None:
+        self.closed_objects = closed_objects
+        self.describe = describe
+        self.json_name = json_name
+        self.text_scalars = text_scalars
+        self.recursive_refs = recursive_refs
+
+
+TOOL_INPUT = SchemaProfile()
+"""The profile of tool input schemas (``@tool``): open objects, no text scalars, recursion
+cut one level down."""
 
 
 def _forms(name: str) -> Tuple[Any, ...]:
@@ -82,28 +152,46 @@ def is_json_schema(spec: Any) -> bool:
     return isinstance(spec.get("properties"), Mapping)
 
 
-def to_json_schema(spec: Any) -> JsonSchema:
+def to_json_schema(spec: Any, profile: SchemaProfile = TOOL_INPUT) -> JsonSchema:
     """The JSON Schema for a tool's ``input_schema`` or for any supported type.
 
     Raises:
-        TypeError: a type has no JSON form (``bytes``, ``datetime``, a class that is neither a
-            TypedDict, a dataclass nor an Enum, a dict with non-string keys…), or the
-            annotations of a TypedDict/dataclass cannot be resolved.
+        TypeError: a type has no JSON form (``bytes``, ``datetime`` without
+            ``profile.text_scalars``, a callable, a class that is neither a TypedDict, a
+            dataclass nor an Enum, a dict with non-string keys…; the message names the field),
+            or the annotations of a TypedDict/dataclass cannot be resolved.
     """
+    converter = _Converter(profile)
     if isinstance(spec, Mapping):
         if is_json_schema(spec):
             return dict(spec)
-        converter = _Converter()
         fields = [(str(name), tp, True) for name, tp in spec.items()]
         return converter.object_schema(fields, where="input_schema")
-    return _Converter().convert(spec)
+    return converter.convert_root(spec)
 
 
 class _Converter:
-    """One conversion; remembers the classes being expanded to cut recursive types short."""
+    """One conversion; remembers the classes being expanded to handle recursive types."""
 
-    def __init__(self) -> None:
+    def __init__(self, profile: SchemaProfile) -> None:
+        self.profile = profile
         self._expanding: List[Any] = []
+        self._root: Any = None
+        self._def_names: Dict[Any, str] = {}  # recursive class -> its name under $defs
+
+    def convert_root(self, tp: Any) -> JsonSchema:
+        """``convert`` plus, with ``recursive_refs``, the ``$defs`` of recursive classes."""
+        self._root = tp
+        schema = self.convert(tp)
+        if not self._def_names:
+            return schema
+        defs: JsonSchema = {}
+        while len(defs) < len(self._def_names):  # a definition can reveal another recursive class
+            for cls, name in list(self._def_names.items()):
+                if name not in defs:
+                    defs[name] = self._guarded(cls, self._class_builder(cls), as_definition=True)
+        schema["$defs"] = defs
+        return schema
 
     def convert(self, tp: Any) -> JsonSchema:
         """Raises TypeError for a type with no JSON form."""
@@ -160,10 +248,12 @@ class _Converter:
             raise TypeError(f"{tp!r} has no JSON Schema form supported by claude_sync")
         if issubclass(tp, enum.Enum):
             return _enum_schema([member.value for member in tp])
-        if te.is_typeddict(tp):
-            return self._guarded(tp, self._typeddict_schema)
-        if dataclasses.is_dataclass(tp):
-            return self._guarded(tp, self._dataclass_schema)
+        if te.is_typeddict(tp) or dataclasses.is_dataclass(tp):
+            return self._guarded(tp, self._class_builder(tp))
+        if self.profile.text_scalars:
+            text_format = text_scalar_format(tp)
+            if text_format is not None:
+                return {"type": "string", "format": text_format}
         for base in (bool, str, int, float):  # str/int subclasses keep their JSON type
             if issubclass(tp, base):
                 return dict(_SCALARS[base])
@@ -172,14 +262,37 @@ class _Converter:
             "or a JSON Schema dict"
         )
 
-    def _guarded(self, cls: type, build: Callable[[type], JsonSchema]) -> JsonSchema:
-        if cls in self._expanding:
-            return {"type": "object"}  # a recursive type: one level of structure is enough
+    def _class_builder(self, cls: type) -> Callable[[type], JsonSchema]:
+        return self._typeddict_schema if te.is_typeddict(cls) else self._dataclass_schema
+
+    def _guarded(
+        self, cls: type, build: Callable[[type], JsonSchema], as_definition: bool = False
+    ) -> JsonSchema:
+        if cls in self._expanding:  # a recursive type
+            if not self.profile.recursive_refs:
+                return {"type": "object"}  # one level of structure is enough for a tool input
+            return {"$ref": self._ref(cls)}
+        if not as_definition and cls in self._def_names:
+            return {"$ref": self._ref(cls)}
         self._expanding.append(cls)
         try:
             return build(cls)
         finally:
             self._expanding.pop()
+
+    def _ref(self, cls: type) -> str:
+        if cls is self._root:
+            return "#"
+        name = self._def_names.get(cls)
+        if name is None:
+            taken = set(self._def_names.values())
+            name = cls.__name__
+            counter = 2
+            while name in taken:
+                name = f"{cls.__name__}{counter}"
+                counter += 1
+            self._def_names[cls] = name
+        return f"#/$defs/{name}"
 
     def _union(self, args: Tuple[Any, ...]) -> JsonSchema:
         branches = [self.convert(arg) for arg in args]
@@ -223,12 +336,12 @@ class _Converter:
         return schema
 
     def _typeddict_schema(self, cls: type) -> JsonSchema:
-        hints = _type_hints(cls)
+        hints = resolved_hints(cls)
         declared_required = getattr(cls, "__required_keys__", None)
         total = getattr(cls, "__total__", True)
         fields = []
         for name, hint in hints.items():
-            marker = _required_marker(hint)
+            marker = required_marker(hint)
             if marker is not None:
                 required = marker
             elif declared_required is not None:
@@ -236,26 +349,51 @@ class _Converter:
             else:
                 required = bool(total)
             fields.append((name, hint, required))
-        return self.object_schema(fields, where=cls.__qualname__)
+        return self._class_object(cls, fields, {})
 
     def _dataclass_schema(self, cls: type) -> JsonSchema:
-        hints = _type_hints(cls)
+        hints = resolved_hints(cls)
+        json_name = self.profile.json_name
         fields = []
         defaults: Dict[str, Any] = {}
         for fld in dataclasses.fields(cls):
             if not fld.init:
                 continue
+            name = fld.name if json_name is None else json_name(cls, fld)
             has_default = fld.default is not dataclasses.MISSING
             has_factory = fld.default_factory is not dataclasses.MISSING
-            fields.append((fld.name, hints.get(fld.name, Any), not (has_default or has_factory)))
+            fields.append((name, hints.get(fld.name, Any), not (has_default or has_factory)))
             if has_default:
-                defaults[fld.name] = fld.default
+                defaults[name] = fld.default
+        return self._class_object(cls, fields, defaults)
+
+    def _class_object(
+        self, cls: type, fields: List[Tuple[str, Any, bool]], defaults: Dict[str, Any]
+    ) -> JsonSchema:
+        """The object schema of a TypedDict/dataclass: fields, defaults, the profile's
+        descriptions and closing."""
         schema = self.object_schema(fields, where=cls.__qualname__)
+        properties = schema["properties"]
         for name, default in defaults.items():
-            value = _plain_value(default)
+            value = self._default_value(default)
             if value is None or isinstance(value, (str, int, float, bool)):
-                schema["properties"][name].setdefault("default", value)
+                properties[name].setdefault("default", value)
+        if self.profile.describe is not None:
+            class_doc, field_docs = self.profile.describe(cls)
+            for name, text in field_docs.items():
+                if name in properties:
+                    properties[name].setdefault("description", text)
+            if class_doc:
+                schema["description"] = class_doc
+        if self.profile.closed_objects:
+            schema["additionalProperties"] = False
         return schema
+
+    def _default_value(self, default: Any) -> Any:
+        value = _plain_value(default)
+        if self.profile.text_scalars and text_scalar_format(type(value)) is not None:
+            return value.isoformat() if hasattr(value, "isoformat") else str(value)
+        return value
 
     def object_schema(self, fields: List[Tuple[str, Any, bool]], where: str) -> JsonSchema:
         """``{"type": "object", "properties": …, "required": […]}`` for (name, type, required).
@@ -278,7 +416,23 @@ class _Converter:
         return schema
 
 
-def _type_hints(cls: type) -> Dict[str, Any]:
+def text_scalar_format(tp: Any) -> Optional[str]:
+    """The ``format`` of a scalar written as a string (``TEXT_SCALAR_FORMATS``), else None.
+
+    Looks only at modules already imported: a type of a module nobody imported cannot be
+    the type asked about.
+    """
+    if not isinstance(tp, type):
+        return None
+    for module_name, class_name, text_format in TEXT_SCALAR_FORMATS:
+        module = sys.modules.get(module_name)
+        base = getattr(module, class_name, None) if module is not None else None
+        if base is not None and issubclass(tp, base):
+            return text_format
+    return None
+
+
+def resolved_hints(cls: type) -> Dict[str, Any]:
     """Resolved annotations of a TypedDict/dataclass, ``Annotated``/``NotRequired`` kept.
 
     Raises:
@@ -290,7 +444,7 @@ def _type_hints(cls: type) -> Dict[str, Any]:
     except NameError as exc:
         raise TypeError(
             f"cannot resolve the annotations of {cls.__qualname__}: {exc}. Under "
-            "`from __future__ import annotations` the types a tool schema uses must be "
+            "`from __future__ import annotations` the types a schema uses must be "
             "importable from the class's module (not local to a function)"
         ) from exc
     except TypeError as exc:
@@ -300,7 +454,7 @@ def _type_hints(cls: type) -> Dict[str, Any]:
         ) from exc
 
 
-def _required_marker(hint: Any) -> Optional[bool]:
+def required_marker(hint: Any) -> Optional[bool]:
     """True for ``Required[...]``, False for ``NotRequired[...]``, None when unmarked."""
     while True:
         origin = te.get_origin(hint)

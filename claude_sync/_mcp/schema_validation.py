@@ -1,18 +1,34 @@
-"""A small JSON Schema validator for tool arguments (pure).
+"""A small JSON Schema validator for tool arguments and structured output (pure).
 
 ``validate(schema, value)`` checks a value against the schemas ``schema.to_json_schema``
 generates plus the common keywords of hand-written ones and returns the first problem as
-text such as ``"b: expected number, got string"``, or ``None``. Keywords it does not know
-(``$ref``, ``format``, ``if``/``then``…) constrain nothing: a tool is never refused on a
-keyword we cannot judge.
+text such as ``"b: expected number, got string"``, or ``None``; ``first_problem`` returns
+the same as ``(path, problem)``. Local references (``"#"``, ``"#/$defs/Name"``,
+``"#/definitions/Name"``, what recursive types generate) are followed. Keywords it does not
+know (other ``$ref``s, ``format``, ``if``/``then``…) constrain nothing: a value is never
+refused on a keyword we cannot judge.
 """
 
 from __future__ import annotations
 
 import operator
-from typing import Any, List, Mapping, Optional
+from typing import Any, List, Mapping, NamedTuple, Optional, Tuple
 
-__all__ = ["validate"]
+__all__ = ["Problem", "first_problem", "json_type_name", "validate"]
+
+MAX_REF_HOPS = 32
+"""``$ref`` hops followed at one place in the value before the schema counts as cyclic."""
+
+
+class Problem(NamedTuple):
+    """Where a value breaks a schema (``path`` like ``items[2].price``, ``""`` for the whole
+    value) and how (``text``); ``str()`` gives ``"path: text"``."""
+
+    path: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.text}" if self.path else self.text
 
 
 def validate(schema: Any, value: Any) -> Optional[str]:
@@ -20,11 +36,17 @@ def validate(schema: Any, value: Any) -> Optional[str]:
 
     Never raises for a schema it does not understand: unknown keywords are skipped.
     """
-    return _check(schema, value, "")
+    problem = first_problem(schema, value)
+    return None if problem is None else str(problem)
 
 
-def _at(path: str, problem: str) -> str:
-    return f"{path}: {problem}" if path else problem
+def first_problem(schema: Any, value: Any) -> Optional[Problem]:
+    """``validate`` with the path and the problem apart; None if ``value`` conforms."""
+    return _check(schema, value, "", schema)
+
+
+def _at(path: str, problem: str) -> Problem:
+    return Problem(path, problem)
 
 
 def _child(path: str, key: str) -> str:
@@ -89,19 +111,51 @@ def _json_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _check(schema: Any, value: Any, path: str) -> Optional[str]:
+def _check(schema: Any, value: Any, path: str, root: Any) -> Optional[Problem]:
+    schema, cyclic = _resolve(schema, root)
+    if cyclic:
+        return _at(path, f"the schema's $ref chain is cyclic: {_show(schema)}")
     if schema is False:
         return _at(path, "no value is allowed here")
     if not isinstance(schema, Mapping):
         return None  # ``true`` or something that is not a schema: no constraint
     for check in _CHECKS:
-        problem = check(schema, value, path)
+        problem = check(schema, value, path, root)
         if problem is not None:
             return problem
     return None
 
 
-def _check_type(schema: Mapping[str, Any], value: Any, path: str) -> Optional[str]:
+def _resolve(schema: Any, root: Any) -> Tuple[Any, bool]:
+    """``schema`` with its local ``$ref`` followed (``"#"``, ``"#/$defs/N"``,
+    ``"#/definitions/N"``), and whether the chain was cyclic. A ``$ref`` that is not local
+    or names nothing constrains nothing (the schema is returned as it is)."""
+    for _ in range(MAX_REF_HOPS):
+        if not isinstance(schema, Mapping):
+            return schema, False
+        ref = schema.get("$ref")
+        if not isinstance(ref, str):
+            return schema, False
+        target = _local_target(ref, root)
+        if target is None:
+            return schema, False
+        schema = target
+    return schema, True
+
+
+def _local_target(ref: str, root: Any) -> Any:
+    if ref == "#":
+        return root
+    for prefix in ("#/$defs/", "#/definitions/"):
+        if ref.startswith(prefix) and isinstance(root, Mapping):
+            table = root.get(prefix[2:-1])
+            name = ref[len(prefix):].replace("~1", "/").replace("~0", "~")
+            if isinstance(table, Mapping) and name in table:
+                return table[name]
+    return None
+
+
+def _check_type(schema: Mapping[str, Any], value: Any, path: str, root: Any) -> Optional[Problem]:
     expected = schema.get("type")
     if expected is None:
         return None
@@ -111,7 +165,7 @@ def _check_type(schema: Mapping[str, Any], value: Any, path: str) -> Optional[st
     return _at(path, f"expected {' or '.join(map(str, allowed))}, got {json_type_name(value)}")
 
 
-def _check_enum(schema: Mapping[str, Any], value: Any, path: str) -> Optional[str]:
+def _check_enum(schema: Mapping[str, Any], value: Any, path: str, root: Any) -> Optional[Problem]:
     if "const" in schema and not _json_equal(value, schema["const"]):
         return _at(path, f"expected {_show(schema['const'])}, got {_show(value)}")
     options = schema.get("enum")
@@ -121,36 +175,43 @@ def _check_enum(schema: Mapping[str, Any], value: Any, path: str) -> Optional[st
     return None
 
 
-def _check_combinators(schema: Mapping[str, Any], value: Any, path: str) -> Optional[str]:
+def _check_combinators(schema: Mapping[str, Any], value: Any, path: str, root: Any) -> Optional[Problem]:
     for sub in schema.get("allOf") or ():
-        problem = _check(sub, value, path)
+        problem = _check(sub, value, path, root)
         if problem is not None:
             return problem
     for keyword in ("anyOf", "oneOf"):
         branches = schema.get(keyword)
         if not isinstance(branches, list) or not branches:
             continue
-        problems = [_check(branch, value, path) for branch in branches]
+        problems = [_check(branch, value, path, root) for branch in branches]
         matches = problems.count(None)
         if matches == 0:
-            return _no_branch_matched(branches, value, path, problems)
+            resolved = [_resolve(branch, root)[0] for branch in branches]
+            return _no_branch_matched(resolved, value, path, problems)
         if keyword == "oneOf" and matches > 1:
             return _at(path, f"matches {matches} alternatives where exactly one is allowed")
     return None
 
 
 def _no_branch_matched(
-    branches: List[Any], value: Any, path: str, problems: List[Optional[str]]
-) -> str:
+    branches: List[Any], value: Any, path: str, problems: List[Optional[Problem]]
+) -> Problem:
     """The most useful message when no alternative fits.
 
     Only the alternatives whose ``type`` accepts the value are worth talking about: with one,
     its own problem is the answer (``Optional[Point]`` given a broken point names the broken
-    field); with none, the allowed types are listed.
+    field); with several, the one that got deepest into the value, if one did (``Cat | Dog``
+    given a cat with a broken field names that field, not the dog's missing ones); with none,
+    the allowed types are listed.
     """
-    plausible = [p for b, p in zip(branches, problems) if _type_fits(b, value) and p]
+    plausible = [p for b, p in zip(branches, problems) if _type_fits(b, value) and p is not None]
     if len(plausible) == 1:
         return plausible[0]
+    deepest = max((len(p.path) for p in plausible), default=0)
+    furthest = [p for p in plausible if len(p.path) == deepest]
+    if len(furthest) == 1 and deepest > len(path):
+        return furthest[0]
     if not plausible:
         kinds: List[str] = []
         for branch in branches:
@@ -159,7 +220,7 @@ def _no_branch_matched(
                 if isinstance(name, str) and name not in kinds:
                     kinds.append(name)
         return _at(path, f"expected {' or '.join(kinds)}, got {json_type_name(value)}")
-    return _at(path, f"matches none of the allowed alternatives ({'; '.join(plausible)})")
+    return _at(path, f"matches none of the allowed alternatives ({'; '.join(map(str, plausible))})")
 
 
 def _type_fits(branch: Any, value: Any) -> bool:
@@ -170,7 +231,7 @@ def _type_fits(branch: Any, value: Any) -> bool:
     return any(_is_type(value, kind) for kind in kinds)
 
 
-def _check_object(schema: Mapping[str, Any], value: Any, path: str) -> Optional[str]:
+def _check_object(schema: Mapping[str, Any], value: Any, path: str, root: Any) -> Optional[Problem]:
     if not isinstance(value, dict):
         return None
     for name in schema.get("required") or ():
@@ -184,26 +245,26 @@ def _check_object(schema: Mapping[str, Any], value: Any, path: str) -> Optional[
         matched = False
         if key in properties:
             matched = True
-            problem = _check(properties[key], item, key_path)
+            problem = _check(properties[key], item, key_path, root)
             if problem is not None:
                 return problem
         for pattern, sub in patterns.items():
             if _search(pattern, str(key)):
                 matched = True
-                problem = _check(sub, item, key_path)
+                problem = _check(sub, item, key_path, root)
                 if problem is not None:
                     return problem
         if matched:
             continue
         if extra is False:
             return _at(path, f"unexpected property {_show(key)}")
-        problem = _check(extra, item, key_path)
+        problem = _check(extra, item, key_path, root)
         if problem is not None:
             return problem
     return _check_size(schema, len(value), path, "minProperties", "maxProperties", "properties")
 
 
-def _check_array(schema: Mapping[str, Any], value: Any, path: str) -> Optional[str]:
+def _check_array(schema: Mapping[str, Any], value: Any, path: str, root: Any) -> Optional[Problem]:
     if not isinstance(value, (list, tuple)):
         return None
     problem = _check_size(schema, len(value), path, "minItems", "maxItems", "items")
@@ -218,7 +279,7 @@ def _check_array(schema: Mapping[str, Any], value: Any, path: str) -> Optional[s
         sub = prefix[index] if index < len(prefix) else items
         if sub is None:
             continue
-        problem = _check(sub, item, f"{path}[{index}]")
+        problem = _check(sub, item, f"{path}[{index}]", root)
         if problem is not None:
             return problem
     if schema.get("uniqueItems") is True:
@@ -228,7 +289,7 @@ def _check_array(schema: Mapping[str, Any], value: Any, path: str) -> Optional[s
     return None
 
 
-def _check_string(schema: Mapping[str, Any], value: Any, path: str) -> Optional[str]:
+def _check_string(schema: Mapping[str, Any], value: Any, path: str, root: Any) -> Optional[Problem]:
     if not isinstance(value, str):
         return None
     problem = _check_size(schema, len(value), path, "minLength", "maxLength", "characters")
@@ -240,7 +301,7 @@ def _check_string(schema: Mapping[str, Any], value: Any, path: str) -> Optional[
     return None
 
 
-def _check_number(schema: Mapping[str, Any], value: Any, path: str) -> Optional[str]:
+def _check_number(schema: Mapping[str, Any], value: Any, path: str, root: Any) -> Optional[Problem]:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     limits = (
@@ -266,7 +327,7 @@ def _is_multiple(value: float, step: float) -> bool:
 
 def _check_size(
     schema: Mapping[str, Any], size: int, path: str, low_key: str, high_key: str, unit: str
-) -> Optional[str]:
+) -> Optional[Problem]:
     low, high = schema.get(low_key), schema.get(high_key)
     if isinstance(low, int) and size < low:
         return _at(path, f"expected at least {low} {unit}, got {size}")

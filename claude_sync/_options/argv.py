@@ -315,8 +315,14 @@ def skills_fields(skills: Any, init: JsonDict) -> None:
         init["skills"] = list(skills)
 
 
-def output_format_fields(output_format: Optional[Mapping[str, Any]], init: JsonDict) -> None:
+def output_format_fields(output_format: Any, init: JsonDict) -> None:
+    """``initialize.jsonSchema``: the dict's schema, or the schema of an output class."""
     if output_format is None:
+        return
+    if isinstance(output_format, type):
+        from .._structured.class_schema import json_schema_of  # typed output: first use only
+
+        init["jsonSchema"] = json_schema_of(output_format)
         return
     if output_format.get("type") != "json_schema" or not isinstance(
         output_format.get("schema"), Mapping

@@ -58,6 +58,7 @@ Where each option goes (checked against the real CLI 2.1.197)::
     extra_args                 --flag VALUE, or --flag for None (last, so they can override)
     env                        overlaid on the child's environment (see ``environment``)
     client_app                 env CLAUDE_AGENT_SDK_CLIENT_APP
+    max_retries                env CLAUDE_CODE_MAX_RETRIES (no CLI flag exists)
     enable_file_checkpointing  env CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true
     cwd                        SpawnPlan.cwd (and env PWD)
     user                       SpawnPlan.user (the shell's ``Popen(user=…)``)

@@ -15,7 +15,7 @@ from .._version import __version__
 from .options import ClaudeAgentOptions
 
 __all__ = [
-    "CLIENT_APP_ENV", "DERIVED_CLIENT_APP_ENV", "ENTRYPOINT", "FILE_CHECKPOINTING_ENV",
+    "CLIENT_APP_ENV", "DERIVED_CLIENT_APP_ENV", "ENTRYPOINT", "FILE_CHECKPOINTING_ENV", "MAX_RETRIES_ENV",
     "READS_SESSION_STATE_ENV", "SDK_VERSION_ENV", "STREAM_CLOSE_TIMEOUT_ENV", "STRIPPED_ENV",
     "TRACE_CONTEXT_ENV", "VERBATIM_PROMPTS_MIN_VERSION", "build_env", "env_overlay",
     "finish_env", "initialize_timeout", "verbatim_prompts_ignored",
@@ -34,6 +34,9 @@ up in the User-Agent as ``agent-sdk/<version>``).
 SDK_VERSION_ENV = "CLAUDE_AGENT_SDK_VERSION"
 FILE_CHECKPOINTING_ENV = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"
 CLIENT_APP_ENV = "CLAUDE_AGENT_SDK_CLIENT_APP"
+MAX_RETRIES_ENV = "CLAUDE_CODE_MAX_RETRIES"
+"""How often the CLI retries a failed API request (``max_retries``); N retries mean at most
+N + 1 requests per turn (checked on 2.1.197 and 2.1.331; neither has a flag for it)."""
 DERIVED_CLIENT_APP_ENV = "CLAUDE_AGENT_SDK_DERIVED_CLIENT_APP"
 """Set by an outer SDK session for its own app; never inherited by ours."""
 READS_SESSION_STATE_ENV = "CLAUDE_CODE_SDK_READS_SESSION_STATE"
@@ -54,10 +57,11 @@ def build_env(
     """The child's environment, layered as the official SDK layers it.
 
     ``environ`` minus ``STRIPPED_ENV`` and the derived app label; ``CLAUDE_CODE_ENTRYPOINT``;
-    then ``options.env``; then what the caller may not override: ``CLAUDE_AGENT_SDK_VERSION``,
+    then ``options.env`` and ``max_retries``; then what the caller may not override: ``CLAUDE_AGENT_SDK_VERSION``,
     ``client_app``, file checkpointing and ``PWD``; then the trace context (unless
     ``options.env`` names it) and ``CLAUDE_CODE_SDK_READS_SESSION_STATE=1`` (unless set, in
-    any letter case). Raises ``TypeError`` when an ``options.env`` key or value is not a ``str``.
+    any letter case). Raises ``TypeError`` when an ``options.env`` key or value is not a ``str``,
+    ``ValueError`` when ``max_retries`` and ``options.env`` set different retry counts.
     """
     explicit = frozenset(options.env)
     return finish_env(env_overlay(options, cwd), environ, explicit, trace_carrier)
@@ -70,6 +74,13 @@ def env_overlay(options: ClaudeAgentOptions, cwd: Optional[str]) -> Dict[str, st
         if not isinstance(key, str) or not isinstance(value, str):
             raise TypeError(f"options.env must map str to str, got {key!r}: {value!r}")
         env[key] = value
+    if options.max_retries is not None:
+        given = options.env.get(MAX_RETRIES_ENV)
+        if given is not None and given != str(options.max_retries):
+            raise ValueError(
+                f"max_retries={options.max_retries} and env[{MAX_RETRIES_ENV!r}]={given!r} disagree: set only one"
+            )
+        env[MAX_RETRIES_ENV] = str(options.max_retries)
     env[SDK_VERSION_ENV] = __version__
     if options.client_app is not None:
         env[CLIENT_APP_ENV] = options.client_app

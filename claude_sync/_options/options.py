@@ -21,6 +21,7 @@ from typing import (
     Literal,
     Optional,
     TextIO,
+    Type,
     TypedDict,
     Union,
 )
@@ -180,7 +181,15 @@ class ClaudeAgentOptions(Record):
     ``control_timeout`` (default for control requests), ``initialize_timeout`` (the
     handshake), ``close_timeout`` (each rung of the close ladder), ``deny_all_permissions``
     (answer every permission request with a deny, for batch jobs that must never prompt),
-    ``raise_on_error_result`` (``query()`` raises ``ResultError`` after an error result).
+    ``raise_on_error_result`` (``query()`` raises ``ResultError`` after an error result),
+    ``max_retries`` (how often the CLI retries a failed API request: env
+    ``CLAUDE_CODE_MAX_RETRIES``, honoured by 2.1.197 and 2.1.331; 0 means one request; None
+    leaves the CLI's default of 10).
+
+    ``output_format`` takes, besides the official ``{"type": "json_schema", "schema": {…}}``,
+    a dataclass, a TypedDict or a pydantic v2 model class: the schema is generated from it
+    (``json_schema_of``) and the run's value comes back as an instance
+    (``ResultMessage.parsed_output``, ``RunResult.output``; see ``claude_sync._structured``).
 
     ``verbatim_prompts`` marks every user message we send ``client_composed`` (no ``@path``
     expansion, no slash commands; CLI >= 2.1.248). ``resume_drops_turn`` →
@@ -343,7 +352,7 @@ class ClaudeAgentOptions(Record):
     max_thinking_tokens: Optional[int] = None
     thinking: Optional[ThinkingConfig] = None
     effort: Optional[EffortLevel] = None
-    output_format: Optional[Dict[str, Any]] = None
+    output_format: Optional[Union[Dict[str, Any], Type[Any]]] = None
     enable_file_checkpointing: bool = False
     task_budget: Optional[TaskBudget] = None
     debug_stderr: Optional[TextIO] = None
@@ -360,6 +369,7 @@ class ClaudeAgentOptions(Record):
     close_timeout: float = 5.0
     deny_all_permissions: bool = False
     raise_on_error_result: bool = True
+    max_retries: Optional[int] = None
     # TS-SDK extras: what the TypeScript SDK has and both Python SDKs lack (``argv.INITIALIZE_ONLY_OPTIONS``:
     # initialize-only options, the elicitation / user-dialog host callbacks)
     tool_aliases: Optional[Dict[str, str]] = None

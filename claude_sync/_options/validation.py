@@ -161,6 +161,27 @@ def os_user(name: str, value: Any) -> None:
         raise ValueError(f"ClaudeAgentOptions.{name}: no such user on this machine: {value!r}") from None
 
 
+def output_format(name: str, value: Any) -> None:
+    """A ``{"type": "json_schema", …}`` dict (its shape is checked when the command is built)
+    or a class with a JSON form: a dataclass, a TypedDict, a pydantic v2 model. The class's
+    schema is made (and cached) now, so a field without a JSON form fails here, by name."""
+    if value is None or isinstance(value, Mapping):
+        return
+    if not isinstance(value, type):
+        _fail(
+            TypeError,
+            name,
+            "a dataclass, TypedDict or pydantic v2 model class, or {'type': 'json_schema', 'schema': {...}}",
+            value,
+        )
+    from .._structured.class_schema import json_schema_of  # typed output: first use only
+
+    try:
+        json_schema_of(value)
+    except TypeError as exc:
+        raise TypeError(f"ClaudeAgentOptions.{name}: {exc}") from None
+
+
 # ----------------------------------------------------------------------------- the table
 
 RULES: Dict[str, Tuple[Check, ...]] = {
@@ -170,6 +191,7 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "callback_workers": (int_at_least(1),),
     "max_buffer_size": (optional(int_at_least(1)),),
     "max_turns": (optional(int_at_least(0)),),
+    "max_retries": (optional(int_at_least(0)),),
     "max_budget_usd": (optional(amount),),
     "max_thinking_tokens": (optional(int_at_least(0)),),
     "deny_all_permissions": (boolean,),
@@ -189,6 +211,7 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "resume_drops_turn": (optional(text),),
     "client_app": (optional(text),),
     "debug_stderr": (optional(writable),),
+    "output_format": (output_format,),
 }
 
 

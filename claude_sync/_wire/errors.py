@@ -7,6 +7,7 @@
     │   └── CLINotFoundError           no `claude` binary was found (``cli_path``)
     ├── ProcessError                   the CLI exited abnormally (``exit_code``, ``stderr``)
     │   └── ResultError                the run ended in an error ``ResultMessage``
+    │       └── StructuredOutputError  no valid ``output_format`` value (raw value, path)
     ├── CLIJSONDecodeError             a ``{…}`` stdout line was not valid JSON (``line``)
     ├── MessageParseError              valid JSON of a known type with a broken shape (``data``)
     ├── ControlRequestError            the CLI answered our control request with an error
@@ -14,9 +15,11 @@
     │   └── UnknownHookCallbackError   a hook callback id we never registered; ``LookupError``
     ├── ControlTimeoutError            no answer in time; also a builtin ``TimeoutError``
     ├── ReceiveTimeoutError            no message in time while receiving; also ``TimeoutError``
-    └── UsageError                     the API was used wrongly; also a ``RuntimeError``
-        └── NotConnectedError          a call before connect() / after disconnect(); also a
-                                       ``CLIConnectionError``
+    ├── UsageError                     the API was used wrongly; also a ``RuntimeError``
+    │   └── NotConnectedError          a call before connect() / after disconnect(); also a
+    │                                  ``CLIConnectionError``
+    └── UnscriptedRunError             the testing kit's switch is on and a run has no script
+                                       (no CLI was started); also an ``AssertionError``
 
 Names mirror the official ``claude-agent-sdk`` where the meaning is the same, so ported
 ``except`` clauses keep working. Every class pickles round-trip with all its attributes
@@ -34,6 +37,7 @@ __all__ = [
     "CLINotFoundError",
     "ProcessError",
     "ResultError",
+    "StructuredOutputError",
     "CLIJSONDecodeError",
     "MessageParseError",
     "ControlRequestError",
@@ -44,6 +48,7 @@ __all__ = [
     "UsageError",
     "NotConnectedError",
     "SessionStoreError",
+    "UnscriptedRunError",
 ]
 
 
@@ -54,15 +59,17 @@ class ClaudeSDKError(Exception):
         super().__init__(message)
 
     def __reduce__(self) -> Any:
-        return (_rebuild, (type(self), self._init_kwargs()))
+        return (_rebuild, (type(self), self.init_kwargs()))
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
+        """The constructor's keyword arguments that rebuild this error (``type(e)(**kwargs)``):
+        what pickling and ``RunResult.to_dict()`` carry."""
         return {"message": str(self)}
 
     def _with_stderr_tail(self, tail: str) -> ClaudeSDKError:
         """A new error of this type with the same attributes, whose message ends with the
         CLI's stderr ``tail`` (the caller raises it ``from`` this one)."""
-        kwargs = self._init_kwargs()
+        kwargs = self.init_kwargs()
         kwargs["message"] = f"{self}\nstderr tail:\n{tail}"
         return _rebuild(type(self), kwargs)
 
@@ -88,7 +95,7 @@ class CLINotFoundError(CLIConnectionError):
         super().__init__(message)
         self.cli_path = cli_path
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "cli_path": self.cli_path}
 
 
@@ -122,7 +129,7 @@ class ProcessError(ClaudeSDKError):
     def _notes(self) -> List[str]:
         return []
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": self._message, "exit_code": self.exit_code, "stderr": self.stderr}
 
 
@@ -177,10 +184,59 @@ class ResultError(ProcessError):
     def _notes(self) -> List[str]:
         return [] if self.hint is None else [f"Hint: {self.hint}"]
 
-    def _init_kwargs(self) -> Dict[str, Any]:
-        kwargs = super()._init_kwargs()
+    def init_kwargs(self) -> Dict[str, Any]:
+        kwargs = super().init_kwargs()
         kwargs["data"] = self.data
         kwargs["hint"] = self.hint
+        return kwargs
+
+
+class StructuredOutputError(ResultError):
+    """The run did not produce a valid ``output_format`` value; nothing of it is lost.
+
+    Raised when the CLI gave up (result ``error_max_structured_output_retries``: every
+    ``StructuredOutput`` call failed the schema), when the run ended without calling
+    ``StructuredOutput`` at all, and when the CLI accepted a value that the class refuses
+    (a ``Literal`` or a tuple position the schema could not express, a date that does not
+    exist, a ``__post_init__`` that raises, a pydantic validator).
+
+    ``raw_output``: the JSON value the model gave (the last attempt; None when it gave none).
+    ``schema``: the JSON Schema that was sent. ``error_path``: the JSON path of the first
+    mismatch (``"$.lines[2].price"``; None when unknown). ``problem``: what is wrong there.
+    ``output_type``: the class's qualified name (``"invoices.Invoice"``; a name, so the error
+    pickles where the class cannot be imported). The ``ResultError`` attributes describe the
+    result (``subtype``, ``errors``, ``session_id`` …; empty for a value decoded by hand).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        data: Optional[Dict[str, Any]] = None,
+        exit_code: Optional[int] = None,
+        stderr: Optional[str] = None,
+        hint: Optional[str] = None,
+        raw_output: Any = None,
+        schema: Optional[Dict[str, Any]] = None,
+        error_path: Optional[str] = None,
+        problem: Optional[str] = None,
+        output_type: Optional[str] = None,
+    ):
+        super().__init__(message, data=data, exit_code=exit_code, stderr=stderr, hint=hint)
+        self.raw_output = raw_output
+        self.schema = schema
+        self.error_path = error_path
+        self.problem = problem
+        self.output_type = output_type
+
+    def init_kwargs(self) -> Dict[str, Any]:
+        kwargs = super().init_kwargs()
+        kwargs.update(
+            raw_output=self.raw_output,
+            schema=self.schema,
+            error_path=self.error_path,
+            problem=self.problem,
+            output_type=self.output_type,
+        )
         return kwargs
 
 
@@ -231,7 +287,7 @@ class CLIJSONDecodeError(ClaudeSDKError):
         self.line = line
         self.original_error = original_error
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"line": self.line, "original_error": self.original_error, "message": str(self)}
 
 
@@ -246,7 +302,7 @@ class MessageParseError(ClaudeSDKError):
         super().__init__(message)
         self.data = data
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "data": self.data}
 
 
@@ -265,7 +321,7 @@ class ControlRequestError(ClaudeSDKError):
         self.subtype = subtype
         self.request_id = request_id
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "subtype": self.subtype, "request_id": self.request_id}
 
 
@@ -279,7 +335,7 @@ class CallbackRequestError(ClaudeSDKError, ValueError):
         super().__init__(message)
         self.subtype = subtype
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "subtype": self.subtype}
 
 
@@ -290,7 +346,7 @@ class UnknownHookCallbackError(CallbackRequestError, LookupError):
         super().__init__(message, subtype=subtype if subtype is not None else "hook_callback")
         self.callback_id = callback_id
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "callback_id": self.callback_id, "subtype": self.subtype}
 
 
@@ -315,7 +371,7 @@ class ControlTimeoutError(ClaudeSDKError, TimeoutError):
         self.request_id = request_id
         self.timeout = timeout
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {
             "message": str(self),
             "subtype": self.subtype,
@@ -341,7 +397,7 @@ class ReceiveTimeoutError(ClaudeSDKError, TimeoutError):
         self.kind = kind
         self.timeout = timeout
 
-    def _init_kwargs(self) -> Dict[str, Any]:
+    def init_kwargs(self) -> Dict[str, Any]:
         return {"message": str(self), "kind": self.kind, "timeout": self.timeout}
 
 
@@ -361,3 +417,10 @@ class SessionStoreError(ClaudeSDKError, RuntimeError):
     """A ``SessionStore`` call failed or timed out where the session cannot go on without it
     (loading a session to resume from the store). Mirroring failures never raise: they are
     reported as a ``SystemMessage`` with ``subtype="mirror_error"``."""
+
+
+class UnscriptedRunError(ClaudeSDKError, AssertionError):
+    """The testing kit's switch is on (``claude_sync.testing.use_scripted_cli``, the
+    ``claude_cli`` fixture, or ``CLAUDE_SYNC_TESTING=block``) and a run was given neither a
+    transport nor a script: it was refused before any CLI started. An ``AssertionError``, as
+    a mock library's "request not mocked" is: the test, not the code under test, is wrong."""

@@ -169,6 +169,10 @@ class DeferredToolUse(WireRecord):
     input: Dict[str, Any]
 
 
+_NOT_SERIALISED = {"dataclasses_json": {"exclude": lambda _value: True}}
+"""Field metadata keeping a field out of dataclasses-json's ``to_dict()``."""
+
+
 def _deferred_from_dict(value: Any) -> Optional[DeferredToolUse]:
     return None if value is None else DeferredToolUse(value["id"], value["name"], value["input"])
 
@@ -242,6 +246,12 @@ class ResultMessage(WireRecord):
     origin: Optional[Dict[str, Any]] = None
     user_message_uuid: Optional[str] = None
     user_message_uuids: Optional[List[str]] = None
+    parsed_output: Any = field(default=None, repr=False, compare=False, metadata=_NOT_SERIALISED)
+    """(ours) ``structured_output`` as an instance of the ``output_format`` class (dataclass,
+    pydantic model; a checked dict for a TypedDict), set by the library when
+    ``ClaudeAgentOptions.output_format`` is a class and the value fits it; None otherwise
+    (no class, no value, or a value the class refuses: ``claude_sync.parse_output`` says
+    why). Derived data: left out of ``==``, ``repr()`` and ``to_dict()``."""
     raw: Dict[str, Any] = raw_field()
 
 

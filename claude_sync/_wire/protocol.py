@@ -33,6 +33,7 @@ from .errors import (
     CLIJSONDecodeError,
     ProcessError,
     ResultError,
+    StructuredOutputError,
     as_text,
     error_texts,
 )
@@ -48,7 +49,6 @@ __all__ = [
     "Event",
     "KeepAliveReceived",
     "NoiseLineSkipped",
-    "OversizedLineSkipped",
     "StreamItem",
     "TranscriptMirrorReceived",
     "TurnLedger",
@@ -58,6 +58,7 @@ __all__ = [
     "decode_line",
     "exit_error",
     "result_error",
+    "STRUCTURED_OUTPUT_RETRIES_SUBTYPE",
     "user_message_frame",
 ]
 
@@ -353,50 +354,43 @@ class TurnLedger:
         return self.should_close and (not self.run_end.calls_back or self.run_end.due(now))
 
 
-@frozen_record
-class OversizedLineSkipped(FrozenRecord):
-    """Stands in the message stream where a stdout line over ``max_buffer_size`` was skipped.
-
-    ``size`` is the line's length in bytes, ``limit`` the cap, ``prefix`` its first bytes
-    (decoded leniently). The line itself is gone; the session went on.
-
-    Attributes:
-        size: The skipped line's length in bytes.
-        limit: The cap it went over (``max_buffer_size``).
-        prefix: The line's first bytes, decoded leniently.
-    """
-
-    size: int
-    limit: int
-    prefix: str
-
-
 # --------------------------------------------------------------------------- errors
+
+
+STRUCTURED_OUTPUT_RETRIES_SUBTYPE = "error_max_structured_output_retries"
+"""The result subtype of a run whose every ``StructuredOutput`` call failed the schema (the
+CLI allows ``MAX_STRUCTURED_OUTPUT_RETRIES`` calls, 5 by default)."""
 
 
 def result_error(
     result: ResultMessage, *, exit_code: Optional[int] = None, stderr: Optional[str] = None
 ) -> ResultError:
-    """The ``ResultError`` an error result turns into (raised after it was yielded).
+    """The ``ResultError`` an error result turns into (raised after it was yielded); a
+    ``StructuredOutputError`` for ``error_max_structured_output_retries``.
 
     Whatever shape ``errors``/``result`` have on the wire, this returns a ``ResultError``:
     ``errors`` becomes a list of strs (see ``errors.error_texts``: non-str entries dropped, as
     the official SDK does; the message still shows them as JSON), a non-str ``result`` its JSON.
+    Its first line says what happened (the CLI's words: "Not logged in · Please run /login"),
+    then the subtype and API status — an API failure's subtype is ``success``, which would
+    mislead as a headline.
     """
     from .hints import hint_for  # error results are rare: loaded on the first
 
     errors = error_texts(result.errors)
     text = None if result.result is None else as_text(result.result)
     odd = as_text(result.errors) if result.errors not in (None, [], "") else ""  # shapes .errors drops
-    detail = text or "; ".join(errors) or odd or "(no detail)"
-    status = f" (API status {result.api_error_status})" if result.api_error_status else ""
-    return ResultError(
-        f"Claude Code run ended with an error result [{result.subtype}]{status}: {detail}",
-        data=dict(result.raw),
-        exit_code=exit_code,
-        stderr=stderr,
-        hint=hint_for(result),
-    )
+    detail = text or "; ".join(errors) or odd
+    facts = [f"subtype {result.subtype!r}"]
+    if result.api_error_status:
+        facts.append(f"API status {result.api_error_status}")
+    happened = detail or "The Claude Code run ended with an error result"
+    message = f"{happened} (error result: {', '.join(facts)})"
+    if result.subtype == STRUCTURED_OUTPUT_RETRIES_SUBTYPE:
+        return StructuredOutputError(
+            message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, problem=detail or "(no detail)"
+        )
+    return ResultError(message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, hint=hint_for(result))
 
 
 def exit_error(
@@ -440,6 +434,7 @@ def iter_user_frames(prompts: Iterable[Any], session_id: str = "default") -> Ite
             yield normalize_user_frame(item, session_id)
 
 
-StreamItem = Union[Message, OversizedLineSkipped]
-"""What a session's message stream yields: the messages, and a marker where a line over
-``max_buffer_size`` was skipped."""
+StreamItem = Message
+"""What a session's message stream yields: messages — where a line over ``max_buffer_size``
+was skipped, the ``SystemMessage`` ``OversizedLineSkipped`` stands in for it. (Once a union
+with that marker; kept as a name so annotations that use it go on working.)"""

@@ -31,6 +31,8 @@ __all__ = [
     "ThinkingTokensMessage",
     "MirrorErrorMessage",
     "SessionStateChangedMessage",
+    "OversizedLineSkipped",
+    "OVERSIZED_LINE_SUBTYPE",
     "SYSTEM_CLASSES",
 ]
 
@@ -438,6 +440,28 @@ class MirrorErrorMessage(SystemMessage):
     error: str = ""
 
 
+OVERSIZED_LINE_SUBTYPE = "oversized_line_skipped"
+
+
+@frozen_record
+class OversizedLineSkipped(SystemMessage):
+    """Stands in the message stream where a stdout line over ``max_buffer_size`` was skipped
+    (``system/oversized_line_skipped``, made by the SDK, not the CLI — so every item of a
+    stream is a ``Message``). ``size`` is the line's length in bytes, ``limit`` the cap,
+    ``prefix`` its first bytes (decoded leniently). The line itself is gone; the session went
+    on. Build one with ``OversizedLineSkipped.of(size, limit, prefix)``."""
+
+    size: int = 0
+    limit: int = 0
+    prefix: str = ""
+
+    @classmethod
+    def of(cls, size: int, limit: int, prefix: str) -> OversizedLineSkipped:
+        """The marker for a skipped line, with its ``data`` (the dict a wire line would be)."""
+        data = {"type": "system", "subtype": OVERSIZED_LINE_SUBTYPE, "size": size, "limit": limit, "prefix": prefix}
+        return cls(subtype=OVERSIZED_LINE_SUBTYPE, data=data, size=size, limit=limit, prefix=prefix)
+
+
 SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
     "status": StatusMessage,
     "api_retry": APIRetryMessage,
@@ -453,6 +477,7 @@ SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
     "thinking_tokens": ThinkingTokensMessage,
     "mirror_error": MirrorErrorMessage,
     "session_state_changed": SessionStateChangedMessage,
+    OVERSIZED_LINE_SUBTYPE: OversizedLineSkipped,
 }
 """System ``subtype`` → subclass; other subtypes (``init`` among them, as in the official SDK)
 are plain ``SystemMessage``."""

@@ -126,14 +126,20 @@ def _worker_pool(worker: Any = None) -> AgentPool:
 
 
 def run_on_worker(
-    prompt: str, *, options: Optional[ClaudeAgentOptions] = None, timeout: Optional[float] = None
-) -> RunResult:
+    prompt: str,
+    *,
+    options: Optional[ClaudeAgentOptions] = None,
+    timeout: Optional[float] = None,
+    output_format: Any = None,
+) -> RunResult[Any]:
     """Task body: run ``prompt`` on this worker's pool and wait (a Dask worker thread).
 
-    ``options`` None uses the plugin's. Raises what ``run`` raises, and ``RuntimeError``
-    when the plugin is not installed.
+    ``options`` None uses the plugin's; ``output_format`` as for ``AgentPool.submit`` (a class
+    defined in ``__main__`` or a notebook travels by value: Dask pickles with cloudpickle).
+    Raises what ``run`` raises, and ``RuntimeError`` when the plugin is not installed.
     """
-    return _worker_pool().submit(prompt, options=options, timeout=timeout).result()
+    future = _worker_pool().submit(prompt, options=options, timeout=timeout, output_format=output_format)
+    return future.result()
 
 
 def submit_runs(
@@ -142,13 +148,22 @@ def submit_runs(
     *,
     options: Optional[ClaudeAgentOptions] = None,
     timeout: Optional[float] = None,
+    output_format: Any = None,
     **map_kwargs: Any,
 ) -> List[Any]:
     """``client.map(run_on_worker, prompts, …)`` with ``pure=False`` (two equal prompts are
-    two runs). Raises ``TypeError`` for options that cannot be pickled."""
+    two runs). ``output_format``: a class (each result's ``output`` is an instance) or a
+    schema dict. Raises ``TypeError`` for options that cannot be pickled, or an
+    ``output_format`` class without a JSON form (checked here, before anything travels)."""
     check_picklable_options(options)
+    if isinstance(output_format, type):
+        from .._structured.class_schema import json_schema_of
+
+        json_schema_of(output_format)
     map_kwargs.setdefault("pure", False)
-    return client.map(run_on_worker, list(prompts), options=options, timeout=timeout, **map_kwargs)  # type: ignore[no-any-return]
+    return client.map(  # type: ignore[no-any-return]
+        run_on_worker, list(prompts), options=options, timeout=timeout, output_format=output_format, **map_kwargs
+    )
 
 
 def pool_stats(dask_worker: Any) -> Dict[str, int]:

@@ -3,6 +3,9 @@
 * ``ScriptedCLI``: say step by step what the CLI says, asks and expects; run your code against
   it in-process (``transport()``) or as a real subprocess (``install()`` -> ``cli_path``);
   ``verify()`` says which step was not followed. ``ScriptedCLI.answer("4")`` is a whole run.
+* The switch (``use_scripted_cli``, ``no_real_cli``, the ``claude_cli`` fixture,
+  ``CLAUDE_SYNC_TESTING=block``): every run in the process plays a script or fails with
+  ``UnscriptedRunError`` — it never reaches the real CLI by accident.
 * Record and replay: ``recording_transport`` / ``RecordingTransport`` write a real session to
   JSONL (secrets redacted); ``ScriptedCLI.from_recording`` replays it and checks your frames.
 * The real CLI, offline: ``FakeAnthropicAPI`` with ``text``/``tool_use``/``thinking``/``error``
@@ -47,6 +50,10 @@ _LAZY: Dict[str, str] = {
     "RunReport": "._engine",
     "ScriptFailure": "._engine",
     "SCRIPT_FAILED_EXIT": "._engine",
+    # the switch: every run in the process plays a script, never the real CLI
+    "use_scripted_cli": ".switch",
+    "no_real_cli": ".switch",
+    "UnscriptedRunError": ".switch",
     # record a real session, replay it offline
     "RecordingTransport": ".record",
     "recording_transport": ".record",

@@ -158,6 +158,9 @@ class FakeAnthropicAPI:
             target=self._serve, args=(self._server,), name="fake_api-server", daemon=True
         )
         self._serve_thread.start()
+        from .._engine.stand_in import allow_base_url
+
+        allow_base_url(self.base_url)  # a real CLI aimed here may run while the switch is on
         return self
 
     def _serve(self, server: _Server) -> None:
@@ -190,6 +193,9 @@ class FakeAnthropicAPI:
         server, thread = self._server, self._serve_thread
         if server is None or thread is None:
             return
+        from .._engine.stand_in import disallow_base_url
+
+        disallow_base_url(self.base_url)
         self._stopping.set()
         thread.join(timeout)
         stuck = server.close_connections_and_join(timeout)

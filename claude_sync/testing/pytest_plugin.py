@@ -3,10 +3,13 @@
 Fixtures:
 
 * ``claude_cli``: a fresh ``ScriptedCLI`` whose ``install()``/``options()`` write into the
-  test's ``tmp_path``. Script it, run your code with ``claude_cli.transport()`` (in-process) or
-  ``claude_cli.options(...)`` (a real subprocess through ``cli_path``); after a passing test
-  the plugin calls ``claude_cli.verify()``, so a script your code did not follow fails the
-  test even if nothing else noticed.
+  test's ``tmp_path``, with the kit's switch on for the test (``use_scripted_cli``): every
+  ``query()``/``ClaudeSDKClient``/``run()``/``AgentPool`` run that has no transport plays its
+  script in-process — the code under test needs no change — and, while it has no steps,
+  fails with ``UnscriptedRunError`` instead of starting any CLI. ``claude_cli.transport()``
+  and ``claude_cli.options(...)`` (a real subprocess through ``cli_path``) work as well.
+  After a passing test the plugin calls ``claude_cli.verify()``, so a script your code did
+  not follow fails the test even if nothing else noticed.
 * ``claude_offline``: the **real** CLI against a started ``FakeAnthropicAPI`` (``.api``),
   with the caller's keys, providers and proxies taken out of the environment for the test.
   ``.options(**fields)`` gives ``ClaudeAgentOptions`` for it. Skipped (with the install
@@ -46,11 +49,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.fixture
 def claude_cli(request: pytest.FixtureRequest, tmp_path: Path) -> Generator[ScriptedCLI, None, None]:
-    """A ``ScriptedCLI`` for this test, verified after it (see above)."""
+    """A ``ScriptedCLI`` for this test, verified after it (see the module docstring)."""
+    from .._engine import stand_in
     from .scripted import ScriptedCLI
+    from .switch import ScriptRouter
 
     cli = ScriptedCLI(directory=tmp_path)
-    yield cli
+    previous = stand_in.set_stand_in(ScriptRouter(cli, name="the claude_cli fixture"))
+    try:
+        yield cli
+    finally:
+        stand_in.set_stand_in(previous)
     if request.node.stash.get(_CALL_FAILED, False) or not cli.steps:
         return
     cli.verify()

@@ -177,8 +177,17 @@ class RecordingTransport(Transport):
 def recording_transport(options: Any, path: Union[str, Path]) -> RecordingTransport:
     """A ``RecordingTransport`` around the ``SubprocessTransport`` the session would spawn for
     ``options`` (CLI found with ``find_cli``, same argv/env/cwd). Its temp files (``--mcp-config``
-    …) go when it closes, or at interpreter exit if it never does. Raises ``CLINotFoundError``."""
+    …) go when it closes, or at interpreter exit if it never does. Raises ``CLINotFoundError``,
+    and ``UnscriptedRunError`` while the kit's switch is on (recording needs the real CLI)."""
     from .._engine.process import SubprocessTransport
+    from .._engine.stand_in import blocks
+    from .._wire.errors import UnscriptedRunError
+
+    if blocks(options, os.environ):
+        raise UnscriptedRunError(
+            "recording_transport() would start the real claude CLI, and the kit's switch is on "
+            "(use_scripted_cli, the claude_cli fixture or CLAUDE_SYNC_TESTING=block): record with it off"
+        )
     from .._engine.tempfiles import make_private_file
     from .._options.command import FileArg, build_spawn_plan, find_cli
 

@@ -399,6 +399,9 @@ class ScriptedCLI:
         )
         executable.chmod(executable.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         self._report_dirs.append(reports)
+        from .._engine.stand_in import allow_cli
+
+        allow_cli(str(executable))  # a kit CLI may run while the switch is on
         return str(executable)
 
     def options(self, **fields: Any) -> ClaudeAgentOptions:

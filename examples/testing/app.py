@@ -1,10 +1,12 @@
 """A tiny Flask service built on claude_sync: ``POST /ask {"question": ...}`` answers with
 what Claude says, under a read-only permission policy, a hook that keeps ``.env`` files out
 of reach, and one in-process MCP tool. Its tests (``tests/``) use only ``claude_sync.testing``:
-no account, no network, no ``claude`` binary.
+no account, no network, no ``claude`` binary — the ``claude_cli`` fixture's switch makes the
+app's own ``query()`` play the test's script, and refuses any run a test did not script.
 
     flask --app app run                 # serve it, with a logged-in claude CLI on PATH
-    python -m pytest examples/testing   # test it: pip install -e '.[test]' flask (in the checkout)
+    python -m pytest examples/testing   # test it: pip install flask pytest, and claude_sync
+                                        # (pip install . from the repository root)
 """
 
 from __future__ import annotations
@@ -49,9 +51,8 @@ def word_count(args: Dict[str, Any]) -> Dict[str, Any]:
     return {"content": [{"type": "text", "text": str(len(args["text"].split()))}]}
 
 
-def make_options(cli_path: Optional[str] = None) -> ClaudeAgentOptions:
+def make_options() -> ClaudeAgentOptions:
     return ClaudeAgentOptions(
-        cli_path=cli_path,
         can_use_tool=read_only_policy,
         hooks={"PreToolUse": [HookMatcher(hooks=[keep_secrets], timeout=10)]},
         mcp_servers={"text": create_sdk_mcp_server("text", tools=[word_count])},
@@ -59,8 +60,8 @@ def make_options(cli_path: Optional[str] = None) -> ClaudeAgentOptions:
     )
 
 
-def create_app(cli_path: Optional[str] = None) -> Flask:
-    """The app; ``cli_path`` picks the ``claude`` binary (tests pass a scripted one)."""
+def create_app() -> Flask:
+    """The app. It runs whatever ``claude`` CLI discovery finds; its tests need no hook."""
     app = Flask(__name__)
 
     @app.post("/ask")
@@ -69,7 +70,7 @@ def create_app(cli_path: Optional[str] = None) -> Flask:
         if not question:
             return jsonify(error="question is required"), 400
         try:
-            messages = list(query(question, options=make_options(cli_path)))
+            messages = list(query(question, options=make_options()))
         except ResultError as exc:
             return jsonify(error=f"Claude failed: {exc}"), 502
         result = [m for m in messages if isinstance(m, ResultMessage)][-1]

@@ -43,7 +43,11 @@ def _parse_html(fragment: str) -> _TagCollector:
     return collector
 
 
-SAFE_TAGS = {"div", "b", "i", "pre", "details", "summary", "code", "table", "tr", "td"}
+SAFE_TAGS = {"div", "b", "i", "pre", "details", "summary", "code", "table", "tr", "td"} | {
+    "p", "strong", "em", "ul", "ol", "li", "blockquote", "hr", "a", "thead", "tbody", "th",
+    "h1", "h2", "h3", "h4", "h5", "h6", "br",
+}  # fmt: skip
+"""The tags our HTML uses, and the ones the model's Markdown renders to."""
 
 
 def _hostile_messages() -> List[Any]:
@@ -71,7 +75,7 @@ def test_html_escapes_hostile_text(message: Any) -> None:
     fragment = message._repr_html_()
     parsed = _parse_html(fragment)
     assert set(parsed.tags) <= SAFE_TAGS, parsed.tags
-    assert set(parsed.attributes) <= {"style", "open"}, parsed.attributes
+    assert set(parsed.attributes) <= {"style", "open", "class"}, parsed.attributes
     assert "<script" not in fragment and "<img" not in fragment
     assert "alert" in html.unescape(fragment)  # shown, as text
 
@@ -190,7 +194,7 @@ def test_result_html_has_the_footer_and_the_answer() -> None:
                            usage={"input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5})  # fmt: skip
     fragment = result._repr_html_()
     assert "done · 2 turns · 110 in / 5 out tokens · $0.0123 · 3.5 s" in html.unescape(fragment)
-    assert "**4**" in fragment
+    assert "<strong>4</strong>" in fragment  # the model's Markdown, rendered
     assert result._repr_markdown_().endswith("**4**")
 
 

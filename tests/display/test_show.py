@@ -193,7 +193,8 @@ def test_a_finished_run_renders_as_html_and_markdown() -> None:
     html_text = run_result_html(run)
     parser = _Tags()
     parser.feed(html_text)
-    assert set(parser.tags) <= {"div", "details", "summary", "b", "i", "pre", "code", "table", "tr", "td"}
+    assert set(parser.tags) <= {"div", "details", "summary", "b", "i", "pre", "code", "table", "tr", "td", "p", "strong"}
+    assert "<script" not in html_text and "<img" not in html_text
     assert "It is 42." in html_text and "transcript (7 messages)" in html_text
     assert "done · 2 turns · 100 in / 20 out tokens · $0.0123 · 2.5 s" in html_text
     assert run_result_markdown(run).endswith("**Answer**\n\nIt is 42.")
@@ -231,3 +232,24 @@ def test_run_result_renders_itself_in_notebooks() -> None:
     assert "It is 42." in html_text and "transcript (7 messages)" in html_text and "<details>" in html_text
     assert run._repr_markdown_().endswith("**Answer**\n\nIt is 42.")
     assert repr(run).startswith("RunResult(text='It is 42.'")
+
+
+def test_the_answer_is_shown_once_when_it_was_streamed() -> None:
+    run = [assistant("m1", {"type": "text", "text": "It is **42**."}), result("It is **42**.")]
+    markdown = feed_all(run).to_markdown(1.0)
+    assert markdown.count("It is **42**.") == 1 and "**Answer**" not in markdown
+    out = io.StringIO()
+    show(run, file=out)
+    assert out.getvalue().count("It is **42**.") == 1
+
+
+def test_an_error_result_says_what_happened_first() -> None:
+    error = result("Not logged in · Please run /login", is_error=True, api_error_status=401)
+    markdown = feed_all([error]).to_markdown(0.1)
+    assert markdown.index("Not logged in") < markdown.index("**Hint:**") < markdown.index("error · 2 turns")
+    assert "success" not in markdown
+    fragment = error._repr_html_()
+    assert fragment.index("Not logged in") < fragment.index("error · 2 turns")
+    assert "success" not in fragment
+    limited = result(None, is_error=True, subtype="error_max_turns", errors=["Reached maximum number of turns (2)"])
+    assert "<b>error (error_max_turns)</b>" in limited._repr_html_()

@@ -150,7 +150,7 @@ def test_warm_cli_was_spawned_before_the_submit(fake_api: FakeAnthropicAPI, e2e_
 def test_a_warm_cli_serves_only_runs_with_equal_options(fake_api: FakeAnthropicAPI, e2e_options: Any) -> None:
     fake_api.add(text("other options"), text("pool options"))
     options = e2e_options()
-    with AgentPool(options, max_workers=1, warm=1) as pool:
+    with AgentPool(options, max_workers=1, warm=1, max_clis=2) as pool:  # room for the cold one beside it
         (warm_pid,) = wait_parked(pool, 1)
         other = pool.submit("a", options=e2e_options(model="claude-other-model"))
         assert other.result(WAIT).text == "other options"

@@ -1,7 +1,8 @@
 """Every Python example in ``docs/`` runs, unchanged: each page's examples, in order, as one
 script (a page reads as one program): the real CLI is ``claude`` on
 ``PATH`` and talks to the fake API (which answers any turn with a short text when it has no
-script). ``porting.rst``'s side-by-side table is not a program and is left out."""
+script, and plays ``PAGE_REPLIES`` for the pages whose model must call a tool).
+``porting.rst``'s side-by-side table is not a program and is left out."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from claude_sync.testing.fake_api import FakeAnthropicAPI
+from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, tool_use
 
 from .harness import hermetic_env
 
@@ -23,6 +24,17 @@ pytestmark = pytest.mark.e2e
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 REPO = DOCS.parent
 NOT_PROGRAMS = {"porting.rst"}
+PAGE_REPLIES: Dict[str, List[Reply]] = {
+    "tutorial/structured_output.rst": [
+        tool_use("StructuredOutput", {"number": "F-7", "issued": "2024-05-17",
+                                      "lines": [{"description": "pens", "amount": "3.60"}]}),
+        tool_use("StructuredOutput", {"title": "Up", "released": "2009-05-29"}),
+        tool_use("StructuredOutput", {"name": "Sarah Chen", "email": "sarah@company.com", "wants_demo": True}),
+        tool_use("StructuredOutput", {"name": "Li Wei", "email": "li@example.com", "wants_demo": False}),
+        tool_use("StructuredOutput", {"day": "2024-06-01", "hours": 12}),  # the class refuses it
+    ],
+}  # fmt: skip
+"""Turn replies, in order, for the pages whose examples need the model to call a tool."""
 _BLOCK = re.compile(r"^\.\. code-block:: python\n\n((?:(?:    .*)?\n)+)", re.M)
 
 
@@ -64,6 +76,7 @@ def test_docs_example_with_a_database_runs(
 
 def run_example(name: str, code: str, fake_api: FakeAnthropicAPI, real_cli_path: str, tmp_path: Path, extra: Dict[str, str]) -> None:
     """Run one page's examples as a script against the real CLI (``claude`` on PATH)."""
+    fake_api.add(*PAGE_REPLIES.get(name, []))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "claude").symlink_to(real_cli_path)

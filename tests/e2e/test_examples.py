@@ -105,6 +105,34 @@ def test_quick_start_example(
     fake_api.assert_no_surprises()
 
 
+def test_structured_outputs_example(
+    real_cli_path: str, fake_api: FakeAnthropicAPI, e2e_workdir: Path, tmp_path: Path
+) -> None:
+    """The official example's wish, ``output_format=EmailExtraction``, run as written."""
+    pytest.importorskip("pydantic")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to(real_cli_path)
+    answer = {"name": "Sarah Chen", "email": "sarah@company.com", "plan_interest": "Professional plan", "demo_requested": True}
+    fake_api.add(tool_use("StructuredOutput", answer))
+    # the example asks for bypassPermissions, which the CLI refuses to root outside a sandbox
+    env = hermetic_env(tmp_path, fake_api.base_url, CLAUDE_CODE_MAX_RETRIES=0, IS_SANDBOX=1 if os.getuid() == 0 else None)
+    env["PATH"] = os.pathsep.join([str(bin_dir), env.get("PATH", "")])
+    lines = run_example("structured_outputs.py", [], env, e2e_workdir)
+
+    assert lines[:4] == ["Name: Sarah Chen", "Email: sarah@company.com", "Plan: Professional plan", "Demo: True"]
+    # one API call; the CLI counts the StructuredOutput call as a second turn, even with max_turns=1
+    assert RESULT_LINE.match(lines[4]) and lines[4].startswith("[success, 2 turn(s)"), lines
+    [request] = fake_api.turn_requests()
+    assert request.last_user_text.endswith("Sarah Chen (sarah@company.com) wants Professional plan, requested demo")
+    [structured] = [t for t in request.tools if t["name"] == "StructuredOutput"]
+    schema = structured["input_schema"]
+    assert schema["required"] == ["name", "email", "plan_interest", "demo_requested"]
+    assert schema["additionalProperties"] is False
+    assert schema["properties"]["email"]["description"] == "Email address extracted from the text"
+    fake_api.assert_no_surprises()
+
+
 def test_try_offline_example(real_cli_path: str, e2e_workdir: Path, tmp_path: Path) -> None:
     """The README's first run command: it starts its own fake API and scratch HOME."""
     env = {name: value for name, value in os.environ.items() if not name.upper().startswith(("ANTHROPIC_", "CLAUDE"))}

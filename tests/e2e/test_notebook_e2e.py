@@ -70,12 +70,14 @@ def test_the_example_notebook_runs_and_shows_its_outputs(fake_api: FakeAnthropic
 
     live = _data(show_cell, "text/markdown")
     assert live, _outputs(show_cell)
-    assert "2 + 2 is **4**." in live[-1] and "done · 1 turn" in live[-1] and "**Answer**" in live[-1]
+    assert "done · 1 turn" in live[-1]
+    assert live[-1].count("2 + 2 is **4**.") == 1 and "**Answer**" not in live[-1]  # streamed, so shown once
     assert "<div" in live[-1]  # the footer is HTML inside the Markdown
     assert _data(show_cell, "text/plain")[-1].startswith("<Transcript: ")
 
     html = _data(result_cell, "text/html")
     assert html and "done · 1 turn" in html[0] and "<div" in html[0]
+    assert "<strong>4</strong>" in html[0] and "**4**" not in html[0]  # the answer's Markdown, rendered
     assert "data=" not in _stream(repr_cell) and _stream(repr_cell).startswith("SystemInitMessage(")
     assert _stream(signature_cell).startswith("['tools', 'allowed_tools', ")
     assert "max_turns=" in _stream(completion_cell) and "max_budget_usd=" in _stream(completion_cell)

@@ -148,7 +148,8 @@ def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
     """The write of ``initialize`` hits a closed pipe before the reader has seen EOF: the
-    error must still say why the CLI ended, not just "broken pipe"."""
+    error must still say why the CLI ended (a ``ProcessError`` with its exit code and stderr),
+    not just "broken pipe"."""
     from claude_sync._engine.process import SubprocessTransport
 
     start, read_chunk, write = SubprocessTransport.connect, SubprocessTransport.read_chunk, SubprocessTransport.write_bytes
@@ -175,11 +176,10 @@ def test_cli_gone_before_initialize_is_written_still_names_its_exit_and_stderr(
     monkeypatch.setattr(SubprocessTransport, "write_bytes", failing_write)
     monkeypatch.setattr(SubprocessTransport, "read_chunk", eof_after_the_write_failed)
     cli = ScriptedCLI(directory=tmp_path).crash(2, stderr="bad flag --frobnicate")
-    with pytest.raises(CLIConnectionError) as info:
+    with pytest.raises(ProcessError) as info:
         list(query("hi", options=cli.options()))
-    assert "Broken pipe" in str(info.value)
-    assert isinstance(info.value.__cause__, ProcessError)
-    assert info.value.__cause__.exit_code == 2
+    assert "Broken pipe" in str(info.value.__cause__)
+    assert info.value.exit_code == 2
     assert "bad flag --frobnicate" in str(info.value)
 
 

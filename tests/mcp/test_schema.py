@@ -25,8 +25,8 @@ import pytest
 import typing_extensions as te
 from typing_extensions import Annotated, Literal, NotRequired, Required, TypedDict
 
-from claude_sync._mcp.schema import is_json_schema, to_json_schema
-from claude_sync._mcp.schema_validation import validate
+from claude_sync._mcp.schema import SchemaProfile, is_json_schema, to_json_schema
+from claude_sync._mcp.schema_validation import first_problem, validate
 
 # ----------------------------------------------------------------------------- fixtures
 # Module level on purpose: this file uses `from __future__ import annotations`, so the
@@ -484,3 +484,49 @@ def test_validate_generated_schemas(tp: Any, value: Any, expected: Optional[str]
 def test_validate_handles_multi_megabyte_strings() -> None:
     big = "x" * (5 * 1024 * 1024)
     assert validate({"type": "object", "properties": {"s": {"type": "string"}}}, {"s": big}) is None
+
+
+# ----------------------------------------------------------------------------- $ref, paths
+
+RECURSIVE = {
+    "type": "object",
+    "properties": {"value": {"type": "integer"}, "next": {"anyOf": [{"$ref": "#"}, {"type": "null"}]}},
+    "required": ["value", "next"],
+    "$defs": {"Leaf": {"type": "object", "properties": {"v": {"type": "string"}}, "required": ["v"]}},
+}
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "expected"),
+    [
+        (RECURSIVE, {"value": 1, "next": {"value": 2, "next": None}}, None),
+        (RECURSIVE, {"value": 1, "next": {"value": "2", "next": None}}, ("next.value", "expected integer, got string")),
+        ({**RECURSIVE, "properties": {"leaf": {"$ref": "#/$defs/Leaf"}}, "required": []}, {"leaf": {"v": 3}}, ("leaf.v", "expected string, got integer")),
+        ({"definitions": {"N": {"type": "integer"}}, "items": {"$ref": "#/definitions/N"}}, [1, "x"], ("[1]", "expected integer, got string")),
+        ({"$ref": "https://example.com/schema"}, 1, None),  # not local: constrains nothing
+        ({"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}, 1, ("", "the schema's $ref chain is cyclic: {\"$ref\": \"#/$defs/A\"}")),
+    ],
+    ids=["recursive ok", "recursive deep", "defs", "definitions", "remote ref", "cyclic"],
+)
+def test_local_refs_are_followed(schema: Any, value: Any, expected: Any) -> None:
+    problem = first_problem(schema, value)
+    assert (None if problem is None else (problem.path, problem.text)) == expected
+
+
+def test_the_alternative_that_got_deepest_names_the_problem() -> None:
+    cat = {"type": "object", "properties": {"kind": {"const": "cat"}, "lives": {"type": "integer"}}, "required": ["kind", "lives"]}
+    dog = {"type": "object", "properties": {"kind": {"const": "dog"}, "good": {"type": "boolean"}}, "required": ["kind", "good"]}
+    assert validate({"anyOf": [cat, dog]}, {"kind": "cat", "lives": "9"}) == "lives: expected integer, got string"
+
+
+def test_structured_output_profile() -> None:
+    profile = SchemaProfile(closed_objects=True, text_scalars=True, recursive_refs=True)
+    assert to_json_schema(Node, profile) == {
+        "type": "object",
+        "properties": {"value": {"type": "integer"}, "children": {"type": "array", "items": {"$ref": "#"}}},
+        "required": ["value", "children"],
+        "additionalProperties": False,
+    }
+    assert to_json_schema(datetime.date, profile) == {"type": "string", "format": "date"}
+    with pytest.raises(TypeError, match="date has no JSON Schema form"):
+        to_json_schema(datetime.date)  # tool inputs keep refusing it

@@ -562,6 +562,7 @@ NON_DEFAULT: Dict[str, Any] = {
     "deny_all_permissions": True,
     "resume_drops_turn": "u2",
     "client_app": "my-app/1.0",
+    "max_retries": 0,
     "hooks": {"PreToolUse": [HookMatcher(hooks=[lambda *a: None])]},
     "session_store": InMemorySessionStore(),
     # initialize-only options

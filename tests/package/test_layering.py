@@ -27,6 +27,8 @@ FORBIDDEN = {
 IO_MODULES = {
     # the public modules that drive a live connection
     "claude_sync", "claude_sync._client", "claude_sync._query",
+    # the command line: reads stdin and files, streams a run to stdout
+    "claude_sync.__main__", "claude_sync._cli.shell",
     # the engine: one live CLI connection and its threads
     "claude_sync._engine.callback_pool", "claude_sync._engine.child",
     "claude_sync._engine.connection", "claude_sync._engine.green",
@@ -51,6 +53,7 @@ IO_MODULES = {
     "claude_sync.testing.cli", "claude_sync.testing.conformance", "claude_sync.testing.fake_api",
     "claude_sync.testing.offline", "claude_sync.testing.pytest_plugin",
     "claude_sync.testing.record", "claude_sync.testing.replay", "claude_sync.testing.scripted",
+    "claude_sync.testing.switch",
 }  # fmt: skip
 
 

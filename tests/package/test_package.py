@@ -36,13 +36,15 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "HookProgressMessage", "HookResponseMessage", "InformationalMessage",
         "ThinkingTokensMessage", "ResultMessage", "StreamEvent", "RateLimitEvent",
         "RateLimitInfo", "PromptSuggestionMessage", "ToolProgressMessage", "AuthStatusMessage",
-        "UnknownMessage", "OversizedLineSkipped", "message_from_dict", "ContentBlock",
+        "UnknownMessage", "OversizedLineSkipped", "StreamItem", "message_from_dict", "ContentBlock",
         "TextBlock", "ThinkingBlock", "RedactedThinkingBlock", "ToolUseBlock", "ToolResultBlock",
         "ServerToolUseBlock", "ServerToolResultBlock", "ImageBlock", "UnknownBlock",
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
         "ReceiveTimeoutError", "UsageError", "__version__",
         "run", "RunResult", "AgentPool",
+        # typed structured output
+        "json_schema_of", "parse_output", "StructuredOutputError",
         # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/package/test_public_names.py)
         "BackgroundTaskSummary", "BaseHookInput", "CanUseToolShadowedWarning",
         "ContextUsageCategory", "ContextUsageResponse", "ConversationResetMessage",
@@ -104,7 +106,7 @@ def test_init_only_re_exports() -> None:
 def test_import_loads_no_event_loop_and_nothing_heavy() -> None:
     code = (
         "import sys, claude_sync\n"
-        "bad = [m for m in ('asyncio', 'anyio', 'trio', 'mcp', 'pydantic', 'dataclasses_json', 'marshmallow', 'distributed', 'dask', 'psycopg', 'psycopg_pool', 'claude_sync.integrations', 'claude_sync._agents.pool') if m in sys.modules]\n"
+        "bad = [m for m in ('asyncio', 'anyio', 'trio', 'mcp', 'pydantic', 'dataclasses_json', 'marshmallow', 'distributed', 'dask', 'psycopg', 'psycopg_pool', 'claude_sync.integrations', 'claude_sync._agents.pool', 'claude_sync._structured.class_schema', 'claude_sync._structured.decode', 'claude_sync._mcp.schema', 'markdown_it') if m in sys.modules]\n"
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
@@ -128,6 +130,12 @@ ERRORS = [
     _errors.ReceiveTimeoutError("quiet", kind="idle", timeout=2.0),
     _errors.UsageError("closed"),
     _errors.SessionStoreError("store down"),
+    _errors.StructuredOutputError(
+        "no fit", {"subtype": "error_max_structured_output_retries", "errors": ["e"], "session_id": "s1"}, 1,
+        raw_output={"a": "x"}, schema={"type": "object"}, error_path="$.a", problem="must be integer",
+        output_type="m.Answer",
+    ),
+    _errors.UnscriptedRunError("not scripted"),
 ]
 
 
@@ -146,6 +154,7 @@ def test_errors_pickle_with_their_attributes(error: Exception) -> None:
 def test_error_tree() -> None:
     assert issubclass(_errors.CLINotFoundError, _errors.CLIConnectionError)
     assert issubclass(_errors.ResultError, _errors.ProcessError)
+    assert issubclass(_errors.StructuredOutputError, _errors.ResultError)
     assert issubclass(_errors.ControlTimeoutError, TimeoutError)
     assert issubclass(_errors.ReceiveTimeoutError, TimeoutError)
     assert issubclass(_errors.UsageError, RuntimeError)

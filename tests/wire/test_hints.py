@@ -44,7 +44,7 @@ def test_the_result_error_keeps_the_cli_text_and_adds_one_hint_line() -> None:
     message = CASES[0][1]
     error = result_error(message, exit_code=1, stderr="tail line")
     lines = str(error).splitlines()
-    assert lines[0] == "Claude Code run ended with an error result [success]: Not logged in · Please run /login (exit code 1)"
+    assert lines[0] == "Not logged in · Please run /login (error result: subtype 'success') (exit code 1)"
     assert lines[1] == f"Hint: {hints.NOT_LOGGED_IN}"
     assert lines[2:] == ["stderr tail:", "tail line"]
     assert error.hint == hints.NOT_LOGGED_IN

@@ -92,18 +92,19 @@ def test_ipython_completes_option_names() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
-    options = "['max_budget_usd=', 'max_buffer_size=', 'max_thinking_tokens=', 'max_turns=']"
+    options = "['max_budget_usd=', 'max_buffer_size=', 'max_retries=', 'max_thinking_tokens=', 'max_turns=']"
     assert lines == [f"True {options}", "True ['num_turns=']", f"False {options}", "False ['num_turns=']"]
 
 
 def test_mypy_strict_passes_on_a_user_script_and_catches_misuse() -> None:
     require_package("mypy", import_it=False)
     good, wrong = TYPING_DIR / "user_script.py", TYPING_DIR / "wrong_script.py"
+    also_good = TYPING_DIR / "list_of_messages.py"  # the common List[Message] loop, no casts
     out = subprocess.run(
         # follow-imports=silent: the package's own mypy run is the project's (pyproject); here
         # only the user's files are judged (older mypy releases narrow less inside the package).
         [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental",
-         "--cache-dir", "/dev/null", str(good), str(wrong)],
+         "--cache-dir", "/dev/null", str(good), str(also_good), str(wrong)],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
     errors = [line for line in out.stdout.splitlines() if ": error:" in line]

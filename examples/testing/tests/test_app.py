@@ -1,25 +1,26 @@
 """The service's tests, written only with ``claude_sync.testing``: the ``claude_cli`` fixture
-is a scripted ``claude`` CLI; the app runs it as a real subprocess through ``cli_path``, with
-no change to the app's code. The plugin checks after each test that the app followed the
-script (answered every question the CLI asked, as expected)."""
+is a scripted ``claude`` CLI, and while a test runs every ``query()`` of the app plays it —
+no change to the app's code, and a run the test did not script fails instead of reaching the
+real CLI. The plugin checks after each test that the app followed the script (answered every
+question the CLI asked, as expected)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from app import create_app
 
-from claude_sync.testing import ScriptedCLI
+from claude_sync.testing import ScriptedCLI, UnscriptedRunError
 
 
-def ask(cli: ScriptedCLI, question: str) -> Any:
-    client = create_app(cli_path=cli.install()).test_client()
-    return client.post("/ask", json={"question": question})
+def ask(question: str) -> Any:
+    return create_app().test_client().post("/ask", json={"question": question})
 
 
 def test_the_view_returns_the_answer_and_its_cost(claude_cli: ScriptedCLI) -> None:
     claude_cli.expect_user("What is 2 + 2?").text("4").result(total_cost_usd=0.0012)
-    response = ask(claude_cli, "What is 2 + 2?")
+    response = ask("What is 2 + 2?")
     assert response.status_code == 200
     assert response.get_json() == {"answer": "4", "cost_usd": 0.0012}
 
@@ -31,7 +32,7 @@ def test_the_policy_denies_writes(claude_cli: ScriptedCLI) -> None:
      .tool_use("Read", {"file_path": "notes.txt"})
      .ask_permission(expect={"behavior": "allow"})
      .text("I could only read it.").result())
-    assert ask(claude_cli, "Write a note").get_json()["answer"] == "I could only read it."
+    assert ask("Write a note").get_json()["answer"] == "I could only read it."
 
 
 def test_the_hook_keeps_env_files_out_of_reach(claude_cli: ScriptedCLI) -> None:
@@ -40,24 +41,31 @@ def test_the_hook_keeps_env_files_out_of_reach(claude_cli: ScriptedCLI) -> None:
                expect={"hookSpecificOutput": {"permissionDecision": "deny"}})
      .ask_hook("PreToolUse", tool_name="Read", tool_input={"file_path": "/srv/app/README"}, expect={})
      .text("done").result())
-    assert ask(claude_cli, "Show me the config").status_code == 200
+    assert ask("Show me the config").status_code == 200
 
 
 def test_the_mcp_tool_counts_words(claude_cli: ScriptedCLI) -> None:
     (claude_cli.expect_user()
      .ask_mcp_tool("text", "word_count", {"text": "one two three"}, expect={"content": [{"type": "text", "text": "3"}]})
      .text("Three words.").result())
-    assert ask(claude_cli, "How many words?").get_json()["answer"] == "Three words."
+    assert ask("How many words?").get_json()["answer"] == "Three words."
 
 
 def test_an_api_failure_is_a_502(claude_cli: ScriptedCLI) -> None:
     claude_cli.expect_user().api_error(529)
-    response = ask(claude_cli, "Anything")
+    response = ask("Anything")
     assert response.status_code == 502
     assert "529" in response.get_json()["error"]
 
 
 def test_an_empty_question_never_reaches_claude(claude_cli: ScriptedCLI) -> None:
-    response = ask(claude_cli, "  ")
+    response = ask("  ")
     assert response.status_code == 400
     assert claude_cli.runs == []  # no CLI was started
+
+
+def test_a_question_no_test_scripted_never_reaches_the_real_cli(claude_cli: ScriptedCLI) -> None:
+    app = create_app()
+    app.testing = True  # let the error through instead of a 500 page
+    with pytest.raises(UnscriptedRunError):
+        app.test_client().post("/ask", json={"question": "What is 2 + 2?"})

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from typing import Any, Dict, List, Optional
+
+from typing_extensions import TypedDict
 
 import claude_sync
 from claude_sync import (
@@ -79,3 +82,30 @@ def watch(prompt: str) -> Optional[str]:
 
 
 print(inspect.signature(ClaudeAgentOptions).parameters["max_turns"].default)
+
+
+@dataclasses.dataclass
+class Invoice:
+    number: str
+    total: float
+    lines: List[str]
+
+
+class Movie(TypedDict):
+    title: str
+    year: int
+
+
+def typed_runs() -> float:
+    invoice = claude_sync.run("Read the invoice", output_format=Invoice)
+    result: claude_sync.RunResult[Invoice] = invoice
+    movie = claude_sync.run("Name a film", output_format=Movie)
+    with claude_sync.AgentPool() as pool:
+        later = pool.submit("Read it again", output_format=Invoice)
+        years: List[int] = [r.output["year"] for r in pool.map(["a", "b"], output_format=Movie)]
+        print(later.result().output.number, years)
+    try:
+        claude_sync.parse_output(Invoice, {"number": "1", "total": 2, "lines": []})
+    except claude_sync.StructuredOutputError as exc:
+        print(exc.error_path, exc.raw_output, claude_sync.json_schema_of(Invoice)["required"])
+    return result.output.total + len(movie.output["title"])

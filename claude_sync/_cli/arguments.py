@@ -1,0 +1,244 @@
+"""The command line of ``claude-sync``: the parser, and what the parsed arguments mean (pure).
+
+``build_parser()`` is the one description of the flags (``--help`` prints it with the exit
+codes); ``request_from(namespace)`` turns parsed arguments into a ``CliRequest`` — where the
+prompt comes from, what to print, and the ``ClaudeAgentOptions`` fields — and
+``options_for(request, schema)`` builds the options. Nothing here reads files or streams;
+the shell (``shell``) does, and asks ``prompt_from_stdin`` whether to read stdin.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple, get_args
+
+from .._callbacks.permission_types import PermissionMode
+from .._options.options import ClaudeAgentOptions
+from .._version import __version__
+from .exit_codes import exit_codes_text
+
+__all__ = [
+    "OUTPUT_JSON",
+    "OUTPUT_STRUCTURED",
+    "OUTPUT_TEXT",
+    "STDIN_AFTER",
+    "STDIN_IF_PIPED",
+    "STDIN_NOT_READ",
+    "STDIN_WHOLE",
+    "CliRequest",
+    "CliUsageError",
+    "build_parser",
+    "full_prompt",
+    "options_for",
+    "parse",
+    "prompt_from_stdin",
+    "request_from",
+]
+
+OUTPUT_TEXT = "text"
+OUTPUT_JSON = "json"
+OUTPUT_STRUCTURED = "structured"
+
+STDIN_NOT_READ = "not read"  # the prompt is the words
+STDIN_WHOLE = "whole prompt"  # PROMPT is "-"
+STDIN_AFTER = "after the words"  # the words end with "-"
+STDIN_IF_PIPED = "if piped"  # no PROMPT: stdin when it is not a terminal
+
+PERMISSION_MODES = get_args(PermissionMode)
+
+DESCRIPTION = """\
+Ask Claude Code and stream the answer to stdout.
+
+  claude-sync "What is 2 + 2?"
+  git diff | claude-sync "Review this diff" -      (stdin appended to the prompt)
+  claude-sync --json "List the files" | jq -c 'select(.type == "result")'
+  claude-sync --output-format schema.json "Extract the names" < notes.txt
+
+The prompt is PROMPT; with no PROMPT (or PROMPT "-") it is read from stdin when stdin is not
+a terminal. With PROMPT and a trailing "-", stdin is added after the prompt.
+"""
+
+EPILOG_TAIL = """\
+environment: the claude CLI is found as by the library (an installed claude-agent-sdk's
+bundled CLI, then claude on PATH, then the usual install folders) unless --cli-path is given;
+it inherits this process's environment (ANTHROPIC_API_KEY, your login …).
+"""
+
+
+class CliUsageError(ValueError):
+    """The arguments make no runnable request (no prompt, conflicting flags)."""
+
+
+@dataclass(frozen=True)
+class CliRequest:
+    """One invocation, decided: ``prompt`` (the words, None if there are none), ``stdin``
+    (``STDIN_*``: whether and how stdin makes the prompt), ``output`` (``OUTPUT_TEXT`` / ``OUTPUT_JSON`` /
+    ``OUTPUT_STRUCTURED``), ``schema_file`` (a JSON schema to read for ``output_format``),
+    ``timeout`` (seconds for the whole run), ``verbose`` (a summary line on stderr) and
+    ``fields`` (``ClaudeAgentOptions`` keyword arguments)."""
+
+    prompt: Optional[str]
+    stdin: str = STDIN_NOT_READ
+    output: str = OUTPUT_TEXT
+    schema_file: Optional[str] = None
+    timeout: Optional[float] = None
+    verbose: bool = False
+    fields: Dict[str, Any] = field(default_factory=dict)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``claude-sync`` argument parser (``--help`` lists the exit codes)."""
+    parser = argparse.ArgumentParser(
+        prog="claude-sync",
+        description=DESCRIPTION,
+        epilog=f"{exit_codes_text()}\n\n{EPILOG_TAIL}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("prompt", nargs="*", metavar="PROMPT",
+                        help='what to ask; "-" (or nothing, with stdin piped) reads stdin')
+    out = parser.add_argument_group("output")
+    out.add_argument("--json", action="store_true",
+                     help="print every message as one JSON line (the CLI's own wire form)")
+    out.add_argument("--output-format", "--schema", dest="schema_file", metavar="SCHEMA_FILE",
+                     help="a JSON schema file: the answer must match it; print the structured output as JSON")
+    out.add_argument("-v", "--verbose", action="store_true",
+                     help="at the end, print session id, turns, cost and duration to stderr")
+    run = parser.add_argument_group("the run")
+    session = run.add_mutually_exclusive_group()
+    session.add_argument("-r", "--resume", metavar="SESSION_ID", help="continue the session with this id")
+    session.add_argument("-c", "--continue", dest="continue_conversation", action="store_true",
+                         help="continue the most recent session in this directory")
+    run.add_argument("-m", "--model", help="the model (e.g. sonnet, opus, or a full model name)")
+    run.add_argument("--max-turns", type=int, metavar="N", help="stop after N turns (exit status 6)")
+    run.add_argument("--max-budget-usd", type=float, metavar="USD", help="stop after spending USD (exit status 7)")
+    prompts = run.add_mutually_exclusive_group()
+    prompts.add_argument("--system-prompt", metavar="TEXT", help="replace Claude Code's system prompt")
+    prompts.add_argument("--append-system-prompt", metavar="TEXT", help="add to Claude Code's system prompt")
+    run.add_argument("--permission-mode", choices=PERMISSION_MODES, help="how tool use is approved")
+    run.add_argument("--allowed-tools", action="append", metavar="TOOLS", default=[],
+                     help='tools allowed without asking, comma-separated or repeated (e.g. "Read,Bash(git *)")')
+    run.add_argument("--cwd", metavar="DIR", help="the CLI's working directory")
+    run.add_argument("--max-retries", type=int, metavar="N",
+                     help="retry a failed API request at most N times (the CLI's default: 10)")
+    run.add_argument("--timeout", type=float, metavar="SECONDS", help="bound the whole run (exit status 8)")
+    run.add_argument("--cli-path", metavar="PATH", help="the claude binary to run")
+    parser.add_argument("--version", action="version", version=f"claude-sync (claude_sync) {__version__}")
+    return parser
+
+
+def request_from(args: argparse.Namespace) -> CliRequest:
+    """The request the parsed ``args`` describe. Raises ``CliUsageError``."""
+    prompt, stdin = _prompt_parts(list(args.prompt))
+    if args.json:
+        output = OUTPUT_JSON
+    elif args.schema_file is not None:
+        output = OUTPUT_STRUCTURED
+    else:
+        output = OUTPUT_TEXT
+    return CliRequest(
+        prompt=prompt,
+        output=output,
+        stdin=stdin,
+        schema_file=args.schema_file,
+        timeout=args.timeout,
+        verbose=args.verbose,
+        fields=_option_fields(args),
+    )
+
+
+def _prompt_parts(words: List[str]) -> Tuple[Optional[str], str]:
+    """``(prompt, stdin)`` from the positional words: ``-`` alone means the whole prompt is
+    stdin, nothing means stdin if it is piped, a trailing ``-`` appends stdin to the words."""
+    if "-" in words[:-1]:
+        raise CliUsageError('"-" (read stdin) may only be the last word of the prompt')
+    if not words:
+        return None, STDIN_IF_PIPED
+    if words == ["-"]:
+        return None, STDIN_WHOLE
+    if words[-1] == "-":
+        return " ".join(words[:-1]), STDIN_AFTER
+    return " ".join(words), STDIN_NOT_READ
+
+
+def _option_fields(args: argparse.Namespace) -> Dict[str, Any]:
+    fields: Dict[str, Any] = {}
+    for name in ("resume", "model", "max_turns", "max_budget_usd", "max_retries", "permission_mode", "cwd", "cli_path"):
+        value = getattr(args, name)
+        if value is not None:
+            fields[name] = value
+    if args.continue_conversation:
+        fields["continue_conversation"] = True
+    if args.system_prompt is not None:
+        fields["system_prompt"] = args.system_prompt
+    if args.append_system_prompt is not None:
+        fields["system_prompt"] = {"type": "preset", "preset": "claude_code", "append": args.append_system_prompt}
+    tools = [tool.strip() for value in args.allowed_tools for tool in _split_tools(value)]
+    if tools:
+        fields["allowed_tools"] = tools
+    return fields
+
+
+def _split_tools(value: str) -> List[str]:
+    """``"Read,Bash(git add, commit)"`` → ``["Read", "Bash(git add, commit)"]``: commas inside
+    parentheses belong to the rule."""
+    parts: List[str] = []
+    depth = 0
+    current = ""
+    for char in value:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        current += char
+    parts.append(current)
+    return [part for part in parts if part.strip()]
+
+
+def prompt_from_stdin(request: CliRequest, stdin_is_tty: bool) -> bool:
+    """Whether the shell must read stdin. Raises ``CliUsageError`` when the prompt would come
+    from a terminal (nothing given and nothing piped)."""
+    if request.stdin == STDIN_NOT_READ:
+        return False
+    if request.stdin == STDIN_IF_PIPED and stdin_is_tty:
+        raise CliUsageError('no prompt: pass PROMPT, or pipe it on stdin ("-" reads stdin)')
+    return True
+
+
+def full_prompt(request: CliRequest, stdin_text: Optional[str]) -> str:
+    """The prompt to send, from the request and what was read from stdin. Raises
+    ``CliUsageError`` for an empty prompt."""
+    parts = [part for part in (request.prompt, stdin_text) if part is not None]
+    prompt = "\n\n".join(parts)
+    if not prompt.strip():
+        raise CliUsageError("the prompt is empty")
+    return prompt
+
+
+def options_for(request: CliRequest, schema: Optional[Dict[str, Any]] = None) -> ClaudeAgentOptions:
+    """``ClaudeAgentOptions`` for the request; ``schema`` (the parsed schema file) becomes
+    ``output_format``. Text output turns on partial messages so the answer streams.
+    Raises ``CliUsageError`` for a value the options refuse (e.g. ``--max-turns -1``)."""
+    fields: Dict[str, Any] = dict(request.fields)
+    if schema is not None:
+        if not isinstance(schema, dict):
+            raise CliUsageError(f"the schema file must hold a JSON object, not {type(schema).__name__}")
+        fields["output_format"] = {"type": "json_schema", "schema": schema}
+    if request.output == OUTPUT_TEXT:
+        fields["include_partial_messages"] = True
+    try:
+        return ClaudeAgentOptions(**fields)
+    except (TypeError, ValueError) as exc:
+        raise CliUsageError(str(exc)) from None
+
+
+def parse(parser: argparse.ArgumentParser, argv: Optional[Sequence[str]]) -> CliRequest:
+    """``request_from(parser.parse_args(argv))``; a usage error exits 2 through the parser
+    (``SystemExit``), as argparse does for its own errors."""
+    args = parser.parse_args(argv)
+    try:
+        return request_from(args)
+    except CliUsageError as exc:
+        parser.error(str(exc))
+        raise  # unreachable: parser.error exits

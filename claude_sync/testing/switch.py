@@ -1,0 +1,114 @@
+"""The kit's switch: every run in the process plays a scripted or recorded CLI — never the real
+one, even where discovery would find the CLI bundled with ``claude-agent-sdk`` first.
+
+::
+
+    from claude_sync.testing import ScriptedCLI, use_scripted_cli, no_real_cli
+
+    with use_scripted_cli(ScriptedCLI.answer("4")):
+        my_app.ask("2 + 2?")      # its query()/ClaudeSDKClient/run()/AgentPool play the script
+    with no_real_cli():
+        my_app.ask("2 + 2?")      # UnscriptedRunError: nothing scripted, no CLI started
+
+While the switch is on, a run that was given no ``transport`` plays the next script (in
+process by default; ``subprocess=True`` spawns it as a real process with the full argv, so a
+test can check the flags), whatever ``cli_path`` it has; a run with nothing to play raises
+``UnscriptedRunError`` before anything starts. Still allowed: a CLI the kit installed
+(``ScriptedCLI.install()`` / ``.options()``) and a real CLI aimed at a running
+``FakeAnthropicAPI`` (``offline_options``, the ``claude_offline`` fixture).
+
+Also on: the ``claude_cli`` pytest fixture (for its test), and ``CLAUDE_SYNC_TESTING=block``
+in the environment (a whole process, e.g. a CI job, with no stand-in: every run without a
+transport or script fails).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Sequence, Union
+
+from .._engine import stand_in
+from .._engine.transport import Transport
+from .._wire.errors import UnscriptedRunError
+
+if TYPE_CHECKING:
+    from .. import ClaudeAgentOptions
+    from .scripted import ScriptedCLI
+
+__all__ = ["ScriptRouter", "UnscriptedRunError", "no_real_cli", "use_scripted_cli"]
+
+ScriptSource = Union["ScriptedCLI", Sequence["ScriptedCLI"], Callable[["ClaudeAgentOptions"], "ScriptedCLI"]]
+"""One ``ScriptedCLI`` (every run plays it), a sequence (one run each, in order), or a
+function of the run's options that returns the ``ScriptedCLI`` to play."""
+
+HOW_TO_SCRIPT = (
+    "Script it (claude_cli.answer('…'), use_scripted_cli(ScriptedCLI…)) or pass transport= to "
+    "query()/ClaudeSDKClient()/run() (AgentPool: transport_factory=)."
+)
+
+
+class ScriptRouter:
+    """The stand-in ``use_scripted_cli`` installs: hands each run its script (any thread)."""
+
+    def __init__(self, source: Optional[ScriptSource], *, subprocess: bool = False, name: str = "use_scripted_cli") -> None:
+        self.subprocess = subprocess
+        self.name = name
+        self.routed = 0
+        """How many runs were given a script so far."""
+        self._lock = threading.Lock()
+        self._pick: Callable[[ClaudeAgentOptions], Optional[ScriptedCLI]]
+        if source is None:
+            self._pick = lambda options: None
+        elif callable(source) and not hasattr(source, "steps"):
+            self._pick = source
+        elif isinstance(source, Sequence):
+            queue: List[ScriptedCLI] = list(source)
+            self._pick = lambda options: queue.pop(0) if queue else None
+        else:
+            single: ScriptedCLI = source  # type: ignore[assignment]
+            self._pick = lambda options: single
+
+    def __call__(self, options: ClaudeAgentOptions) -> Union[Transport, str]:
+        """Connecting thread: the transport (or executable path) of this run's script.
+        Raises ``UnscriptedRunError`` when there is none or it has no steps."""
+        with self._lock:
+            cli = self._pick(options)
+            if cli is not None and cli.steps:
+                self.routed += 1
+        if cli is None:
+            raise UnscriptedRunError(
+                f"{self.name} is on and has no script left for this run ({self.routed} run(s) played); "
+                f"the real claude CLI is blocked and nothing was started. {HOW_TO_SCRIPT}"
+            )
+        if not cli.steps:
+            raise UnscriptedRunError(
+                f"{self.name} is on but its scripted CLI has no steps; the real claude CLI is blocked "
+                f"and nothing was started. {HOW_TO_SCRIPT}"
+            )
+        return cli.install() if self.subprocess else cli.transport()
+
+
+@contextlib.contextmanager
+def use_scripted_cli(source: ScriptSource, *, subprocess: bool = False) -> Iterator[ScriptRouter]:
+    """Turn the switch on for the block: every run without a transport plays ``source``
+    (``ScriptSource``); ``subprocess=True`` runs each script as a real process (the
+    ``ScriptedCLI`` then needs a ``directory``). The previous switch state comes back at the
+    end. Yields the router (``.routed`` counts the runs it served)."""
+    router = ScriptRouter(source, subprocess=subprocess)
+    previous = stand_in.set_stand_in(router)
+    try:
+        yield router
+    finally:
+        stand_in.set_stand_in(previous)
+
+
+@contextlib.contextmanager
+def no_real_cli() -> Iterator[None]:
+    """Turn the switch on with nothing scripted: every run without a transport (or a kit CLI)
+    raises ``UnscriptedRunError`` and starts nothing."""
+    previous = stand_in.set_stand_in(ScriptRouter(None, name="no_real_cli"))
+    try:
+        yield
+    finally:
+        stand_in.set_stand_in(previous)

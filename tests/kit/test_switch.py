@@ -1,0 +1,168 @@
+"""The kit's switch: with it on, every ``query()``/``ClaudeSDKClient``/``run()``/``AgentPool``
+in the process plays a script, and one that has none fails with ``UnscriptedRunError`` before
+any CLI starts — even where an installed ``claude-agent-sdk`` bundles a CLI that discovery
+finds first."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+from typing import Iterator, List
+
+import pytest
+
+from claude_sync import AgentPool, ClaudeAgentOptions, ClaudeSDKClient, query, run
+from claude_sync._options.discovery import find_cli
+from claude_sync.testing import (
+    ScriptedCLI,
+    UnscriptedRunError,
+    no_real_cli,
+    texts,
+    use_scripted_cli,
+)
+
+# ----------------------------------------------------------------------------- nothing reaches a real CLI
+
+
+@pytest.fixture
+def bundled_sdk_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A stand-in ``claude_agent_sdk`` package on ``sys.path`` whose bundled CLI leaves a
+    mark when it is started: what discovery finds first on a machine with the official SDK."""
+    package = tmp_path / "site" / "claude_agent_sdk"
+    (package / "_bundled").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    marker = tmp_path / "bundled-cli-was-started"
+    cli = package / "_bundled" / "claude"
+    cli.write_text(f"#!/bin/sh\n: > {marker}\nexit 1\n")
+    cli.chmod(cli.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    assert find_cli() == str(cli)  # discovery would run it
+    yield marker
+    assert not marker.exists(), "the bundled CLI was started"
+
+
+def test_block_in_the_environment_refuses_a_query_without_transport(
+    bundled_sdk_cli: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_SYNC_TESTING", "block")
+    with pytest.raises(UnscriptedRunError, match="nothing was started"):
+        list(query("hi"))
+    with pytest.raises(UnscriptedRunError):
+        ClaudeSDKClient().connect()
+    with pytest.raises(UnscriptedRunError):
+        run("hi")
+
+
+def test_no_real_cli_refuses_every_entry_point(bundled_sdk_cli: Path) -> None:
+    with no_real_cli():
+        with pytest.raises(UnscriptedRunError, match="no_real_cli"):
+            list(query("hi", options=ClaudeAgentOptions(cli_path="claude")))
+        with AgentPool(max_workers=1) as pool:
+            with pytest.raises(UnscriptedRunError):
+                pool.submit("hi").result(30)
+    with pytest.raises(Exception) as started:  # the switch is off again: discovery's CLI runs
+        list(query("hi"))
+    assert not isinstance(started.value, UnscriptedRunError)
+    assert bundled_sdk_cli.exists()
+    bundled_sdk_cli.unlink()  # the fixture checks nothing ran *with* the switch on
+
+
+def test_the_claude_cli_fixture_is_the_switch(claude_cli: ScriptedCLI, bundled_sdk_cli: Path) -> None:
+    with pytest.raises(UnscriptedRunError, match="claude_cli fixture.*no steps"):
+        list(query("hi"))
+    claude_cli.answer("4")
+    assert texts(list(query("2 + 2?"))) == ["4"]
+
+
+# ----------------------------------------------------------------------------- runs play the script
+
+
+def test_every_entry_point_plays_the_fixtures_script(claude_cli: ScriptedCLI) -> None:
+    claude_cli.answer("scripted")
+    real_looking = ClaudeAgentOptions(cli_path="/usr/local/bin/claude", model="opus")
+    assert texts(list(query("a", options=real_looking))) == ["scripted"]
+    with ClaudeSDKClient(real_looking) as client:
+        client.query("b")
+        assert texts(list(client.receive_response())) == ["scripted"]
+    assert run("c", options=real_looking).text == "scripted"
+    with AgentPool(real_looking, max_workers=1, reuse=False) as pool:
+        assert pool.submit("d").result(30).text == "scripted"
+    claude_cli.verify(runs=4)
+
+
+def test_a_sequence_plays_one_script_per_run_then_refuses() -> None:
+    first, second = ScriptedCLI.answer("one"), ScriptedCLI.answer("two")
+    with use_scripted_cli([first, second]) as router:
+        assert texts(list(query("a"))) == ["one"]
+        assert texts(list(query("b"))) == ["two"]
+        with pytest.raises(UnscriptedRunError, match="no script left.*2 run"):
+            list(query("c"))
+    assert router.routed == 2
+    first.verify(runs=1)
+    second.verify(runs=1)
+
+
+def test_a_function_picks_the_script_by_options() -> None:
+    scripts = {"opus": ScriptedCLI.answer("big"), "haiku": ScriptedCLI.answer("small")}
+    with use_scripted_cli(lambda options: scripts[str(options.model)]):
+        assert run("x", options=ClaudeAgentOptions(model="haiku")).text == "small"
+        assert run("x", options=ClaudeAgentOptions(model="opus")).text == "big"
+
+
+def test_as_a_subprocess_the_script_sees_the_real_flags(tmp_path: Path) -> None:
+    cli = ScriptedCLI(directory=tmp_path).answer("ok")
+    with use_scripted_cli(cli, subprocess=True):
+        assert run("x", options=ClaudeAgentOptions(model="claude-opus-4-8", max_turns=3)).text == "ok"
+    argv: List[str] = cli.last_run.argv
+    assert argv[argv.index("--model") + 1] == "claude-opus-4-8"
+    assert argv[argv.index("--max-turns") + 1] == "3"
+
+
+def test_an_explicit_transport_is_never_rerouted(claude_cli: ScriptedCLI) -> None:
+    mine = ScriptedCLI.answer("mine")
+    assert texts(list(query("x", transport=mine.transport()))) == ["mine"]
+    mine.verify(runs=1)
+    assert claude_cli.runs == []
+
+
+def test_a_recording_plays_through_the_switch(tmp_path: Path) -> None:
+    from claude_sync.testing import RecordingTransport, recording_transport
+
+    source = ScriptedCLI.answer("recorded answer", prompt="hello")
+    path = tmp_path / "session.jsonl"
+    recorder = RecordingTransport(source.transport(), path)
+    assert texts(list(query("hello", transport=recorder))) == ["recorded answer"]
+    with use_scripted_cli(ScriptedCLI.from_recording(path)):
+        assert run("hello").text == "recorded answer"
+        with pytest.raises(UnscriptedRunError, match="record with it off"):
+            recording_transport(ClaudeAgentOptions(), tmp_path / "again.jsonl")
+
+
+# ----------------------------------------------------------------------------- transports for run() and AgentPool
+
+
+def test_run_takes_a_transport() -> None:
+    cli = ScriptedCLI.answer("via transport")
+    assert run("x", transport=cli.transport()).text == "via transport"
+    cli.verify(runs=1)
+
+
+def test_agent_pool_takes_a_transport_factory() -> None:
+    cli = ScriptedCLI.answer("pooled")
+    seen: List[ClaudeAgentOptions] = []
+
+    def factory(options: ClaudeAgentOptions) -> object:
+        seen.append(options)
+        return cli.transport()
+
+    options = ClaudeAgentOptions(model="m")
+    with AgentPool(options, max_workers=2, reuse=False, transport_factory=factory) as pool:  # type: ignore[arg-type]
+        assert [r.text for r in pool.map(["a", "b", "c"], timeout=60)] == ["pooled"] * 3
+    assert len(seen) == 3 and all(o is options for o in seen)
+    cli.verify(runs=3)
+
+
+def test_a_transport_factory_must_be_callable() -> None:
+    with pytest.raises(TypeError, match="transport_factory must be callable"):
+        AgentPool(transport_factory="scripted")  # type: ignore[arg-type]
