@@ -7,7 +7,7 @@ flag as ``path:line:column: message`` on stderr with a summary at the end.
 * ``--check``: write nothing; fail while a file still needs porting or a flag remains.
 * A file that cannot be read or parsed is reported and never written.
 
-Exit status: 2 when a file could not be read, parsed or ported; else 1 when a flag remains
+Exit status: 2 when a file could not be read, parsed, ported or written; else 1 when a flag remains
 (or, with ``--check``, a file would change); else 0. The file's encoding, byte-order mark and
 line endings are kept.
 """
@@ -130,7 +130,11 @@ def _port_file(path: Path, args: argparse.Namespace, out: TextIO, err: TextIO) -
     elif args.check and result.changed:
         err.write(f"{path}: would be ported\n")
     elif result.changed and not (args.diff or args.check):
-        path.write_bytes(result.text.encode(encoding))
+        try:
+            path.write_bytes(result.text.encode(encoding))
+        except (OSError, UnicodeEncodeError) as error:
+            err.write(f"{path}: cannot write: {error}\n")
+            return None
         wrote = True
     return result, wrote
 

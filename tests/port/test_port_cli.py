@@ -172,3 +172,15 @@ def test_runs_as_a_module_and_import_claude_sync_does_not_load_it(tmp_path: Path
     assert loaded.stdout.strip() == "[]", loaded.stderr
 
 
+
+
+def test_a_file_it_cannot_write_is_reported_and_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(tmp_path, "app.py", ASYNC_PROGRAM)
+
+    def refuse(self: Path, data: bytes) -> int:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", refuse)
+    status, _, err = run(str(path))
+    assert status == 2 and f"{path}: cannot write: [Errno 13] Permission denied" in err
+    assert path.read_text() == ASYNC_PROGRAM
