@@ -73,6 +73,7 @@ from .._wire.protocol import (
     exit_error,
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
+from .extensions import ConnectionExtension, Extensions
 from .pending import PendingRequests
 from .reader import END, Reader
 from .transport import Transport
@@ -81,7 +82,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan, SpawnPlan
     from .._sessions.store_bridge import StoreBridge
     from .serving import RequestServer
-    from .wire_log import WireTap
+
 
 __all__ = ["ABANDON_GRACE", "Session", "SessionState", "END"]
 
@@ -146,7 +147,7 @@ class Session:
             max_buffer_size=options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE,
             close_timeout=options.close_timeout,
         )
-        self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
+        self._extensions = Extensions()  # the store mirror, wire log, host-death watch … (extensions.py)
         calls_back = plan is not None and plan.calls_back
         self._ledger = TurnLedger(RunEnd(calls_back, run_end_ceiling(options.env or {}, environ)))
         self.last_result: Optional[ResultMessage] = None
@@ -215,10 +216,7 @@ class Session:
             self.close()
             raise
         self.server_info = response
-        if self.options.verbatim_prompts:
-            from .notices import warn_if_verbatim_prompts_ignored  # only with verbatim_prompts
-
-            warn_if_verbatim_prompts_ignored(self.request)
+        self._extensions.connected(self.request)
         return response
 
     def _startup_failure(self, error: CLIConnectionError) -> ClaudeSDKError:
@@ -276,17 +274,24 @@ class Session:
         if closed:
             self._undo_start(started)
         assert self._transport is not None
-        from .host_death import track  # first connect only, not at import
-
-        track(self)  # closed the normal way on the host's SIGTERM
-        if self._store_bridge is not None:
-            self._store_bridge.start(self._transport.pid)
         label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix
-        from .wire_log import wire_tap  # first connect only, not at import
-
-        self.wire = wire_tap(f"cli[{label}]")
-        self._reader.start(self._transport, self._server, label, self.wire)
+        self._extensions = Extensions(self._plug_ins(label))
+        self._extensions.started(self._transport)
+        self._reader.start(self._transport, self._server, label, self._extensions.tap)
         return plan
+
+    def _plug_ins(self, label: object) -> List[ConnectionExtension]:
+        """This connection's extensions: the session store's bridge, the host-death watch, the
+        wire log (``claude_sync.wire`` at DEBUG), the ``verbatim_prompts`` version check."""
+        from .host_death import HostDeathWatch  # first connect only, not at import
+        from .wire_log import wire_tap
+
+        found: List[Optional[ConnectionExtension]] = [self._store_bridge, HostDeathWatch(self), wire_tap(f"cli[{label}]")]
+        if self.options.verbatim_prompts:
+            from .notices import VerbatimPromptsCheck
+
+            found.append(VerbatimPromptsCheck())
+        return [extension for extension in found if extension is not None]
 
     def _undo_start(self, transport: Optional[Transport]) -> NoReturn:
         """``close()`` began while the CLI was being started (its ladder may have run already):
@@ -328,8 +333,8 @@ class Session:
             self._check_send()
             if transport is None:
                 raise UsageError("the session is not connected")
-        if self.wire is not None:
-            self.wire.sent(data)
+        for sent in self._extensions.senders:
+            sent(data)
         try:
             transport.write_bytes(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
@@ -391,10 +396,9 @@ class Session:
             self._ledger.run_end.frame(item, time.monotonic())
 
     def result_received(self, result: ResultMessage) -> None:
-        """Reader thread: count a turn's result (with a session store: once the store has the
-        turn, waiting at most its flush timeout)."""
-        if self._store_bridge is not None:
-            self._store_bridge.flush(self._store_bridge.flush_timeout)
+        """Reader thread: count a turn's result, after the extensions saw it (with a session
+        store: once the store has the turn, waiting at most its flush timeout)."""
+        self._extensions.on_result(result)
         with self._lock:
             self._ledger.result_received(time.monotonic())
             self.last_result = result
@@ -491,10 +495,8 @@ class Session:
         return error
 
     def mirror_received(self, frame: TranscriptMirrorReceived) -> None:
-        """Reader thread: a ``transcript_mirror`` frame for the session store, if any."""
-        bridge = self._store_bridge
-        if bridge is not None:
-            bridge.enqueue(frame.file_path, frame.entries)
+        """Reader thread: a ``transcript_mirror`` frame, for the extensions (the store's bridge)."""
+        self._extensions.on_frame(frame)
 
     def resolve(self, response: ControlResponseReceived) -> None:
         """Reader thread: hand a control response to the request waiting for it."""
@@ -597,7 +599,7 @@ class Session:
             self._stop_transport,
             self._join_reader,
             self._close_server,
-            self._close_store_bridge,
+            self._close_extensions,
             self._close_transport,
             self._end_stream,
             self._remove_temp_files,
@@ -649,9 +651,12 @@ class Session:
     def _close_grace(self) -> float:
         return min(ABANDON_GRACE, self.options.close_timeout) if self._abandoned else self.options.close_timeout
 
-    def _close_store_bridge(self) -> None:
-        if self._store_bridge is not None:
-            self._store_bridge.close(self.options.close_timeout)  # after the reader: every mirror frame is in
+    def _close_extensions(self) -> None:
+        """After the reader: every mirror frame is in. A store bridge made for a connect that
+        failed before the extensions were plugged in is closed too (its resume dir)."""
+        self._extensions.close(self.options.close_timeout)
+        if self._store_bridge is not None and self._store_bridge not in self._extensions.items:
+            self._store_bridge.close(self.options.close_timeout)
 
     def _close_transport(self) -> None:
         if self._transport is not None:

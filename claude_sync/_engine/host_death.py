@@ -52,6 +52,7 @@ import weakref
 from typing import Any, Callable, List, Optional
 
 from .._display.redaction import redacted_logger
+from .extensions import ConnectionExtension
 from .green import simple_queue
 
 __all__ = ["popen", "track", "close_live_sessions", "SIGTERM_CLOSE_BUDGET", "SPAWNER_CHECK_INTERVAL"]
@@ -246,6 +247,16 @@ def _hand_to_spawner(argv: List[str], kwargs: Any, wrapped: bool) -> subprocess.
 
 
 # ----------------------------------------------------------------------------- SIGTERM
+
+
+class HostDeathWatch(ConnectionExtension):
+    """The extension that puts a started session under the host's SIGTERM (``track``)."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    def started(self, transport: Any) -> None:
+        track(self.session)
 
 
 def track(session: Any) -> None:

@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict
 
 from .._display.redaction import redacted_logger
 from .._wire.errors import ClaudeSDKError
+from .extensions import ConnectionExtension, RequestFn
 
 __all__ = ["log_api_retry", "warn_if_verbatim_prompts_ignored"]
 
@@ -52,3 +53,10 @@ def warn_if_verbatim_prompts_ignored(request: Callable[[str, Dict[str, Any]], Di
     problem = verbatim_prompts_ignored(version)
     if problem is not None:
         redacted_logger("claude_sync.session").warning(problem)
+
+
+class VerbatimPromptsCheck(ConnectionExtension):
+    """With ``verbatim_prompts``: once connected, warn if this CLI ignores ``client_composed``."""
+
+    def connected(self, request: RequestFn) -> None:
+        warn_if_verbatim_prompts_ignored(request)

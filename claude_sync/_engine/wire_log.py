@@ -19,7 +19,7 @@ makes the CLI write its debug log (``[DEBUG] …`` lines; ~150 for one short run
 2.1.197) to its stderr, which goes to the ``stderr=`` callback (one call per line) or, without
 one, to ``debug_stderr`` (a file object; default ``sys.stderr``).
 
-Which thread: ``WireTap.tapped`` runs on the session's reader thread; ``WireTap.sent`` on
+Which thread: ``WireTap.tap`` runs on the session's reader thread; ``WireTap.sent`` on
 whichever thread writes a frame.
 """
 
@@ -32,6 +32,7 @@ import sys
 from typing import Iterator, Mapping, Optional
 
 from .._display.redaction import redacted_logger
+from .extensions import ConnectionExtension
 
 __all__ = ["WIRE_LOGGER", "WireTap", "wire_tap", "configure_from_env", "MAX_LINE_CHARS"]
 
@@ -66,14 +67,15 @@ def redact_line(text: str) -> str:
     return text
 
 
-class WireTap:
-    """Logs one session's lines. Only made when the wire logger is at DEBUG (``wire_tap``)."""
+class WireTap(ConnectionExtension):
+    """Logs one session's lines, as a connection extension (``tap`` on the reader thread,
+    ``sent`` on the writing one). Only made when the wire logger is at DEBUG (``wire_tap``)."""
 
     def __init__(self, label: object) -> None:
         self.label = label
         self._pending = b""
 
-    def tapped(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+    def tap(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         """``chunks`` unchanged, each complete stdout line logged (the reader thread)."""
         for chunk in chunks:
             self.received(chunk)

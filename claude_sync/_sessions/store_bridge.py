@@ -38,8 +38,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from .._display.redaction import redacted_logger
+from .._engine.extensions import ConnectionExtension
 from .._engine.tempfiles import remove_private_dir
+from .._engine.transport import Transport
 from .._options.options import ClaudeAgentOptions
+from .._wire.messages import ResultMessage
+from .._wire.protocol import TranscriptMirrorReceived
 from .store_resume import materialize
 from .transcript_files import config_dir
 from .types import SessionKey, SessionStore, store_implements
@@ -84,8 +88,9 @@ def file_key(file_path: str, projects: str) -> Optional[SessionKey]:
     return None
 
 
-class StoreBridge:
-    """One session's link to its store. See the module docstring for threads and timing."""
+class StoreBridge(ConnectionExtension):
+    """One session's link to its store, plugged into the connection as an extension. See the
+    module docstring for threads and timing."""
 
     def __init__(
         self, store: SessionStore, projects: str, *, eager: bool, flush_timeout: float,
@@ -166,6 +171,19 @@ class StoreBridge:
 
         fresh = interpret_options(spawned)
         return replace(plan, cli_args=fresh.cli_args, env_overlay=fresh.env_overlay)
+
+    def started(self, transport: Transport) -> None:
+        """The CLI runs (connecting thread): start the mirror thread."""
+        self.start(transport.pid)
+
+    def on_frame(self, frame: TranscriptMirrorReceived) -> None:
+        """Reader thread: a ``transcript_mirror`` frame goes to the buffer."""
+        self.enqueue(frame.file_path, frame.entries)
+
+    def on_result(self, result: ResultMessage) -> None:
+        """Reader thread, at a result: the turn reaches the store first (at most
+        ``flush_timeout``; see ``flush``)."""
+        self.flush(self.flush_timeout)
 
     def start(self, pid: Optional[int]) -> None:
         """Start the mirror thread (connecting thread, once the CLI runs)."""
