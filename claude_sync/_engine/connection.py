@@ -36,12 +36,23 @@ for a clean end), fails every pending future and queues the end-of-stream sentin
 from __future__ import annotations
 
 import enum
-import logging
 import threading
 import time
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    NoReturn,
+    Optional,
+    Tuple,
+)
 
+from .._display.redaction import redacted_logger
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._wire.errors import (
     ClaudeSDKError,
@@ -62,6 +73,7 @@ from .._wire.protocol import (
     exit_error,
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
+from .extensions import ConnectionExtension, Extensions
 from .pending import PendingRequests
 from .reader import END, Reader
 from .transport import Transport
@@ -70,11 +82,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan, SpawnPlan
     from .._sessions.store_bridge import StoreBridge
     from .serving import RequestServer
-    from .wire_log import WireTap
+
 
 __all__ = ["ABANDON_GRACE", "Session", "SessionState", "END"]
 
-logger = logging.getLogger("claude_sync.session")
+logger = redacted_logger("claude_sync.session")
 
 ABANDON_GRACE = 0.05
 """Seconds each close step waits for an abandoned run (a timeout), instead of ``close_timeout``."""
@@ -127,6 +139,7 @@ class Session:
         self._store_bridge: Optional[StoreBridge] = None  # options.session_store's mirror/resume
         self._temp_files: List[str] = []
         self._lock = threading.Lock()
+        self._spawning = threading.Lock()  # held while connect starts the CLI; close waits for it
         self._state = SessionState.NEW
         self._pending = PendingRequests()
         self._reader = Reader(
@@ -134,7 +147,7 @@ class Session:
             max_buffer_size=options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE,
             close_timeout=options.close_timeout,
         )
-        self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
+        self._extensions = Extensions()  # the store mirror, wire log, host-death watch … (extensions.py)
         calls_back = plan is not None and plan.calls_back
         self._ledger = TurnLedger(RunEnd(calls_back, run_end_ceiling(options.env or {}, environ)))
         self.last_result: Optional[ResultMessage] = None
@@ -203,10 +216,7 @@ class Session:
             self.close()
             raise
         self.server_info = response
-        if self.options.verbatim_prompts:
-            from .notices import warn_if_verbatim_prompts_ignored  # only with verbatim_prompts
-
-            warn_if_verbatim_prompts_ignored(self.request)
+        self._extensions.connected(self.request)
         return response
 
     def _startup_failure(self, error: CLIConnectionError) -> ClaudeSDKError:
@@ -227,6 +237,18 @@ class Session:
         return ProcessError("Claude Code CLI exited during start-up", exit_code=code, stderr=stderr or None)
 
     def _start_transport(self) -> SpawnPlan:
+        """Plan, spawn, start the reader (connecting thread, holding ``_spawning``). A
+        ``close()`` from another thread meanwhile waits for this (at most ``close_timeout``);
+        what this started after the close began is torn down here, never left running.
+        Raises ``UsageError`` when the session was closed meanwhile."""
+        with self._spawning:
+            return self._start_transport_locked()
+
+    def _closed_while_connecting(self) -> bool:
+        with self._lock:
+            return self.closed
+
+    def _start_transport_locked(self) -> SpawnPlan:
         from .spawn import (  # first connect only, not at import
             plan_spawn,
             routed_transport,
@@ -237,23 +259,51 @@ class Session:
         plan, self._store_bridge = plan_spawn(
             self.options, self._options_plan, self._environ, transport, self._report_mirror_error, cli_path
         )
+        if self._closed_while_connecting():
+            self._undo_start(None)
         if self._server is None:
             from .serving import RequestServer  # a bare session answers every request with an error
 
             self._server = RequestServer({}, self.options.callback_workers)
         self._server.attach(self.write_encoded)
-        self._transport = start_transport(self.options, plan, transport, self._temp_files)
-        from .host_death import track  # first connect only, not at import
-
-        track(self)  # closed the normal way on the host's SIGTERM
-        if self._store_bridge is not None:
-            self._store_bridge.start(self._transport.pid)
+        started = start_transport(self.options, plan, transport, self._temp_files)
+        with self._lock:
+            closed = self.closed
+            if not closed:
+                self._transport = started
+        if closed:
+            self._undo_start(started)
+        assert self._transport is not None
         label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix
-        from .wire_log import wire_tap  # first connect only, not at import
-
-        self.wire = wire_tap(f"cli[{label}]")
-        self._reader.start(self._transport, self._server, label, self.wire)
+        self._extensions = Extensions(self._plug_ins(label))
+        self._extensions.started(self._transport)
+        self._reader.start(self._transport, self._server, label, self._extensions.tap)
         return plan
+
+    def _plug_ins(self, label: object) -> List[ConnectionExtension]:
+        """This connection's extensions: the session store's bridge, the host-death watch, the
+        wire log (``claude_sync.wire`` at DEBUG), the ``verbatim_prompts`` version check."""
+        from .host_death import HostDeathWatch  # first connect only, not at import
+        from .wire_log import wire_tap
+
+        found: List[Optional[ConnectionExtension]] = [self._store_bridge, HostDeathWatch(self), wire_tap(f"cli[{label}]")]
+        if self.options.verbatim_prompts:
+            from .notices import VerbatimPromptsCheck
+
+            found.append(VerbatimPromptsCheck())
+        return [extension for extension in found if extension is not None]
+
+    def _undo_start(self, transport: Optional[Transport]) -> NoReturn:
+        """``close()`` began while the CLI was being started (its ladder may have run already):
+        reap what this connect started — the CLI, the store bridge's resume dir, temp files —
+        and raise ``UsageError``."""
+        if transport is not None:
+            transport.stop(self.options.close_timeout)
+            transport.close()
+        if self._store_bridge is not None:
+            self._store_bridge.close(self.options.close_timeout)
+        self._remove_temp_files()
+        raise UsageError("the session was closed while it was connecting")
 
     @property
     def pid(self) -> Optional[int]:
@@ -283,8 +333,8 @@ class Session:
             self._check_send()
             if transport is None:
                 raise UsageError("the session is not connected")
-        if self.wire is not None:
-            self.wire.sent(data)
+        for sent in self._extensions.senders:
+            sent(data)
         try:
             transport.write_bytes(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
@@ -346,10 +396,9 @@ class Session:
             self._ledger.run_end.frame(item, time.monotonic())
 
     def result_received(self, result: ResultMessage) -> None:
-        """Reader thread: count a turn's result (with a session store: once the store has the
-        turn, waiting at most its flush timeout)."""
-        if self._store_bridge is not None:
-            self._store_bridge.flush(self._store_bridge.flush_timeout)
+        """Reader thread: count a turn's result, after the extensions saw it (with a session
+        store: once the store has the turn, waiting at most its flush timeout)."""
+        self._extensions.on_result(result)
         with self._lock:
             self._ledger.result_received(time.monotonic())
             self.last_result = result
@@ -446,10 +495,8 @@ class Session:
         return error
 
     def mirror_received(self, frame: TranscriptMirrorReceived) -> None:
-        """Reader thread: a ``transcript_mirror`` frame for the session store, if any."""
-        bridge = self._store_bridge
-        if bridge is not None:
-            bridge.enqueue(frame.file_path, frame.entries)
+        """Reader thread: a ``transcript_mirror`` frame, for the extensions (the store's bridge)."""
+        self._extensions.on_frame(frame)
 
     def resolve(self, response: ControlResponseReceived) -> None:
         """Reader thread: hand a control response to the request waiting for it."""
@@ -532,6 +579,8 @@ class Session:
                 self._close_done.wait(self.options.close_timeout * 5)
             return
         self._abandoned = self._abandoned or abandon
+        if self._spawning.acquire(timeout=self.options.close_timeout):  # a CLI being started: let it finish
+            self._spawning.release()
         try:
             deferred = self._close_ladder()
         finally:
@@ -550,7 +599,7 @@ class Session:
             self._stop_transport,
             self._join_reader,
             self._close_server,
-            self._close_store_bridge,
+            self._close_extensions,
             self._close_transport,
             self._end_stream,
             self._remove_temp_files,
@@ -602,9 +651,12 @@ class Session:
     def _close_grace(self) -> float:
         return min(ABANDON_GRACE, self.options.close_timeout) if self._abandoned else self.options.close_timeout
 
-    def _close_store_bridge(self) -> None:
-        if self._store_bridge is not None:
-            self._store_bridge.close(self.options.close_timeout)  # after the reader: every mirror frame is in
+    def _close_extensions(self) -> None:
+        """After the reader: every mirror frame is in. A store bridge made for a connect that
+        failed before the extensions were plugged in is closed too (its resume dir)."""
+        self._extensions.close(self.options.close_timeout)
+        if self._store_bridge is not None and self._store_bridge not in self._extensions.items:
+            self._store_bridge.close(self.options.close_timeout)
 
     def _close_transport(self) -> None:
         if self._transport is not None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 
-__all__ = ["initialize", "plan_spawn", "routed_transport", "start_transport"]
+__all__ = ["initialize", "materialize_argv", "plan_spawn", "routed_transport", "start_transport"]
 
 
 def initialize(
@@ -100,33 +100,54 @@ def start_transport(
 ) -> Transport:
     """``custom_transport``, or the CLI as a subprocess per ``plan``, connected.
 
-    Big arguments (``FileArg``) become private temp files, appended to ``temp_files`` (the
-    caller removes them at close; at exit they go anyway). Raises what ``connect`` raises.
+    Big arguments (``FileArg``) become inherited memory files or private temp files
+    (``materialize_argv``); the files are appended to ``temp_files`` (the caller removes
+    them at close; at exit they go anyway). Raises what ``connect`` raises.
     """
     transport = custom_transport
     if transport is None:
         from .process import SubprocessTransport, stderr_sink
 
+        argv, fds = materialize_argv(plan.argv, temp_files)
         transport = SubprocessTransport(
-            [_materialize(arg, temp_files) for arg in plan.argv],
+            argv,
             env=plan.env,
             cwd=plan.cwd,
             user=plan.user,
             stderr_callback=stderr_sink(options),
             close_timeout=options.close_timeout,
+            pass_fds=fds,
         )
     transport.connect()
     return transport
 
 
-def _materialize(arg: Any, temp_files: List[str]) -> str:
-    """A ``FileArg`` as the path of a private temp file; anything else as ``str``."""
+def materialize_argv(argv: List[Any], temp_files: List[str]) -> Tuple[List[str], List[int]]:
+    """``argv`` as strings, and the fds the CLI must inherit. A ``FileArg`` with ``by_fd``
+    becomes ``/dev/fd/N`` of a memory file where the system has them (its fd is in the
+    second list: ``SubprocessTransport`` closes our copy once the CLI is spawned); any other
+    ``FileArg`` becomes the path of a private temp file, appended to ``temp_files``. Raises
+    ``OSError`` (nothing is left open then)."""
     from .._options.command import FileArg
+    from .tempfiles import make_private_file, memory_file
 
-    if not isinstance(arg, FileArg):
-        return str(arg)
-    from .tempfiles import make_private_file
-
-    path = make_private_file(arg.content, arg.suffix)
-    temp_files.append(path)
-    return path
+    out: List[str] = []
+    fds: List[int] = []
+    try:
+        for arg in argv:
+            if not isinstance(arg, FileArg):
+                out.append(str(arg))
+                continue
+            fd = memory_file(arg.content) if arg.by_fd else None
+            if fd is not None:
+                fds.append(fd)
+                out.append(f"/dev/fd/{fd}")
+                continue
+            path = make_private_file(arg.content, arg.suffix)
+            temp_files.append(path)
+            out.append(path)
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return out, fds

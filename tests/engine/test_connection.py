@@ -513,3 +513,47 @@ def test_the_session_walks_its_states_and_refuses_what_the_table_refuses(monkeyp
     assert fresh.state is SessionState.CLOSED
     with pytest.raises(UsageError, match="already connected"):
         fresh.connect()
+
+
+@pytest.mark.parametrize("ladder_first", [True, False], ids=["close_ladder_ran_first", "close_waits_for_the_spawn"])
+def test_close_while_connect_is_starting_the_cli_leaves_nothing_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ladder_first: bool
+) -> None:
+    """Ctrl-C in ``with AgentPool`` closes clients whose CLIs are starting: a CLI spawned after
+    the close began must be reaped, not left running with its reader threads."""
+    from claude_sync._engine import spawn
+
+    cli = ScriptedCLI(directory=tmp_path)  # answers initialize, then waits for EOF
+    client = ClaudeSDKClient(cli.options(close_timeout=0.5 if ladder_first else 5.0))
+    real_start = spawn.start_transport
+    spawned: List[Any] = []
+
+    def slow_start(*args: Any, **kwargs: Any) -> Any:
+        transport = real_start(*args, **kwargs)
+        spawned.append(transport)
+        session = client.session
+        assert session is not None
+        # close() has begun; with ladder_first, wait until it gave up waiting and finished
+        wanted = (_session_module.SessionState.CLOSED,) if ladder_first else (
+            _session_module.SessionState.CLOSING, _session_module.SessionState.CLOSED)
+        wait_until(lambda: session.state in wanted, 10.0)
+        return transport
+
+    monkeypatch.setattr(spawn, "start_transport", slow_start)
+    failure: List[BaseException] = []
+
+    def connect() -> None:
+        try:
+            client.connect()
+        except BaseException as exc:  # noqa: BLE001 - inspected below
+            failure.append(exc)
+
+    connecting = threading.Thread(target=connect, name="test-connect")
+    connecting.start()
+    wait_until(lambda: client.session is not None and client.session.state is _session_module.SessionState.CONNECTING, 10.0)
+    client.close()
+    connecting.join(20)
+    assert not connecting.is_alive()
+    assert failure and isinstance(failure[0], (UsageError, CLIConnectionError)), failure
+    [transport] = spawned
+    assert wait_until(lambda: transport.exit_code() is not None, 10.0, fail=False), "the CLI started during close still runs"
