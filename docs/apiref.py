@@ -39,6 +39,7 @@ SURFACES: Tuple[str, ...] = (
     "claude_sync.testing",
     "claude_sync.testing.pytest_plugin",
     "claude_sync.integrations.dask",
+    "claude_sync.port",
 )
 """The public modules, in the order their names are listed. A name ``claude_sync.types``
 shares with ``claude_sync`` is documented once, as ``claude_sync.<name>``."""
@@ -61,6 +62,7 @@ PAGES: Tuple[Tuple[str, str], ...] = (
     ("testing", "claude_sync.testing"),
     ("integrations", "Integrations"),
     ("display", "Display"),
+    ("port", "claude_sync.port"),
 )
 """``(page, title)`` of every reference page, in the order of the table of contents."""
 
@@ -111,6 +113,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("testing", "Session store conformance", ("claude_sync.testing.conformance",)),
     ("integrations", "Dask", ("claude_sync.integrations.dask",)),
     ("display", "show()", ("claude_sync._display.show",)),
+    ("port", "Porting a module's text", ("claude_sync.port.engine",)),
 )
 """``(page, section, modules)``: a public name goes to the section whose modules hold its
 definition (a new module must be added here; the docs test says so), unless
