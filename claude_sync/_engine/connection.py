@@ -13,29 +13,12 @@ named ``claude_sync-…``, all joined — bounded — by ``close``):
 - ``claude_sync-callback-<n>``: the request server's pool (permissions, hooks, MCP).
 - the caller's threads: iterate messages, send control requests, close.
 
-States. One explicit state per session; what each call does in each state (h11-style: the
-table below is ``_MOVES`` and ``_REFUSED``; "UsageError (x)" raises with text x):
-
-================  ==================  ===================  ===========================
-state             ``connect``         ``send``/``request``  ``close``
-================  ==================  ===================  ===========================
-NEW               → CONNECTING        UsageError (a)        → CLOSING → CLOSED
-CONNECTING        UsageError (b)      allowed               → CLOSING → CLOSED
-OPEN              UsageError (b)      allowed               → CLOSING → CLOSED
-CLOSING           UsageError (b)      UsageError (c)        waits for the closing thread,
-                                                            or resumes a cut-short close
-CLOSED            UsageError (b)      UsageError (c)        nothing to do
-================  ==================  ===================  ===========================
-
-(a) "the session is not connected"; (b) "this session was already connected; create a new
-one"; (c) "the session is closed". A successful ``initialize`` moves CONNECTING → OPEN.
-The reader ending (EOF, crash) changes no state: it records a sticky terminal error (None
-for a clean end), fails every pending future and queues the end-of-stream sentinel once.
+States: the table at the top of ``states.py`` (h11-style), one ``SessionStateMachine``
+per session, moved under the session's lock.
 """
 
 from __future__ import annotations
 
-import enum
 import threading
 import time
 from concurrent.futures import Future
@@ -49,7 +32,6 @@ from typing import (
     Mapping,
     NoReturn,
     Optional,
-    Tuple,
 )
 
 from .._display.redaction import redacted_logger
@@ -59,7 +41,6 @@ from .._wire.errors import (
     CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
-    ProcessError,
     UsageError,
 )
 from .._wire.framing import encode_frame
@@ -73,9 +54,10 @@ from .._wire.protocol import (
     exit_error,
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
-from .extensions import ConnectionExtension, Extensions
+from .extensions import Extensions
 from .pending import PendingRequests
 from .reader import END, Reader
+from .states import SessionState, SessionStateMachine
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -90,32 +72,6 @@ logger = redacted_logger("claude_sync.session")
 
 ABANDON_GRACE = 0.05
 """Seconds each close step waits for an abandoned run (a timeout), instead of ``close_timeout``."""
-
-
-class SessionState(enum.Enum):
-    NEW = "new"
-    CONNECTING = "connecting"
-    OPEN = "open"
-    CLOSING = "closing"
-    CLOSED = "closed"
-
-
-_S = SessionState
-_MOVES: Dict[Tuple[SessionState, str], SessionState] = {
-    (_S.NEW, "connect"): _S.CONNECTING,
-    (_S.CONNECTING, "connected"): _S.OPEN,
-    (_S.NEW, "close"): _S.CLOSING,
-    (_S.CONNECTING, "close"): _S.CLOSING,
-    (_S.OPEN, "close"): _S.CLOSING,
-    (_S.CLOSING, "closed"): _S.CLOSED,
-}
-_ALREADY = "this session was already connected; create a new one"
-_REFUSED: Dict[Tuple[SessionState, str], str] = {
-    (_S.NEW, "send"): "the session is not connected",
-    (_S.CLOSING, "send"): "the session is closed",
-    (_S.CLOSED, "send"): "the session is closed",
-    **{(state, "connect"): _ALREADY for state in (_S.CONNECTING, _S.OPEN, _S.CLOSING, _S.CLOSED)},
-}
 
 
 class Session:
@@ -140,7 +96,7 @@ class Session:
         self._temp_files: List[str] = []
         self._lock = threading.Lock()
         self._spawning = threading.Lock()  # held while connect starts the CLI; close waits for it
-        self._state = SessionState.NEW
+        self._states = SessionStateMachine()
         self._pending = PendingRequests()
         self._reader = Reader(
             self,
@@ -162,24 +118,19 @@ class Session:
 
     @property
     def state(self) -> SessionState:
-        return self._state
+        return self._states.state
 
     def _move(self, call: str) -> None:
         """Apply ``call`` to the state table (caller holds ``_lock``). Raises ``UsageError``."""
-        refused = _REFUSED.get((self._state, call))
-        if refused is not None:
-            raise UsageError(refused)
-        self._state = _MOVES[(self._state, call)]
+        self._states.move(call)
 
     def _check_send(self) -> None:
-        refused = _REFUSED.get((self._state, "send"))
-        if refused is not None:
-            raise UsageError(refused)
+        self._states.check("send")
 
     @property
     def closed(self) -> bool:
         """True from the moment ``close`` started."""
-        return self._state is SessionState.CLOSING or self._state is SessionState.CLOSED
+        return self._states.closed
 
     # ------------------------------------------------------------------ connect
 
@@ -202,15 +153,15 @@ class Session:
             self._move("connect")
         try:
             plan = self._start_transport()
-            from .spawn import initialize  # first connect only, not at import
+            from .spawn import initialize, startup_failure  # first connect only, not at import
 
             try:
                 response = initialize(self.request, plan, timeout)
             except CLIConnectionError as exc:
-                raise self._startup_failure(exc) from exc
+                raise startup_failure(exc, self._transport, self.terminal_error, self.options.close_timeout) from exc
             plan.check_initialize_answer(response)
             with self._lock:
-                if self._state is SessionState.CONNECTING:
+                if self._states.state is SessionState.CONNECTING:
                     self._move("connected")
         except BaseException:
             self.close()
@@ -218,23 +169,6 @@ class Session:
         self.server_info = response
         self._extensions.connected(self.request)
         return response
-
-    def _startup_failure(self, error: CLIConnectionError) -> ClaudeSDKError:
-        """What the handshake's ``error`` means (caller's thread): when the CLI process has
-        exited, a ``ProcessError`` with its exit code and stderr — one text whether the exit
-        came before our ``initialize`` was written or while it waited; else ``error``."""
-        transport = self._transport
-        if transport is None:
-            return error
-        ended = self.terminal_error
-        if isinstance(ended, ProcessError):
-            code, stderr = ended.exit_code, ended.stderr
-        else:
-            code = transport.wait(self.options.close_timeout)
-            if code is None:  # still running: the connection broke some other way
-                return error
-            stderr = transport.stderr_tail()
-        return ProcessError("Claude Code CLI exited during start-up", exit_code=code, stderr=stderr or None)
 
     def _start_transport(self) -> SpawnPlan:
         """Plan, spawn, start the reader (connecting thread, holding ``_spawning``). A
@@ -250,6 +184,7 @@ class Session:
 
     def _start_transport_locked(self) -> SpawnPlan:
         from .spawn import (  # first connect only, not at import
+            connection_extensions,
             plan_spawn,
             routed_transport,
             start_transport,
@@ -275,23 +210,10 @@ class Session:
             self._undo_start(started)
         assert self._transport is not None
         label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix
-        self._extensions = Extensions(self._plug_ins(label))
+        self._extensions = Extensions(connection_extensions(self, self._store_bridge, label))
         self._extensions.started(self._transport)
         self._reader.start(self._transport, self._server, label, self._extensions.tap)
         return plan
-
-    def _plug_ins(self, label: object) -> List[ConnectionExtension]:
-        """This connection's extensions: the session store's bridge, the host-death watch, the
-        wire log (``claude_sync.wire`` at DEBUG), the ``verbatim_prompts`` version check."""
-        from .host_death import HostDeathWatch  # first connect only, not at import
-        from .wire_log import wire_tap
-
-        found: List[Optional[ConnectionExtension]] = [self._store_bridge, HostDeathWatch(self), wire_tap(f"cli[{label}]")]
-        if self.options.verbatim_prompts:
-            from .notices import VerbatimPromptsCheck
-
-            found.append(VerbatimPromptsCheck())
-        return [extension for extension in found if extension is not None]
 
     def _undo_start(self, transport: Optional[Transport]) -> NoReturn:
         """``close()`` began while the CLI was being started (its ladder may have run already):
@@ -329,7 +251,7 @@ class Session:
     def write_encoded(self, data: bytes, timeout: Optional[float] = None) -> None:
         """Write whole encoded frames (any thread); raises as ``write_frame``."""
         transport = self._transport
-        if transport is None or self._state is not SessionState.OPEN:
+        if transport is None or self._states.state is not SessionState.OPEN:
             self._check_send()
             if transport is None:
                 raise UsageError("the session is not connected")
@@ -565,7 +487,7 @@ class Session:
         session CLOSING, and the next ``close()`` resumes where it stopped.
         """
         with self._lock:
-            if self._state is SessionState.CLOSED:
+            if self._states.state is SessionState.CLOSED:
                 return
             if not self.closed:
                 self._move("close")

@@ -12,6 +12,8 @@ import os
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from .._options.options import ClaudeAgentOptions
+from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError
+from .extensions import ConnectionExtension
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -151,3 +153,37 @@ def materialize_argv(argv: List[Any], temp_files: List[str]) -> Tuple[List[str],
             os.close(fd)
         raise
     return out, fds
+
+
+def startup_failure(
+    error: CLIConnectionError, transport: Optional[Transport], ended: Optional[BaseException], close_timeout: float
+) -> ClaudeSDKError:
+    """What the handshake's ``error`` means (connecting thread): when the CLI process has
+    exited, a ``ProcessError`` with its exit code and stderr — one text whether the exit came
+    before our ``initialize`` was written or while it waited (``ended``: the connection's
+    terminal error); else ``error``."""
+    if transport is None:
+        return error
+    if isinstance(ended, ProcessError):
+        code, stderr = ended.exit_code, ended.stderr
+    else:
+        code = transport.wait(close_timeout)
+        if code is None:  # still running: the connection broke some other way
+            return error
+        stderr = transport.stderr_tail()
+    return ProcessError("Claude Code CLI exited during start-up", exit_code=code, stderr=stderr or None)
+
+
+def connection_extensions(session: Any, bridge: Optional[StoreBridge], label: object) -> List[ConnectionExtension]:
+    """A connection's extensions (connecting thread): the session store's ``bridge``, the
+    host-death watch, the wire log (``claude_sync.wire`` at DEBUG), and with
+    ``verbatim_prompts`` the CLI-version check."""
+    from .host_death import HostDeathWatch
+    from .wire_log import wire_tap
+
+    found: List[Optional[ConnectionExtension]] = [bridge, HostDeathWatch(session), wire_tap(f"cli[{label}]")]
+    if session.options.verbatim_prompts:
+        from .notices import VerbatimPromptsCheck
+
+        found.append(VerbatimPromptsCheck())
+    return [extension for extension in found if extension is not None]

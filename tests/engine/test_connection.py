@@ -479,7 +479,7 @@ def test_odd_lines_are_typed_bad_input_not_a_reader_bug(line: str, error: Any, c
 
 
 def test_the_session_walks_its_states_and_refuses_what_the_table_refuses(monkeypatch: Any) -> None:
-    from claude_sync._engine.connection import SessionState
+    from claude_sync._engine.states import SessionState
 
     cli = Kit(ScriptedCLI())
     client = cli.client()
