@@ -119,6 +119,8 @@ class AgentPool:
         max_runs_per_cli: The most runs one CLI serves before it is retired.
         reset_timeout: Seconds one ``/clear`` reset may take before the CLI is retired instead.
         max_clis: The most CLIs of the pool alive at once.
+        transport_factory: Called with a CLI's options each time the pool would start one; returns
+            the ``Transport`` to use instead. None: the pool starts real CLIs.
     """
 
     def __init__(
