@@ -239,7 +239,8 @@ def run_claude_sync(cli: str, workload: str, outcome: Outcome, sampler: Sampler)
     outcome.t0 = perf()
     seen = 0
     last: Any = None
-    for message in query("go", options=options):
+    # query()'s default keeps no messages; KEEP_MESSAGES=1 measures keep_messages=True.
+    for message in query("go", options=options, keep_messages=os.environ.get("KEEP_MESSAGES") == "1"):
         if outcome.t_first is None:
             outcome.t_first = perf()
             outcome.cpu_first = cpu()

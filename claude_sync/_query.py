@@ -56,6 +56,7 @@ def query(
     transport: Optional[Transport] = None,
     timeout: Optional[float] = None,
     idle_timeout: Optional[float] = None,
+    keep_messages: bool = False,
 ) -> QueryStream:
     """Run the CLI on ``prompt`` and iterate over what it says.
 
@@ -71,6 +72,11 @@ def query(
     retrying, the model never called ``StructuredOutput``, the class refused the value), a
     ``StructuredOutputError`` (a ``ResultError``) is raised after it, under the same switch.
 
+    ``keep_messages``: keep every message yielded, so that ``result()`` can be called after
+    iterating. Off by default: a long run's messages are then freed as you go (keeping them
+    costs ~4 KB a message and, for a 100k-message flood, 2.5x the CPU). ``result()`` on a
+    stream not yet iterated needs no flag: it runs the stream itself.
+
     ``transport``: a ``Transport`` (or any object with its official methods, as the official
     SDK accepts) to use instead of spawning the CLI; the options that become CLI flags are then
     not applied (see ``ClaudeSDKClient``). Raises ``TypeError`` naming the methods it lacks.
@@ -82,7 +88,10 @@ def query(
     bound a run without a watchdog thread. Both default to None (no bound); a value that is
     not a finite number > 0 raises ``TypeError``/``ValueError`` at once.
     """
-    return QueryStream(prompt, options or ClaudeAgentOptions(), transport, timeout=timeout, idle_timeout=idle_timeout)
+    return QueryStream(
+        prompt, options or ClaudeAgentOptions(), transport,
+        timeout=timeout, idle_timeout=idle_timeout, keep_messages=keep_messages,
+    )  # fmt: skip
 
 
 class QueryStream:
@@ -101,6 +110,7 @@ class QueryStream:
         *,
         timeout: Optional[float] = None,
         idle_timeout: Optional[float] = None,
+        keep_messages: bool = False,
     ) -> None:
         transport = None if transport is None else as_transport(transport)
         if isinstance(prompt, (bytes, dict)) or not isinstance(prompt, (str, Iterable)):
@@ -109,6 +119,8 @@ class QueryStream:
             )
         _check_timeouts(timeout, idle_timeout)
         self._run = _Run(prompt, options, transport)
+        if not keep_messages:
+            self._run.collected = None  # kept only on request (or when result() drives the stream)
         self._run.timeout = timeout
         self._run.idle_timeout = idle_timeout
         self._gen: Optional[Generator[StreamItem, None, None]] = None
@@ -192,11 +204,17 @@ class QueryStream:
         every call: ``ResultError`` after an error result (unless
         ``options.raise_on_error_result`` is False: then the ``RunResult`` has ``is_error``),
         ``ReceiveTimeoutError``, ``ProcessError`` …; ``UsageError`` when the stream was closed
-        before its result. The stream keeps every message it yielded for this.
+        before its result, or was iterated without ``keep_messages=True`` (it kept nothing).
         """
         run = self._run
         if run.built is not None:
             return run.built
+        if run.collected is None:
+            if self._gen is not None:
+                raise UsageError(
+                    "result() after iterating needs query(..., keep_messages=True): this stream kept no messages"
+                )
+            run.collected = []  # not iterated yet: result() runs the stream and keeps what it yields
         if run.error is None and not run.finished:
             for _ in self:
                 pass
@@ -226,8 +244,8 @@ class _Run:
         self.timeout: Optional[float] = None
         self.idle_timeout: Optional[float] = None
         self.input_ended = False
-        self.collected: List[StreamItem] = []
-        """Every message yielded, for ``QueryStream.result()``."""
+        self.collected: Optional[List[StreamItem]] = []
+        """Every message yielded, for ``QueryStream.result()`` (None: ``keep_messages=False``)."""
         self.finished = False
         self.error: Optional[Exception] = None
         self.built: Optional[RunResult[Any]] = None
@@ -254,6 +272,7 @@ class _Run:
     def _relay(self, session: Session, started: float) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
         typed = _TypedOutput.of(self.options.output_format)
+        collected = self.collected
         remaining = None
         if self.timeout is not None:
             remaining = self.timeout - (time.monotonic() - started)
@@ -269,7 +288,8 @@ class _Run:
                 if item.__class__ is ResultMessage:
                     last = item
                     self._close_stdin_if_done(session)
-                self.collected.append(item)
+                if collected is not None:
+                    collected.append(item)
                 yield item
         except ReceiveTimeoutError as exc:
             if exc.kind != "total":

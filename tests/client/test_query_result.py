@@ -18,7 +18,7 @@ from claude_sync.testing import ScriptedCLI
 
 def test_after_iterating_the_result_holds_every_message_yielded() -> None:
     cli = ScriptedCLI().expect_user().text("thinking it over").text("four").result("four", total_cost_usd=0.5)
-    stream = query("2 + 2?", transport=cli.transport())
+    stream = query("2 + 2?", transport=cli.transport(), keep_messages=True)
     seen = list(stream)
     result = stream.result()
     assert isinstance(result, RunResult) and result.text == "four" and result.total_cost_usd == 0.5
@@ -35,7 +35,7 @@ def test_without_iterating_result_runs_the_whole_run() -> None:
 
 def test_part_way_result_iterates_the_rest_and_keeps_what_was_taken() -> None:
     cli = ScriptedCLI().expect_user().text("one").text("two").result("two")
-    stream = query("count", transport=cli.transport())
+    stream = query("count", transport=cli.transport(), keep_messages=True)
     first = next(iter(stream))
     result = stream.result()
     assert result.messages[0] is first and texts(list(result.messages)) == ["one", "two"]
@@ -58,7 +58,17 @@ def test_an_error_run_raises_its_result_error_on_every_call_unless_asked_for_dat
 
 def test_a_stream_closed_before_its_result_has_no_run_result() -> None:
     cli = ScriptedCLI().expect_user().text("one").stall(30)
-    with query("go", options=ClaudeAgentOptions(close_timeout=0.5), transport=cli.transport()) as stream:
+    with query("go", options=ClaudeAgentOptions(close_timeout=0.5), transport=cli.transport(), keep_messages=True) as stream:
         next(iter(stream))
     with pytest.raises(UsageError, match="closed before its run ended"):
+        stream.result()
+
+
+def test_by_default_a_stream_keeps_nothing_so_result_after_iterating_is_refused() -> None:
+    """A long run's messages are freed as they are taken (a 100k-message flood kept them all:
+    388 MiB); ``result()`` then names the flag."""
+    cli = ScriptedCLI().expect_user().text("one").result("one")
+    stream = query("go", transport=cli.transport())
+    assert texts(list(stream)) == ["one"]
+    with pytest.raises(UsageError, match="keep_messages=True"):
         stream.result()
