@@ -242,18 +242,36 @@ class Session:
 
             self._server = RequestServer({}, self.options.callback_workers)
         self._server.attach(self.write_encoded)
-        self._transport = start_transport(self.options, plan, transport, self._temp_files)
+        started = start_transport(self.options, plan, transport, self._temp_files)
         from .host_death import track  # first connect only, not at import
 
         track(self)  # closed the normal way on the host's SIGTERM
-        if self._store_bridge is not None:
-            self._store_bridge.start(self._transport.pid)
-        label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix
+        label = started.pid if started.pid is not None else self._pending.id_prefix
         from .wire_log import wire_tap  # first connect only, not at import
 
         self.wire = wire_tap(f"cli[{label}]")
-        self._reader.start(self._transport, self._server, label, self.wire)
+        with self._lock:  # a close() from here on stops what starts now; one before did not see it
+            late = self.closed
+            if not late:
+                self._transport = started
+                if self._store_bridge is not None:
+                    self._store_bridge.start(started.pid)
+                self._reader.start(started, self._server, label, self.wire)
+        if late:
+            self._close_late_start(started)
         return plan
+
+    def _close_late_start(self, transport: Transport) -> None:
+        """Connecting thread: ``close()`` ran on another thread while the CLI was starting,
+        so its ladder missed the transport (and maybe the server, store bridge, temp files):
+        stop them here once that ladder is done. Raises ``CLIConnectionError``."""
+        self._close_done.wait(self.options.close_timeout * 5)
+        transport.stop(self._close_grace())
+        transport.close()
+        self._close_server()
+        self._close_store_bridge()
+        self._remove_temp_files()
+        raise CLIConnectionError("the session was closed while its CLI was starting")
 
     @property
     def pid(self) -> Optional[int]:

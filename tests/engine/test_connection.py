@@ -320,6 +320,44 @@ def test_close_is_idempotent_and_callable_from_many_threads() -> None:
     assert client.session is not None and client.session.closed
 
 
+def test_a_close_while_the_cli_starts_reaps_the_cli_it_started(tmp_path: Path, monkeypatch: Any) -> None:
+    """close() on another thread between the spawn and the moment the session holds the
+    transport (AgentPool.shutdown closing a warm CLI the keeper is starting): the connecting
+    thread stops the CLI it started and connect() raises; nothing is left running."""
+    from claude_sync._engine import spawn
+
+    client = ClaudeSDKClient(ScriptedCLI(directory=tmp_path).options(close_timeout=2.0))
+    started: List[Any] = []
+    spawned, closed = threading.Event(), threading.Event()
+    real_start = spawn.start_transport
+
+    def start_then_wait_for_the_close(*args: Any) -> Any:
+        started.append(real_start(*args))
+        spawned.set()
+        closed.wait(10)
+        return started[0]
+
+    monkeypatch.setattr(spawn, "start_transport", start_then_wait_for_the_close)
+    errors: List[BaseException] = []
+
+    def connect() -> None:
+        try:
+            client.connect()
+        except BaseException as exc:  # noqa: BLE001 - the test reads it
+            errors.append(exc)
+
+    connecting = threading.Thread(target=connect, name="claude_sync-test-connect")
+    connecting.start()
+    assert spawned.wait(10)
+    client.close()
+    closed.set()
+    connecting.join(20)
+    assert not connecting.is_alive()
+    assert len(errors) == 1 and isinstance(errors[0], CLIConnectionError), errors
+    assert "closed while" in str(errors[0])
+    assert started[0].exit_code() is not None  # reaped, not left running
+
+
 # ----------------------------------------------------------------------------- flow control
 
 
