@@ -1,0 +1,119 @@
+"""``port_source(text)``: one module's source in, the ported source and the flags out.
+
+The passes run over the original text and only decide edits; the edits are applied once at
+the end, so every comment and every untouched character stays as it was:
+
+1. ``official``: the official SDK's imports and dotted paths -> claude_sync's;
+2. ``keywords``: ``async``/``await`` dropped, async protocol methods renamed, coroutine calls
+   that were not awaited marked;
+3. ``references``: asyncio / anyio / trio (and the async spellings of typing, contextlib,
+   unittest, pytest) rewritten or flagged;
+4. ``cleanup``: imports no longer used dropped, imports the rewrites need added.
+
+The result must parse; if it does not, that is a bug in a rule and ``PortBug`` is raised
+(nothing is written). Flags and rewrites are reported at their place in the ported text.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from .cleanup import clean_imports
+from .keywords import drop_keywords, existing_markers, mark_unawaited_calls, rename_methods
+from .official import port_official
+from .plan import NameOracle, Note, Plan
+from .references import port_references
+from .source import OffsetMap, SourceText, apply_edits
+
+__all__ = ["Finding", "PortBug", "PortResult", "UnparsableSource", "port_source"]
+
+
+class UnparsableSource(ValueError):
+    """The input is not Python this interpreter can parse (nothing was changed)."""
+
+    def __init__(self, filename: str, error: BaseException) -> None:
+        line = getattr(error, "lineno", None)
+        where = f"{filename}:{line}" if line else filename
+        super().__init__(f"{where}: cannot parse: {getattr(error, 'msg', None) or error}")
+        self.filename = filename
+        self.line = line
+
+
+class PortBug(RuntimeError):
+    """The rewrite produced text that does not parse, or edits that overlap: a bug in the
+    tool (please report it with the input); nothing was changed."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A place in the ported text: a flag (hand work left) or a rewrite that was made."""
+
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(frozen=True)
+class PortResult:
+    """What ``port_source`` made of one module."""
+
+    original: str
+    text: str
+    flags: List[Finding] = field(default_factory=list)
+    rewrites: List[Finding] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+
+def port_source(text: str, *, filename: str = "<source>", exists: Optional[NameOracle] = None) -> PortResult:
+    """Port one module's source text.
+
+    ``exists(module, name)``, when given, tells whether a claude_sync module has a name
+    (imports of names it lacks are flagged). Raises ``UnparsableSource`` when ``text`` does
+    not parse (or tokenize), ``PortBug`` when the rewrite would not parse.
+    """
+    source = SourceText(text)
+    try:
+        tree = ast.parse(text, filename=filename)
+        source.tokens  # noqa: B018 - tokenizing can fail where parsing did not
+    except (SyntaxError, ValueError) as error:
+        raise UnparsableSource(filename, error) from error
+    except Exception as error:  # tokenize.TokenError and friends
+        raise UnparsableSource(filename, error) from error
+    plan = Plan(source, tree, exists)
+    port_official(plan)
+    drop_keywords(plan)
+    rename_methods(plan)
+    mark_unawaited_calls(plan)
+    existing_markers(plan)
+    port_references(plan)
+    clean_imports(plan)
+    try:
+        new_text, offsets = apply_edits(text, plan.edits)
+    except ValueError as error:
+        raise PortBug(f"{filename}: {error}") from error
+    try:
+        ast.parse(new_text, filename=filename)
+    except SyntaxError as error:
+        raise PortBug(f"{filename}: the ported text does not parse ({error.msg}, line {error.lineno})") from error
+    new_source = SourceText(new_text)
+    return PortResult(
+        original=text,
+        text=new_text,
+        flags=_findings(plan.flags, offsets, new_source),
+        rewrites=_findings(plan.rewrites, offsets, new_source),
+    )
+
+
+def _findings(notes: List[Note], offsets: OffsetMap, new_source: SourceText) -> List[Finding]:
+    found = []
+    for note in notes:
+        line, column = new_source.position(offsets(note.offset))
+        found.append(Finding(line, column, note.message))
+    return sorted(set(found), key=lambda f: (f.line, f.column, f.message))

@@ -1,0 +1,661 @@
+"""``claude_sync.port.port_source``: source in, ported source and flags out (pure)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+import textwrap
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+import pytest
+
+from claude_sync.port import PortResult, UnparsableSource, port_source
+from claude_sync.port.rules import MARKER, RULES
+
+
+def port(source: str, exists: Optional[object] = None) -> PortResult:
+    return port_source(textwrap.dedent(source).lstrip("\n"), exists=exists)  # type: ignore[arg-type]
+
+
+def ported(source: str) -> str:
+    return port(source).text
+
+
+def flags(source: str) -> List[Tuple[int, str]]:
+    return [(f.line, f.message) for f in port(source).flags]
+
+
+def same(source: str) -> str:
+    return textwrap.dedent(source).lstrip("\n")
+
+
+# ----------------------------------------------------------------------------- async / await
+
+
+def test_async_and_await_keywords_go_and_nothing_else_moves() -> None:
+    result = port(
+        """
+        async def main():  # entry
+            async with ClaudeSDKClient() as client:   # two blanks kept
+                await client.query("hi")
+                async for message in client.receive_response():
+                    print(message)
+            return [x async for x in stream()]
+        """
+    )
+    assert result.text == same(
+        """
+        def main():  # entry
+            with ClaudeSDKClient() as client:   # two blanks kept
+                client.query("hi")
+                for message in client.receive_response():
+                    print(message)
+            return [x for x in stream()]
+        """
+    )
+    assert result.flags == []
+
+
+def test_await_keeps_precedence_and_parentheses() -> None:
+    assert ported(
+        """
+        async def f():
+            total = await a() + await b() * 2
+            return (await
+                    c())
+        """
+    ) == same(
+        """
+        def f():
+            total = a() + b() * 2
+            return (
+                    c())
+        """
+    )
+
+
+def test_async_generator_used_as_a_prompt_stream_becomes_a_plain_generator() -> None:
+    assert ported(
+        """
+        from typing import AsyncIterator
+
+        async def prompts() -> AsyncIterator[dict]:
+            yield {"type": "user", "message": {"role": "user", "content": "hi"}}
+
+        async def main():
+            async for m in query(prompt=prompts()):
+                print(m)
+        """
+    ) == same(
+        """
+        from typing import Iterator
+
+        def prompts() -> Iterator[dict]:
+            yield {"type": "user", "message": {"role": "user", "content": "hi"}}
+
+        def main():
+            for m in query(prompt=prompts()):
+                print(m)
+        """
+    )
+
+
+# ----------------------------------------------------------------------------- entry points
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        ("asyncio.run(main())", "main()"),
+        ("asyncio.run(main(1, x=2), debug=True)", "main(1, x=2)"),
+        ("anyio.run(main)", "main()"),
+        ("anyio.run(main, 1, 'a', backend='trio')", "main(1, 'a')"),
+        ("trio.run(main, *args)", "main(*args)"),
+        ("anyio.run(functools.partial(main, 1))", "functools.partial(main, 1)()"),
+        ("anyio.run(lambda: main(1))", "(lambda: main(1))()"),
+        ("sys.exit(asyncio.run(main()))", "sys.exit(main())"),
+    ],
+)
+def test_event_loop_entry_points_become_direct_calls(call: str, expected: str) -> None:
+    result = port(f"import asyncio, anyio, trio, sys, functools\n\n{call}\n")
+    assert result.text == f"import sys, functools\n\n{expected}\n"
+    assert result.flags == []
+
+
+def test_entry_point_under_main_guard_and_its_import_inside_the_block() -> None:
+    assert ported(
+        """
+        if __name__ == "__main__":
+            import asyncio
+            asyncio.run(main())
+        """
+    ) == same(
+        """
+        if __name__ == "__main__":
+            main()
+        """
+    )
+
+
+def test_a_block_left_empty_gets_pass() -> None:
+    assert ported(
+        """
+        try:
+            import anyio
+        except ImportError:
+            anyio = None
+        """
+    ) == same(
+        """
+        try:
+            pass
+        except ImportError:
+            anyio = None
+        """
+    )
+
+
+# ----------------------------------------------------------------------------- rewrites
+
+
+def test_sleep_becomes_time_sleep_and_time_is_imported_in_order() -> None:
+    result = port(
+        """
+        import asyncio
+        import sys
+
+        async def main():
+            await asyncio.sleep(0.5)  # settle
+        """
+    )
+    assert result.text == same(
+        """
+        import time
+        import sys
+
+        def main():
+            time.sleep(0.5)  # settle
+        """
+    )
+    assert result.flags == []
+
+
+def test_from_imported_names_and_aliases_resolve() -> None:
+    assert ported(
+        """
+        import asyncio as aio
+        from anyio import sleep as nap
+
+        async def main():
+            await aio.sleep(1)
+            await nap(2)
+        """
+    ) == same(
+        """
+        import time
+
+        def main():
+            time.sleep(1)
+            time.sleep(2)
+        """
+    )
+
+
+def test_existing_time_import_is_reused() -> None:
+    assert ported(
+        """
+        import asyncio
+        import time
+
+        async def f():
+            await asyncio.sleep(time.time() % 1)
+        """
+    ) == same(
+        """
+        import time
+
+        def f():
+            time.sleep(time.time() % 1)
+        """
+    )
+
+
+def test_a_clash_with_a_local_name_is_flagged_not_rewritten() -> None:
+    result = port(
+        """
+        import asyncio
+        from datetime import time
+
+        async def f():
+            await asyncio.sleep(1)
+        """
+    )
+    assert "asyncio.sleep(1)" in result.text and "import asyncio" in result.text
+    assert [f.line for f in result.flags] == [5]
+    assert "that name is taken" in result.flags[0].message
+
+
+@pytest.mark.parametrize(
+    "before, after, needs",
+    [
+        ("asyncio.Queue()", "queue.Queue()", "import queue"),
+        ("asyncio.Queue(maxsize=3)", "queue.Queue(maxsize=3)", "import queue"),
+        ("asyncio.Event()", "threading.Event()", "import threading"),
+        ("anyio.Event()", "threading.Event()", "import threading"),
+        ("asyncio.Lock()", "threading.Lock()", "import threading"),
+        ("asyncio.Semaphore(4)", "threading.Semaphore(4)", "import threading"),
+        ("asyncio.Condition()", "threading.Condition()", "import threading"),
+        ("anyio.current_time()", "time.monotonic()", "import time"),
+        ("anyio.Path('x')", "pathlib.Path('x')", "import pathlib"),
+        ("anyio.open_file('x', 'rb')", "open('x', 'rb')", None),
+        ("anyio.to_thread.run_sync(work, 1, cancellable=True)", "work(1)", None),
+        ("anyio.to_thread.run_sync(partial(f, x=1))", "partial(f, x=1)()", None),
+        ("asyncio.to_thread(work, 1, key=2)", "work(1, key=2)", None),
+    ],
+)
+def test_primitives_with_a_sync_twin_are_rewritten(before: str, after: str, needs: Optional[str]) -> None:
+    result = port(f"import asyncio, anyio\n\nx = {before}\n")
+    assert result.text == (f"{needs}\n\nx = {after}\n" if needs else f"x = {after}\n")
+    assert result.flags == []
+
+
+def test_timeout_error_and_queue_exceptions() -> None:
+    assert ported(
+        """
+        import asyncio
+
+        try:
+            pass
+        except (asyncio.TimeoutError, asyncio.QueueEmpty):
+            pass
+        """
+    ) == same(
+        """
+        import queue
+
+        try:
+            pass
+        except (TimeoutError, queue.Empty):
+            pass
+        """
+    )
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "asyncio.sleep(1, 'result')",
+        "asyncio.Queue(3, loop)",
+        "anyio.Lock(fast_acquire=True)",
+        "anyio.to_thread.run_sync(f, unknown_option=1)",
+    ],
+)
+def test_call_shapes_the_twin_lacks_are_flagged(call: str) -> None:
+    result = port(f"import asyncio, anyio\n\nx = {call}\n")
+    assert result.text.endswith(f"\n\nx = {call}\n")
+    assert len(result.flags) == 1 and result.flags[0].line == 3
+
+
+# ----------------------------------------------------------------------------- flags
+
+
+@pytest.mark.parametrize(
+    "expression, advice",
+    [
+        ("await asyncio.wait_for(client.query('x'), 5)", "timeout="),
+        ("await asyncio.gather(a(), b())", "AgentPool"),
+        ("asyncio.create_task(worker())", "threading.Thread"),
+        ("asyncio.ensure_future(worker())", "threading.Thread"),
+        ("asyncio.TaskGroup()", "AgentPool"),
+        ("anyio.create_task_group()", "AgentPool"),
+        ("asyncio.timeout(3)", "receive_response(timeout="),
+        ("anyio.fail_after(3)", "receive_response(timeout="),
+        ("anyio.move_on_after(3)", "TimeoutError"),
+        ("asyncio.get_event_loop()", "event loop"),
+        ("asyncio.get_running_loop().run_in_executor(None, f)", "run_in_executor"),
+        ("asyncio.CancelledError", "nothing is cancelled"),
+        ("anyio.create_memory_object_stream()", "queue.Queue"),
+        ("anyio.open_process(['ls'])", "subprocess.Popen"),
+        ("asyncio.iscoroutinefunction(f)", "drop the check"),
+        ("anyio.abc.TaskGroup", "no automatic synchronous equivalent"),
+        ("asyncio.subprocess.PIPE", "subprocess"),
+    ],
+)
+def test_what_has_no_safe_rewrite_is_flagged_with_its_sync_equivalent(expression: str, advice: str) -> None:
+    result = port(f"import asyncio, anyio\n\nasync def f():\n    x = {expression}\n")
+    assert len(result.flags) == 1, result.flags
+    flag = result.flags[0]
+    assert flag.line == 4 and advice in flag.message
+    library = expression.replace("await ", "").split(".")[0]
+    assert result.text.startswith(f"import {library}\n")  # still used: kept (the other goes)
+    ast.parse(result.text)
+
+
+def test_flags_point_at_lines_of_the_ported_text() -> None:
+    result = port(
+        """
+        import asyncio
+        import anyio
+
+        async def main():
+            await asyncio.sleep(1)
+            await asyncio.gather(a(), b())
+        """
+    )
+    lines = result.text.splitlines()
+    assert [lines[f.line - 1].strip() for f in result.flags] == ["asyncio.gather(a(), b())"]
+
+
+def test_third_party_async_clients_are_flagged() -> None:
+    result = port(
+        """
+        import redis.asyncio as redis
+        import httpx
+
+        async def f():
+            r = redis.Redis()
+            async with httpx.AsyncClient() as c:
+                await c.get("x")
+        """
+    )
+    messages = [f.message for f in result.flags]
+    assert len(messages) == 2
+    assert "redis.Redis" in messages[0] and "httpx.Client" in messages[1]
+
+
+def test_a_coroutine_called_without_await_is_marked_in_the_code() -> None:
+    result = port(
+        """
+        import asyncio
+
+        async def worker(n):
+            return n
+
+        async def main():
+            pending = worker(1)
+            await asyncio.gather(worker(2))
+            await worker(3)
+            print(await pending)
+        """
+    )
+    assert result.text.splitlines()[6] == f"    {MARKER} worker() was not awaited: it now runs here, to the end; to run it alongside, start a threading.Thread (then delete this line)"
+    assert [f.line for f in result.flags] == [7, 9]
+    again = port_source(result.text)
+    assert [f.line for f in again.flags] == [7, 9], "the marker keeps the flag until someone deletes it"
+
+
+def test_every_rule_in_the_table_has_an_action_the_engine_knows() -> None:
+    assert {rule.action for rule in RULES.values()} <= {"rename", "unwrap_run", "unwrap_thread", "remove_mark", "flag"}
+    assert all(rule.target for rule in RULES.values() if rule.action == "rename")
+
+
+# ----------------------------------------------------------------------------- official names
+
+
+def test_official_imports_become_claude_sync_ones() -> None:
+    assert ported(
+        """
+        import claude_agent_sdk
+        import claude_code_sdk as old
+        from claude_agent_sdk import ClaudeSDKClient, query
+        from claude_agent_sdk.types import TextBlock
+        from claude_code_sdk import ClaudeCodeOptions
+
+        x = claude_agent_sdk.ClaudeAgentOptions()
+        """
+    ) == same(
+        """
+        import claude_sync
+        import claude_sync as old
+        from claude_sync import ClaudeSDKClient, query
+        from claude_sync.types import TextBlock
+        from claude_sync import ClaudeCodeOptions
+
+        x = claude_sync.ClaudeAgentOptions()
+        """
+    )
+
+
+def test_private_official_modules_are_flagged_and_left_alone() -> None:
+    result = port("from claude_agent_sdk._internal.query import Query\n")
+    assert result.text == "from claude_agent_sdk._internal.query import Query\n"
+    assert "private to the official SDK" in result.flags[0].message
+
+
+def test_dotted_path_strings_follow_and_private_ones_are_flagged() -> None:
+    result = port(
+        """
+        patch("claude_agent_sdk.query")
+        importlib.import_module('claude_code_sdk')
+        patch("claude_agent_sdk._internal.transport.subprocess_cli.anyio")
+        log("claude_agent_sdk is great")
+        """
+    )
+    assert result.text == same(
+        """
+        patch("claude_sync.query")
+        importlib.import_module('claude_sync')
+        patch("claude_agent_sdk._internal.transport.subprocess_cli.anyio")
+        log("claude_agent_sdk is great")
+        """
+    )
+    assert [f.line for f in result.flags] == [3]
+
+
+def test_names_claude_sync_lacks_are_flagged_when_an_oracle_is_given() -> None:
+    known = {("claude_sync", "query")}
+    result = port("from claude_agent_sdk import query, NoSuchThing\n", exists=lambda m, n: (m, n) in known)
+    assert [f.message for f in result.flags] == ["claude_sync has no NoSuchThing: see the porting guide for what to use instead"]
+
+
+# ----------------------------------------------------------------------------- tests and helpers
+
+
+def test_async_test_marks_go() -> None:
+    assert ported(
+        """
+        import pytest
+
+        pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+
+        @pytest.mark.asyncio
+        async def test_a():
+            await thing()
+
+
+        @pytest.mark.anyio  # the backend
+        @pytest.mark.parametrize("x", [1])
+        async def test_b(x):
+            pass
+        """
+    ) == same(
+        """
+        import pytest
+
+        pytestmark = [pytest.mark.slow]
+
+
+        def test_a():
+            thing()
+
+
+        @pytest.mark.parametrize("x", [1])
+        def test_b(x):
+            pass
+        """
+    )
+
+
+def test_a_module_wide_mark_goes_with_pytest_when_nothing_else_uses_it() -> None:
+    assert ported("import pytest\n\npytestmark = pytest.mark.anyio\n\n\nasync def test_a():\n    pass\n") == (
+        "\n\ndef test_a():\n    pass\n"
+    )
+
+
+def test_async_mocks_become_mocks() -> None:
+    assert ported(
+        """
+        from unittest.mock import AsyncMock, patch
+
+        async def test_x():
+            m = AsyncMock(return_value=1)
+            await m()
+            m.assert_awaited_once_with()
+            assert m.await_count == 1
+        """
+    ) == same(
+        """
+        from unittest.mock import MagicMock, patch
+
+        def test_x():
+            m = MagicMock(return_value=1)
+            m()
+            m.assert_called_once_with()
+            assert m.call_count == 1
+        """
+    )
+
+
+def test_async_protocol_methods_take_their_sync_names() -> None:
+    assert ported(
+        """
+        import contextlib
+        from typing import AsyncGenerator, Awaitable, Callable
+
+        class Resource:
+            async def __aenter__(self):
+                return self
+
+            async def __aexit__(self, *exc):
+                await self.aclose()
+
+        @contextlib.asynccontextmanager
+        async def opened() -> AsyncGenerator[Resource, None]:
+            yield Resource()
+
+        Hook = Callable[[int], Awaitable[str]]
+        """
+    ) == same(
+        """
+        import contextlib
+        from typing import Generator, Callable
+
+        class Resource:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.close()
+
+        @contextlib.contextmanager
+        def opened() -> Generator[Resource, None, None]:
+            yield Resource()
+
+        Hook = Callable[[int], str]
+        """
+    )
+
+
+def test_a_class_with_both_protocols_is_flagged() -> None:
+    result = port(
+        """
+        class Both:
+            def __enter__(self):
+                return self
+
+            async def __aenter__(self):
+                return self
+        """
+    )
+    assert "defines both __aenter__ and __enter__" in result.flags[0].message
+
+
+def test_async_builtins_become_sync_ones_unless_shadowed() -> None:
+    assert ported("async def f(it):\n    return await anext(aiter(it))\n") == "def f(it):\n    return next(iter(it))\n"
+    assert ported("def anext(x):\n    return x\n\ny = anext(1)\n") == "def anext(x):\n    return x\n\ny = anext(1)\n"
+
+
+# ----------------------------------------------------------------------------- guarantees
+
+
+def test_already_ported_code_is_left_exactly_as_it_is() -> None:
+    source = same(
+        """
+        import time
+        from claude_sync import query
+
+        for message in query(prompt="hi"):
+            time.sleep(0.1)
+        """
+    )
+    result = port_source(source)
+    assert result.text == source and not result.changed and result.flags == []
+
+
+def test_porting_twice_changes_nothing_more() -> None:
+    first = port(
+        """
+        import asyncio
+        from claude_agent_sdk import query
+
+        async def main():
+            await asyncio.sleep(1)
+            async for m in query(prompt="x"):
+                print(m)
+
+        asyncio.run(main())
+        """
+    )
+    assert port_source(first.text).text == first.text
+
+
+def test_line_endings_encoding_marks_and_non_ascii_positions_are_kept() -> None:
+    source = "# coding: utf-8\r\nimport asyncio\r\nasync def f():\r\n    s = 'héllo wörld'; await asyncio.sleep(1)\r\n"
+    assert port_source(source).text == "# coding: utf-8\r\nimport time\r\ndef f():\r\n    s = 'héllo wörld'; time.sleep(1)\r\n"
+
+
+def test_unparsable_source_raises_and_says_where() -> None:
+    with pytest.raises(UnparsableSource, match=r"x.py:2: cannot parse"):
+        port_source("import asyncio\nasync def (:\n", filename="x.py")
+
+
+def test_top_level_await_from_a_notebook_cell_ports() -> None:
+    assert ported("await client.query('hi')\n") == "client.query('hi')\n"
+
+
+def test_an_await_inside_an_f_string_is_removed_or_flagged_never_missed() -> None:
+    result = port("async def f():\n    return f'{await g()}!'\n")
+    if sys.version_info >= (3, 12):  # the tokenizer shows the expression's tokens
+        assert result.text == "def f():\n    return f'{g()}!'\n" and result.flags == []
+    else:
+        assert "await g()" in result.text and "inside an f-string" in result.flags[0].message
+
+
+def test_the_porting_page_names_every_asyncio_anyio_trio_call_the_tool_knows() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "porting.rst").read_text()
+    assert "python -m claude_sync.port" in page
+    known = [q for q in RULES if q.split(".")[0] in ("asyncio", "anyio", "trio")]
+    assert [q for q in known if f"``{q.split('.')[-1]}" not in page and f".{q.split('.')[-1]}" not in page] == []
+
+
+def test_what_an_unwrap_drops_is_neither_ported_nor_flagged_and_its_imports_can_go() -> None:
+    result = port(
+        """
+        import trio
+        from trio.to_thread import run_sync
+        from trio import CapacityLimiter
+
+        async def f(work, limiter):
+            return await run_sync(work, limiter=limiter or CapacityLimiter(2))
+        """
+    )
+    assert result.text == "\ndef f(work, limiter):\n    return work()\n"
+    assert result.flags == []
+
+
+def test_flags_and_markers_point_at_the_same_place_on_every_run() -> None:
+    first = port("async def g():\n    pass\n\nasync def f():\n    if True:\n        x = g()\n")
+    second = port_source(first.text)
+    assert [(f.line, f.column) for f in first.flags] == [(6, 9)] == [(f.line, f.column) for f in second.flags]
