@@ -90,11 +90,11 @@ grep -q "^\[success" "$WORK/try.out" || fail "the offline try did not end with a
 done_step
 
 # 3. The sdist, unpacked: install as the README says, collect every test, run the subset.
-step "unpack the sdist, pip install -e '.[test,docs,dask,postgres]' (binary wheels only)"
+step "unpack the sdist, pip install -e '.[test,docs,dask,postgres,notebook]' pydantic (binary wheels only)"
 tar xzf "$sdist" -C "$WORK"
 src="$WORK/$(basename "$sdist" .tar.gz)"
 new_venv "$WORK/sdist-venv"
-(cd "$src" && "$WORK/sdist-venv/bin/python" -m pip install --quiet --only-binary :all: -e '.[test,docs,dask,postgres]')
+(cd "$src" && "$WORK/sdist-venv/bin/python" -m pip install --quiet --only-binary :all: -e '.[test,docs,dask,postgres,notebook]' pydantic)
 done_step
 
 step "collect the whole suite from the sdist"

@@ -81,8 +81,9 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "SandboxSettings", "SdkBeta", "SdkPluginConfig", "ThinkingConfig", "ThinkingConfigAdaptive",
         "ThinkingConfigDisabled", "ThinkingConfigEnabled",
     ),
+    "._callbacks.hook_input_base": ("BaseHookInput", "HookEffort"),
     "._callbacks.hook_inputs": (
-        "BackgroundTaskSummary", "BaseHookInput", "HookEffort", "HookInput",
+        "BackgroundTaskSummary", "HookInput",
         "NotificationHookInput", "PermissionRequestHookInput", "PostToolUseFailureHookInput",
         "PostToolUseHookInput", "PreCompactHookInput", "PreToolUseHookInput", "SessionCronSummary",
         "StopHookInput", "SubagentStartHookInput", "SubagentStopHookInput",
@@ -158,9 +159,9 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._callbacks.dialogs import OnUserDialog as OnUserDialog
     from ._callbacks.dialogs import UserDialogRequest as UserDialogRequest
     from ._callbacks.dialogs import UserDialogResult as UserDialogResult
+    from ._callbacks.hook_input_base import BaseHookInput as BaseHookInput
+    from ._callbacks.hook_input_base import HookEffort as HookEffort
     from ._callbacks.hook_inputs import BackgroundTaskSummary as BackgroundTaskSummary
-    from ._callbacks.hook_inputs import BaseHookInput as BaseHookInput
-    from ._callbacks.hook_inputs import HookEffort as HookEffort
     from ._callbacks.hook_inputs import HookInput as HookInput
     from ._callbacks.hook_inputs import NotificationHookInput as NotificationHookInput
     from ._callbacks.hook_inputs import PermissionRequestHookInput as PermissionRequestHookInput

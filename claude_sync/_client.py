@@ -41,13 +41,13 @@ the session, and splitting the class would scatter its contract.
 
 from __future__ import annotations
 
-import logging
 import threading
 import warnings
 import weakref
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._callbacks.permission_types import PermissionMode
+from ._display.redaction import redacted_logger
 from ._engine.connection import Session
 from ._engine.control_methods import TypedControlMethods
 from ._engine.transport import Transport, as_transport
@@ -59,7 +59,7 @@ from ._wire.protocol import StreamItem, iter_user_frames, user_message_frame
 
 __all__ = ["ClaudeSDKClient", "build_session"]
 
-logger = logging.getLogger("claude_sync.client")
+logger = redacted_logger("claude_sync.client")
 
 _INTERRUPT_ON_CTRL_C_TIMEOUT = 2.0
 

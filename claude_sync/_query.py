@@ -20,12 +20,12 @@ yielded until the CLI exits.
 from __future__ import annotations
 
 import dataclasses
-import logging
 import threading
 import time
 from functools import partial
 from typing import TYPE_CHECKING, Any, Dict, Generator, Iterable, Iterator, List, Optional, Union
 
+from ._display.redaction import redacted_logger
 from ._engine.connection import Session
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["query", "QueryStream"]
 
-logger = logging.getLogger("claude_sync.query")
+logger = redacted_logger("claude_sync.query")
 
 Prompt = Union[str, Iterable[Dict[str, Any]]]
 

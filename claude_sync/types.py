@@ -14,20 +14,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._callbacks.hook_inputs import (
-    BackgroundTaskSummary,
-    BaseHookInput,
+from ._callbacks.hook_environment_inputs import (
     ConfigChangeHookInput,
     CwdChangedHookInput,
     DirectoryAddedHookInput,
     ElicitationHookInput,
     ElicitationResultHookInput,
     FileChangedHookInput,
-    HookEffort,
-    HookInput,
-    HookMcpServer,
     InstructionsLoadedHookInput,
     MessageDisplayHookInput,
+    TaskCompletedHookInput,
+    TaskCreatedHookInput,
+    TeammateIdleHookInput,
+    WorktreeCreateHookInput,
+    WorktreeRemoveHookInput,
+)
+from ._callbacks.hook_input_base import BaseHookInput, HookEffort, HookMcpServer
+from ._callbacks.hook_inputs import (
+    BackgroundTaskSummary,
+    HookInput,
     NotificationHookInput,
     PermissionDeniedHookInput,
     PermissionRequestHookInput,
@@ -48,13 +53,8 @@ from ._callbacks.hook_inputs import (
     StopHookInput,
     SubagentStartHookInput,
     SubagentStopHookInput,
-    TaskCompletedHookInput,
-    TaskCreatedHookInput,
-    TeammateIdleHookInput,
     UserPromptExpansionHookInput,
     UserPromptSubmitHookInput,
-    WorktreeCreateHookInput,
-    WorktreeRemoveHookInput,
 )
 from ._callbacks.hook_outputs import (
     AsyncHookJSONOutput,

@@ -39,6 +39,7 @@ SURFACES: Tuple[str, ...] = (
     "claude_sync.testing",
     "claude_sync.testing.pytest_plugin",
     "claude_sync.integrations.dask",
+    "claude_sync.port",
 )
 """The public modules, in the order their names are listed. A name ``claude_sync.types``
 shares with ``claude_sync`` is documented once, as ``claude_sync.<name>``."""
@@ -56,10 +57,12 @@ PAGES: Tuple[Tuple[str, str], ...] = (
     ("mcp", "MCP tools and servers"),
     ("sessions", "Sessions and session stores"),
     ("agents", "run() and AgentPool"),
+    ("structured", "Typed results"),
     ("errors", "Errors"),
     ("testing", "claude_sync.testing"),
     ("integrations", "Integrations"),
     ("display", "Display"),
+    ("port", "claude_sync.port"),
 )
 """``(page, title)`` of every reference page, in the order of the table of contents."""
 
@@ -79,7 +82,10 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("messages", "Serialisation", ()),
     ("callbacks", "Permissions", ("claude_sync._callbacks.permission_types",)),
     ("callbacks", "Hooks", ("claude_sync._callbacks.hook_types",)),
-    ("callbacks", "Hook inputs", ("claude_sync._callbacks.hook_inputs",)),
+    ("callbacks", "Hook inputs", (
+        "claude_sync._callbacks.hook_input_base", "claude_sync._callbacks.hook_inputs",
+        "claude_sync._callbacks.hook_environment_inputs",
+    )),
     ("callbacks", "Hook outputs", ("claude_sync._callbacks.hook_outputs",)),
     ("callbacks", "Elicitations and user dialogs", ("claude_sync._callbacks.dialogs",)),
     ("mcp", "In-process tools", ("claude_sync._mcp.tools", "claude_sync._mcp.server", "claude_sync._mcp.annotations")),
@@ -94,8 +100,9 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("agents", "run()", ("claude_sync._agents.run", "claude_sync._agents.result")),
     ("agents", "AgentPool", ("claude_sync._agents.pool",)),
     ("errors", "Exceptions", ("claude_sync._wire.errors",)),
-    ("structured", "Typed results", ("claude_sync._structured.class_schema", "claude_sync._structured.outcome")),
+    ("structured", "Output classes", ("claude_sync._structured.class_schema", "claude_sync._structured.outcome")),
     ("testing", "The scripted CLI", ("claude_sync.testing.scripted", "claude_sync.testing._memory", "claude_sync.testing._engine")),
+    ("testing", "Keeping the real CLI out", ("claude_sync.testing.switch",)),
     ("testing", "pytest fixtures", ("claude_sync.testing.pytest_plugin",)),
     ("testing", "Assertions", ("claude_sync.testing.assertions",)),
     ("testing", "Recording and replay", ("claude_sync.testing.record", "claude_sync.testing.replay")),
@@ -106,6 +113,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("testing", "Session store conformance", ("claude_sync.testing.conformance",)),
     ("integrations", "Dask", ("claude_sync.integrations.dask",)),
     ("display", "show()", ("claude_sync._display.show",)),
+    ("port", "Porting a module's text", ("claude_sync.port.engine",)),
 )
 """``(page, section, modules)``: a public name goes to the section whose modules hold its
 definition (a new module must be added here; the docs test says so), unless
@@ -124,6 +132,7 @@ NAME_SECTIONS: Dict[str, Tuple[str, str]] = {
     "merge_assistant_messages": ("query", "Whole assistant messages"),
     "ContextUsageResponse": ("query", "Answers of control requests"),
     "ContextUsageCategory": ("query", "Answers of control requests"),
+    "StructuredOutputError": ("structured", "Output classes"),
     **{name: ("mcp", "Server status") for name in _SERVER_STATUS},
     **{name: ("mcp", "Server configs") for name in _SERVER_CONFIGS},
 }
@@ -142,6 +151,7 @@ SECTION_INTROS: Dict[Tuple[str, str], str] = {
         "a message of any type."
     ),
     ("testing", "pytest fixtures"): "module:claude_sync.testing.pytest_plugin",
+    ("testing", "Keeping the real CLI out"): "module:claude_sync.testing.switch",
 }
 """Text printed under a section heading; ``module:<name>`` means that module's docstring."""
 

@@ -13,6 +13,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
@@ -100,7 +101,11 @@ def require_package(
         if under_ci():
             pytest.fail(f"{reason} (CI=true: .ci/run installs it)", pytrace=False)
         pytest.skip(reason, allow_module_level=True)
-    return importlib.import_module(name) if import_it else None
+    if not import_it:
+        return None
+    with warnings.catch_warnings():  # as pytest.importorskip: a package's own import-time
+        warnings.simplefilter("ignore")  # warnings (jupyter_core's on 3.9) are not the test's
+        return importlib.import_module(name)
 
 
 def control_frames(cli: Any, subtype: str) -> List[Dict[str, Any]]:

@@ -27,6 +27,11 @@ run closes its CLI (the close ladder reaps it) before returning ``True``; ``shut
 cancel_futures=True)`` and leaving the ``with`` block by an exception (Ctrl-C included) do
 that for every run; every pending future ends cancelled or failed, never left pending.
 
+A run's options are copied when it is submitted (``reuse.snapshot_options``): changing the
+options object afterwards changes later runs only, and a parked CLI serves a run only when its
+copy equals the run's. After ``shutdown`` the queued runs still reuse warm CLIs; the last
+worker to finish closes every parked CLI (also after ``shutdown(wait=False)``).
+
 (About 500 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
 and one set of counts, and reads best in one place; the typed overloads of ``submit`` and
 ``map`` add the rest. ``RunFuture`` is in ``_futures``, the reset and its policy in ``_reuse``.)
@@ -35,7 +40,6 @@ and one set of counts, and reads best in one place; the typed overloads of ``sub
 from __future__ import annotations
 
 import dataclasses
-import logging
 import threading
 from collections import deque
 from contextlib import contextmanager
@@ -55,11 +59,12 @@ from typing import (
     overload,
 )
 
+from .._display.redaction import redacted_logger
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import CLIConnectionError, ProcessError, UsageError
 from .._wire.protocol import StreamItem
 from .futures import RunFuture, settle
-from .reuse import CliSlot, is_alive, reset_conversation, retire_reason
+from .reuse import CliSlot, is_alive, reset_conversation, retire_reason, snapshot_options
 from .run import RunResult, T, collect_turn, outcome_error
 
 if TYPE_CHECKING:
@@ -71,7 +76,7 @@ TransportFactory = Callable[[ClaudeAgentOptions], "Transport"]
 
 __all__ = ["AgentPool", "TransportFactory"]
 
-logger = logging.getLogger("claude_sync.agents")
+logger = redacted_logger("claude_sync.agents")
 
 KEEPER_TICK = 0.5
 """Seconds between the keeper's checks of parked CLIs (it also wakes on every change)."""
@@ -114,6 +119,8 @@ class AgentPool:
         max_runs_per_cli: The most runs one CLI serves before it is retired.
         reset_timeout: Seconds one ``/clear`` reset may take before the CLI is retired instead.
         max_clis: The most CLIs of the pool alive at once.
+        transport_factory: Called with a CLI's options each time the pool would start one; returns
+            the ``Transport`` to use instead. None: the pool starts real CLIs.
     """
 
     def __init__(
@@ -150,6 +157,7 @@ class AgentPool:
         self._reserved = 0  # room taken under max_clis for a CLI not started yet
         self._capped_logged = False
         self._closing = False
+        self._workers_left = max_workers  # the last worker out closes the parked CLIs
         self._counts: Dict[str, int] = {
             "runs": 0, "started": 0, "reused": 0, "retired": 0, "replaced_dead": 0, "peak_alive": 0,
         }  # fmt: skip
@@ -224,11 +232,12 @@ class AgentPool:
         options = options or self.options
         if output_format is not None and output_format is not options.output_format:
             options = dataclasses.replace(options, output_format=output_format)
+        frozen = snapshot_options(options)
         future: RunFuture[Any] = RunFuture()
         with self._cond:
             if self._closing:
                 raise UsageError("cannot submit to an AgentPool that is shut down")
-            self._jobs.append(_Job(future, prompt, options, timeout))
+            self._jobs.append(_Job(future, prompt, frozen, timeout))
             self._cond.notify_all()
         return future
 
@@ -262,11 +271,20 @@ class AgentPool:
     ) -> Iterator[RunResult[Any]]:
         """Submit every prompt now; yield results in order. ``timeout`` bounds the whole
         iteration (``concurrent.futures.TimeoutError``). Leaving early cancels (and stops)
-        the runs not yet yielded. ``output_format`` as for ``submit``."""
+        the runs not yet yielded. ``output_format`` as for ``submit``. If submitting raises
+        (``prompts`` raised, a prompt is not a str, the pool shut down), the runs already
+        submitted are cancelled (and stopped) before the error propagates."""
         import time
 
         deadline = None if timeout is None else time.monotonic() + timeout
-        futures = [self.submit(prompt, options=options, output_format=output_format) for prompt in prompts]
+        futures: List[RunFuture[Any]] = []
+        try:
+            for prompt in prompts:
+                futures.append(self.submit(prompt, options=options, output_format=output_format))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
 
         def results() -> Iterator[RunResult[Any]]:
             try:
@@ -286,7 +304,7 @@ class AgentPool:
         """Lease a connected ``ClaudeSDKClient`` (warm if one is parked) for a multi-turn
         conversation on the caller's thread. It is closed when the block ends, never reused.
         Raises ``UsageError`` after shutdown, and what ``connect()`` raises."""
-        options = options or self.options
+        options = snapshot_options(options or self.options)
         with self._cond:
             if self._closing:
                 raise UsageError("cannot lease a client from an AgentPool that is shut down")
@@ -353,13 +371,17 @@ class AgentPool:
     # ------------------------------------------------------------------ workers
 
     def _work(self) -> None:
-        """Worker thread: run jobs until shutdown and an empty queue."""
+        """Worker thread: run jobs until shutdown and an empty queue; the last one out
+        closes the parked CLIs."""
         while True:
             with self._cond:
                 while not self._jobs and not self._closing:
                     self._cond.wait(KEEPER_TICK)
                 if not self._jobs:
-                    return
+                    self._workers_left -= 1
+                    last = self._workers_left == 0
+                    parked, self._parked = (self._parked, []) if last else ([], self._parked)
+                    break
                 job = self._jobs.popleft()
                 started = job.future.start()
                 if started:
@@ -370,6 +392,8 @@ class AgentPool:
                 finally:
                     with self._cond:
                         self._running.discard(job.future)
+        for slot in parked:
+            self._retire(slot, "the pool is shut down and its queue is empty", counted=False)
 
     def _execute(self, job: _Job) -> None:
         slot: Optional[CliSlot] = None
@@ -400,7 +424,7 @@ class AgentPool:
             settle(job.future, exc=error)
         else:
             settle(job.future, result=outcome)
-        self._after_run(slot, outcome, job.future)
+        self._after_run(slot, outcome, job)
 
     def _turn(self, slot: CliSlot, job: _Job, *, may_retry: bool) -> Optional[List[StreamItem]]:
         """Worker: send the prompt and collect the turn. None when ``may_retry`` and the CLI
@@ -427,12 +451,15 @@ class AgentPool:
                 return None
             raise
 
-    def _after_run(self, slot: CliSlot, outcome: RunResult[Any], future: RunFuture[Any]) -> None:
+    def _after_run(self, slot: CliSlot, outcome: RunResult[Any], job: _Job) -> None:
         """Worker: reset and park the CLI, or close it."""
-        reason = "reuse=False" if not self.reuse else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli)
+        reason = (
+            "reuse=False" if not self.reuse
+            else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli, prompt=job.prompt)
+        )  # fmt: skip
         if reason is None and outcome.is_error:
             reason = "the run ended with an error result"
-        if reason is None and future.cancelled():
+        if reason is None and job.future.cancelled():
             reason = "its run was cancelled"
         if reason is None:
             try:
@@ -550,8 +577,8 @@ class AgentPool:
         with self._cond:
             self._busy.discard(slot)
             self._warming.discard(slot)
-            if self._closing:
-                evicted = slot
+            if self._closing and (not self._jobs or self._workers_left == 0):
+                evicted = slot  # nothing queued will want it (queued runs drain on warm CLIs)
             else:
                 self._parked.append(slot)
                 if reused:
@@ -612,7 +639,7 @@ class AgentPool:
 
     def _warm_one(self) -> None:
         try:
-            slot = self._start(self.options, reserved=True)
+            slot = self._start(snapshot_options(self.options), reserved=True)
         except BaseException as exc:  # noqa: BLE001 - logged; retried after a delay
             with self._cond:
                 self._starting_warm -= 1

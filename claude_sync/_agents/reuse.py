@@ -29,7 +29,8 @@ So a CLI is retired, not reset (``retire_reason``), after: a run that used any t
 read-only ``READ_ONLY_TOOLS`` — and after those too when the options carry a permission
 callback or a permission prompt tool (an answer could have granted session rules);
 Bash (background processes), subagents, MCP tools (server state), worktree and cron tools
-always retire; a run that failed or was cancelled; a reset whose answer does not have the
+always retire; a prompt that is a slash command (``/config permissionMode=acceptEdits``
+writes the user's ``settings.json``: ``SLASH_COMMAND_WRITES``); a run that failed or was cancelled; a reset whose answer does not have the
 shape above; a CLI whose model / permission mode / cwd / tools / MCP servers drifted from
 what its first run reported; a CLI that served ``max_runs`` runs (memory); any CLI whose
 options set hooks (they would see the reset: ``SessionEnd``/``SessionStart`` with source
@@ -39,6 +40,7 @@ options set hooks (they would see the reset: ``SessionEnd``/``SessionStart`` wit
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any, Dict, List, Optional
 
@@ -46,12 +48,19 @@ from .._options.options import ClaudeAgentOptions
 from .._wire.blocks import ServerToolUseBlock, ToolUseBlock
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.protocol import StreamItem
+from .._wire.record import FrozenRecord, Record
 from .._wire.system_messages import SystemMessage
 
-__all__ = ["CliSlot", "retire_reason", "reset_conversation", "init_fingerprint", "is_alive"]
+__all__ = [
+    "CliSlot", "SLASH_COMMAND_WRITES", "init_fingerprint", "is_alive", "reset_conversation", "retire_reason",
+    "slash_command", "snapshot_options",
+]  # fmt: skip
 
 RESET_PROMPT = "/clear"
 READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "StructuredOutput"})
+"""Tools whose only lasting effect ``/clear`` was measured to clear: the files read, and for
+``StructuredOutput`` (``output_format``) the count of failed calls the CLI allows
+(``MAX_STRUCTURED_OUTPUT_RETRIES``), which starts again after the reset."""
 SESSION_BOUND_OPTIONS = (
     "resume",  # a reset would drop the resumed conversation: the next run must load it again
     "continue_conversation",
@@ -65,9 +74,52 @@ SESSION_BOUND_OPTIONS = (
 )
 """Options whose meaning spans the CLI's whole life: a CLI started with any of them set is
 never reset for another run."""
-"""Tools whose only lasting effect ``/clear`` was measured to clear: the files read, and for
-``StructuredOutput`` (``output_format``) the count of failed calls the CLI allows
-(``MAX_STRUCTURED_OUTPUT_RETRIES``), which starts again after the reset."""
+SLASH_COMMAND_WRITES = {
+    "/config permissionMode=… model=… theme=… verbose=… language=… autoCompact=… thinking=… "
+    "checkpoints=… editor=…": "~/.claude/settings.json (the user's settings: every later CLI)",
+    "/config outputStyle=…, tips=… (2.1.197)": "<cwd>/.claude/settings.local.json",
+    "/config gitignore=…": "~/.claude.json (respectGitignore)",
+    "/output-style NAME (2.1.331)": "<cwd>/.claude/settings.local.json, and ~/.config/git/ignore",
+    "/rename NAME (2.1.331)": "custom-title.json next to the session's transcript",
+    "/heapdump": "a heap snapshot of the CLI (its memory: keys included) and diagnostics in HOME",
+    "/debug": "~/.claude/debug/",
+    "/insights": "~/.claude/usage-data/report*.html (and 9 API requests)",
+}
+"""What a prompt that is a slash command writes outside the conversation, measured on CLI
+2.1.197 and 2.1.331 (fresh HOME, the fake API; every listed command, with arguments). The
+other local commands write nothing but the transcript (``/model`` and ``/color`` on 2.1.331
+are "for this session only"); prompt commands (``/init``, ``/review``, ``/update-config`` …)
+go to the model, whose tool calls retire the CLI anyway. ``verbatim_prompts=True`` stops all
+of it on 2.1.331 (the prompt goes to the model as text); 2.1.197 ignores it."""
+
+
+def snapshot_options(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
+    """A private copy of ``options`` that later changes to the caller's object cannot reach:
+    the fields, and the dicts, lists, tuples, sets and records they hold, are copied; other
+    objects (callbacks, stores, MCP server instances) are shared, and compare by identity.
+    The pool starts a CLI from such a copy and keys its parked CLIs on it, so
+    ``opts.cwd = …`` after a CLI started gives the next run a CLI with the new ``cwd``."""
+    clone = copy.copy(options)
+    for name, value in vars(clone).items():
+        vars(clone)[name] = _data_copy(value, 0)
+    return clone
+
+
+def _data_copy(value: Any, depth: int) -> Any:
+    if depth > 50:
+        return value
+    if isinstance(value, dict):
+        return {key: _data_copy(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, set)):
+        return type(value)(_data_copy(item, depth + 1) for item in value)
+    if isinstance(value, tuple) and type(value) is tuple:
+        return tuple(_data_copy(item, depth + 1) for item in value)
+    if isinstance(value, Record) and not isinstance(value, FrozenRecord):
+        clone = copy.copy(value)
+        for name, item in vars(clone).items():
+            vars(clone)[name] = _data_copy(item, depth + 1)
+        return clone
+    return value
 
 
 class CliSlot:
@@ -136,13 +188,30 @@ def used_tools(messages: List[StreamItem]) -> List[str]:
     return names
 
 
-def retire_reason(slot: CliSlot, messages: List[StreamItem], max_runs: int) -> Optional[str]:
+def slash_command(prompt: Optional[str]) -> Optional[str]:
+    """The slash command a prompt runs (``"config"`` for ``"/config permissionMode=…"``), or
+    None. Measured on 2.1.197 and 2.1.331: only a prompt that *starts* with ``/`` is a command
+    (``" /config …"`` and ``"please /config …"`` go to the model)."""
+    if not prompt or not prompt.startswith("/"):
+        return None
+    name = prompt[1:].split(None, 1)[0] if len(prompt) > 1 and not prompt[1].isspace() else ""
+    return name or None
+
+
+def retire_reason(
+    slot: CliSlot, messages: List[StreamItem], max_runs: int, *, prompt: Optional[str] = None
+) -> Optional[str]:
     """Why this CLI must not serve another run after ``messages`` (None: a reset may).
+    ``prompt``: the run's prompt (a slash command retires the CLI).
 
     The first run's ``system/init`` becomes the CLI's fingerprint, whatever the verdict."""
     fingerprint = init_fingerprint(messages)
     if slot.fingerprint is None:
         slot.fingerprint = fingerprint
+    command = slash_command(prompt)
+    if command is not None:
+        return (f"the prompt ran the slash command /{command}, which may change the CLI's state and "
+                "settings files outside the conversation (see SLASH_COMMAND_WRITES)")
     if fingerprint is None:
         return "the run sent no system/init"
     if fingerprint != slot.fingerprint:

@@ -10,16 +10,16 @@ so well-behaved ones return promptly.)
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from typing import Any, Callable, List, Tuple
 
+from .._display.redaction import redacted_logger
 from .green import simple_queue
 
 __all__ = ["CallbackPool"]
 
-logger = logging.getLogger("claude_sync.pool")
+logger = redacted_logger("claude_sync.pool")
 
 _STOP = object()
 _Job = Tuple[Callable[..., Any], Tuple[Any, ...]]

@@ -13,42 +13,34 @@ named ``claude_sync-…``, all joined — bounded — by ``close``):
 - ``claude_sync-callback-<n>``: the request server's pool (permissions, hooks, MCP).
 - the caller's threads: iterate messages, send control requests, close.
 
-States. One explicit state per session; what each call does in each state (h11-style: the
-table below is ``_MOVES`` and ``_REFUSED``; "UsageError (x)" raises with text x):
-
-================  ==================  ===================  ===========================
-state             ``connect``         ``send``/``request``  ``close``
-================  ==================  ===================  ===========================
-NEW               → CONNECTING        UsageError (a)        → CLOSING → CLOSED
-CONNECTING        UsageError (b)      allowed               → CLOSING → CLOSED
-OPEN              UsageError (b)      allowed               → CLOSING → CLOSED
-CLOSING           UsageError (b)      UsageError (c)        waits for the closing thread,
-                                                            or resumes a cut-short close
-CLOSED            UsageError (b)      UsageError (c)        nothing to do
-================  ==================  ===================  ===========================
-
-(a) "the session is not connected"; (b) "this session was already connected; create a new
-one"; (c) "the session is closed". A successful ``initialize`` moves CONNECTING → OPEN.
-The reader ending (EOF, crash) changes no state: it records a sticky terminal error (None
-for a clean end), fails every pending future and queues the end-of-stream sentinel once.
+States: the table at the top of ``states.py`` (h11-style), one ``SessionStateMachine``
+per session, moved under the session's lock.
 """
 
 from __future__ import annotations
 
-import enum
-import logging
 import threading
 import time
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    NoReturn,
+    Optional,
+)
 
+from .._display.redaction import redacted_logger
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._wire.errors import (
     ClaudeSDKError,
     CLIConnectionError,
     ControlRequestError,
     ControlTimeoutError,
-    ProcessError,
     UsageError,
 )
 from .._wire.framing import encode_frame
@@ -62,48 +54,24 @@ from .._wire.protocol import (
     exit_error,
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
+from .extensions import Extensions
 from .pending import PendingRequests
 from .reader import END, Reader
+from .states import SessionState, SessionStateMachine
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan, SpawnPlan
     from .._sessions.store_bridge import StoreBridge
     from .serving import RequestServer
-    from .wire_log import WireTap
+
 
 __all__ = ["ABANDON_GRACE", "Session", "SessionState", "END"]
 
-logger = logging.getLogger("claude_sync.session")
+logger = redacted_logger("claude_sync.session")
 
 ABANDON_GRACE = 0.05
 """Seconds each close step waits for an abandoned run (a timeout), instead of ``close_timeout``."""
-
-
-class SessionState(enum.Enum):
-    NEW = "new"
-    CONNECTING = "connecting"
-    OPEN = "open"
-    CLOSING = "closing"
-    CLOSED = "closed"
-
-
-_S = SessionState
-_MOVES: Dict[Tuple[SessionState, str], SessionState] = {
-    (_S.NEW, "connect"): _S.CONNECTING,
-    (_S.CONNECTING, "connected"): _S.OPEN,
-    (_S.NEW, "close"): _S.CLOSING,
-    (_S.CONNECTING, "close"): _S.CLOSING,
-    (_S.OPEN, "close"): _S.CLOSING,
-    (_S.CLOSING, "closed"): _S.CLOSED,
-}
-_ALREADY = "this session was already connected; create a new one"
-_REFUSED: Dict[Tuple[SessionState, str], str] = {
-    (_S.NEW, "send"): "the session is not connected",
-    (_S.CLOSING, "send"): "the session is closed",
-    (_S.CLOSED, "send"): "the session is closed",
-    **{(state, "connect"): _ALREADY for state in (_S.CONNECTING, _S.OPEN, _S.CLOSING, _S.CLOSED)},
-}
 
 
 class Session:
@@ -127,14 +95,15 @@ class Session:
         self._store_bridge: Optional[StoreBridge] = None  # options.session_store's mirror/resume
         self._temp_files: List[str] = []
         self._lock = threading.Lock()
-        self._state = SessionState.NEW
+        self._spawning = threading.Lock()  # held while connect starts the CLI; close waits for it
+        self._states = SessionStateMachine()
         self._pending = PendingRequests()
         self._reader = Reader(
             self,
             max_buffer_size=options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE,
             close_timeout=options.close_timeout,
         )
-        self.wire: Optional[WireTap] = None  # set at connect when claude_sync.wire is at DEBUG
+        self._extensions = Extensions()  # the store mirror, wire log, host-death watch … (extensions.py)
         calls_back = plan is not None and plan.calls_back
         self._ledger = TurnLedger(RunEnd(calls_back, run_end_ceiling(options.env or {}, environ)))
         self.last_result: Optional[ResultMessage] = None
@@ -149,24 +118,19 @@ class Session:
 
     @property
     def state(self) -> SessionState:
-        return self._state
+        return self._states.state
 
     def _move(self, call: str) -> None:
         """Apply ``call`` to the state table (caller holds ``_lock``). Raises ``UsageError``."""
-        refused = _REFUSED.get((self._state, call))
-        if refused is not None:
-            raise UsageError(refused)
-        self._state = _MOVES[(self._state, call)]
+        self._states.move(call)
 
     def _check_send(self) -> None:
-        refused = _REFUSED.get((self._state, "send"))
-        if refused is not None:
-            raise UsageError(refused)
+        self._states.check("send")
 
     @property
     def closed(self) -> bool:
         """True from the moment ``close`` started."""
-        return self._state is SessionState.CLOSING or self._state is SessionState.CLOSED
+        return self._states.closed
 
     # ------------------------------------------------------------------ connect
 
@@ -189,45 +153,38 @@ class Session:
             self._move("connect")
         try:
             plan = self._start_transport()
-            from .spawn import initialize  # first connect only, not at import
+            from .spawn import initialize, startup_failure  # first connect only, not at import
 
             try:
                 response = initialize(self.request, plan, timeout)
             except CLIConnectionError as exc:
-                raise self._startup_failure(exc) from exc
+                raise startup_failure(exc, self._transport, self.terminal_error, self.options.close_timeout) from exc
             plan.check_initialize_answer(response)
             with self._lock:
-                if self._state is SessionState.CONNECTING:
+                if self._states.state is SessionState.CONNECTING:
                     self._move("connected")
         except BaseException:
             self.close()
             raise
         self.server_info = response
-        if self.options.verbatim_prompts:
-            from .notices import warn_if_verbatim_prompts_ignored  # only with verbatim_prompts
-
-            warn_if_verbatim_prompts_ignored(self.request)
+        self._extensions.connected(self.request)
         return response
 
-    def _startup_failure(self, error: CLIConnectionError) -> ClaudeSDKError:
-        """What the handshake's ``error`` means (caller's thread): when the CLI process has
-        exited, a ``ProcessError`` with its exit code and stderr — one text whether the exit
-        came before our ``initialize`` was written or while it waited; else ``error``."""
-        transport = self._transport
-        if transport is None:
-            return error
-        ended = self.terminal_error
-        if isinstance(ended, ProcessError):
-            code, stderr = ended.exit_code, ended.stderr
-        else:
-            code = transport.wait(self.options.close_timeout)
-            if code is None:  # still running: the connection broke some other way
-                return error
-            stderr = transport.stderr_tail()
-        return ProcessError("Claude Code CLI exited during start-up", exit_code=code, stderr=stderr or None)
-
     def _start_transport(self) -> SpawnPlan:
+        """Plan, spawn, start the reader (connecting thread, holding ``_spawning``). A
+        ``close()`` from another thread meanwhile waits for this (at most ``close_timeout``);
+        what this started after the close began is torn down here, never left running.
+        Raises ``UsageError`` when the session was closed meanwhile."""
+        with self._spawning:
+            return self._start_transport_locked()
+
+    def _closed_while_connecting(self) -> bool:
+        with self._lock:
+            return self.closed
+
+    def _start_transport_locked(self) -> SpawnPlan:
         from .spawn import (  # first connect only, not at import
+            connection_extensions,
             plan_spawn,
             routed_transport,
             start_transport,
@@ -237,41 +194,38 @@ class Session:
         plan, self._store_bridge = plan_spawn(
             self.options, self._options_plan, self._environ, transport, self._report_mirror_error, cli_path
         )
+        if self._closed_while_connecting():
+            self._undo_start(None)
         if self._server is None:
             from .serving import RequestServer  # a bare session answers every request with an error
 
             self._server = RequestServer({}, self.options.callback_workers)
         self._server.attach(self.write_encoded)
         started = start_transport(self.options, plan, transport, self._temp_files)
-        from .host_death import track  # first connect only, not at import
-
-        track(self)  # closed the normal way on the host's SIGTERM
-        label = started.pid if started.pid is not None else self._pending.id_prefix
-        from .wire_log import wire_tap  # first connect only, not at import
-
-        self.wire = wire_tap(f"cli[{label}]")
-        with self._lock:  # a close() from here on stops what starts now; one before did not see it
-            late = self.closed
-            if not late:
+        with self._lock:
+            closed = self.closed
+            if not closed:
                 self._transport = started
-                if self._store_bridge is not None:
-                    self._store_bridge.start(started.pid)
-                self._reader.start(started, self._server, label, self.wire)
-        if late:
-            self._close_late_start(started)
+        if closed:
+            self._undo_start(started)
+        assert self._transport is not None
+        label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix
+        self._extensions = Extensions(connection_extensions(self, self._store_bridge, label))
+        self._extensions.started(self._transport)
+        self._reader.start(self._transport, self._server, label, self._extensions.tap)
         return plan
 
-    def _close_late_start(self, transport: Transport) -> None:
-        """Connecting thread: ``close()`` ran on another thread while the CLI was starting,
-        so its ladder missed the transport (and maybe the server, store bridge, temp files):
-        stop them here once that ladder is done. Raises ``CLIConnectionError``."""
-        self._close_done.wait(self.options.close_timeout * 5)
-        transport.stop(self._close_grace())
-        transport.close()
-        self._close_server()
-        self._close_store_bridge()
+    def _undo_start(self, transport: Optional[Transport]) -> NoReturn:
+        """``close()`` began while the CLI was being started (its ladder may have run already):
+        reap what this connect started — the CLI, the store bridge's resume dir, temp files —
+        and raise ``UsageError``."""
+        if transport is not None:
+            transport.stop(self.options.close_timeout)
+            transport.close()
+        if self._store_bridge is not None:
+            self._store_bridge.close(self.options.close_timeout)
         self._remove_temp_files()
-        raise CLIConnectionError("the session was closed while its CLI was starting")
+        raise UsageError("the session was closed while it was connecting")
 
     @property
     def pid(self) -> Optional[int]:
@@ -297,12 +251,12 @@ class Session:
     def write_encoded(self, data: bytes, timeout: Optional[float] = None) -> None:
         """Write whole encoded frames (any thread); raises as ``write_frame``."""
         transport = self._transport
-        if transport is None or self._state is not SessionState.OPEN:
+        if transport is None or self._states.state is not SessionState.OPEN:
             self._check_send()
             if transport is None:
                 raise UsageError("the session is not connected")
-        if self.wire is not None:
-            self.wire.sent(data)
+        for sent in self._extensions.senders:
+            sent(data)
         try:
             transport.write_bytes(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
@@ -364,10 +318,9 @@ class Session:
             self._ledger.run_end.frame(item, time.monotonic())
 
     def result_received(self, result: ResultMessage) -> None:
-        """Reader thread: count a turn's result (with a session store: once the store has the
-        turn, waiting at most its flush timeout)."""
-        if self._store_bridge is not None:
-            self._store_bridge.flush(self._store_bridge.flush_timeout)
+        """Reader thread: count a turn's result, after the extensions saw it (with a session
+        store: once the store has the turn, waiting at most its flush timeout)."""
+        self._extensions.on_result(result)
         with self._lock:
             self._ledger.result_received(time.monotonic())
             self.last_result = result
@@ -464,10 +417,8 @@ class Session:
         return error
 
     def mirror_received(self, frame: TranscriptMirrorReceived) -> None:
-        """Reader thread: a ``transcript_mirror`` frame for the session store, if any."""
-        bridge = self._store_bridge
-        if bridge is not None:
-            bridge.enqueue(frame.file_path, frame.entries)
+        """Reader thread: a ``transcript_mirror`` frame, for the extensions (the store's bridge)."""
+        self._extensions.on_frame(frame)
 
     def resolve(self, response: ControlResponseReceived) -> None:
         """Reader thread: hand a control response to the request waiting for it."""
@@ -536,7 +487,7 @@ class Session:
         session CLOSING, and the next ``close()`` resumes where it stopped.
         """
         with self._lock:
-            if self._state is SessionState.CLOSED:
+            if self._states.state is SessionState.CLOSED:
                 return
             if not self.closed:
                 self._move("close")
@@ -550,6 +501,8 @@ class Session:
                 self._close_done.wait(self.options.close_timeout * 5)
             return
         self._abandoned = self._abandoned or abandon
+        if self._spawning.acquire(timeout=self.options.close_timeout):  # a CLI being started: let it finish
+            self._spawning.release()
         try:
             deferred = self._close_ladder()
         finally:
@@ -568,7 +521,7 @@ class Session:
             self._stop_transport,
             self._join_reader,
             self._close_server,
-            self._close_store_bridge,
+            self._close_extensions,
             self._close_transport,
             self._end_stream,
             self._remove_temp_files,
@@ -620,9 +573,12 @@ class Session:
     def _close_grace(self) -> float:
         return min(ABANDON_GRACE, self.options.close_timeout) if self._abandoned else self.options.close_timeout
 
-    def _close_store_bridge(self) -> None:
-        if self._store_bridge is not None:
-            self._store_bridge.close(self.options.close_timeout)  # after the reader: every mirror frame is in
+    def _close_extensions(self) -> None:
+        """After the reader: every mirror frame is in. A store bridge made for a connect that
+        failed before the extensions were plugged in is closed too (its resume dir)."""
+        self._extensions.close(self.options.close_timeout)
+        if self._store_bridge is not None and self._store_bridge not in self._extensions.items:
+            self._store_bridge.close(self.options.close_timeout)
 
     def _close_transport(self) -> None:
         if self._transport is not None:

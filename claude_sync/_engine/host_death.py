@@ -42,7 +42,6 @@ A host that ignores SIGTERM keeps ignoring it; a handler installed after ours re
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import subprocess
@@ -52,11 +51,13 @@ import time
 import weakref
 from typing import Any, Callable, List, Optional
 
+from .._display.redaction import redacted_logger
+from .extensions import ConnectionExtension
 from .green import simple_queue
 
 __all__ = ["popen", "track", "close_live_sessions", "SIGTERM_CLOSE_BUDGET", "SPAWNER_CHECK_INTERVAL"]
 
-logger = logging.getLogger("claude_sync.host")
+logger = redacted_logger("claude_sync.host")
 
 SIGTERM_CLOSE_BUDGET = 1.5
 """Seconds the SIGTERM handler gives the live sessions' normal close before the host ends."""
@@ -246,6 +247,16 @@ def _hand_to_spawner(argv: List[str], kwargs: Any, wrapped: bool) -> subprocess.
 
 
 # ----------------------------------------------------------------------------- SIGTERM
+
+
+class HostDeathWatch(ConnectionExtension):
+    """The extension that puts a started session under the host's SIGTERM (``track``)."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    def started(self, transport: Any) -> None:
+        track(self.session)
 
 
 def track(session: Any) -> None:

@@ -10,14 +10,15 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any, Callable, Dict
 
+from .._display.redaction import redacted_logger
 from .._wire.errors import ClaudeSDKError
+from .extensions import ConnectionExtension, RequestFn
 
 __all__ = ["log_api_retry", "warn_if_verbatim_prompts_ignored"]
 
-logger = logging.getLogger("claude_sync.api")
+logger = redacted_logger("claude_sync.api")
 
 
 def log_api_retry(message: Any) -> None:
@@ -47,8 +48,15 @@ def warn_if_verbatim_prompts_ignored(request: Callable[[str, Dict[str, Any]], Di
     try:
         version = request("get_binary_version", {}).get("version")
     except ClaudeSDKError as exc:
-        logging.getLogger("claude_sync.session").debug("could not ask the CLI its version: %s", exc)
+        redacted_logger("claude_sync.session").debug("could not ask the CLI its version: %s", exc)
         return
     problem = verbatim_prompts_ignored(version)
     if problem is not None:
-        logging.getLogger("claude_sync.session").warning(problem)
+        redacted_logger("claude_sync.session").warning(problem)
+
+
+class VerbatimPromptsCheck(ConnectionExtension):
+    """With ``verbatim_prompts``: once connected, warn if this CLI ignores ``client_composed``."""
+
+    def connected(self, request: RequestFn) -> None:
+        warn_if_verbatim_prompts_ignored(request)

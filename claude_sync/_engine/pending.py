@@ -11,7 +11,6 @@ Thread-safety: every method may be called from any thread; the table has its own
 from __future__ import annotations
 
 import itertools
-import logging
 import os
 import threading
 import time
@@ -19,12 +18,13 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from typing import Dict
 
+from .._display.redaction import redacted_logger
 from .._wire.errors import ControlTimeoutError
 from .._wire.protocol import ControlResponseReceived
 
 __all__ = ["PendingRequests"]
 
-logger = logging.getLogger("claude_sync.session")
+logger = redacted_logger("claude_sync.session")
 
 WAIT_SLICE = 0.5
 """A waiting request wakes this often, so a Ctrl-C in the waiting thread is seen promptly."""

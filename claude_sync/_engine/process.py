@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import logging
 import os
 import select
 import signal
@@ -27,8 +26,9 @@ import sys
 import threading
 import time
 import weakref
-from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Union, cast
+from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Union, cast
 
+from .._display.redaction import redacted_logger
 from .._wire.errors import CLIConnectionError, CLINotFoundError
 from .child import ChildProcess
 from .green import wait_readable
@@ -37,7 +37,7 @@ from .transport import Transport
 
 __all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
 
-logger = logging.getLogger("claude_sync.transport")
+logger = redacted_logger("claude_sync.transport")
 
 STDERR_TAIL_BYTES = 64 * 1024
 """How much of the CLI's stderr (the last bytes, in whole lines) is kept for errors."""
@@ -74,8 +74,10 @@ class SubprocessTransport(Transport):
         user: Optional[Union[str, int]] = None,
         stderr_callback: Optional[Callable[[str], None]] = None,
         close_timeout: float = 5.0,
+        pass_fds: Sequence[int] = (),
     ) -> None:
         self.argv = argv
+        self.pass_fds = tuple(pass_fds)  # ours: closed once connect() has spawned (or failed to)
         self.close_timeout = close_timeout
         self.env = env
         self.cwd = cwd
@@ -95,9 +97,12 @@ class SubprocessTransport(Transport):
     # -- start -------------------------------------------------------------------------
 
     def connect(self) -> None:
-        """Spawn the CLI. Raises ``CLINotFoundError`` (no such binary) or
-        ``CLIConnectionError`` (any other OS error, e.g. not executable, bad cwd)."""
+        """Spawn the CLI (it inherits ``pass_fds``; our copies are closed either way). Raises
+        ``CLINotFoundError`` (no such binary) or ``CLIConnectionError`` (any other OS error,
+        e.g. not executable, bad cwd)."""
         kwargs: Dict[str, object] = {}
+        if self.pass_fds:
+            kwargs["pass_fds"] = self.pass_fds
         if _POSIX:
             kwargs["start_new_session"] = True
             if self.user is not None:
@@ -123,6 +128,8 @@ class SubprocessTransport(Transport):
             ) from exc
         except OSError as exc:
             raise CLIConnectionError(f"Failed to start Claude Code CLI {self.argv[0]!r}: {exc}") from exc
+        finally:
+            self._close_passed_fds()
         self._child = ChildProcess(self._proc)
         _live.add(self)
         if _POSIX:
@@ -132,6 +139,15 @@ class SubprocessTransport(Transport):
             target=self._drain_stderr, name=f"claude_sync-stderr-{self._proc.pid}", daemon=True
         )
         self._stderr_thread.start()
+
+    def _close_passed_fds(self) -> None:
+        """Close our copies of ``pass_fds`` (the CLI has its own once spawned)."""
+        fds, self.pass_fds = self.pass_fds, ()
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     @property
     def pid(self) -> Optional[int]:
@@ -309,6 +325,7 @@ class SubprocessTransport(Transport):
         if self.last_rung is None:  # not stopped yet (stop again would signal a reaped group)
             self.stop(self.close_timeout)
         self._close_pipes()
+        self._close_passed_fds()  # never connected: the memory files go now
 
     def _close_pipes(self) -> None:
         if self._proc is None:

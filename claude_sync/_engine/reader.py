@@ -26,11 +26,11 @@ chained), not a JSON error.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Protocol, Union
 
+from .._display.redaction import redacted_logger
 from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError, ReceiveTimeoutError
 from .._wire.framing import LineFramer, OversizedLine
 from .._wire.messages import AssistantMessage, ResultMessage, StreamEvent
@@ -58,11 +58,10 @@ from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
     from .serving import RequestServer
-    from .wire_log import WireTap
 
 __all__ = ["END", "Reader", "ReaderHost", "HIGH_WATER_MESSAGES", "HIGH_WATER_BYTES", "WAIT_SLICE"]
 
-logger = logging.getLogger("claude_sync.session")
+logger = redacted_logger("claude_sync.session")
 
 HIGH_WATER_MESSAGES = 1000
 HIGH_WATER_BYTES = 1 << 20
@@ -126,7 +125,7 @@ class Reader:
         self._close_timeout = close_timeout
         self.mailbox = Mailbox()
         self._framer = LineFramer(max_buffer_size)
-        self._wire: Optional[WireTap] = None
+        self._tap: Optional[Callable[[Iterator[bytes]], Iterator[bytes]]] = None
         self.terminal_error: Optional[BaseException] = None
         """The sticky error that ended the stream (set once, at its end)."""
         self._thread: Optional[threading.Thread] = None
@@ -139,12 +138,14 @@ class Reader:
         self.session_state: Optional[str] = None
         """The CLI's latest ``session_state_changed`` state (CLI 2.1.330+; None before)."""
 
-    def start(self, transport: Transport, server: RequestServer, label: Any, wire: Optional[WireTap] = None) -> None:
-        """Start the ``claude_sync-reader-<label>`` thread over ``transport`` (once); ``wire``
-        logs every chunk read (``claude_sync.wire`` at DEBUG)."""
+    def start(
+        self, transport: Transport, server: RequestServer, label: Any, tap: Optional[Callable[[Iterator[bytes]], Iterator[bytes]]] = None
+    ) -> None:
+        """Start the ``claude_sync-reader-<label>`` thread over ``transport`` (once); ``tap``
+        wraps the stdout chunks it reads (the connection's extensions: the wire log)."""
         self._transport = transport
         self._server = server
-        self._wire = wire
+        self._tap = tap
         self._thread = threading.Thread(target=self.run, name=f"claude_sync-reader-{label}", daemon=True)
         self._thread.start()
 
@@ -183,8 +184,8 @@ class Reader:
         transport = self._transport
         assert transport is not None
         chunks = transport.read_chunks()
-        wire = self._wire  # None unless claude_sync.wire was at DEBUG at connect
-        pumped = chunks if wire is None else wire.tapped(chunks)
+        tap = self._tap  # None unless an extension taps the stream (the wire log at DEBUG)
+        pumped = chunks if tap is None else tap(chunks)
         try:
             self._pump(pumped)
         except ClaudeSDKError as exc:
@@ -299,7 +300,9 @@ class Reader:
             assert self._server is not None
             self._server.cancel(event.request_id)
         elif cls is NoiseLineSkipped:
-            logger.warning("Skipped a non-JSON stdout line from the CLI: %r", event.text[:200])
+            from .._display.redaction import redact_text  # a rare line: loaded on first use
+
+            logger.warning("Skipped a non-JSON stdout line from the CLI: %r", redact_text(event.text[:200]))
         elif cls is TranscriptMirrorReceived:
             self._host.mirror_received(event)
 

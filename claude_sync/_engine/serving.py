@@ -20,7 +20,6 @@ Two parts:
 from __future__ import annotations
 
 import json
-import logging
 import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -46,6 +45,7 @@ from .._callbacks.permissions import (
     permission_call_from_request,
     permission_result_to_wire,
 )
+from .._display.redaction import redacted_logger
 from .._mcp.server import (
     McpAction,
     McpCancelled,
@@ -64,7 +64,7 @@ from .callback_pool import CallbackPool
 
 __all__ = ["Handler", "RequestServer", "build_handlers"]
 
-logger = logging.getLogger("claude_sync.callbacks")
+logger = redacted_logger("claude_sync.callbacks")
 
 ServeFn = Callable[[ControlRequestReceived, threading.Event], Optional[Dict[str, Any]]]
 """Serves one CLI request on a pool thread; returns the success payload or raises."""
@@ -159,7 +159,9 @@ class RequestServer:
                 data = self._encode_harder(event, handler, frame, exc)
         except Exception as exc:  # noqa: BLE001 - any failure becomes an error response
             if not isinstance(exc, ClaudeSDKError):
-                logger.error("Handler for CLI request %r failed: %r", event.subtype, exc)
+                from .._display.redaction import redact_text  # a failing handler: first use only
+
+                logger.error("Handler for CLI request %r failed: %s", event.subtype, redact_text(repr(exc)))
             data = encode_frame(control_error_frame(event.request_id, _wire_text(str(exc) or type(exc).__name__)))
         except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt in user code
             reason = callback_failure_reason(exc)

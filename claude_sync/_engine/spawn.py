@@ -12,6 +12,8 @@ import os
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from .._options.options import ClaudeAgentOptions
+from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError
+from .extensions import ConnectionExtension
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 
-__all__ = ["initialize", "plan_spawn", "routed_transport", "start_transport"]
+__all__ = ["initialize", "materialize_argv", "plan_spawn", "routed_transport", "start_transport"]
 
 
 def initialize(
@@ -100,33 +102,88 @@ def start_transport(
 ) -> Transport:
     """``custom_transport``, or the CLI as a subprocess per ``plan``, connected.
 
-    Big arguments (``FileArg``) become private temp files, appended to ``temp_files`` (the
-    caller removes them at close; at exit they go anyway). Raises what ``connect`` raises.
+    Big arguments (``FileArg``) become inherited memory files or private temp files
+    (``materialize_argv``); the files are appended to ``temp_files`` (the caller removes
+    them at close; at exit they go anyway). Raises what ``connect`` raises.
     """
     transport = custom_transport
     if transport is None:
         from .process import SubprocessTransport, stderr_sink
 
+        argv, fds = materialize_argv(plan.argv, temp_files)
         transport = SubprocessTransport(
-            [_materialize(arg, temp_files) for arg in plan.argv],
+            argv,
             env=plan.env,
             cwd=plan.cwd,
             user=plan.user,
             stderr_callback=stderr_sink(options),
             close_timeout=options.close_timeout,
+            pass_fds=fds,
         )
     transport.connect()
     return transport
 
 
-def _materialize(arg: Any, temp_files: List[str]) -> str:
-    """A ``FileArg`` as the path of a private temp file; anything else as ``str``."""
+def materialize_argv(argv: List[Any], temp_files: List[str]) -> Tuple[List[str], List[int]]:
+    """``argv`` as strings, and the fds the CLI must inherit. A ``FileArg`` with ``by_fd``
+    becomes ``/dev/fd/N`` of a memory file where the system has them (its fd is in the
+    second list: ``SubprocessTransport`` closes our copy once the CLI is spawned); any other
+    ``FileArg`` becomes the path of a private temp file, appended to ``temp_files``. Raises
+    ``OSError`` (nothing is left open then)."""
     from .._options.command import FileArg
+    from .tempfiles import make_private_file, memory_file
 
-    if not isinstance(arg, FileArg):
-        return str(arg)
-    from .tempfiles import make_private_file
+    out: List[str] = []
+    fds: List[int] = []
+    try:
+        for arg in argv:
+            if not isinstance(arg, FileArg):
+                out.append(str(arg))
+                continue
+            fd = memory_file(arg.content) if arg.by_fd else None
+            if fd is not None:
+                fds.append(fd)
+                out.append(f"/dev/fd/{fd}")
+                continue
+            path = make_private_file(arg.content, arg.suffix)
+            temp_files.append(path)
+            out.append(path)
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return out, fds
 
-    path = make_private_file(arg.content, arg.suffix)
-    temp_files.append(path)
-    return path
+
+def startup_failure(
+    error: CLIConnectionError, transport: Optional[Transport], ended: Optional[BaseException], close_timeout: float
+) -> ClaudeSDKError:
+    """What the handshake's ``error`` means (connecting thread): when the CLI process has
+    exited, a ``ProcessError`` with its exit code and stderr — one text whether the exit came
+    before our ``initialize`` was written or while it waited (``ended``: the connection's
+    terminal error); else ``error``."""
+    if transport is None:
+        return error
+    if isinstance(ended, ProcessError):
+        code, stderr = ended.exit_code, ended.stderr
+    else:
+        code = transport.wait(close_timeout)
+        if code is None:  # still running: the connection broke some other way
+            return error
+        stderr = transport.stderr_tail()
+    return ProcessError("Claude Code CLI exited during start-up", exit_code=code, stderr=stderr or None)
+
+
+def connection_extensions(session: Any, bridge: Optional[StoreBridge], label: object) -> List[ConnectionExtension]:
+    """A connection's extensions (connecting thread): the session store's ``bridge``, the
+    host-death watch, the wire log (``claude_sync.wire`` at DEBUG), and with
+    ``verbatim_prompts`` the CLI-version check."""
+    from .host_death import HostDeathWatch
+    from .wire_log import wire_tap
+
+    found: List[Optional[ConnectionExtension]] = [bridge, HostDeathWatch(session), wire_tap(f"cli[{label}]")]
+    if session.options.verbatim_prompts:
+        from .notices import VerbatimPromptsCheck
+
+        found.append(VerbatimPromptsCheck())
+    return [extension for extension in found if extension is not None]

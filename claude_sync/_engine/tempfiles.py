@@ -1,13 +1,33 @@
-"""Private temp files handed to the CLI (``--mcp-config``, ``--settings``), private temp
-directories (a resume from a session store: a config dir with ``.credentials.json``), and
-their removal.
+"""What the CLI must read from us besides argv and stdin — ``--mcp-config`` and ``--settings``
+content, a config dir to resume a stored session from (with ``.credentials.json``) — and how
+none of it outlives its CLI.
 
-They may hold secrets (MCP headers, env of MCP servers, the login), so files are created
-``0600`` by ``tempfile.mkstemp`` and directories ``0700`` by ``tempfile.mkdtemp``; they are
-removed when their session closes. Every file or directory made here is also in a registry
-until removed; an ``atexit`` hook removes whatever is left when the interpreter
-exits, so a client that was never closed, or whose close was cut short (a second Ctrl-C, an
-exception), leaves nothing behind. (A process killed by a signal runs no ``atexit`` hook.)
+They may hold secrets (MCP headers, env of MCP servers, the login), so:
+
+- **By fd, never on disk** (``memory_file``): on Linux the ``--mcp-config`` JSON goes into an
+  anonymous memory file (``memfd_create``) that the CLI inherits and reads as ``/dev/fd/N``.
+  Our copy of the fd is closed as soon as the CLI is spawned, so the content lives exactly
+  as long as the CLI (and any process the CLI leaves holding the fd). Measured on CLI 2.1.197
+  and 2.1.331: both read ``--mcp-config /dev/fd/N`` (and a JSON text, which would be visible
+  in ``ps``); ``--settings /dev/fd/N`` works on 2.1.331 only (2.1.197 resolves the path to
+  ``/memfd:… (deleted)`` and refuses it), so settings stay a file.
+- **Files and directories** (``make_private_file``, ``make_private_dir``) live in one private
+  directory per process, ``<tmp>/claude_sync-<pid>-<start>-<random>`` (``0700``; files
+  ``0600``), created on first use and removed when its last entry goes. They are removed when
+  their session closes, and an ``atexit`` hook removes whatever is left when the interpreter
+  exits. A process killed by a signal runs no ``atexit`` hook: the first use of this module in
+  any later process (same user, same temp dir) sweeps every such directory whose owner is
+  gone — its PID no longer runs, or runs with another start time (a reused PID; Linux reads
+  it from ``/proc/<pid>/stat``, elsewhere only the PID is checked, so a reused PID keeps a
+  dead owner's directory until that PID is gone too).
+
+What remains possible: after ``kill -9`` of the host, a resume dir (credentials without the
+refresh token) or a settings file stays on disk, readable by the same user only, until the
+next claude_sync process of that user sweeps it or the temp dir is cleaned; a memory file
+stays in memory while a process the CLI started (a Bash tool's background job) holds the fd;
+anything that runs as the same user can read these while they exist, as it can read
+``~/.claude/.credentials.json`` itself. Temp files of claude_sync versions before this layout
+(``claude_sync-*.json``, ``claude_sync-resume-*`` directly in the temp dir) are not swept.
 
 Any thread may call these functions.
 """
@@ -16,26 +36,124 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import tempfile
 import threading
-from typing import Set
+from typing import Dict, List, Optional, Set, Tuple
 
 __all__ = [
-    "make_private_dir", "make_private_file", "remove_all_private_files", "remove_private_dir", "remove_private_file",
-]
+    "make_private_dir", "make_private_file", "memory_file", "process_start_time", "remove_all_private_files",
+    "remove_private_dir", "remove_private_file", "sweep_orphans",
+]  # fmt: skip
 
-_registry: Set[str] = set()
+_OWNED = re.compile(r"^claude_sync-(\d+)-(\d+)-[A-Za-z0-9_]+$")
+"""The name of a per-process directory: ``claude_sync-<pid>-<start time>-<random>``."""
+
+_registry: Dict[str, int] = {}  # path -> the pid that made it (a forked child leaves its parent's alone)
 _lock = threading.Lock()
+_state: Dict[str, Optional[str]] = {"dir": None, "owner": None}  # this process's directory
+_swept: Set[Tuple[int, str]] = set()  # (pid, temp dir) already swept: once per process
+
+
+def process_start_time(pid: int) -> Optional[int]:
+    """When ``pid`` started (clock ticks after boot, ``/proc/<pid>/stat`` field 22), or None
+    when it does not run or the system has no ``/proc``."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    try:
+        return int(stat.rsplit(b")", 1)[1].split()[19])  # the name in (…) may hold spaces
+    except (IndexError, ValueError):
+        return None
+
+
+def _owner_tag() -> str:
+    pid = os.getpid()
+    return f"{pid}-{process_start_time(pid) or 0}"
+
+
+def _owner_gone(pid: int, start: int) -> bool:
+    """Whether the process that made a directory is gone (see the module docstring)."""
+    now = process_start_time(pid)
+    if now is not None:
+        return start != 0 and now != start
+    if os.path.isdir("/proc/self"):
+        return True  # /proc works and has no such pid
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # alive, another user's
+    return False
+
+
+def sweep_orphans(directory: Optional[str] = None) -> List[str]:
+    """Remove the per-process directories in ``directory`` (default: the temp dir) that
+    belong to us (same uid) and whose owner is gone; the paths removed. Never raises."""
+    directory = directory or tempfile.gettempdir()
+    mine = _state["dir"]
+    removed: List[str] = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for name in names:
+        match = _OWNED.match(name)
+        path = os.path.join(directory, name)
+        if match is None or path == mine:
+            continue
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if not os.path.isdir(path) or os.path.islink(path) or (uid is not None and info.st_uid != uid):
+            continue
+        if _owner_gone(int(match.group(1)), int(match.group(2))):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _private_dir() -> str:
+    """This process's directory, made (and the temp dir swept once) on first use. Call with
+    ``_lock`` held. Raises ``OSError`` if the temp directory is not writable."""
+    owner = _owner_tag()
+    current = _state["dir"]
+    if current is not None and _state["owner"] == owner and os.path.isdir(current):
+        return current
+    parent = tempfile.gettempdir()
+    if (os.getpid(), parent) not in _swept:
+        _swept.add((os.getpid(), parent))
+        sweep_orphans(parent)
+    current = tempfile.mkdtemp(prefix=f"claude_sync-{owner}-", dir=parent)
+    _state["dir"], _state["owner"] = current, owner
+    return current
+
+
+def _drop_dir_if_empty() -> None:
+    """Remove this process's directory once nothing registered is left in it (``_lock`` held)."""
+    current = _state["dir"]
+    if current is None or any(path.startswith(current + os.sep) for path in _registry):
+        return
+    try:
+        os.rmdir(current)
+    except OSError:
+        pass  # not empty (something else put a file there) or already gone
+    _state["dir"] = None
 
 
 def make_private_file(content: str, suffix: str) -> str:
-    """Write ``content`` to a new ``claude_sync-*<suffix>`` file readable by us only; its path.
+    """Write ``content`` to a new ``*<suffix>`` file readable by us only; its path.
 
     Raises ``OSError`` if the temp directory is not writable."""
-    fd, path = tempfile.mkstemp(prefix="claude_sync-", suffix=suffix)
     with _lock:
-        _registry.add(path)
+        fd, path = tempfile.mkstemp(prefix="arg-", suffix=suffix, dir=_private_dir())
+        _registry[path] = os.getpid()
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(content)
     return path
@@ -44,11 +162,12 @@ def make_private_file(content: str, suffix: str) -> str:
 def remove_private_file(path: str) -> None:
     """Delete one file made by ``make_private_file`` (idempotent; never raises)."""
     with _lock:
-        _registry.discard(path)
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+        _registry.pop(path, None)
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        _drop_dir_if_empty()
 
 
 def make_private_dir(prefix: str) -> str:
@@ -56,9 +175,9 @@ def make_private_dir(prefix: str) -> str:
     ``remove_private_dir`` (or it goes at interpreter exit).
 
     Raises ``OSError`` if the temp directory is not writable."""
-    path = tempfile.mkdtemp(prefix=prefix)
     with _lock:
-        _registry.add(path)
+        path = tempfile.mkdtemp(prefix=prefix, dir=_private_dir())
+        _registry[path] = os.getpid()
     return path
 
 
@@ -66,19 +185,45 @@ def remove_private_dir(path: str) -> None:
     """Delete one directory made by ``make_private_dir`` and all it holds (idempotent; never
     raises)."""
     with _lock:
-        _registry.discard(path)
-    shutil.rmtree(path, ignore_errors=True)
+        _registry.pop(path, None)
+        shutil.rmtree(path, ignore_errors=True)
+        _drop_dir_if_empty()
+
+
+def memory_file(content: str) -> Optional[int]:
+    """A close-on-exec fd of an anonymous memory file holding ``content`` (UTF-8), for a child
+    to inherit (``pass_fds``) and read as ``/dev/fd/N``; None where there is no
+    ``memfd_create`` (not Linux). The caller closes the fd once the child is spawned.
+
+    Raises ``OSError`` when the kernel refuses the memory file."""
+    create = getattr(os, "memfd_create", None)
+    if create is None:
+        return None
+    fd: int = create("claude_sync", getattr(os, "MFD_CLOEXEC", 1))
+    try:
+        data = content.encode("utf-8")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def remove_all_private_files() -> None:
-    """Delete every file and directory still registered (the ``atexit`` hook)."""
+    """Delete every file and directory this process made that is still registered, and this
+    process's directory (the ``atexit`` hook)."""
     with _lock:
-        paths = list(_registry)
+        paths = [path for path, pid in _registry.items() if pid == os.getpid()]
     for path in paths:
         if os.path.isdir(path) and not os.path.islink(path):
             remove_private_dir(path)
         else:
             remove_private_file(path)
+    with _lock:
+        _drop_dir_if_empty()
 
 
 atexit.register(remove_all_private_files)

@@ -6,13 +6,14 @@ unless it is already loaded, so programs without it pay nothing.
 
 from __future__ import annotations
 
-import logging
 import sys
 from typing import Dict, Optional
 
+from .._display.redaction import redacted_logger
+
 __all__ = ["trace_carrier"]
 
-logger = logging.getLogger(__name__)
+logger = redacted_logger(__name__)
 
 
 def trace_carrier() -> Optional[Dict[str, str]]:

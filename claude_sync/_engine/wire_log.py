@@ -2,8 +2,11 @@
 
 **The wire log.** With ``logging.getLogger("claude_sync.wire")`` at DEBUG when a session
 connects, every NDJSON line the CLI writes (``<``) and every line we write to it (``>``) is
-logged at DEBUG, redacted (``sk-ant-…`` keys, bearer tokens, string values of keys that name
-a secret) and cut at ``MAX_LINE_CHARS`` with the line's full size. The decision is taken
+logged at DEBUG, redacted by the one redactor (``_display.redaction``: the line is parsed and
+every ``env``/``headers`` value, every value of a key that names a secret, key and token
+shapes in text … are hidden — so the MCP headers ``get_mcp_status()`` echoes and the ``env``
+that ``set_mcp_servers``/``apply_flag_settings`` send do not reach the log) and cut at
+``MAX_LINE_CHARS`` with the line's full size. The decision is taken
 once, at connect: with DEBUG off the session reads and writes exactly as before (no per-line
 check, no per-chunk check). Turning DEBUG on later affects the next session.
 
@@ -16,53 +19,63 @@ makes the CLI write its debug log (``[DEBUG] …`` lines; ~150 for one short run
 2.1.197) to its stderr, which goes to the ``stderr=`` callback (one call per line) or, without
 one, to ``debug_stderr`` (a file object; default ``sys.stderr``).
 
-Which thread: ``WireTap.tapped`` runs on the session's reader thread; ``WireTap.sent`` on
+Which thread: ``WireTap.tap`` runs on the session's reader thread; ``WireTap.sent`` on
 whichever thread writes a frame.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
-import re
 import sys
 from typing import Iterator, Mapping, Optional
 
+from .._display.redaction import redacted_logger
+from .extensions import ConnectionExtension
+
 __all__ = ["WIRE_LOGGER", "WireTap", "wire_tap", "configure_from_env", "MAX_LINE_CHARS"]
 
-WIRE_LOGGER = logging.getLogger("claude_sync.wire")
+WIRE_LOGGER = redacted_logger("claude_sync.wire")
 MAX_LINE_CHARS = 2000
 """Characters of a line the wire log shows; longer lines are cut and their size given."""
 
-_SECRET_PAIR = re.compile(
-    r'("[^"]*(?:api[_-]?key|token|secret|password|authorization|cookie|credentials?)"\s*:\s*)"(?:[^"\\]|\\.)*"',
-    re.I,
-)
+_ALREADY_REDACTED = {"claude_sync_redacted": True}
+"""Tells ``LOG_FILTER`` a wire line was redacted as a structure already."""
 _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 _configured = False
 
 
 def redact_line(text: str) -> str:
-    """A wire line with secrets replaced by ``<redacted>``, cut to ``MAX_LINE_CHARS``."""
-    from .._display.redaction import REDACTED, redact  # DEBUG only
+    """A wire line with secrets replaced by ``<redacted>``, then cut to ``MAX_LINE_CHARS``
+    (a JSON line is redacted as a structure: written back compact when anything changed)."""
+    from .._display.redaction import redact, redact_text  # DEBUG only
 
     size = len(text)
-    if size > MAX_LINE_CHARS:
-        text = text[:MAX_LINE_CHARS]
-    text = _SECRET_PAIR.sub(lambda m: f'{m.group(1)}"{REDACTED}"', str(redact(text)))
-    if size > MAX_LINE_CHARS:
-        text += f"… (cut; the line has {size:,} characters)"
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        value = None
+    if isinstance(value, (dict, list)):
+        cleaned = redact(value)
+        if cleaned is not value:
+            text = json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = redact_text(text)
+    if len(text) > MAX_LINE_CHARS:
+        text = text[:MAX_LINE_CHARS] + f"… (cut; the line has {size:,} characters)"
     return text
 
 
-class WireTap:
-    """Logs one session's lines. Only made when the wire logger is at DEBUG (``wire_tap``)."""
+class WireTap(ConnectionExtension):
+    """Logs one session's lines, as a connection extension (``tap`` on the reader thread,
+    ``sent`` on the writing one). Only made when the wire logger is at DEBUG (``wire_tap``)."""
 
     def __init__(self, label: object) -> None:
         self.label = label
         self._pending = b""
 
-    def tapped(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+    def tap(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         """``chunks`` unchanged, each complete stdout line logged (the reader thread)."""
         for chunk in chunks:
             self.received(chunk)
@@ -90,7 +103,7 @@ class WireTap:
 
     def _log(self, direction: str, line: bytes) -> None:
         text = line.decode("utf-8", "replace")
-        WIRE_LOGGER.debug("%s %s %s", self.label, direction, redact_line(text))
+        WIRE_LOGGER.debug("%s %s %s", self.label, direction, redact_line(text), extra=_ALREADY_REDACTED)
 
 
 def wire_tap(label: object) -> Optional[WireTap]:

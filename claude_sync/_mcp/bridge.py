@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import logging
 import threading
 from typing import Any, Dict, Optional
 
+from .._display.redaction import redacted_logger
+
 __all__ = ["McpPackageBridge"]
 
-logger = logging.getLogger("claude_sync.mcp")
+logger = redacted_logger("claude_sync.mcp")
 
 _START_TIMEOUT = 30.0
 _WAIT_SLICE = 0.25

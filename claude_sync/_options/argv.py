@@ -29,11 +29,14 @@ JsonDict = Dict[str, Any]
 @frozen_record
 class FileArg(FrozenRecord):
     """An argv value to be passed as a file: the shell writes ``content`` (UTF-8) to a private
-    temp file named ``*<suffix>``, puts its path on argv, and deletes it on close. ``content``
-    is left out of ``repr`` (an MCP config may hold headers that are secrets)."""
+    temp file named ``*<suffix>``, puts its path on argv, and deletes it on close — or, with
+    ``by_fd`` where the system allows, hands it over as an inherited memory file the CLI reads
+    as ``/dev/fd/N`` (never on disk; see ``_engine.tempfiles``). ``content`` is left out of
+    ``repr`` (an MCP config may hold headers that are secrets)."""
 
     content: str = field(repr=False)
     suffix: str = ".json"
+    by_fd: bool = False
 
 
 ArgvItem = Union[str, FileArg]

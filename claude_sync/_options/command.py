@@ -393,7 +393,8 @@ def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, An
         entries.update({name: {"type": "sdk", "name": name} for name in sdk})
     argv: List[ArgvItem] = []
     if entries:
-        argv = ["--mcp-config", FileArg(json.dumps({"mcpServers": entries}), ".json")]
+        # by fd: both CLIs (2.1.197, 2.1.331) read --mcp-config /dev/fd/N
+        argv = ["--mcp-config", FileArg(json.dumps({"mcpServers": entries}), ".json", by_fd=True)]
     return argv, dict(sdk)
 
 

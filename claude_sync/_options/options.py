@@ -264,8 +264,10 @@ class ClaudeAgentOptions(Record):
             when both are set).
         thinking: Extended thinking: adaptive, enabled with a ``budget_tokens``, or disabled.
         effort: How hard the model works: ``"low"`` … ``"max"``.
-        output_format: Structured output: ``{"type": "json_schema", "schema": {...}}``; the result's
-            ``structured_output`` then holds the validated value.
+        output_format: Structured output: ``{"type": "json_schema", "schema": {...}}``, or a
+            dataclass, TypedDict or pydantic v2 model class (its schema is generated); the result's
+            ``structured_output`` then holds the validated value, and for a class
+            ``ResultMessage.parsed_output`` an instance of it.
         enable_file_checkpointing: Let the CLI keep file checkpoints, so
             ``ClaudeSDKClient.rewind_files`` can restore them.
         task_budget: A token budget for the task (``{"total": N}``; ``--task-budget``).
@@ -293,6 +295,9 @@ class ClaudeAgentOptions(Record):
             must never prompt. Ours.
         raise_on_error_result: ``query()`` raises ``ResultError`` after yielding an error
             ``ResultMessage`` (False: data only). Ours.
+        max_retries: How often the CLI retries a failed API request (env
+            ``CLAUDE_CODE_MAX_RETRIES``); 0 means one request and no retry; None leaves the CLI's
+            default (10). Ours.
         tool_aliases: Model's tool name → the tool to run instead (TypeScript SDK option, sent in
             ``initialize``).
         plan_mode_instructions: Text that replaces the plan-mode workflow instructions (TypeScript

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .transcript import TRANSCRIPT_TYPES, first_prompt, last_field
+from .transcript import first_prompt, is_message_entry, last_field
 
 __all__ = ["custom_title_entry", "fork_entries", "fork_source", "sanitize_tag", "source_title", "tag_entry", "title_from_entries"]
 
@@ -33,7 +33,7 @@ def fork_source(entries: List[Any], session_id: str) -> Tuple[List[Entry], List[
         if not isinstance(entry, dict):
             continue
         kind = entry.get("type")
-        if kind in TRANSCRIPT_TYPES and isinstance(entry.get("uuid"), str):
+        if is_message_entry(entry):
             messages.append(entry)
         elif kind == "content-replacement" and entry.get("sessionId") == session_id and isinstance(entry.get("replacements"), list):
             replacements.extend(entry["replacements"])

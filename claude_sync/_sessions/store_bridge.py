@@ -18,15 +18,17 @@ store keeps failing), so a store that was down for a while catches up without a 
 treat ``uuid`` as an idempotency key). Past ``MAX_BACKLOG_ENTRIES`` / ``MAX_BACKLOG_BYTES``,
 and at close if the store is still failing, the backlog is dropped and reported as lost,
 with its entry count. A slow ``append`` is reported once ``flush_timeout`` passes and keeps
-the mirror thread busy, never the session. The CLI's own transcript is written before each
-frame, so nothing local is lost; a transcript that lived in a temporary resume dir is copied
-into the real config dir at close when the store missed anything.
+the mirror thread busy, never the session. After that one timeout the store counts as
+*stuck*: later results are delivered without waiting for it (said once, in that report and
+the log) until an ``append`` returns again; the final flush at close still waits, at most
+``flush_timeout``. The CLI's own transcript is written before each frame, so nothing local
+is lost; a transcript that lived in a temporary resume dir is copied into the real config dir
+at close when the store missed anything.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
 import threading
@@ -35,8 +37,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
+from .._display.redaction import redacted_logger
+from .._engine.extensions import ConnectionExtension
 from .._engine.tempfiles import remove_private_dir
+from .._engine.transport import Transport
 from .._options.options import ClaudeAgentOptions
+from .._wire.messages import ResultMessage
+from .._wire.protocol import TranscriptMirrorReceived
 from .store_resume import materialize
 from .transcript_files import config_dir
 from .types import SessionKey, SessionStore, store_implements
@@ -46,7 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["StoreBridge", "file_key"]
 
-logger = logging.getLogger("claude_sync.session_store")
+logger = redacted_logger("claude_sync.session_store")
 
 MAX_PENDING_ENTRIES = 500
 MAX_PENDING_BYTES = 1 << 20
@@ -81,8 +88,9 @@ def file_key(file_path: str, projects: str) -> Optional[SessionKey]:
     return None
 
 
-class StoreBridge:
-    """One session's link to its store. See the module docstring for threads and timing."""
+class StoreBridge(ConnectionExtension):
+    """One session's link to its store, plugged into the connection as an extension. See the
+    module docstring for threads and timing."""
 
     def __init__(
         self, store: SessionStore, projects: str, *, eager: bool, flush_timeout: float,
@@ -108,6 +116,7 @@ class StoreBridge:
         self._flushed = 0  # frames the mirror thread has finished with
         self._wanted = 0  # flush everything up to this frame count
         self._closing = False
+        self._stuck = False  # a flush timed out and no append has returned since
         self._thread: Optional[threading.Thread] = None
 
     # ------------------------------------------------------------------ set-up
@@ -163,6 +172,19 @@ class StoreBridge:
         fresh = interpret_options(spawned)
         return replace(plan, cli_args=fresh.cli_args, env_overlay=fresh.env_overlay)
 
+    def started(self, transport: Transport) -> None:
+        """The CLI runs (connecting thread): start the mirror thread."""
+        self.start(transport.pid)
+
+    def on_frame(self, frame: TranscriptMirrorReceived) -> None:
+        """Reader thread: a ``transcript_mirror`` frame goes to the buffer."""
+        self.enqueue(frame.file_path, frame.entries)
+
+    def on_result(self, result: ResultMessage) -> None:
+        """Reader thread, at a result: the turn reaches the store first (at most
+        ``flush_timeout``; see ``flush``)."""
+        self.flush(self.flush_timeout)
+
     def start(self, pid: Optional[int]) -> None:
         """Start the mirror thread (connecting thread, once the CLI runs)."""
         self._thread = threading.Thread(target=self._run, name=f"claude_sync-mirror-{pid}", daemon=True)
@@ -184,24 +206,32 @@ class StoreBridge:
                 self._wanted = self._enqueued
                 self._cond.notify_all()
 
-    def flush(self, timeout: float) -> bool:
+    def flush(self, timeout: float, *, final: bool = False) -> bool:
         """Ask for everything enqueued so far to reach the store and wait, at most ``timeout``
-        s (reader thread at a result, or close). False if it did not finish in time."""
+        s (reader thread at a result; ``final`` at close). False if it did not finish in time.
+        While the store is stuck (see the module docstring) only a ``final`` flush waits."""
         deadline = time.monotonic() + timeout
         with self._cond:
             target = self._enqueued
             self._wanted = max(self._wanted, target)
             self._cond.notify_all()
+            if self._stuck and not final:
+                return self._flushed >= target
             while self._flushed < target:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or self._thread is None or not self._thread.is_alive():
                     break
                 self._cond.wait(min(remaining, 0.5))
             done = self._flushed >= target
-        if not done:
-            with self._cond:
+            first = not done and not self._stuck
+            if first:
+                self._stuck = True
                 self.failures += 1
-            self._report(None, f"SessionStore.append did not finish within {timeout}s; the mirror goes on in the background")
+        if first:
+            text = (f"SessionStore.append did not finish within {timeout}s; the mirror goes on in the background, "
+                    "and results no longer wait for the store until it answers again")
+            logger.warning("%s", text)
+            self._report(None, text)
         return done
 
     # ------------------------------------------------------------------ mirror thread
@@ -219,7 +249,10 @@ class StoreBridge:
             self._send(batch)
             with self._cond:
                 self._flushed += count
+                recovered, self._stuck = self._stuck, False
                 self._cond.notify_all()
+            if recovered:
+                logger.warning("The session store answers again; results wait for it again")
         if self._backlog:
             self._send([])  # a last try for what failed before
 
@@ -301,7 +334,7 @@ class StoreBridge:
         thread, after the reader ended; bounded by ``timeout`` per wait). Never raises."""
         thread = self._thread
         if thread is not None and thread.is_alive():
-            self.flush(timeout)
+            self.flush(timeout, final=True)
             with self._cond:
                 self._closing = True
                 self._cond.notify_all()

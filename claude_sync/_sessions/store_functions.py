@@ -9,12 +9,12 @@ the file-based functions for the same transcript (same parsing, ``_sessions.tran
 
 from __future__ import annotations
 
-import logging
 import time
 import uuid
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from .._display.redaction import redacted_logger
 from .fork import (
     custom_title_entry,
     fork_entries,
@@ -35,7 +35,6 @@ from .transcript import (
 from .transcript_edits import now_iso
 from .transcript_files import agent_metadata, canonical, locate, newest_first
 from .transcript_messages import (
-    NOT_JSON,
     json_lines,
     session_messages,
     split_agent_metadata,
@@ -65,7 +64,7 @@ __all__ = [
     "tag_session_via_store",
 ]
 
-logger = logging.getLogger("claude_sync.sessions")
+logger = redacted_logger("claude_sync.sessions")
 
 IMPORT_BATCH_ENTRIES = 500
 IMPORT_BATCH_BYTES = 1 << 20
@@ -295,7 +294,7 @@ def _import_file(path: Path, key: SessionKey, store: SessionStore, batch_size: i
     corrupt = 0
     with open(path, encoding="utf-8", errors="replace") as handle:
         for line, entry in json_lines(handle):
-            if entry is NOT_JSON:
+            if not isinstance(entry, dict):  # not JSON, or JSON the CLI never writes as a line
                 corrupt += 1
                 continue
             batch.append(entry)

@@ -13,24 +13,24 @@ cancelled). Subpaths from the store never leave the session's folder.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from .._display.redaction import redacted_logger
 from .._engine.tempfiles import make_private_dir, remove_private_dir
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import SessionStoreError
 from .store_functions import project_key_for_directory
-from .transcript import valid_uuid
+from .transcript import json_line, valid_uuid
 from .transcript_messages import split_agent_metadata
 from .types import SessionKey, SessionStore, store_implements
 
 __all__ = ["materialize"]
 
-logger = logging.getLogger("claude_sync.session_store")
+logger = redacted_logger("claude_sync.session_store")
 
 _SETTINGS_DROPPED = ("enabledPlugins", "extraKnownMarketplaces")
 
@@ -146,7 +146,7 @@ def _write_jsonl(path: Path, entries: List[Any]) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         for entry in entries:
-            handle.write(json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n")
+            handle.write(json_line(entry) + "\n")
 
 
 def _copy_login(temp_dir: Path, env: Mapping[str, str]) -> None:

@@ -32,6 +32,8 @@ __all__ = [
     "Lite",
     "entries_to_jsonl",
     "first_prompt",
+    "is_message_entry",
+    "json_line",
     "iso_to_ms",
     "lite_from_jsonl",
     "require_uuid",
@@ -300,6 +302,32 @@ def entries_to_jsonl(entries: Iterable[Any]) -> str:
             entry = {"type": entry["type"], **entry}
         lines.append(json.dumps(entry, separators=(",", ":")))  # ASCII, as the official store path
     return "\n".join(lines) + "\n"
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_line(value: Any) -> str:
+    """``value`` as compact JSON text that UTF-8 can carry: non-ASCII stays as it is, a lone
+    surrogate (a transcript may hold one, written by the CLI as ``\\ud83d``) is written as
+    its ``\\uXXXX`` escape again, so the text encodes and reads back to the same value.
+    Raises what ``json.dumps`` raises."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def is_message_entry(entry: Any) -> bool:
+    """A message line: a dict of a known transcript type with a string ``uuid`` and a
+    ``parentUuid`` that is a string or null. Anything else (a hand edit, a broken writer) is
+    not part of the conversation and is skipped."""
+    return (
+        isinstance(entry, dict)
+        and entry.get("type") in TRANSCRIPT_TYPES
+        and isinstance(entry.get("uuid"), str)
+        and (entry.get("parentUuid") is None or isinstance(entry.get("parentUuid"), str))
+    )
 
 
 def last_timestamp_ms(entries: List[Any]) -> Optional[int]:

@@ -11,7 +11,6 @@ files are and how sessions are found: ``transcripts``.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import shutil
 import uuid
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional
 
 from .fork import custom_title_entry, fork_entries, fork_source, source_title, tag_entry
-from .transcript import HEAD_TAIL_BYTES, require_uuid
+from .transcript import HEAD_TAIL_BYTES, json_line, require_uuid
 from .transcript_files import candidate_dirs, locate, logger, not_found
 from .transcript_messages import parse_entries
 from .types import ForkSessionResult
@@ -41,7 +40,7 @@ def append_line(path: Path, entry: Dict[str, Any]) -> bool:
         size = os.fstat(fd).st_size
         if size == 0:
             return False
-        line = json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n"
+        line = json_line(entry) + "\n"
         if os.pread(fd, 1, size - 1) != b"\n":
             line = "\n" + line  # never glue our line onto a cut-off one
         data = line.encode("utf-8")
@@ -136,6 +135,6 @@ def fork_session(
         up_to_message_id=up_to_message_id, title=title, derive_title=derive,
         new_id=lambda: str(uuid.uuid4()), now=now_iso(),
     )  # fmt: skip
-    text = "".join(json.dumps(e, separators=(",", ":"), ensure_ascii=False) + "\n" for e in lines)
+    text = "".join(json_line(e) + "\n" for e in lines)
     write_new_file(found[0].parent / f"{fork_id}.jsonl", text)
     return ForkSessionResult(session_id=fork_id)

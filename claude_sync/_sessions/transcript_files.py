@@ -17,13 +17,13 @@ The functions that change transcripts are in ``transcript_edits``.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import subprocess
 import unicodedata
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
+from .._display.redaction import redacted_logger
 from .transcript import (
     HEAD_TAIL_BYTES,
     MAX_SANITIZED_LENGTH,
@@ -46,7 +46,7 @@ __all__ = [
     "projects_dir",
 ]
 
-logger = logging.getLogger("claude_sync.sessions")
+logger = redacted_logger("claude_sync.sessions")
 
 GIT_TIMEOUT = 5.0
 

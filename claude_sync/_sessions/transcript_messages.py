@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from .transcript import TRANSCRIPT_TYPES
+from .transcript import is_message_entry
 from .types import SessionMessage
 
 __all__ = [
@@ -36,15 +36,17 @@ NOT_JSON = object()
 
 def json_lines(lines: Iterable[str]) -> Iterator[Tuple[str, Any]]:
     """``(stripped line, its JSON value)`` for every non-blank transcript line; the value is
-    ``NOT_JSON`` when the line does not parse."""
+    ``NOT_JSON`` when the line does not parse (nested deeper than this Python's parser goes
+    included: a ``RecursionError`` on 3.9)."""
     for line in lines:
         line = line.strip()
         if not line:
             continue
         try:
-            yield line, json.loads(line)
-        except ValueError:
-            yield line, NOT_JSON
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            value = NOT_JSON
+        yield line, value
 
 
 def parse_entries(text: str) -> Tuple[List[Entry], int]:
@@ -60,8 +62,8 @@ def parse_entries(text: str) -> Tuple[List[Entry], int]:
 
 
 def transcript_entries(entries: Iterable[Any]) -> List[Entry]:
-    """The message entries (known transcript types with a string ``uuid``)."""
-    return [e for e in entries if isinstance(e, dict) and e.get("type") in TRANSCRIPT_TYPES and isinstance(e.get("uuid"), str)]
+    """The message entries (``transcript.is_message_entry``)."""
+    return [e for e in entries if is_message_entry(e)]
 
 
 def _walk_to_root(leaf: Entry, by_uuid: Dict[str, Entry]) -> List[Entry]:

@@ -181,7 +181,19 @@ def _str(data: Mapping[str, Any], key: str) -> Optional[str]:
 class AccountInfo(FrozenRecord):
     """The server info's ``account``: where the credential came from (``token_source``,
     ``api_key_source``, ``api_provider``) and, for a claude.ai login, ``email``,
-    ``organization``, ``subscription_type``."""
+    ``organization``, ``subscription_type``.
+
+    Attributes:
+        token_source: Where the OAuth token came from (``tokenSource``; ``"none"`` with an API key).
+        api_key_source: Where the API key came from (``apiKeySource``: ``"ANTHROPIC_API_KEY"``,
+            ``"none"`` …).
+        api_provider: Who serves the model (``apiProvider``: ``"firstParty"``, ``"bedrock"``,
+            ``"vertex"`` …).
+        email: The claude.ai login's e-mail address; None with an API key.
+        organization: The claude.ai login's organisation; None with an API key.
+        subscription_type: The claude.ai subscription (``subscriptionType``); None with an API key.
+        raw: The ``account`` object as the CLI sent it.
+    """
 
     token_source: Optional[str] = None
     api_key_source: Optional[str] = None
@@ -193,6 +205,9 @@ class AccountInfo(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> AccountInfo:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         keys = ("tokenSource", "apiKeySource", "apiProvider", "email", "organization", "subscriptionType")
         names = ("token_source", "api_key_source", "api_provider", "email", "organization", "subscription_type")
         return cls(**{name: _str(data, key) for name, key in zip(names, keys)}, raw=dict(data))
@@ -201,7 +216,14 @@ class AccountInfo(FrozenRecord):
 @frozen_record
 class SlashCommand(FrozenRecord):
     """A command or skill the session offers (``/name``): the server info's ``commands`` and
-    ``reload_skills``' answer."""
+    ``reload_skills``' answer.
+
+    Attributes:
+        name: The command's name, without the leading ``/``.
+        description: What the command does ("" when the CLI gives none).
+        argument_hint: How its arguments look (``argumentHint``, e.g. ``"<pr>"``; "" when none).
+        raw: The entry as the CLI sent it.
+    """
 
     name: str
     description: str = ""
@@ -210,13 +232,23 @@ class SlashCommand(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> SlashCommand:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         return cls(str(data.get("name", "")), _str(data, "description") or "", _str(data, "argumentHint") or "", dict(data))
 
 
 @frozen_record
 class ModelInfo(FrozenRecord):
     """A model the session may switch to (the server info's ``models``): ``value`` is what
-    ``set_model`` takes."""
+    ``set_model`` takes.
+
+    Attributes:
+        value: The model's name as ``set_model`` takes it.
+        display_name: Its name for people (``displayName``; "" when the CLI gives none).
+        description: What the CLI says about it ("" when nothing).
+        raw: The entry as the CLI sent it.
+    """
 
     value: str
     display_name: str = ""
@@ -225,12 +257,22 @@ class ModelInfo(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> ModelInfo:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         return cls(str(data.get("value", "")), _str(data, "displayName") or "", _str(data, "description") or "", dict(data))
 
 
 @frozen_record
 class AgentInfo(FrozenRecord):
-    """A subagent the session can start (the server info's ``agents``)."""
+    """A subagent the session can start (the server info's ``agents``).
+
+    Attributes:
+        name: The subagent's name (the ``subagent_type`` the model starts it with).
+        description: When the model should use it ("" when the CLI gives none).
+        model: The model it runs on; None when it inherits the session's.
+        raw: The entry as the CLI sent it.
+    """
 
     name: str
     description: str = ""
@@ -239,13 +281,25 @@ class AgentInfo(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> AgentInfo:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         return cls(str(data.get("name", "")), _str(data, "description") or "", _str(data, "model"), dict(data))
 
 
 @frozen_record
 class McpResourceContent(FrozenRecord):
     """One item of ``read_mcp_resource``' answer: ``text``, or ``blob`` (base64) for binary
-    content; ``meta`` is the item's ``_meta`` as the server sent it."""
+    content; ``meta`` is the item's ``_meta`` as the server sent it.
+
+    Attributes:
+        uri: The resource's URI.
+        mime_type: Its MIME type (``mimeType``); None when the server gives none.
+        text: The content, for a text resource; None for a binary one.
+        blob: The content base64-encoded, for a binary resource; None for a text one.
+        meta: The item's ``_meta`` as the server sent it; None when absent.
+        raw: The item as the CLI sent it.
+    """
 
     uri: str
     mime_type: Optional[str] = None
@@ -256,6 +310,9 @@ class McpResourceContent(FrozenRecord):
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> McpResourceContent:
+        """Build it from the CLI's answer payload, tolerating missing keys (they get the defaults).
+        Runs on the caller's thread; never raises for a dict.
+        """
         meta = data.get("_meta")
         return cls(
             str(data.get("uri", "")), _str(data, "mimeType"), _str(data, "text"), _str(data, "blob"),

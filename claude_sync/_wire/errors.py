@@ -53,9 +53,15 @@ __all__ = [
 
 
 class ClaudeSDKError(Exception):
-    """Base class of every error claude_sync raises on purpose."""
+    """Base class of every error claude_sync raises on purpose. Its text goes through the one
+    redactor (``_display.redaction``): a CLI's stderr tail, an error line or an echoed config
+    shows no keys, tokens or header values (the attributes keep the data as it was)."""
 
     def __init__(self, message: str = "") -> None:
+        if message:
+            from .._display.redaction import redact_text  # first error only, not at import
+
+            message = redact_text(message)
         super().__init__(message)
 
     def __reduce__(self) -> Any:
@@ -200,12 +206,17 @@ class StructuredOutputError(ResultError):
     (a ``Literal`` or a tuple position the schema could not express, a date that does not
     exist, a ``__post_init__`` that raises, a pydantic validator).
 
-    ``raw_output``: the JSON value the model gave (the last attempt; None when it gave none).
-    ``schema``: the JSON Schema that was sent. ``error_path``: the JSON path of the first
-    mismatch (``"$.lines[2].price"``; None when unknown). ``problem``: what is wrong there.
-    ``output_type``: the class's qualified name (``"invoices.Invoice"``; a name, so the error
-    pickles where the class cannot be imported). The ``ResultError`` attributes describe the
-    result (``subtype``, ``errors``, ``session_id`` …; empty for a value decoded by hand).
+    The ``ResultError`` attributes describe the result (``subtype``, ``errors``,
+    ``session_id`` …; empty for a value decoded by hand).
+
+    Attributes:
+        raw_output: The JSON value the model gave (its last attempt); None when it gave none.
+        schema: The JSON Schema that was sent to the CLI.
+        error_path: The JSON path of the first mismatch (``"$.lines[2].price"``); None when
+            unknown.
+        problem: What is wrong at ``error_path``, in words.
+        output_type: The class's qualified name (``"invoices.Invoice"``): a name, so the error
+            pickles where the class cannot be imported; None for a hand-written schema dict.
     """
 
     def __init__(

@@ -219,6 +219,11 @@ class ResultMessage(WireRecord):
         user_message_uuid: The uuid of the user message this answers (newer CLIs).
         user_message_uuids: The uuids of the user messages this answers, when the turn took several
             (newer CLIs).
+        parsed_output: (ours) ``structured_output`` as an instance of the ``output_format`` class
+            (dataclass, pydantic model; a checked dict for a TypedDict), set by the library when
+            ``ClaudeAgentOptions.output_format`` is a class and the value fits it; None otherwise (no
+            class, no value, or a value the class refuses: ``claude_sync.parse_output`` says why).
+            Derived data: left out of ``==``, ``repr()`` and ``to_dict()``.
         raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
     """
 
@@ -247,11 +252,6 @@ class ResultMessage(WireRecord):
     user_message_uuid: Optional[str] = None
     user_message_uuids: Optional[List[str]] = None
     parsed_output: Any = field(default=None, repr=False, compare=False, metadata=_NOT_SERIALISED)
-    """(ours) ``structured_output`` as an instance of the ``output_format`` class (dataclass,
-    pydantic model; a checked dict for a TypedDict), set by the library when
-    ``ClaudeAgentOptions.output_format`` is a class and the value fits it; None otherwise
-    (no class, no value, or a value the class refuses: ``claude_sync.parse_output`` says
-    why). Derived data: left out of ``==``, ``repr()`` and ``to_dict()``."""
     raw: Dict[str, Any] = raw_field()
 
 

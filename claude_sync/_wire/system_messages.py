@@ -93,6 +93,8 @@ class SystemInitMessage(SystemMessage):
             dicts).
         permission_mode: The permission mode in force (``permissionMode``).
         slash_commands: The slash commands the session knows.
+        terminal_slash_commands: The slash commands among them that only make sense in a terminal
+            (``exit``, ``statusline`` …; newer CLIs, absent when there are none).
         api_key_source: Where the CLI's credentials come from (``apiKeySource``: ``none``,
             ``ANTHROPIC_API_KEY`` …).
         claude_code_version: The CLI's version.
@@ -100,7 +102,15 @@ class SystemInitMessage(SystemMessage):
         agents: The subagents the session can start.
         skills: The skills the session has loaded.
         plugins: The plugins the session has loaded (``SystemInitPlugin`` dicts).
+        plugin_errors: The plugins that failed to load: dicts with ``plugin``, ``type``, ``message``
+            and, when a plugin directory did not load at all, ``path`` (newer CLIs; absent when none
+            failed).
+        betas: The API beta names in force (``ClaudeAgentOptions.betas``).
+        capabilities: Protocol features this CLI supports, by name (e.g. ``interrupt_receipt_v1``),
+            to detect a feature instead of comparing versions (newer CLIs).
         fast_mode_state: ``off``, ``cooldown`` or ``on`` (newer CLIs).
+        fast_mode_disabled_reason: Why fast mode is not available (``not_first_party``,
+            ``disabled_by_env``, ``model_not_allowed`` …; newer CLIs).
     """
 
     session_id: Optional[str] = None
@@ -449,7 +459,13 @@ class OversizedLineSkipped(SystemMessage):
     (``system/oversized_line_skipped``, made by the SDK, not the CLI — so every item of a
     stream is a ``Message``). ``size`` is the line's length in bytes, ``limit`` the cap,
     ``prefix`` its first bytes (decoded leniently). The line itself is gone; the session went
-    on. Build one with ``OversizedLineSkipped.of(size, limit, prefix)``."""
+    on. Build one with ``OversizedLineSkipped.of(size, limit, prefix)``.
+
+    Attributes:
+        size: The skipped line's length in bytes.
+        limit: The cap it went over (``ClaudeAgentOptions.max_buffer_size``), in bytes.
+        prefix: The line's first bytes, decoded leniently (undecodable bytes replaced).
+    """
 
     size: int = 0
     limit: int = 0

@@ -33,7 +33,13 @@ __all__ = ["Finding", "PortBug", "PortResult", "UnparsableSource", "port_source"
 
 
 class UnparsableSource(ValueError):
-    """The input is not Python this interpreter can parse (nothing was changed)."""
+    """The input is not Python this interpreter can parse (nothing was changed).
+
+    Attributes:
+        filename: The name the text was given (``port_source(filename=…)``; a path from the
+            command line).
+        line: The line the parser stopped at; None when it did not say.
+    """
 
     def __init__(self, filename: str, error: BaseException) -> None:
         line = getattr(error, "lineno", None)
@@ -50,7 +56,14 @@ class PortBug(RuntimeError):
 
 @dataclass(frozen=True)
 class Finding:
-    """A place in the ported text: a flag (hand work left) or a rewrite that was made."""
+    """A place in the ported text: a flag (hand work left) or a rewrite that was made.
+
+    Attributes:
+        line: The line in the ported text, from 1.
+        column: The column in that line, in characters, from 1.
+        message: For a flag: what needs a human and its sync equivalent; for a rewrite: what was
+            rewritten.
+    """
 
     line: int
     column: int
@@ -59,7 +72,14 @@ class Finding:
 
 @dataclass(frozen=True)
 class PortResult:
-    """What ``port_source`` made of one module."""
+    """What ``port_source`` made of one module.
+
+    Attributes:
+        original: The text that was given.
+        text: The ported text (equal to ``original`` when nothing needed porting).
+        flags: The places left for a human, in the ported text's order.
+        rewrites: The rewrites made, in the ported text's order.
+    """
 
     original: str
     text: str
@@ -68,6 +88,7 @@ class PortResult:
 
     @property
     def changed(self) -> bool:
+        """Whether the ported text differs from the original."""
         return self.text != self.original
 
 

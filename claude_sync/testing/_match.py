@@ -5,7 +5,8 @@
   else where it first differs.
 * ``frame_mismatch(expected, actual, ids)``: for replays: the two frames after normalising what
   legitimately changes from run to run (the client's own request ids, uuids, timestamps,
-  durations, process ids); None when equal, else a unified diff.
+  durations, process ids) and redacting both the way a recording was redacted (so a live
+  secret matches its recorded ``<redacted>``); None when equal, else a unified diff.
 * ``describe_frame(frame)``: a short human description for failure messages.
 """
 
@@ -57,7 +58,9 @@ def normalise_frame(frame: Any, ids: Optional[Dict[str, str]] = None) -> Any:
 def frame_mismatch(expected: Any, actual: Any, ids: Optional[Dict[str, str]] = None) -> Optional[str]:
     """None when ``actual`` is equivalent to the recorded ``expected``; else a unified diff
     (``-`` recorded, ``+`` sent now), at most 60 lines."""
-    left, right = normalise_frame(expected, ids), normalise_frame(actual, ids)
+    from .._display.redaction import redact
+
+    left, right = normalise_frame(redact(expected), ids), normalise_frame(redact(actual), ids)
     if left == right:
         return None
     a = json.dumps(left, indent=1, sort_keys=True, default=str).splitlines()

@@ -415,7 +415,13 @@ class _Handler(BaseHTTPRequestHandler):
                 record, error(404, "not_found_error", f"fake api: no POST {self.path}")
             )
         else:
-            answer, source = self.server.api._answer_for(record)
+            try:
+                answer, source = self.server.api._answer_for(record)
+            except BaseException as exc:
+                # Never answered: the request is over (else it would count as busy forever and
+                # the idle timeout would never stop the server). ``handle_error`` notes it.
+                self.server.api._update(record, answer=f"raised {exc!r}", aborted=True)
+                raise
             self.server.api._update(record, answer=source)
             if isinstance(answer, ErrorReply):
                 self._send_error_reply(record, answer)

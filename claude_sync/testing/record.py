@@ -17,9 +17,13 @@ The file (``RECORDING_FORMAT`` version ``RECORDING_VERSION``): a header line
 ``{"format", "version", "claude_sync", "recorded_at"}``, then one line per frame
 ``{"dir": "in" | "out", "t": seconds, "frame": {...}}`` (``in``: client → CLI stdin, ``out``:
 CLI stdout → client; a line that is not a JSON object is kept as ``"raw"``), then
-``{"end": {"exit_code": …}}``. Redacted before writing: values of keys that name secrets
-(``api_key``, ``*token``, ``*secret``, ``password``, ``authorization``, ``cookie``) and
-anything shaped like an Anthropic key or a bearer token inside strings.
+``{"end": {"exit_code": …}}``. Redacted before writing, by the one redactor
+(``claude_sync._display.redaction``, also ``claude_sync.testing.redact``): every ``env`` and
+``headers`` value (MCP headers echoed by ``get_mcp_status``, the ``env`` sent by
+``set_mcp_servers``/``apply_flag_settings``), values of keys that name secrets (``api_key``,
+``*token``, ``*secret``, ``password``, ``authorization``, ``cookie`` …), key and token
+shapes, URL passwords and ``name=value`` secrets inside strings. A replay redacts what the
+client sends the same way before comparing.
 
 Threads: ``write_bytes`` from any thread and ``read_chunks`` on the session's reader both
 append to the file under one lock.
@@ -29,7 +33,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 import time
 from datetime import datetime, timezone
@@ -43,20 +46,14 @@ __all__ = ["RECORDING_FORMAT", "RECORDING_VERSION", "RecordingTransport", "recor
 RECORDING_FORMAT = "claude_sync.recording"
 RECORDING_VERSION = 1
 
-REDACTED = "<redacted>"
-_SECRET_KEY = re.compile(r"^(x-)?(api[_-]?key|.*token|.*secret|password|authorization|cookie)$", re.IGNORECASE)
-_SECRET_TEXT = re.compile(r"(sk-ant-[A-Za-z0-9_\-]{4})[A-Za-z0-9_\-]+|(Bearer\s+)\S+")
 
 
 def redact(value: Any) -> Any:
-    """``value`` with secrets replaced (see the module docstring); a new object."""
-    if isinstance(value, dict):
-        return {k: (REDACTED if isinstance(k, str) and _SECRET_KEY.match(k) and v else redact(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(item) for item in value]
-    if isinstance(value, str):
-        return _SECRET_TEXT.sub(lambda m: (m.group(1) or m.group(2)) + REDACTED, value)
-    return value
+    """``value`` with secrets replaced (see the module docstring): the one redactor's
+    ``redact``; ``value`` itself when nothing needed redacting."""
+    from .._display.redaction import redact as redact_value
+
+    return redact_value(value)
 
 
 class RecordingTransport(Transport):
@@ -180,6 +177,7 @@ def recording_transport(options: Any, path: Union[str, Path]) -> RecordingTransp
     …) go when it closes, or at interpreter exit if it never does. Raises ``CLINotFoundError``,
     and ``UnscriptedRunError`` while the kit's switch is on (recording needs the real CLI)."""
     from .._engine.process import SubprocessTransport
+    from .._engine.spawn import materialize_argv
     from .._engine.stand_in import blocks
     from .._wire.errors import UnscriptedRunError
 
@@ -188,19 +186,11 @@ def recording_transport(options: Any, path: Union[str, Path]) -> RecordingTransp
             "recording_transport() would start the real claude CLI, and the kit's switch is on "
             "(use_scripted_cli, the claude_cli fixture or CLAUDE_SYNC_TESTING=block): record with it off"
         )
-    from .._engine.tempfiles import make_private_file
-    from .._options.command import FileArg, build_spawn_plan, find_cli
+    from .._options.command import build_spawn_plan, find_cli
 
     plan = build_spawn_plan(options, find_cli(options.cli_path), environ=dict(os.environ))
     temp_files: List[str] = []
-    argv: List[str] = []
-    for arg in plan.argv:
-        if isinstance(arg, FileArg):
-            name = make_private_file(arg.content, arg.suffix)
-            temp_files.append(name)
-            argv.append(name)
-        else:
-            argv.append(str(arg))
-    inner = SubprocessTransport(argv, env=plan.env, cwd=plan.cwd, user=plan.user,
+    argv, fds = materialize_argv(list(plan.argv), temp_files)
+    inner = SubprocessTransport(argv, env=plan.env, cwd=plan.cwd, user=plan.user, pass_fds=fds,
                                 stderr_callback=options.stderr, close_timeout=options.close_timeout)
     return RecordingTransport(inner, path, temp_files=temp_files)

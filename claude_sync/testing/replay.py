@@ -69,7 +69,9 @@ def _version_tuple(text: str) -> Tuple[int, ...]:
 def load_recording(path: Union[str, Path], *, allow_newer_cli: bool = False) -> Recording:
     """Read and check a recording. Raises ``RecordingFormatError`` (newer format, newer CLI,
     not a recording) or ``OSError``."""
-    lines = [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    # Lines end at "\n" only: ``splitlines`` would also cut at U+2028/U+2029/U+0085, which JSON
+    # text (written with ensure_ascii=False) may hold raw inside strings.
+    lines = [line for line in Path(path).read_text(encoding="utf-8").split("\n") if line.strip()]
     records: List[JsonDict] = []
     for number, line in enumerate(lines, 1):
         try:

@@ -16,7 +16,7 @@ import pytest
 from helpers import Kit, control_frames, interruptible_turn, texts, wait_until
 
 from claude_sync import AssistantMessage, ClaudeSDKClient, ResultMessage, UsageError
-from claude_sync._engine.connection import SessionState
+from claude_sync._engine.states import SessionState
 from claude_sync._wire import merge as merge_module
 from claude_sync.testing import ScriptedCLI
 

@@ -634,6 +634,23 @@ def test_a_busy_stream_does_not_count_as_idle_but_the_lifetime_bounds_everything
     api.stop()
 
 
+def test_a_server_whose_responder_raised_still_stops_on_idle() -> None:
+    def broken(request: ApiRequest) -> Any:
+        raise RuntimeError("responder bug")
+
+    api = FakeAnthropicAPI(responder=broken, idle_timeout=0.3).start()
+    try:
+        with pytest.raises((http.client.HTTPException, ConnectionError)):
+            post(api, "/v1/messages", body_with())
+        wait_until_stopped_by_itself(api)
+        assert api.expired == "idle 0.3s"
+        [request] = api.turn_requests()
+        assert request.aborted and "responder bug" in str(request.answer)
+        assert any("responder bug" in error for error in api.handler_errors())
+    finally:
+        api.stop()
+
+
 @pytest.mark.parametrize("field", ["idle_timeout", "lifetime"])
 @pytest.mark.parametrize("value", [0, -1.0])
 def test_bad_self_stop_limits_are_refused(field: str, value: float) -> None:

@@ -162,7 +162,7 @@ def test_a_session_resumed_from_a_store_continues_the_conversation(
             "remember the code word", "the code word is PLUM", "what was the code word?", "it was PLUM"
         ]  # fmt: skip
         assert get_session_info(sid, directory) is None  # the resume ran in a temporary config dir, now gone
-        assert not list(Path(e2e_options().env["TMPDIR"]).glob("claude_sync-resume-*"))
+        assert not list(Path(e2e_options().env["TMPDIR"]).rglob("claude_sync-resume-*"))
     finally:
         if kind == "sqlite":
             store.close()

@@ -320,44 +320,6 @@ def test_close_is_idempotent_and_callable_from_many_threads() -> None:
     assert client.session is not None and client.session.closed
 
 
-def test_a_close_while_the_cli_starts_reaps_the_cli_it_started(tmp_path: Path, monkeypatch: Any) -> None:
-    """close() on another thread between the spawn and the moment the session holds the
-    transport (AgentPool.shutdown closing a warm CLI the keeper is starting): the connecting
-    thread stops the CLI it started and connect() raises; nothing is left running."""
-    from claude_sync._engine import spawn
-
-    client = ClaudeSDKClient(ScriptedCLI(directory=tmp_path).options(close_timeout=2.0))
-    started: List[Any] = []
-    spawned, closed = threading.Event(), threading.Event()
-    real_start = spawn.start_transport
-
-    def start_then_wait_for_the_close(*args: Any) -> Any:
-        started.append(real_start(*args))
-        spawned.set()
-        closed.wait(10)
-        return started[0]
-
-    monkeypatch.setattr(spawn, "start_transport", start_then_wait_for_the_close)
-    errors: List[BaseException] = []
-
-    def connect() -> None:
-        try:
-            client.connect()
-        except BaseException as exc:  # noqa: BLE001 - the test reads it
-            errors.append(exc)
-
-    connecting = threading.Thread(target=connect, name="claude_sync-test-connect")
-    connecting.start()
-    assert spawned.wait(10)
-    client.close()
-    closed.set()
-    connecting.join(20)
-    assert not connecting.is_alive()
-    assert len(errors) == 1 and isinstance(errors[0], CLIConnectionError), errors
-    assert "closed while" in str(errors[0])
-    assert started[0].exit_code() is not None  # reaped, not left running
-
-
 # ----------------------------------------------------------------------------- flow control
 
 
@@ -517,7 +479,7 @@ def test_odd_lines_are_typed_bad_input_not_a_reader_bug(line: str, error: Any, c
 
 
 def test_the_session_walks_its_states_and_refuses_what_the_table_refuses(monkeypatch: Any) -> None:
-    from claude_sync._engine.connection import SessionState
+    from claude_sync._engine.states import SessionState
 
     cli = Kit(ScriptedCLI())
     client = cli.client()
@@ -551,3 +513,47 @@ def test_the_session_walks_its_states_and_refuses_what_the_table_refuses(monkeyp
     assert fresh.state is SessionState.CLOSED
     with pytest.raises(UsageError, match="already connected"):
         fresh.connect()
+
+
+@pytest.mark.parametrize("ladder_first", [True, False], ids=["close_ladder_ran_first", "close_waits_for_the_spawn"])
+def test_close_while_connect_is_starting_the_cli_leaves_nothing_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ladder_first: bool
+) -> None:
+    """Ctrl-C in ``with AgentPool`` closes clients whose CLIs are starting: a CLI spawned after
+    the close began must be reaped, not left running with its reader threads."""
+    from claude_sync._engine import spawn
+
+    cli = ScriptedCLI(directory=tmp_path)  # answers initialize, then waits for EOF
+    client = ClaudeSDKClient(cli.options(close_timeout=0.5 if ladder_first else 5.0))
+    real_start = spawn.start_transport
+    spawned: List[Any] = []
+
+    def slow_start(*args: Any, **kwargs: Any) -> Any:
+        transport = real_start(*args, **kwargs)
+        spawned.append(transport)
+        session = client.session
+        assert session is not None
+        # close() has begun; with ladder_first, wait until it gave up waiting and finished
+        wanted = (_session_module.SessionState.CLOSED,) if ladder_first else (
+            _session_module.SessionState.CLOSING, _session_module.SessionState.CLOSED)
+        wait_until(lambda: session.state in wanted, 10.0)
+        return transport
+
+    monkeypatch.setattr(spawn, "start_transport", slow_start)
+    failure: List[BaseException] = []
+
+    def connect() -> None:
+        try:
+            client.connect()
+        except BaseException as exc:  # noqa: BLE001 - inspected below
+            failure.append(exc)
+
+    connecting = threading.Thread(target=connect, name="test-connect")
+    connecting.start()
+    wait_until(lambda: client.session is not None and client.session.state is _session_module.SessionState.CONNECTING, 10.0)
+    client.close()
+    connecting.join(20)
+    assert not connecting.is_alive()
+    assert failure and isinstance(failure[0], (UsageError, CLIConnectionError)), failure
+    [transport] = spawned
+    assert wait_until(lambda: transport.exit_code() is not None, 10.0, fail=False), "the CLI started during close still runs"

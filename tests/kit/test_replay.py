@@ -106,4 +106,15 @@ def test_secrets_are_redacted() -> None:
     assert "SECRETSECRET" not in dumped and "abcdefghijk" not in dumped and "xyz" not in dumped
     assert clean["api_key"] == "<redacted>" and clean["access_token"] == "<redacted>"
     assert clean["input_tokens"] == 5 and clean["tokenSource"] == "none"
-    assert clean["text"] == "use sk-ant-api0<redacted> or Bearer <redacted>"
+    assert clean["text"] == "use <redacted> or Bearer <redacted>"
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085"])
+def test_a_recording_whose_text_holds_a_unicode_line_separator_loads(tmp_path: Path, separator: str) -> None:
+    text = f"one{separator}two"
+    result = {"type": "result", "subtype": "success", "is_error": False, "result": text, "session_id": "s"}
+    path = tmp_path / "sep.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in (
+        {"format": "claude_sync.recording", "version": 1}, {"dir": "out", "t": 0, "frame": result})), encoding="utf-8")
+    assert separator in path.read_text(encoding="utf-8")  # raw, as RecordingTransport writes it
+    assert load_recording(path).entries[0]["frame"]["result"] == text

@@ -159,7 +159,7 @@ def test_agent_pool_takes_a_transport_factory() -> None:
     options = ClaudeAgentOptions(model="m")
     with AgentPool(options, max_workers=2, reuse=False, transport_factory=factory) as pool:  # type: ignore[arg-type]
         assert [r.text for r in pool.map(["a", "b", "c"], timeout=60)] == ["pooled"] * 3
-    assert len(seen) == 3 and all(o is options for o in seen)
+    assert len(seen) == 3 and all(o == options for o in seen)  # the copy each run was submitted with
     cli.verify(runs=3)
 
 

@@ -117,8 +117,8 @@ def test_classes_keep_their_official_bases() -> None:
 def test_importing_claude_sync_does_not_load_the_type_hint_modules() -> None:
     code = (
         "import sys, claude_sync; "
-        "print(sorted(m for m in sys.modules if m.startswith('claude_sync._core.') and "
-        "m.rsplit('.', 1)[1] in ('hook_inputs', 'hook_outputs', 'config_types', 'wire_types')) "
+        "print(sorted(m for m in sys.modules if m.startswith('claude_sync.') and m.rsplit('.', 1)[1] in ("
+        "'hook_input_base', 'hook_inputs', 'hook_environment_inputs', 'hook_outputs', 'config_types', 'shapes')) "
         "+ sorted(m for m in ('typing_extensions', 'claude_sync.types') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2])

@@ -185,6 +185,49 @@ def test_a_slow_store_delays_the_result_at_most_control_timeout(tmp_path: Path) 
     assert [e["n"] for e in store.get_entries(key(sid))] == [1]  # landed once released, before close returned
 
 
+def test_a_stuck_store_holds_back_only_the_first_result_until_it_answers_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    sid = str(uuid.uuid4())
+    cli = ScriptedCLI(directory=tmp_path)
+    for n in range(1, 5):
+        cli.expect_user().emit(mirror(tmp_path, sid, line(sid, n))).text(f"turn {n}").result()
+    store = Slow()
+    options = cli.options(session_store=store, control_timeout=1.0, env={"CLAUDE_CONFIG_DIR": str(tmp_path)})
+    waits: List[float] = []
+    messages: List[Any] = []
+    stored_at_result = 0
+    try:
+        with ClaudeSDKClient(options) as client:
+            for n in range(1, 5):
+                if n == 4:
+                    store.release.set()  # the store answers again: the fourth result waits for it
+                    assert wait_for(lambda: len(store.get_entries(key(sid))) == 3)
+                started = time.monotonic()
+                client.query(f"turn {n}")
+                for message in client.receive_response():
+                    if isinstance(message, ResultMessage):
+                        waits.append(time.monotonic() - started)
+                        stored_at_result = len(store.get_entries(key(sid)))
+                    messages.append(message)
+    finally:
+        store.release.set()
+    errors = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "mirror_error"]
+    assert len(errors) == 1 and "no longer wait" in errors[0].data["error"], errors
+    assert waits[0] >= 1.0 and max(waits[1:3]) < 0.9, waits  # only the first turn waited the full bound
+    assert stored_at_result == 4  # once it answered again, the result waited for the store
+    assert [e["n"] for e in store.get_entries(key(sid))] == [1, 2, 3, 4]
+    assert sum("no longer wait" in r.getMessage() for r in caplog.records) == 1
+    assert any("answers again" in r.getMessage() for r in caplog.records)
+
+
+def wait_for(condition: Any, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def test_resume_from_a_store_materializes_the_session(tmp_path: Path) -> None:
     sid = str(uuid.uuid4())
     store = InMemorySessionStore()

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Tuple, Union
 
 from ..summary import fold_session_summary
+from ..transcript import json_line
 from ..types import (
     SessionKey,
     SessionListSubkeysKey,
@@ -110,7 +111,7 @@ class SQLiteSessionStore:
         if not entries:
             return
         pk, sid, sub = key["project_key"], key["session_id"], key.get("subpath") or ""
-        rows = [(pk, sid, sub, _uuid_of(e), json.dumps(e, ensure_ascii=False, separators=(",", ":"))) for e in entries]
+        rows = [(pk, sid, sub, _uuid_of(e), json_line(e)) for e in entries]
         with self._lock:
             db = self._conn()
             db.execute("BEGIN IMMEDIATE")
@@ -151,7 +152,7 @@ class SQLiteSessionStore:
         folded = fold_session_summary(prev, key, entries)
         db.execute(
             "INSERT OR REPLACE INTO summaries (project_key, session_id, mtime, data) VALUES (?, ?, ?, ?)",
-            (pk, sid, mtime, json.dumps(folded["data"], ensure_ascii=False)),
+            (pk, sid, mtime, json_line(folded["data"])),
         )
 
     def delete(self, key: SessionKey) -> None:

@@ -1,0 +1,110 @@
+"""What rides along one live connection without being the connection: the session store's
+mirror, the wire log, the host-death watch, the CLI-version check. Each is a
+``ConnectionExtension``; the connection calls its hooks at fixed points and knows nothing
+else about it.
+
+=============  =======================  ===============================================
+hook           thread                   when
+=============  =======================  ===============================================
+``started``    the connecting thread    the transport is up, before the reader starts
+``tap``        the reader thread        wraps the stdout chunks it reads (once)
+``sent``       any writing thread       bytes about to be written to the CLI
+``connected``  the connecting thread    ``initialize`` was answered (may send requests)
+``on_frame``   the reader thread        a ``transcript_mirror`` frame arrived
+``on_result``  the reader thread        a result arrived, before it is queued
+``close``      the closing thread       after the reader ended (bounded by ``timeout``)
+=============  =======================  ===============================================
+
+Hooks on the reader thread must not block for long and never run user code. Every hook has
+a default that does nothing; ``Extensions`` calls a hook only on the extensions that define
+it, so the per-write and per-chunk paths cost nothing for the others. Pure: no threads here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._wire.messages import ResultMessage
+    from .._wire.protocol import TranscriptMirrorReceived
+    from .transport import Transport
+
+__all__ = ["ConnectionExtension", "Extensions", "RequestFn"]
+
+RequestFn = Callable[[str, Dict[str, Any]], Dict[str, Any]]
+"""The connection's control request: ``request(subtype, payload) -> answer``."""
+
+
+class ConnectionExtension:
+    """One piece that plugs into a connection (see the module table for threads and times)."""
+
+    def started(self, transport: Transport) -> None:
+        """The transport is connected; the reader has not started yet."""
+
+    def tap(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        """The stdout chunks as the reader will read them (return ``chunks`` or a wrapper)."""
+        return chunks
+
+    def sent(self, data: bytes) -> None:
+        """``data`` (whole frames) is about to be written to the CLI."""
+
+    def connected(self, request: RequestFn) -> None:
+        """The handshake is done; ``request`` sends a control request (raises as it does)."""
+
+    def on_frame(self, frame: TranscriptMirrorReceived) -> None:
+        """A ``transcript_mirror`` frame (the CLI's transcript lines, for a session store)."""
+
+    def on_result(self, result: ResultMessage) -> None:
+        """A turn's result, before the consumer can see it."""
+
+    def close(self, timeout: float) -> None:
+        """The connection is closing and its reader has ended; release what this holds."""
+
+
+def _defines(extension: ConnectionExtension, hook: str) -> bool:
+    return getattr(type(extension), hook) is not getattr(ConnectionExtension, hook)
+
+
+class Extensions:
+    """The extensions of one connection, in order; each hook goes to those that define it."""
+
+    __slots__ = ("items", "senders")
+
+    def __init__(self, items: Iterable[ConnectionExtension] = ()) -> None:
+        self.items: List[ConnectionExtension] = list(items)
+        self.senders = tuple(e.sent for e in self.items if _defines(e, "sent"))
+        """Bound ``sent`` hooks, read on every write (an empty tuple for most connections)."""
+
+    def started(self, transport: Transport) -> None:
+        for extension in self.items:
+            extension.started(transport)
+
+    def tap(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        for extension in self.items:
+            if _defines(extension, "tap"):
+                chunks = extension.tap(chunks)
+        return chunks
+
+    def connected(self, request: RequestFn) -> None:
+        for extension in self.items:
+            extension.connected(request)
+
+    def on_frame(self, frame: TranscriptMirrorReceived) -> None:
+        for extension in self.items:
+            extension.on_frame(frame)
+
+    def on_result(self, result: ResultMessage) -> None:
+        for extension in self.items:
+            extension.on_result(result)
+
+    def close(self, timeout: float) -> None:
+        """Close each, last first; every one is closed even when another raises (the first
+        error is raised at the end)."""
+        first: List[BaseException] = []
+        for extension in reversed(self.items):
+            try:
+                extension.close(timeout)
+            except Exception as exc:  # noqa: BLE001 - the others must close too
+                first.append(exc)
+        if first:
+            raise first[0]

@@ -1,0 +1,232 @@
+"""Issue 22 item 3: one redactor, on every outward path — ``repr(options)``, the wire log,
+recordings (and their replay), exception text, logged CLI noise and callback failures. A table
+of secret shapes that must go and of look-alikes that must stay."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any, Dict, Iterator, List
+
+import pytest
+
+from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, ProcessError
+from claude_sync._display.redaction import REDACTED, is_secret_name, redact, redact_text
+from claude_sync._engine import wire_log
+from claude_sync._wire.errors import CLIJSONDecodeError, ControlRequestError, ResultError
+from claude_sync.testing import RecordingTransport, ScriptedCLI
+
+SECRET_SHAPES = [
+    # (text holding a secret, the secret)
+    ("key sk-ant-api03-AAAAbbbbCCCCdddd-x", "AAAAbbbbCCCCdddd"),
+    ("oauth sk-ant-oat01-SHORT", "SHORT"),
+    ("openai sk-proj-0123456789abcdefghijKLMN", "0123456789abcdefghijKLMN"),
+    ("gh ghp_0123456789abcdefghijABCDEFGHIJ", "0123456789abcdefghijABCDEFGHIJ"),
+    ("pat github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "11ABCDEFG0123456789_abcdefghijklmnop"),
+    ("gitlab glpat-abcdefghij0123456789", "abcdefghij0123456789"),
+    ("slack xoxb-1234567890-abcdefghij", "1234567890-abcdefghij"),
+    ("aws AKIAIOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"),
+    ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl", "eyJzdWIiOiIxMjM0NTY3ODkwIn0"),
+    ("Authorization: Bearer abc.def-ghi", "abc.def-ghi"),
+    ("authorization: bearer lowercase-token", "lowercase-token"),
+    ("Proxy-Authorization: Basic dXNlcjpwYXNz", "dXNlcjpwYXNz"),
+    ("Basic Zm9vOmJhcg==", "Zm9vOmJhcg"),
+    ("https://alice:hunter2@mcp.example/x", "hunter2"),
+    ("postgres://u:pg-pass-9@db:5432/app", "pg-pass-9"),
+    ("https://mcp.example/sse?api_key=qk-123&mode=x", "qk-123"),
+    ("https://mcp.example/sse?x=1&access_token=at-456", "at-456"),
+    ("export ANTHROPIC_API_KEY=env-secret-1", "env-secret-1"),
+    ("GITHUB_TOKEN=gt-secret-2 make", "gt-secret-2"),
+    ("X-Api-Key: hdr-secret-3", "hdr-secret-3"),
+    ("password: pw-secret-4", "pw-secret-4"),
+    ("srv --token tok-secret-5 --verbose", "tok-secret-5"),
+    ("srv --api-key=ak-secret-6", "ak-secret-6"),
+    ('{"apiKeyHelper": "echo helper-secret-7", "model": "m"}', "helper-secret-7"),
+    ('{"env": {"DB_URL": "db-secret-8"}}', "db-secret-8"),
+    ('partial {"client_secret":"cs-secret-9","x":', "cs-secret-9"),
+    ('{"mcpServers": {"s": {"headers": {"X-Custom": "custom-secret-10"}}}}', "custom-secret-10"),
+]
+
+KEPT = [
+    "a basic example", "a Basic Authentication scheme", "http://127.0.0.1:9/mcp", "at 12:30",
+    "the author: Ann", "input_tokens=12", "max_tokens: 100", "tokenizer=fast", "apiKeySource: none",
+    "--password-file /etc/pw", "sk-learn", "task-ant-eater", "see https://example.com/a:b?page=2",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text, secret", SECRET_SHAPES, ids=[s for _, s in SECRET_SHAPES])
+def test_secret_shapes_are_redacted_in_text_and_in_structures(text: str, secret: str) -> None:
+    assert secret not in redact_text(text) and REDACTED in redact_text(text)
+    assert secret not in json.dumps(redact({"deep": [{"text": text}]}))
+    assert redact_text(redact_text(text)) == redact_text(text)  # idempotent
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_look_alikes_are_kept(text: str) -> None:
+    assert redact_text(text) == text
+
+
+@pytest.mark.parametrize(
+    "name, secret",
+    [("api_key", True), ("x-api-key", True), ("apiKeyHelper", True), ("ANTHROPIC_AUTH_TOKEN", True),
+     ("claudeAiOauth", True), ("AWS_SECRET_ACCESS_KEY", True), ("Set-Cookie", True), ("client_secret", True),
+     ("private_key", True), ("GHTOKEN", True), ("input_tokens", False), ("apiKeySource", False),
+     ("token_type", False), ("author", False), ("key", False), ("project_key", False), ("passwordRequired", False),
+     ("AWS_ACCESS_KEY_ID", False), ("secretName", False)],
+)  # fmt: skip
+def test_secret_names(name: str, secret: bool) -> None:
+    assert is_secret_name(name) is secret
+
+
+def test_structures_keep_keys_numbers_and_identity() -> None:
+    clean = {"model": "m", "usage": {"input_tokens": 5}, "tokenSource": "none", "text": "hello"}
+    assert redact(clean) is clean  # nothing to hide: no copy
+    out = redact({"args": ["--token", "t1", "-v", "--api-key", "t2", "plain"], "credentials": {"user": "u", "n": 1},
+                  "headers": {"H": "v", "Empty": None}, "access_token": 7})  # fmt: skip
+    assert out == {"args": ["--token", REDACTED, "-v", "--api-key", REDACTED, "plain"], "credentials": {"user": REDACTED, "n": 1},
+                   "headers": {"H": REDACTED, "Empty": None}, "access_token": 7}  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- repr(options)
+
+
+def test_repr_of_options_hides_secrets_held_as_json_strings_args_and_urls() -> None:
+    options = ClaudeAgentOptions(
+        settings=json.dumps({"env": {"S1": "settings-env-secret"}, "apiKeyHelper": "echo helper-secret"}),
+        mcp_servers={
+            "stdio": {"type": "stdio", "command": "srv", "args": ["--token", "arg-secret", "--api-key", "arg-secret-2"],
+                      "env": {"E": "env-secret"}},
+            "http": {"type": "http", "url": "https://user:url-secret@mcp.example/mcp?token=query-secret"},
+        },
+    )  # fmt: skip
+    text = repr(options)
+    for secret in ("settings-env-secret", "helper-secret", "arg-secret", "env-secret", "url-secret", "query-secret"):
+        assert secret not in text, secret
+    assert "mcp.example" in text and "apiKeyHelper" in text and "--token" in text
+    as_string = repr(ClaudeAgentOptions(mcp_servers=json.dumps({"mcpServers": {"s": {"headers": {"A": "json-secret"}}}})))
+    assert "json-secret" not in as_string
+
+
+# ----------------------------------------------------------------------------- live paths
+
+
+@pytest.fixture
+def wire_records() -> Iterator[List[logging.LogRecord]]:
+    records: List[logging.LogRecord] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Collect(logging.DEBUG)
+    logger = logging.getLogger("claude_sync")
+    old_level, old_wire = logger.level, wire_log.WIRE_LOGGER.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    wire_log.WIRE_LOGGER.setLevel(logging.DEBUG)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+        wire_log.WIRE_LOGGER.setLevel(old_wire)
+
+
+MCP_STATUS = {"mcpServers": [{"name": "remote", "status": "failed", "config": {
+    "type": "http", "url": "https://mcp.example/mcp", "headers": {"Authorization": "Bearer status-secret", "X-Team": "team-secret"}}}]}  # fmt: skip
+SECRETS = ("status-secret", "team-secret", "set-env-secret", "flag-env-secret", "flag-helper-secret")
+
+
+def talk(client: ClaudeSDKClient) -> None:
+    assert client.get_mcp_status()["mcpServers"][0]["config"]["headers"]["X-Team"] == "team-secret"  # the caller sees it
+    client.set_mcp_servers({"local": {"type": "stdio", "command": "srv", "env": {"TOKEN": "set-env-secret"}}})
+    client.apply_flag_settings({"env": {"K": "flag-env-secret"}, "apiKeyHelper": "echo flag-helper-secret"})
+
+
+def scripted(tmp_path: Path) -> ScriptedCLI:
+    return ScriptedCLI(directory=tmp_path, auto_answers={
+        "mcp_status": MCP_STATUS, "mcp_set_servers": {"added": ["local"], "removed": [], "errors": {}},
+        "apply_flag_settings": ScriptedCLI.ECHO})  # fmt: skip
+
+
+def test_the_wire_log_hides_echoed_headers_and_sent_env(tmp_path: Path, wire_records: List[logging.LogRecord]) -> None:
+    with ClaudeSDKClient(scripted(tmp_path).options()) as client:
+        talk(client)
+    logged = "\n".join(r.getMessage() for r in wire_records if r.name == "claude_sync.wire")
+    assert "mcp_status" in logged and "apply_flag_settings" in logged and REDACTED in logged
+    for secret in SECRETS:
+        assert secret not in logged, secret
+
+
+def test_recordings_hide_them_and_still_replay(tmp_path: Path) -> None:
+    cli = scripted(tmp_path)
+    path = tmp_path / "rec.jsonl"
+    transport = RecordingTransport(cli.transport(), path)
+    with ClaudeSDKClient(ClaudeAgentOptions(), transport=transport) as client:
+        talk(client)
+    recorded = path.read_text(encoding="utf-8")
+    assert "mcp_set_servers" in recorded and REDACTED in recorded
+    for secret in SECRETS:
+        assert secret not in recorded, secret
+    replay = ScriptedCLI.from_recording(path)
+    with ClaudeSDKClient(ClaudeAgentOptions(), transport=replay.transport()) as client:
+        client.get_mcp_status()  # the recorded answer is the redacted one
+        client.set_mcp_servers({"local": {"type": "stdio", "command": "srv", "env": {"TOKEN": "set-env-secret"}}})
+        client.apply_flag_settings({"env": {"K": "flag-env-secret"}, "apiKeyHelper": "echo flag-helper-secret"})
+    replay.verify()  # live secrets match their recorded <redacted>
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        lambda: ProcessError("CLI died", exit_code=1, stderr="fetch https://u:stderr-secret@h failed; key sk-ant-api03-stderrsecret"),
+        lambda: ResultError("API Error: 401 " + json.dumps({"headers": {"authorization": "Bearer stderr-secret"}})),
+        lambda: ControlRequestError('mcp failed: {"headers": {"X-Key": "stderr-secret"}}'),
+        lambda: CLIJSONDecodeError('{"api_key": "stderr-secret", ', ValueError("x")),
+        lambda: ProcessError("x")._with_stderr_tail("Authorization: Bearer stderr-secret"),
+    ],
+)  # fmt: skip
+def test_exception_text_is_redacted(error: Any) -> None:
+    exc = error()
+    assert "stderr-secret" not in str(exc) and "stderrsecret" not in str(exc) and REDACTED in str(exc)
+    assert "stderr-secret" not in repr(exc)
+
+
+def test_logged_cli_noise_and_callback_failures_are_redacted(tmp_path: Path, wire_records: List[logging.LogRecord]) -> None:
+    def failing_tool(*args: Any) -> Any:
+        raise RuntimeError("cannot reach https://u:cb-secret@db with token=cb-token")
+
+    cli = (ScriptedCLI(directory=tmp_path).expect_user().raw("noise with sk-ant-api03-noisesecret\n")
+           .ask_permission("Bash", {"command": "ls"}).text("ok").result())  # fmt: skip
+    with ClaudeSDKClient(cli.options(can_use_tool=failing_tool)) as client:
+        client.query("go")
+        list(client.receive_response())
+    logged = "\n".join(r.getMessage() for r in wire_records if r.name != "claude_sync.wire")
+    assert "non-JSON stdout line" in logged and "cannot reach" in logged
+    for secret in ("noisesecret", "cb-secret", "cb-token"):
+        assert secret not in logged, secret
+
+
+def test_the_kit_redact_is_the_one_redactor() -> None:
+    from claude_sync.testing import redact as kit_redact
+
+    frame: Dict[str, Any] = {"env": {"A": "b"}, "args": ["--password", "p"]}
+    assert kit_redact(frame) == redact(frame)
+
+
+def test_every_claude_sync_logger_goes_through_the_redactor() -> None:
+    import ast
+
+    import claude_sync
+
+    package = Path(claude_sync.__file__).parent
+    plain = []
+    for path in package.rglob("*.py"):
+        if path.name == "redaction.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "getLogger":
+                if not (path.name == "wire_log.py" and node.args and getattr(node.args[0], "value", None) == "claude_sync"):
+                    plain.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert plain == [], f"use _display.redaction.redacted_logger: {plain}"
