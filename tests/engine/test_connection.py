@@ -527,10 +527,12 @@ def test_close_while_connect_is_starting_the_cli_leaves_nothing_running(
     client = ClaudeSDKClient(cli.options(close_timeout=0.5 if ladder_first else 5.0))
     real_start = spawn.start_transport
     spawned: List[Any] = []
+    cli_started = threading.Event()
 
     def slow_start(*args: Any, **kwargs: Any) -> Any:
         transport = real_start(*args, **kwargs)
         spawned.append(transport)
+        cli_started.set()
         session = client.session
         assert session is not None
         # close() has begun; with ladder_first, wait until it gave up waiting and finished
@@ -550,7 +552,9 @@ def test_close_while_connect_is_starting_the_cli_leaves_nothing_running(
 
     connecting = threading.Thread(target=connect, name="test-connect")
     connecting.start()
-    wait_until(lambda: client.session is not None and client.session.state is _session_module.SessionState.CONNECTING, 10.0)
+    # the CLI is running and connect still holds the spawn lock (waiting for CONNECTING alone
+    # let close() win before the spawn: connect then spawned nothing, and this test saw no CLI)
+    assert cli_started.wait(10)
     client.close()
     connecting.join(20)
     assert not connecting.is_alive()
