@@ -15,10 +15,10 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from claude_sync import HookMatcher, ResultMessage, query
+from claude_sync import HookMatcher, ResultMessage, SystemMessage, query
 from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, text, tool_use
 
-from .harness import OptionsFactory
+from .harness import OptionsFactory, cli_is_at_least
 
 pytestmark = pytest.mark.e2e
 
@@ -46,7 +46,7 @@ def _responder(request: Any) -> Optional[Reply]:
     )
 
 
-def test_a_background_agent_that_wakes_a_turn_gets_that_turns_hook_answered(e2e_options: OptionsFactory) -> None:
+def test_a_background_agent_that_wakes_a_turn_gets_that_turns_hook_answered(e2e_options: OptionsFactory, real_cli_path: str) -> None:
     api = FakeAnthropicAPI(responder=_responder).start()
     calls: List[str] = []
     seen = threading.Event()
@@ -67,5 +67,25 @@ def test_a_background_agent_that_wakes_a_turn_gets_that_turns_hook_answered(e2e_
     finally:
         api.stop()
     results = [m for m in messages if isinstance(m, ResultMessage)]
+    if not cli_is_at_least(real_cli_path, "2.1.330") and _agent_ended_before_the_first_result(messages):
+        # The gap run_end.py documents: a CLI that reports no session state (2.1.197) cannot
+        # announce a turn woken by an agent that ended before the first result, so the run
+        # ends there (seen under load, ~1 run in 10). The run still ends cleanly at that result.
+        assert results and results[0].result == "launched; waiting for it", messages
+        return
     assert calls == ["ls # woken-ls"], (calls, [getattr(m, "subtype", type(m).__name__) for m in messages])
     assert len(results) == 2 and results[-1].result == "woken turn done"
+
+
+def _agent_ended_before_the_first_result(messages: List[Any]) -> bool:
+    """Whether the background agent's end (``task_notification``, or ``task_updated`` with a
+    terminal status) reached the stream before the first result."""
+    for message in messages:
+        if isinstance(message, ResultMessage):
+            return False
+        if isinstance(message, SystemMessage) and (
+            message.subtype == "task_notification"
+            or (message.subtype == "task_updated" and str(message.data.get("status", message.data.get("patch", {}).get("status"))) in ("completed", "failed", "stopped", "killed"))
+        ):
+            return True
+    return False
