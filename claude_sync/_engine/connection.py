@@ -307,10 +307,8 @@ class Session:
         with self._lock:
             return self._ledger.finished(time.monotonic())
 
-    @property
-    def watching_turns(self) -> bool:
-        """Reader thread, no lock (see ``ReaderHost.watching_turns``)."""
-        return self._ledger.run_end.watching_turns
+    follows_turns = property(lambda self: self._ledger.run_end.calls_back, doc="Reader thread: see ``ReaderHost``.")
+    watching_turns = property(lambda self: self._ledger.run_end.watching_turns, doc="Reader thread, no lock: see ``ReaderHost``.")
 
     def run_frame(self, item: object) -> None:
         """Reader thread: a frame the run end follows (see ``ReaderHost.run_frame``)."""

@@ -98,6 +98,11 @@ class ReaderHost(Protocol):
         """A turn's result arrived (before it is queued for the consumer)."""
 
     @property
+    def follows_turns(self) -> bool:
+        """Whether the run end may ever need turn frames (fixed for the connection: a run the
+        CLI can call back); read once per stream, so other runs pay nothing per line."""
+
+    @property
     def watching_turns(self) -> bool:
         """True while a top-level assistant message would tell the run end something (a cheap
         read, no lock: the reader asks it for every such message)."""
@@ -213,6 +218,7 @@ class Reader:
         host = self._host
         on_result = host.result_received
         task_frames, turn_frames, run_frame = _TASK_FRAMES, _TURN_FRAMES, host.run_frame
+        follows_turns = host.follows_turns
         for chunk in chunks:
             lines = feed(chunk)
             if self._framer.oversized:
@@ -238,7 +244,7 @@ class Reader:
                         continue
                 elif item.__class__ in task_frames:
                     run_frame(item)
-                elif item.__class__ in turn_frames and host.watching_turns and getattr(item, "parent_tool_use_id", None) is None:
+                elif follows_turns and item.__class__ in turn_frames and host.watching_turns and getattr(item, "parent_tool_use_id", None) is None:
                     run_frame(item)
                 put(item)
                 puts += 1
