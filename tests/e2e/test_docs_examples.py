@@ -2,10 +2,13 @@
 script (a page reads as one program): the real CLI is ``claude`` on
 ``PATH`` and talks to the fake API (which answers any turn with a short text when it has no
 script, and plays ``PAGE_REPLIES`` for the pages whose model must call a tool).
-``porting.rst``'s side-by-side table is not a program and is left out."""
+``porting.rst``'s side-by-side table is not a program and is left out. A page importing an
+optional package (pydantic: the test-integrations extra) needs it: skipped without it, failed
+under ``CI=true`` unless the run says it lacks that extra (``helpers.require_package``)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -14,6 +17,7 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 import pytest
+from helpers import extras_of, require_package
 
 from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, tool_use
 
@@ -74,8 +78,26 @@ def test_docs_example_with_a_database_runs(
     run_example(name, code, fake_api, real_cli_path, tmp_path, {"DATABASE_URL": pg_conninfo})
 
 
+def optional_imports(code: str) -> List[str]:
+    """The top-level modules ``code`` imports that an extra of setup.cfg installs."""
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return sorted(name for name in names if extras_of(name))
+
+
+def test_a_page_importing_pydantic_is_seen_to_need_it() -> None:
+    assert optional_imports(dict(EXAMPLES)["tutorial/structured_output.rst"]) == ["pydantic"]
+    assert optional_imports("import os\nfrom claude_sync import query\nimport psycopg.rows") == ["psycopg"]
+
+
 def run_example(name: str, code: str, fake_api: FakeAnthropicAPI, real_cli_path: str, tmp_path: Path, extra: Dict[str, str]) -> None:
     """Run one page's examples as a script against the real CLI (``claude`` on PATH)."""
+    for module in optional_imports(code):
+        require_package(module, import_it=False)
     fake_api.add(*PAGE_REPLIES.get(name, []))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

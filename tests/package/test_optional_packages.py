@@ -1,0 +1,75 @@
+"""``helpers.require_package``: a missing optional package is skipped locally, naming its
+extra; under ``CI=true`` it fails, unless ``CLAUDE_SYNC_TEST_EXTRAS`` names the extras this
+run installed and none of them has it (the README's ``.[test]``-only run)."""
+
+from __future__ import annotations
+
+import configparser
+from pathlib import Path
+
+import helpers
+import pytest
+from helpers import EXTRAS_ENV, extras_of, require_package
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def nothing_installed(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    monkeypatch.setattr(helpers, "is_installed", lambda name: False)
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv(EXTRAS_ENV, raising=False)
+    return monkeypatch
+
+
+def outcome(name: str) -> str:
+    try:
+        require_package(name, import_it=False)
+    except pytest.skip.Exception as skipped:
+        return f"skip: {skipped.msg}"
+    except pytest.fail.Exception as failed:
+        return f"fail: {failed.msg}"
+    return "ran"
+
+
+def test_locally_a_missing_package_is_skipped_naming_its_extra(nothing_installed: pytest.MonkeyPatch) -> None:
+    assert outcome("pydantic") == (
+        "skip: the optional package 'pydantic' is not installed (extra test-integrations): "
+        "pip install -e '.[test,test-integrations]'"
+    )
+    assert outcome("psycopg").startswith("skip: the optional package 'psycopg' is not installed "
+                                         "(extra postgres or test-integrations): pip install -e '.[test,postgres]'")  # fmt: skip
+
+
+def test_under_ci_every_extra_is_expected_unless_the_run_names_its_extras(nothing_installed: pytest.MonkeyPatch) -> None:
+    nothing_installed.setenv("CI", "true")
+    assert outcome("pydantic").startswith("fail: ") and f"{EXTRAS_ENV} unset: every extra" in outcome("pydantic")
+    nothing_installed.setenv(EXTRAS_ENV, "test")
+    assert outcome("pydantic").startswith("skip: ")
+    assert outcome("sphinx").startswith("skip: ")
+    nothing_installed.setenv(EXTRAS_ENV, "test, postgres")
+    assert outcome("psycopg").startswith("fail: ") and f"{EXTRAS_ENV}=postgres,test" in outcome("psycopg")
+    assert outcome("pydantic").startswith("skip: ")
+    nothing_installed.setenv(EXTRAS_ENV, "test,test-integrations,docs")
+    assert [outcome(name)[:5] for name in ("pydantic", "psycopg", "sphinx", "distributed")] == ["fail:"] * 4
+
+
+def test_a_package_no_extra_installs_is_the_tests_own_bug(nothing_installed: pytest.MonkeyPatch) -> None:
+    assert outcome("no_such_package_anywhere") == "fail: no extra of setup.cfg installs 'no_such_package_anywhere'"
+
+
+def test_every_package_of_the_integration_extra_maps_back_to_it() -> None:
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg", encoding="utf-8")
+    modules = {"gevent", "distributed", "mcp", "flask", "pydantic", "markdown_it", "IPython", "ipykernel",
+               "nbclient", "nbformat", "mypy", "psycopg", "psycopg_pool"}  # fmt: skip
+    assert all("test-integrations" in extras_of(name) for name in modules), {name: extras_of(name) for name in modules}
+    assert extras_of("sphinx") == ("docs",) and extras_of("distributed") == ("dask", "test-integrations")
+    listed = [line for line in config.get("options.extras_require", "test-integrations").splitlines() if line.strip()]
+    assert len(listed) == len(modules)  # a new package there gets a line here (and its module name)
+
+
+def test_an_installed_package_runs_whatever_the_extras_say(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv(EXTRAS_ENV, "test")
+    assert outcome("pytest") == "ran"
