@@ -7,7 +7,8 @@
 #    or newer), reused when it is there.
 # 2. claude_sync itself, editable, with the `test` extra (`pip install -e '.[test]'`: pytest
 #    and pytest-timeout, pure Python) — skipped when .venv/.claude_sync-setup records that this
-#    very setup.cfg and pyproject.toml were installed already.
+#    very setup.cfg and pyproject.toml were installed already and claude_sync imports from
+#    this checkout.
 # 3. The pinned Claude Code CLI (.ci/install_cli.sh, into ~/.cache/claude_sync; needs node and
 #    npm), exported as CLAUDE_SYNC_TEST_CLI.
 # Progress goes to stderr. Exits (the sourcing script) non-zero, saying why, on any failure.
@@ -28,7 +29,10 @@ ensure_setup() {
   fi
   stamp="$venv/.claude_sync-setup"
   want="extras=$SETUP_EXTRAS $(cat setup.cfg pyproject.toml | cksum)"
-  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  # Reinstall when setup.cfg/pyproject.toml changed, or claude_sync no longer imports from
+  # this checkout (uninstalled, or the checkout moved).
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] \
+    || ! "$venv/bin/python" -c 'import sys, claude_sync; sys.exit(not claude_sync.__file__.startswith(sys.argv[1]))' "$PWD/" 2>/dev/null; then
     setup_say "pip install -e '.[$SETUP_EXTRAS]' into $venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[$SETUP_EXTRAS]" \
       || setup_die "pip install -e '.[$SETUP_EXTRAS]' failed"
