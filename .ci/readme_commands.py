@@ -6,7 +6,8 @@ verbatim (so the README cannot drift from what CI runs).
 
 A block is marked by an RST comment right before it, ``.. ci-run: NAME`` (anything after the
 name is a note), followed by a ``::`` paragraph and the indented literal block. The block's
-lines are printed dedented, one command a line; with ``--script``, as a bash script that echoes
+lines are printed dedented, one command a line (a line ending in ``\\`` continues on the
+next); with ``--script``, as a bash script that echoes
 each command, runs it in the same shell (so ``. .venv/bin/activate`` carries on to the next
 line) and stops at the first that fails — the whole line, so a failure at the start of an
 ``a && b`` line counts too — naming it and its exit status. Exits 1, naming what is wrong, when the
@@ -46,7 +47,18 @@ def block(text: str, name: str) -> List[str]:
     if not any(line.strip() for line in body):
         raise ValueError(f"the '.. ci-run: {name}' block is empty")
     indent = min(len(line) - len(line.lstrip()) for line in body if line.strip())
-    return [line[indent:] for line in body if line.strip()]
+    commands: List[str] = []
+    pending = ""
+    for line in (line[indent:] for line in body if line.strip()):
+        pending += line
+        if pending.endswith("\\"):  # continued on the next line: one command
+            pending += "\n"
+            continue
+        commands.append(pending)
+        pending = ""
+    if pending:
+        raise ValueError(f"the '.. ci-run: {name}' block ends inside a continued line")
+    return commands
 
 
 def script(commands: List[str]) -> str:

@@ -72,3 +72,13 @@ def test_a_missing_or_broken_block_is_an_error(text: str, problem: str, tmp_path
     readme.write_text(text, encoding="utf-8")
     done = commands("t", readme=readme)
     assert done.returncode == 1 and problem in done.stderr, done.stderr
+
+
+def test_a_continued_line_is_one_command(tmp_path: Path) -> None:
+    readme = tmp_path / "README.rst"
+    readme.write_text("T\n=\n\n.. ci-run: t\n\n::\n\n    echo one \\\n      two\n    false\n", encoding="utf-8")
+    done = subprocess.run(["bash", "-c", commands("t", "--script", readme=readme).stdout],
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert "one two" in done.stdout and "README command failed (exit 1): false" in done.stderr, done
+    readme.write_text("T\n=\n\n.. ci-run: t\n\n::\n\n    echo one \\\n", encoding="utf-8")
+    assert "ends inside a continued line" in commands("t", readme=readme).stderr
