@@ -50,7 +50,8 @@ def test_the_script_stops_at_the_first_failing_command(first: str, tmp_path: Pat
     assert script.returncode == 0, script.stderr
     done = subprocess.run(["bash", "-c", script.stdout], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode != 0 and "one" in done.stdout and "after" not in done.stdout
-    assert f"README command failed (exit {5 if first == "(exit 5)" else 1}): {first}" in done.stderr
+    status = 5 if first == "(exit 5)" else 1
+    assert f"README command failed (exit {status}): {first}" in done.stderr
 
 
 def test_an_activated_venv_carries_on_to_the_next_command(tmp_path: Path) -> None:
