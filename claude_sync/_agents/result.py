@@ -12,13 +12,13 @@ import dataclasses
 import warnings
 from typing import TYPE_CHECKING, Any, Dict, Generic, Iterable, List, Optional, Tuple
 
+from .._wire.agent_usage import AgentUsage, usage_by_agent
 from .._wire.blocks import TextBlock
 from .._wire.errors import StructuredOutputError
 from .._wire.messages import AssistantMessage, ResultMessage, message_from_dict
 from .._wire.protocol import StreamItem
 from .._wire.record import FrozenRecord, frozen_record
 from .._wire.serde import SerdeMixin, decoder_metadata
-from .._wire.agent_usage import AgentUsage, usage_by_agent
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing_extensions import TypeVar
