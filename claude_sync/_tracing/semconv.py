@@ -92,7 +92,7 @@ def token_counts(result: ResultMessage) -> Dict[str, int]:
     for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
         value = usage.get(key)
         if _is_count(value):
-            inputs.append(value)
+            inputs.append(int(value))  # type: ignore[arg-type]  # _is_count checked it
     if inputs:
         counts["input"] = sum(inputs)
     if _is_count(usage.get("output_tokens")):
