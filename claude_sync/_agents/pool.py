@@ -61,7 +61,7 @@ from typing import (
 
 from .._display.redaction import redacted_logger
 from .._options.options import ClaudeAgentOptions
-from .._tracing.otel import attached, caller_context, watch_pool
+from .._tracing.otel import attached, caller_context, untraced, watch_pool
 from .._wire.errors import CLIConnectionError, ProcessError, UsageError
 from .._wire.protocol import StreamItem
 from .futures import RunFuture, settle
@@ -471,7 +471,8 @@ class AgentPool:
             reason = "its run was cancelled"
         if reason is None:
             try:
-                reason = reset_conversation(slot, self.reset_timeout)
+                with untraced():  # the pool's own turn: not a run of the application's
+                    reason = reset_conversation(slot, self.reset_timeout)
             except BaseException as exc:  # noqa: BLE001 - any failure retires the CLI
                 reason = f"/clear failed: {exc!r}"
         if reason is not None:

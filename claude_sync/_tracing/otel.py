@@ -46,7 +46,9 @@ from .tool_calls import ToolCallEnded, ToolCalls, ToolCallStarted
 if TYPE_CHECKING:  # pragma: no cover
     from .._engine.serving import Handler
 
-__all__ = ["RunTrace", "TraceHolder", "attached", "caller_context", "otel_in_use", "traced_handlers", "watch_pool"]
+__all__ = [
+    "RunTrace", "TraceHolder", "attached", "caller_context", "otel_in_use", "traced_handlers", "untraced", "watch_pool",
+]  # fmt: skip
 
 logger = redacted_logger("claude_sync.tracing")
 
@@ -90,6 +92,8 @@ class RunTrace:
         if not otel_in_use():
             return None
         try:
+            if _untraced_now():
+                return None
             return cls(kind, model, prompt)
         except Exception:  # noqa: BLE001 - tracing never breaks a run
             logger.debug("could not start the run's span", exc_info=True)
@@ -338,6 +342,40 @@ def _metrics() -> _Metrics:
             if _METRICS is None:
                 _METRICS = _Metrics()
     return _METRICS
+
+
+_UNTRACED_KEY: Any = None
+
+
+def _untraced_key() -> Any:
+    global _UNTRACED_KEY
+    if _UNTRACED_KEY is None:
+        from opentelemetry import context
+
+        _UNTRACED_KEY = context.create_key("claude_sync.untraced")
+    return _UNTRACED_KEY
+
+
+def _untraced_now() -> bool:
+    from opentelemetry import context
+
+    return bool(context.get_value(_untraced_key()))
+
+
+@contextlib.contextmanager
+def untraced() -> Iterator[None]:
+    """No run span starts in the block (this thread): for the library's own turns, such as
+    ``AgentPool``'s ``/clear`` reset. Nothing when OpenTelemetry is not in use."""
+    if not otel_in_use():
+        yield
+        return
+    from opentelemetry import context
+
+    token = context.attach(context.set_value(_untraced_key(), True))
+    try:
+        yield
+    finally:
+        context.detach(token)
 
 
 def caller_context() -> Any:
