@@ -184,24 +184,41 @@ class RunTrace:
 
     @contextlib.contextmanager
     def callback_span(self, subtype: str, request: Mapping[str, Any]) -> Iterator[Any]:
-        """A span around one served callback, child of the run span (pool thread). Its
-        status is ERROR when the callback's handler raised; the error propagates."""
-        attributes = semconv.callback_attributes(subtype, request)
-        name = _callback_span_name(subtype, attributes)
+        """A span around one served callback, child of the run span (pool thread); yields it,
+        or None when OpenTelemetry failed to make one (logged at debug level: the callback
+        is served all the same). Its status is ERROR when the block raised; the error
+        propagates."""
         started = time.monotonic()
-        span = self._trace.get_tracer(SCOPE, __version__).start_span(name, context=self.parent, attributes=attributes)
+        span = self._start_callback_span(subtype, request)
         failed: Optional[BaseException] = None
         try:
             yield span
         except BaseException as exc:
             failed = exc
-            span.record_exception(exc)
-            span.set_attribute("error.type", semconv.error_type(exc))
-            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, semconv.error_type(exc)))
             raise
         finally:
-            span.end()
-            _metrics().record_callback(subtype, time.monotonic() - started, failed)
+            self._end_callback_span(span, subtype, time.monotonic() - started, failed)
+
+    def _start_callback_span(self, subtype: str, request: Mapping[str, Any]) -> Any:
+        try:
+            attributes = semconv.callback_attributes(subtype, request)
+            tracer = self._trace.get_tracer(SCOPE, __version__)
+            return tracer.start_span(_callback_span_name(subtype, attributes), context=self.parent, attributes=attributes)
+        except Exception:  # noqa: BLE001 - tracing never fails a callback
+            logger.debug("could not start a callback's span", exc_info=True)
+            return None
+
+    def _end_callback_span(self, span: Any, subtype: str, seconds: float, failed: Optional[BaseException]) -> None:
+        try:
+            if span is not None:
+                if failed is not None:
+                    span.record_exception(failed)
+                    span.set_attribute("error.type", semconv.error_type(failed))
+                    span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, semconv.error_type(failed)))
+                span.end()
+            _metrics().record_callback(subtype, seconds, failed)
+        except Exception:  # noqa: BLE001
+            logger.debug("could not end a callback's span", exc_info=True)
 
 
 class TraceHolder:
@@ -232,14 +249,23 @@ def _traced_serve(subtype: str, serve: Callable[..., Any], holder: TraceHolder) 
             return serve(event, signal)
         with run.callback_span(subtype, event.request) as span:
             answer = serve(event, signal)
-            _note_answer(span, answer)
+            if span is not None:
+                _note_answer(span, answer)
             return answer
 
     return traced
 
 
 def _note_answer(span: Any, answer: Any) -> None:
-    """The decision a callback answered with, on its span (permission behavior, hook decision)."""
+    """The decision a callback answered with, on its span (permission behavior, hook decision).
+    Never raises."""
+    try:
+        _set_decision(span, answer)
+    except Exception:  # noqa: BLE001
+        logger.debug("could not note a callback's answer", exc_info=True)
+
+
+def _set_decision(span: Any, answer: Any) -> None:
     if not isinstance(answer, dict):
         return
     behavior = answer.get("behavior")

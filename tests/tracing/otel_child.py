@@ -96,6 +96,22 @@ def scenario_pool() -> None:
         SNAPSHOTS.append(READER.get_metrics_data())  # the pool gauge, while the pool lives
 
 
+def scenario_broken_processor() -> None:
+    """A span processor that raises on every span of the library: runs and callbacks go on."""
+    from opentelemetry.sdk.trace import SpanProcessor
+
+    class Broken(SpanProcessor):
+        def on_start(self, span: Any, parent_context: Any = None) -> None:
+            if not span.name.startswith("app"):
+                raise RuntimeError("broken processor")
+
+    provider.add_span_processor(Broken())
+    cli = a_tool_turn(ScriptedCLI())
+    with APP.start_as_current_span("app"):
+        messages = list(query("go", options=ClaudeAgentOptions(**callbacks()), transport=cli.transport()))
+    print(json.dumps({"last": type(messages[-1]).__name__, "text": messages[-1].result}))
+
+
 def main() -> None:
     globals()[f"scenario_{sys.argv[1]}"]()
     provider.force_flush()

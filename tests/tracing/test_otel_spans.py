@@ -124,3 +124,9 @@ print(loaded)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+def test_a_tracer_that_raises_never_breaks_the_run_or_its_callbacks() -> None:
+    out = traced("broken_processor")
+    assert out["printed"] == [{"last": "ResultMessage", "text": "done"}]  # the permission was answered allow
+    assert [span["name"] for span in out["spans"]] == ["app"]
