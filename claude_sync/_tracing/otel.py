@@ -253,6 +253,7 @@ def _traced_serve(subtype: str, serve: Callable[..., Any], holder: TraceHolder) 
                 _note_answer(span, answer)
             return answer
 
+    traced.__wrapped__ = serve  # type: ignore[attr-defined]  # inspect.unwrap finds the handler
     return traced
 
 
