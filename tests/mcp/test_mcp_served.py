@@ -16,7 +16,6 @@ when every pool worker is busy.
 from __future__ import annotations
 
 import inspect
-
 import json
 import threading
 import time
