@@ -82,8 +82,11 @@ optional package fails. ``scripts/test.sh`` sets it to the extras it installs.""
 
 MODULE_DISTRIBUTIONS: Dict[str, str] = {
     "IPython": "ipython", "markdown_it": "markdown-it-py", "psycopg_pool": "psycopg-pool",
+    "opentelemetry": "opentelemetry-api", "opentelemetry.sdk": "opentelemetry-sdk",
+    "opentelemetry.proto": "opentelemetry-proto",
 }  # fmt: skip
-"""Importable name -> distribution name, where they differ (else they are the same)."""
+"""Importable name (or dotted prefix, for namespace packages) -> distribution name, where
+they differ (else the top-level name is the distribution's)."""
 
 ROOT_DIR = Path(__file__).resolve().parents[1]
 
@@ -106,9 +109,20 @@ def extras_table() -> Dict[str, Tuple[str, ...]]:
     return {name: tuple(extras) for name, extras in table.items()}
 
 
+def distribution_of(module: str) -> str:
+    """The distribution that installs the (dotted) ``module``: the longest prefix of it in
+    ``MODULE_DISTRIBUTIONS``, else its top-level name."""
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in MODULE_DISTRIBUTIONS:
+            return MODULE_DISTRIBUTIONS[prefix]
+    return parts[0]
+
+
 def extras_of(module: str) -> Tuple[str, ...]:
     """The extras that install the importable ``module`` (empty when none does)."""
-    return extras_table().get(_normalized(MODULE_DISTRIBUTIONS.get(module, module)), ())
+    return extras_table().get(_normalized(distribution_of(module)), ())
 
 
 def declared_extras() -> Optional[Set[str]]:
@@ -150,6 +164,31 @@ def is_installed(name: str) -> bool:
     return spec is not None and spec.origin not in (None, "namespace")
 
 
+def _missing(what: str, extras: Tuple[str, ...]) -> None:
+    """Skip (or, per ``missing_package_fails``, fail) for the missing package ``what`` of
+    ``extras``. Always raises."""
+    if not extras:  # a test asking for a package no extra installs: the test's own bug
+        pytest.fail(f"no extra of setup.cfg installs {what}", pytrace=False)
+    reason = f"the optional package {what} is not installed (extra {' or '.join(extras)}): {install_command(extras)}"
+    if missing_package_fails(extras):
+        declared = declared_extras()
+        told = f"{EXTRAS_ENV}={','.join(sorted(declared))}" if declared else f"{EXTRAS_ENV} unset: every extra"
+        pytest.fail(f"{reason} (CI=true, {told})", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def require_distribution(distribution: str) -> None:
+    """As ``require_package``, for a distribution checked through its installed metadata,
+    importing nothing (``opentelemetry-sdk``: an imported ``opentelemetry`` turns tracing on
+    for the rest of the process). Raises ``pytest.skip.Exception`` / ``pytest.fail.Exception``."""
+    from importlib import metadata
+
+    try:
+        metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        _missing(repr(distribution), extras_table().get(_normalized(distribution), ()))
+
+
 def require_package(name: str, *, import_it: bool = True, since: Tuple[int, int] = (3, 9)) -> Any:
     """The optional package ``name`` (installed by an extra of ``setup.cfg``), imported; or
     only checked to be installed with ``import_it=False`` (returns None), for a test that must
@@ -164,18 +203,7 @@ def require_package(name: str, *, import_it: bool = True, since: Tuple[int, int]
     if sys.version_info < since:
         pytest.skip(f"{name} needs Python >= {since[0]}.{since[1]}", allow_module_level=True)
     if not is_installed(name):
-        extras = extras_of(name)
-        if not extras:  # a test asking for a package no extra installs: the test's own bug
-            pytest.fail(f"no extra of setup.cfg installs {name!r}", pytrace=False)
-        reason = (
-            f"the optional package {name!r} is not installed (extra {' or '.join(extras)}): "
-            f"{install_command(extras)}"
-        )
-        if missing_package_fails(extras):
-            declared = declared_extras()
-            told = f"{EXTRAS_ENV}={','.join(sorted(declared))}" if declared else f"{EXTRAS_ENV} unset: every extra"
-            pytest.fail(f"{reason} (CI=true, {told})", pytrace=False)
-        pytest.skip(reason, allow_module_level=True)
+        _missing(repr(name), extras_of(name))
     if not import_it:
         return None
     with warnings.catch_warnings():  # as pytest.importorskip: a package's own import-time

@@ -65,8 +65,25 @@ def test_every_package_of_the_integration_extra_maps_back_to_it() -> None:
                "nbclient", "nbformat", "mypy", "psycopg", "psycopg_pool"}  # fmt: skip
     assert all("test-integrations" in extras_of(name) for name in modules), {name: extras_of(name) for name in modules}
     assert extras_of("sphinx") == ("docs",) and extras_of("distributed") == ("dask", "test-integrations")
-    listed = [line for line in config.get("options.extras_require", "test-integrations").splitlines() if line.strip()]
-    assert len(listed) == len(modules)  # a new package there gets a line here (and its module name)
+    assert extras_of("opentelemetry.sdk.trace") == ("test-integrations",) and extras_of("opentelemetry") == ("otel",)
+    listed = [line.split(">")[0].split("[")[0].strip() for line in
+              config.get("options.extras_require", "test-integrations").splitlines() if line.strip()]  # fmt: skip
+    reachable = {helpers._normalized(helpers.distribution_of(module)) for module in modules}
+    reachable |= {"opentelemetry-sdk", "opentelemetry-proto"}  # require_distribution: never imported
+    assert {helpers._normalized(name) for name in listed} <= reachable  # a new package: add its module above
+
+
+def test_a_distribution_is_checked_without_importing_it(nothing_installed: pytest.MonkeyPatch) -> None:
+    nothing_installed.setenv("CI", "true")
+    nothing_installed.setenv(EXTRAS_ENV, "test")
+    with pytest.raises(pytest.skip.Exception, match="'no-such-dist-x' is not installed .extra otel."):
+        helpers.extras_table.cache_clear()
+        nothing_installed.setattr(helpers, "extras_table", lambda: {"no-such-dist-x": ("otel",)})
+        helpers.require_distribution("no-such-dist-x")
+    nothing_installed.setenv(EXTRAS_ENV, "test,otel")
+    with pytest.raises(pytest.fail.Exception):
+        helpers.require_distribution("no-such-dist-x")
+    helpers.require_distribution("pytest")  # installed: nothing raised
 
 
 def test_an_installed_package_runs_whatever_the_extras_say(monkeypatch: pytest.MonkeyPatch) -> None:
