@@ -49,7 +49,7 @@ _configured = False
 def redact_line(text: str) -> str:
     """A wire line with secrets replaced by ``<redacted>``, then cut to ``MAX_LINE_CHARS``
     (a JSON line is redacted as a structure: written back compact when anything changed)."""
-    from .._display.redaction import redact, redact_text  # DEBUG only
+    from .._display.redaction import redact_frame, redact_text  # DEBUG only
 
     size = len(text)
     try:
@@ -57,7 +57,7 @@ def redact_line(text: str) -> str:
     except (ValueError, RecursionError):
         value = None
     if isinstance(value, (dict, list)):
-        cleaned = redact(value)
+        cleaned = redact_frame(value)
         if cleaned is not value:
             text = json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
     else:
