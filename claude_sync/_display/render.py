@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .._wire.hints import hint_for
 from .markdown import markdown_html
-from .redaction import REDACTED, scrub, scrub_value
+from .redaction import REDACTED, scrub
 
 __all__ = [
     "FULL_FIELDS",
@@ -345,7 +345,7 @@ def block_html(block: Any) -> str:
         return _details(f"<i>thinking</i> ({len(block.thinking):,} chars)", _pre(_redact_text(block.thinking)))
     if kind in ("tool_use", "server_tool_use"):
         summary = f"🔧 <code>{esc(block.name)}</code>({esc(tool_input_summary(block.input))})"
-        return _details(summary, _pre(json.dumps(scrub_value(block.input), indent=2, default=str)))
+        return _details(summary, _pre(json.dumps(_redacted_value(block.input), indent=2, default=str)))
     if kind == "tool_result":
         text = tool_result_text(block.content)
         label = "❌ tool error" if block.is_error else "↩ tool result"

@@ -42,9 +42,9 @@ Limits, and why:
   every token (never dropped: dropping one would leak it).
 
 Threads: any thread. Values live in a dict (a single ``__setitem__`` per form, atomic);
-the matcher is rebuilt from a snapshot when the count changed and swapped in whole. The
-registry only grows, so a matcher that covers ``n`` values is current while the count is
-``n``.
+the matchers are extended from a snapshot when the count changed and swapped in whole. The
+registry only grows, in insertion order, so matchers that cover ``n`` forms are current
+while the count is ``n``.
 """
 
 from __future__ import annotations
@@ -82,10 +82,13 @@ _PROSE_KEYS = frozenset(("prompt", "description", "system_prompt", "append", "in
 _MAX_DEPTH = 40
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>`]+")
 _NAMED = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*(?:=|:)\s*(.+?)\s*$", re.S)
+_AUTH_PARAM = re.compile(r"([A-Za-z][\w\-]*)=\"?([^\s\",]+)")
+_SECRET_PARAMS = frozenset(("response", "cnonce", "nonce", "sig", "signature", "opaque"))
 _SCHEME_VALUE = re.compile(r"^\s*[A-Za-z][A-Za-z0-9_\-]*\s+(\S.*?)\s*$", re.S)
 
 _known: Dict[str, None] = {}
-_matcher: Tuple[int, Optional[Pattern[str]]] = (0, None)
+_state: Tuple[int, Tuple[Tuple[List[str], Pattern[str]], ...]] = (0, ())
+"""How many forms (in insertion order) the matchers cover, and the matchers (``_current``)."""
 
 
 # ----------------------------------------------------------------------------- the registry
@@ -123,27 +126,51 @@ def known_count() -> int:
     return len(_known)
 
 
-def _current() -> Optional[Pattern[str]]:
-    global _matcher
-    count, pattern = _matcher
-    if count == len(_known):
-        return pattern
+def _current() -> Tuple[Tuple[List[str], Pattern[str]], ...]:
+    """The matchers of every known form: a few patterns, each over a contiguous run of the
+    registry's insertion order, merged like a binary counter (a new value compiles a small
+    pattern; sizes double as they merge), so adding values one by one costs O(n log n)
+    compiling, not O(n²)."""
+    global _state
+    built, levels = _state
+    if built == len(_known):
+        return levels
     forms = list(_known)  # one C-level copy: atomic against a concurrent remember()
-    forms.sort(key=len, reverse=True)  # the longest form first: no partial match wins
-    pattern = re.compile("|".join(map(re.escape, forms)))
-    _matcher = (len(forms), pattern)
-    return pattern
+    runs: List[Tuple[List[str], Optional[Pattern[str]]]] = [*levels, (forms[built:], None)]
+    while len(runs) >= 2 and len(runs[-2][0]) <= 2 * len(runs[-1][0]):
+        newer, older = runs.pop(), runs.pop()
+        runs.append((older[0] + newer[0], None))
+    compiled = tuple(
+        (run, pattern if pattern is not None else re.compile("|".join(map(re.escape, sorted(run, key=len, reverse=True)))))
+        for run, pattern in runs
+    )  # the longest form first within a pattern; across patterns the spans are merged
+    _state = (len(forms), compiled)
+    return compiled
 
 
 def scrub(text: str) -> str:
-    """``text`` with every known value replaced by ``REDACTED``; ``text`` itself when it holds
-    none (nothing else is ever changed)."""
+    """``text`` with every known value replaced by ``REDACTED`` (where known values overlap,
+    the union of their places); ``text`` itself when it holds none (nothing else is ever
+    changed)."""
     if not _known or not text:
         return text
-    pattern = _current()
-    if pattern is None or pattern.search(text) is None:
+    spans: List[Tuple[int, int]] = []
+    for _, pattern in _current():
+        spans += [match.span() for match in pattern.finditer(text)]
+    if not spans:
         return text
-    return pattern.sub(REDACTED, text)
+    spans.sort()
+    out: List[str] = []
+    position = 0
+    start, end = spans[0]
+    for next_start, next_end in spans[1:]:
+        if next_start <= end:
+            end = max(end, next_end)
+            continue
+        out += [text[position:start], REDACTED]
+        position, (start, end) = end, (next_start, next_end)
+    out += [text[position:start], REDACTED, text[end:]]
+    return "".join(out)
 
 
 def scrub_value(value: Any, depth: int = 0) -> Any:
@@ -255,6 +282,9 @@ def _remember_secret(value: str) -> None:
     match = _SCHEME_VALUE.match(value)
     if match:
         remember(match.group(1))
+        for name, param in _AUTH_PARAM.findall(match.group(1)):  # Digest response="…", Signature sig=…
+            if name.lower() in _SECRET_PARAMS or is_secret_name(name):
+                remember(param)
     _remember_in_string(value, 0)
 
 
