@@ -167,7 +167,7 @@ class _Found:
     def __init__(self, found: Optional[List[str]]) -> None:
         self.found = found
 
-    def __call__(self, match: "re.Match[str]", group: int, before: str, after: str, whole: bool = False) -> str:
+    def __call__(self, match: re.Match[str], group: int, before: str, after: str, whole: bool = False) -> str:
         if self.found is not None:
             value = match.group(0) if whole else match.group(0)[len(before) : len(match.group(0)) - len(after)]
             self.found.append(value)
@@ -177,30 +177,30 @@ class _Found:
         if self.found is not None:
             self.found.append(value)
 
-    def auth_header(self, match: "re.Match[str]") -> str:
+    def auth_header(self, match: re.Match[str]) -> str:
         quote, scheme, value = match.group(2) or "", match.group(3) or match.group(5) or "", match.group(4) or match.group(6)
         if value.startswith(REDACTED) or (not scheme and value.strip().rstrip(".,;").lower() in _LITERALS):
             return match.group(0)
         self._keep(value.strip())
         return f"{match.group(1)}{quote}{scheme}{REDACTED}"
 
-    def auth_scheme(self, match: "re.Match[str]") -> str:
+    def auth_scheme(self, match: re.Match[str]) -> str:
         head = f"{match.group(1) or match.group(3)}{match.group(2) or match.group(4)}"
         self._keep(match.group(0)[len(head):])
         return f"{head}{REDACTED}"
 
-    def url(self, match: "re.Match[str]") -> str:
+    def url(self, match: re.Match[str]) -> str:
         self._keep(match.group(0)[len(match.group(1)) : -1])
         return f"{match.group(1)}{REDACTED}@"
 
-    def query(self, match: "re.Match[str]") -> str:
+    def query(self, match: re.Match[str]) -> str:
         name = match.group(2)
         if not (is_secret_name(name) or name.lower() in SECRET_QUERY_NAMES) or match.group(3) == REDACTED:
             return match.group(0)
         self._keep(match.group(3))
         return f"{match.group(1)}{REDACTED}"
 
-    def json_value(self, match: "re.Match[str]") -> str:
+    def json_value(self, match: re.Match[str]) -> str:
         value = match.group(0)[len(match.group(1)) + 1 : -1]
         if value == REDACTED:
             return match.group(0)
@@ -221,14 +221,14 @@ class _Found:
         tail = inner[len(bare) :]
         return f"{quote}{REDACTED}{quote}" if quote else f"{REDACTED}{tail}"
 
-    def named(self, match: "re.Match[str]") -> str:
+    def named(self, match: re.Match[str]) -> str:
         name = match.group(1).strip('"')
         if not is_secret_name(name) or match.string.startswith(" " + REDACTED, match.end()):
             return match.group(0)
         hidden = self._hidden(match.group(3))
         return match.group(0) if hidden is None else f"{match.group(1)}{match.group(2)}{hidden}"
 
-    def flag(self, match: "re.Match[str]") -> str:
+    def flag(self, match: re.Match[str]) -> str:
         if not is_secret_flag(match.group(1)) or match.group(1) in ("-H", "--header"):
             return match.group(0)
         hidden = self._hidden(match.group(3))

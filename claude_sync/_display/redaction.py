@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from dataclasses import fields
 from typing import Any, Dict, List, Optional
 

@@ -12,7 +12,13 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from claude_sync import AssistantMessage, ClaudeAgentOptions, ClaudeSDKClient, ClaudeSDKError, ProcessError
+from claude_sync import (
+    AssistantMessage,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    ClaudeSDKError,
+    ProcessError,
+)
 from claude_sync.testing import RecordingTransport, ScriptedCLI
 
 # ----------------------------------------------------------------------------- planted secrets
