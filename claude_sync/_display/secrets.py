@@ -51,7 +51,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Pattern, Tuple
+from collections.abc import Mapping
+from typing import Any, Callable, Dict, Iterable, List, Optional, Pattern, Tuple
 
 from .patterns import REDACTED, SECRET_QUERY_NAMES, is_secret_flag, is_secret_name, redact_patterns
 
@@ -100,6 +101,8 @@ def remember(value: Any) -> None:
     if not isinstance(value, str):
         return
     for candidate in {value, value.strip()}:
+        if candidate in _known:  # its other forms were added with it
+            continue
         if MIN_SECRET_LENGTH <= len(candidate) <= MAX_SECRET_LENGTH and candidate != REDACTED:
             for form in _forms(candidate):
                 if form not in _known:
@@ -207,7 +210,7 @@ def scrub_value(value: Any, depth: int = 0) -> Any:
 def remember_env(env: Any) -> None:
     """The values of ``env`` (a mapping of variables) whose names name a secret; the URL
     secrets (userinfo, secret query parameters) of every other value."""
-    if not isinstance(env, Mapping):
+    if not env or not isinstance(env, Mapping):
         return
     for name, value in list(env.items()):
         if not isinstance(value, str):
@@ -221,7 +224,7 @@ def remember_env(env: Any) -> None:
 def remember_config(value: Any, depth: int = 0) -> None:
     """The secrets of a config structure (MCP servers, settings, agents …; see the module
     docstring). Strings that hold JSON are parsed; nothing is read from files."""
-    if depth > _MAX_DEPTH:
+    if depth > _MAX_DEPTH or value is None or value == ():
         return
     if isinstance(value, str):
         _remember_in_string(value, depth)
@@ -312,6 +315,8 @@ def _remember_in_string(text: str, depth: int) -> None:
     if "://" in text:
         for url in _URL.findall(text):
             _remember_url(url)
+    if len(text) < MIN_SECRET_LENGTH + 2:  # no room for a name or scheme and a secret
+        return
     found: List[str] = []
     redact_patterns(text, found)  # a secret the user wrote into config text by its shape
     for value in found:
@@ -342,7 +347,7 @@ def remember_options(options: Any, read_text: Optional[Callable[[str], str]] = N
     remember_env(getattr(options, "env", None))
     for name in ("mcp_servers", "settings"):
         value = getattr(options, name, None)
-        if value is None:
+        if value is None or (isinstance(value, dict) and not value):
             continue
         text = value if isinstance(value, str) else None
         if text is None and hasattr(value, "__fspath__"):
@@ -351,13 +356,15 @@ def remember_options(options: Any, read_text: Optional[Callable[[str], str]] = N
             text = _read(read_text, text.strip(), getattr(options, "cwd", None))
         remember_config(text if text is not None else value)
     extra = getattr(options, "extra_args", None)
-    if isinstance(extra, Mapping):
+    if extra and isinstance(extra, Mapping):
         flags: List[Any] = []
         for flag, value in list(extra.items()):
             flags += [f"--{str(flag).lstrip('-')}", value]
         remember_config(flags)
     for name in ("agents", "plugins", "sandbox"):
-        remember_config(getattr(options, name, None))
+        value = getattr(options, name, None)
+        if value:
+            remember_config(value)
 
 
 def _read(read_text: Callable[[str], str], path: str, cwd: Any) -> Optional[str]:
