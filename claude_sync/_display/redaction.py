@@ -37,13 +37,34 @@ import logging
 from dataclasses import fields
 from typing import Any, Dict, List, Optional
 
-from .patterns import REDACTED, is_secret_flag, is_secret_name, redact_patterns, redact_urls
-from .secrets import scrub, scrub_value
+REDACTED = "<redacted>"
 
 __all__ = [
     "LOG_FILTER", "REDACTED", "is_secret_name", "redact", "redact_frame", "redact_text", "redacted_logger",
     "redacted_repr", "scrub", "scrub_value",
 ]  # fmt: skip
+
+def is_secret_name(name: str) -> bool:
+    """Whether a key, header, variable or flag named ``name`` holds a secret
+    (``patterns.is_secret_name``)."""
+    from .patterns import is_secret_name as check
+
+    return check(name)
+
+
+def scrub(text: str) -> str:
+    """``text`` with every known secret value replaced (``secrets.scrub``)."""
+    from .secrets import scrub as scrub_known
+
+    return scrub_known(text)
+
+
+def scrub_value(value: Any) -> Any:
+    """``value`` with ``scrub`` applied to every string in it (``secrets.scrub_value``)."""
+    from .secrets import scrub_value as scrub_known
+
+    return scrub_known(value)
+
 
 _ALL_VALUES = frozenset(("env", "headers"))
 """Mapping keys whose every value is redacted."""
@@ -93,6 +114,8 @@ def _redact_dict(value: Dict[Any, Any], depth: int) -> Dict[Any, Any]:
 
 
 def _redact_sequence(value: Any, depth: int) -> Any:
+    from .patterns import is_secret_flag
+
     items: List[Any] = list(value)
     changed = False
     secret_next = False
@@ -157,6 +180,8 @@ def _redact_json_text(text: str, depth: int) -> Optional[str]:
 def _redact_config_text(text: str, depth: int) -> str:
     structured = _redact_json_text(text, depth)
     text = structured if structured is not None else text
+    from .patterns import redact_urls
+
     text = scrub(text)
     return redact_urls(text) if structured is None else text  # a URL of config: userinfo, secret query
 
@@ -199,6 +224,8 @@ def redact_text(text: str, depth: int = 0) -> str:
     structured = _redact_json_text(text, depth)
     if structured is not None:
         return structured
+    from .patterns import redact_patterns
+
     return redact_patterns(scrub(text))
 
 
@@ -209,6 +236,7 @@ def redacted_repr(options: Any) -> str:
     """``ClassName(field=value, …)`` like the dataclass repr, with ``redact`` applied and
     every ``env`` value hidden. Collects the secrets ``options`` holds first
     (``secrets.remember_options``), so they are known to every other path from now on."""
+    from .patterns import is_secret_flag
     from .secrets import remember_options
 
     remember_options(options)
