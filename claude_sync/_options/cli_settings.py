@@ -49,10 +49,26 @@ class SettingsLayer(NamedTuple):
     problem: Optional[str]
 
 
+MAX_SETTINGS_BYTES = 16 * 1024 * 1024
+"""A settings file larger than this is not read (counts as unreadable)."""
+
+
 def read_utf8(path: str) -> str:
-    """The text of the file at ``path`` (UTF-8, a BOM dropped). Raises ``OSError``."""
-    with open(path, encoding="utf-8-sig") as handle:
-        return handle.read()
+    """The text of the regular file at ``path`` (UTF-8, a BOM dropped), never blocking: a
+    FIFO, a device or a file over ``MAX_SETTINGS_BYTES`` raises ``OSError`` instead of being
+    read. Raises ``OSError`` (``FileNotFoundError`` when there is none), ``ValueError`` for
+    text that is not UTF-8."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if info.st_size > MAX_SETTINGS_BYTES:
+            raise OSError(f"{path} is larger than {MAX_SETTINGS_BYTES} bytes")
+        data = handle.read(MAX_SETTINGS_BYTES + 1)
+    return data.decode("utf-8-sig")
 
 
 def _managed_paths() -> List[str]:

@@ -250,3 +250,13 @@ def test_what_cannot_be_judged_is_blocked(judged: Path, tmp_path: Path) -> None:
     with pytest.raises(UnscriptedRunError, match="project settings .* is not valid JSON"):
         list(query("hi", options=ClaudeAgentOptions(env=aimed, cwd=judged)))
     assert _blocked(ClaudeAgentOptions(env=aimed, cwd=judged, settings=str(tmp_path / "missing.json")))
+
+
+def test_a_settings_path_that_is_no_regular_file_is_judged_without_reading_it(judged: Path, tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "settings.fifo"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer forever
+    aimed = {"ANTHROPIC_BASE_URL": FAKE}
+    for path in (str(fifo), "/dev/zero", str(tmp_path)):
+        assert _blocked(ClaudeAgentOptions(env=aimed, cwd=judged, settings=path)), path
