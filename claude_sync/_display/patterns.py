@@ -85,9 +85,9 @@ class _Patterns:
             r"\b((?i:bearer|token|bot))(\s+)(?!<redacted>)(?=[\w.~+/\-]*[0-9._~+/\-])[A-Za-z0-9._~+/\-]{8,}=*"
             r"|\b(Basic)(\s+)(?=[A-Za-z0-9+/]*[0-9+/=]|[A-Za-z][A-Za-z0-9+/]*[A-Z])[A-Za-z0-9+/]{8,}={0,2}"  # base64, not prose
         )
-        self.url_password = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@\"']*:)[^\s/@\"']+(@)")
+        self.url_password = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,31}://[^\s/:@\"']*:)[^\s/@\"']+(@)")
         self.url_token = re.compile(
-            r"(\b[A-Za-z][A-Za-z0-9+.\-]*://)(?!<redacted>)((?=[^\s/:@\"']*\d)[^\s/:@\"']{12,}|[^\s/:@\"']{24,})(@)"
+            r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,31}://)(?!<redacted>)((?=[^\s/:@\"']*\d)[^\s/:@\"']{12,}|[^\s/:@\"']{24,})(@)"
         )
         self.query = re.compile(r"([?&;](" + _NAME + r")=)([^&\s#\"'<>]+)")
         self.all_values_object = re.compile(r'"(?i:env|headers)"\s*:\s*\{[^{}]*\}')  # inside text that is not JSON

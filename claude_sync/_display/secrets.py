@@ -81,7 +81,7 @@ _PUBLIC_HEADERS = frozenset((
 ))  # fmt: skip
 _PROSE_KEYS = frozenset(("prompt", "description", "system_prompt", "append", "instructions"))
 _MAX_DEPTH = 40
-_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>`]+")
+_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,31}://[^\s\"'<>`]+")
 _NAMED = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*(?:=|:)\s*(.+?)\s*$", re.S)
 _AUTH_PARAM = re.compile(r"([A-Za-z][\w\-]*)=\"?([^\s\",]+)")
 _SECRET_PARAMS = frozenset(("response", "cnonce", "nonce", "sig", "signature", "opaque"))
