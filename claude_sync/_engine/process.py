@@ -11,7 +11,8 @@ Threads that touch it:
   user's ``stderr`` callback per line (exceptions there are logged, never propagated).
 
 Every live transport is in a registry; an ``atexit`` hook kills what is still running when
-the interpreter exits, so a forgotten session never leaves an orphan CLI behind.
+the interpreter exits, so a forgotten session never leaves an orphan CLI behind. A forked
+child starts with an empty registry: the parent's CLIs are the parent's.
 """
 
 from __future__ import annotations
@@ -61,6 +62,17 @@ def _reap_all_at_exit() -> None:
 
 
 atexit.register(_reap_all_at_exit)
+
+
+def _forget_the_parents_transports() -> None:
+    """In a forked child: the parent's CLIs are not this process's children (it cannot wait
+    for them, and its atexit must not end their input); its own transports start afresh."""
+    global _live
+    _live = weakref.WeakSet()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_the_parents_transports)
 
 
 class SubprocessTransport(Transport):

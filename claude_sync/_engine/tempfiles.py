@@ -227,3 +227,16 @@ def remove_all_private_files() -> None:
 
 
 atexit.register(remove_all_private_files)
+
+
+def _after_fork_in_child() -> None:
+    """In a forked child: a fresh lock (a parent thread may have held it at the fork) and no
+    directory yet (the child makes its own; the parent's entries in ``_registry`` carry the
+    parent's pid and are left alone)."""
+    global _lock
+    _lock = threading.Lock()
+    _state["dir"], _state["owner"] = None, None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
