@@ -398,6 +398,62 @@ def test_a_call_while_the_server_is_down_fails_within_its_bounds(own_server: Pos
         assert [e["uuid"] for e in patient.load(KEY) or []] == ["before", "after"]
 
 
+FORKED_STORE = r"""
+import json, multiprocessing, os, sys, threading
+from claude_sync._sessions.stores.postgres import PostgresSessionStore
+store = PostgresSessionStore(sys.argv[1])
+store.append({"project_key": "proj", "session_id": "parent"}, [{"type": "x", "uuid": "warm"}])  # connected
+parent_backend = store._own.info.backend_pid
+held = threading.Event()
+def hold():  # a parent thread inside a store call at the moment of the fork
+    with store._lock:
+        held.set()
+        threading.Event().wait(1.0)
+threading.Thread(target=hold, name="claude_sync-test-hold").start()
+held.wait(10)
+
+def child(queue):
+    try:
+        for i in range(200):
+            store.append({"project_key": "proj", "session_id": "child"}, [{"type": "x", "uuid": f"c{i}"}])
+        queue.put({"backend": store._own.info.backend_pid, "loaded": len(store.load({"project_key": "proj", "session_id": "child"}) or [])})
+    except BaseException as exc:
+        queue.put({"error": repr(exc)})
+
+ctx = multiprocessing.get_context("fork")
+queue = ctx.Queue()
+worker = ctx.Process(target=child, args=(queue,), daemon=True)
+worker.start()
+errors = []
+try:
+    for i in range(200):  # at the same time as the child
+        store.append({"project_key": "proj", "session_id": "parent"}, [{"type": "x", "uuid": f"p{i}"}])
+except BaseException as exc:
+    errors.append(repr(exc))
+got = queue.get(timeout=60)
+worker.join(30)
+store.close()
+print(json.dumps({"child": got, "parent_backend": parent_backend, "errors": errors}), flush=True)
+"""
+
+
+def test_a_store_made_before_a_fork_connects_again_in_the_child(pg_conninfo: str) -> None:
+    """A store made and used before a fork (gunicorn ``--preload``, a multiprocessing pool
+    after a warm-up): the child used the parent's connection — one socket, two processes
+    writing to it — and a lock a parent thread held at the fork. It now opens its own in the
+    child, and leaves the parent's alone (closing it there would end the parent's session)."""
+    done = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", FORKED_STORE, pg_conninfo],
+                          capture_output=True, text=True, timeout=120, env=child_env())  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.splitlines()[-1])
+    assert out["errors"] == [] and "error" not in out["child"], out
+    assert out["child"]["loaded"] == 200 and out["child"]["backend"] != out["parent_backend"], out
+    with PostgresSessionStore(pg_conninfo) as store:
+        assert [e["uuid"] for e in store.load({"project_key": "proj", "session_id": "parent"}) or []] == ["warm"] + [
+            f"p{i}" for i in range(200)
+        ]
+
+
 def test_import_claude_sync_does_not_import_psycopg() -> None:
     code = (
         "import sys, claude_sync, claude_sync._sessions.stores.postgres\n"

@@ -20,6 +20,11 @@ The store talks to the server through one of three things, given at construction
 - a ``psycopg_pool.ConnectionPool``: a connection is borrowed for each call (many calls at
   once), waiting at most ``connect_timeout`` for one.
 
+A conninfo store made before a fork (gunicorn ``--preload``, a ``multiprocessing`` pool after a
+warm-up) opens a connection of its own in the child on its first call there; the parent's is
+left untouched (closing it in the child would end the parent's session). A caller's
+connection or pool cannot be shared across a fork (psycopg's rule): make those in the child.
+
 Every call is one transaction, committed when the call returns. ``append`` first takes a
 transaction-level advisory lock on the session (``pg_advisory_xact_lock``), so appends to one
 session are serialized across every process and host: an entry's position (``seq``) is drawn
@@ -43,9 +48,11 @@ then reports it (``mirror_error``) as for any store.
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Tuple, TypeVar, Union
 
@@ -186,11 +193,14 @@ class PostgresSessionStore:
         self._lock = threading.Lock()  # one call at a time on a single connection
         self._schema_lock = threading.Lock()  # one create_schema at a time in this process
         self._own: Optional[Any] = None  # the connection opened from the conninfo
+        self._own_pid = 0  # the process that opened it
+        self._inherited: List[Any] = []  # a parent's connections, kept from being finalized here
         self._closed = False
         self._schema_ready = not create_schema
         self._psycopg = psycopg
         t = table_prefix
         self._entries, self._transcripts, self._summaries = f"{t}_entries", f"{t}_transcripts", f"{t}_summaries"
+        _stores.add(self)
 
     def __repr__(self) -> str:
         if self._pool is not None:
@@ -213,7 +223,7 @@ class PostgresSessionStore:
         with self._lock:
             self._closed = True
             own, self._own = self._own, None
-        if own is not None:
+        if own is not None and self._own_pid == os.getpid():  # a parent's is the parent's to close
             own.close()
 
     # ------------------------------------------------------------------ connections
@@ -240,6 +250,11 @@ class PostgresSessionStore:
     def _single_connection(self) -> Any:
         if self._shared is not None:
             return self._shared
+        if self._own is not None and self._own_pid != os.getpid():
+            # Made before a fork: the socket is the parent's. Closing it here would send the
+            # server a Terminate for the parent's session; it is kept, unused, unclosed.
+            self._inherited.append(self._own)
+            self._own = None
         if self._own is not None and (self._own.closed or self._own.broken):
             self._own.close()
             self._own = None
@@ -248,7 +263,13 @@ class PostgresSessionStore:
                 self._conninfo, autocommit=True, connect_timeout=max(1, round(self.connect_timeout)),
                 application_name="claude_sync session store",
             )
+            self._own_pid = os.getpid()
         return self._own
+
+    def _after_fork_in_child(self) -> None:
+        """In a forked child: fresh locks (a parent thread may have held one at the fork)."""
+        self._lock = threading.Lock()
+        self._schema_lock = threading.Lock()
 
     def _call(self, body: Callable[[Any], _T], *, lock_key: Optional[Tuple[str, str]] = None) -> _T:
         """Run ``body(cursor)`` in one committed transaction, creating the schema first if
@@ -472,6 +493,18 @@ class PostgresSessionStore:
             (key["project_key"], key["session_id"]),
         )
         return [sub for (sub,) in rows]
+
+
+_stores: weakref.WeakSet[PostgresSessionStore] = weakref.WeakSet()
+
+
+def _reset_stores_in_child() -> None:
+    for store in list(_stores):
+        store._after_fork_in_child()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_stores_in_child)
 
 
 def _is_pool(target: object) -> bool:
