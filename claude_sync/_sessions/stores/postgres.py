@@ -313,12 +313,13 @@ class PostgresSessionStore:
         Raises ``UsageError`` for a caller's connection with a transaction open: the call
         would be a savepoint in it, undone by the application's rollback and holding the
         session's advisory lock until the application's transaction ends."""
-        if self._shared is not None and conn is self._shared:
+        shared = self._shared is not None and conn is self._shared
+        if shared:
             status = conn.info.transaction_status
             if status in (self._psycopg.pq.TransactionStatus.INTRANS, self._psycopg.pq.TransactionStatus.INERROR):
                 raise self._refusal(status.name)
         with conn.transaction() as tx:
-            if tx.savepoint_name:  # another thread opened a transaction since the check above
+            if shared and tx.savepoint_name:  # another thread opened a transaction since the check
                 raise self._refusal("opened by another thread")
             yield
 
