@@ -196,13 +196,16 @@ def test_the_sweep_removes_dead_owners_dirs_only(tmp_path: Path) -> None:
     (tmp_path / "claude_sync-resume-abc").mkdir()  # not a per-process dir
     (tmp_path / "claude_sync-9-1-file").write_text("a file, not a directory")
     (tmp_path / "claude_sync-9-2-link").symlink_to(os.path.dirname(live_made["path"]))
+    (tmp_path / "claude_sync-9-3-planted").mkdir()  # its lock file a symlink to a free lock: not followed
+    (tmp_path / "free.lock").write_text("")
+    (tmp_path / "claude_sync-9-3-planted" / tempfiles.LOCK_NAME).symlink_to(tmp_path / "free.lock")
     try:
         removed = tempfiles.sweep_orphans(str(tmp_path))
         assert removed == [os.path.dirname(dead_made["path"])]
         assert Path(live_made["path"]).exists() and Path(mine).exists()
         assert sorted(os.listdir(tmp_path)) == sorted([
             os.path.basename(os.path.dirname(live_made["path"])), "claude_sync-1-1-nolock", "claude_sync-resume-abc",
-            "claude_sync-9-1-file", "claude_sync-9-2-link",
+            "claude_sync-9-1-file", "claude_sync-9-2-link", "claude_sync-9-3-planted", "free.lock",
         ])  # fmt: skip  (the test's own dir is in the real temp dir)
     finally:
         end_owner(live)

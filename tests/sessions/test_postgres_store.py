@@ -110,6 +110,10 @@ def test_a_caller_connection_inside_its_own_transaction_is_refused_not_rolled_ba
             store.append(KEY, [{"type": "x", "uuid": "failed"}])
         conn.rollback()
     assert committed_uuids(pg_conninfo) == ["other-writer", "idle", "after-rollback"]
+    closed = psycopg.connect(pg_conninfo, autocommit=True)
+    closed.close()
+    with pytest.raises(psycopg.OperationalError, match="closed"):  # not replaced, not retried
+        PostgresSessionStore(closed).append(KEY, [{"type": "x", "uuid": "closed"}])
 
 
 def test_bad_arguments_are_refused(pg_conninfo: str) -> None:
