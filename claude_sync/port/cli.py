@@ -26,6 +26,7 @@ import importlib
 import importlib.util
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
@@ -253,15 +254,20 @@ def iter_python_files(paths: Sequence[Path], report: ReportFn) -> Iterator[Path]
         if str(path) == "-":
             report("-: reading standard input is not supported: give a file or folder")
             continue
-        if path.is_dir():
-            found = sorted(_walk(path, report))
-        elif path.is_file():
-            found = [path]
-        elif path.exists() or path.is_symlink():
-            report(f"{path}: not a regular file or folder (or a broken link)")
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            report(f"{path}: no such file or folder" + (" (a broken link)" if path.is_symlink() else ""))
             continue
+        except OSError as error:
+            report(f"{path}: cannot read: {error}")
+            continue
+        if stat.S_ISDIR(mode):
+            found = sorted(_walk(path, report))
+        elif stat.S_ISREG(mode):
+            found = [path]
         else:
-            report(f"{path}: no such file or folder")
+            report(f"{path}: not a regular file or folder")
             continue
         for item in found:
             key = os.path.realpath(item)

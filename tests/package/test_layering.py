@@ -49,8 +49,6 @@ IO_MODULES = {
     "claude_sync._agents.run",
     # engines and the testing kit
     "claude_sync.integrations.dask",
-    # the porting tool's entry point (ignores SIGXFSZ so a file-size limit fails a write cleanly)
-    "claude_sync.port.__main__",
     "claude_sync.testing._engine", "claude_sync.testing._memory", "claude_sync.testing._steps",
     "claude_sync.testing.cli", "claude_sync.testing.conformance", "claude_sync.testing.fake_api",
     "claude_sync.testing.offline", "claude_sync.testing.pytest_plugin",
