@@ -323,6 +323,41 @@ def test_a_full_disk_leaves_the_file_as_it_was(small_tmpfs: Path) -> None:
     assert status == 2 and "No space left on device" in err and "(file left unchanged)" in err, err
 
 
+AS_NOBODY = """\
+import argparse, difflib, gettext, locale, os, random, sys, tempfile
+sys.path.insert(0, sys.argv.pop(1))
+import claude_sync, claude_sync.types
+from claude_sync.port.cli import main
+if os.geteuid() == 0:  # root writes and reads anywhere: drop to nobody (imports done: /root is closed to nobody)
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A folder under the system temp folder that every user can reach (pytest's own tmp_path
+    sits under a folder only its owner can enter)."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="port-test-"))
+    os.chmod(folder, 0o755)
+    try:
+        yield folder
+    finally:
+        for root, dirs, _ in os.walk(folder):
+            for name in dirs:
+                os.chmod(os.path.join(root, name), 0o755)
+        shutil.rmtree(folder)
+
+
+def port_as_nobody(*args: str) -> "subprocess.CompletedProcess[str]":
+    return subprocess.run([sys.executable, "-c", AS_NOBODY, str(REPO), *args], capture_output=True, text=True, timeout=60, cwd="/")
+
+
 def test_a_read_only_folder_leaves_the_file_as_it_was(open_tmp: Path) -> None:
     tmp_path = open_tmp
     if not hasattr(os, "geteuid"):
