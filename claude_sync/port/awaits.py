@@ -31,7 +31,7 @@ from .keywords import coroutine_functions
 from .plan import Plan
 from .rules import OFFICIAL_PACKAGES, async_library, rule_for
 
-__all__ = ["flag_blocking_contexts", "flag_unproven_awaits", "known_sync_names"]
+__all__ = ["dotted_name", "flag_blocking_contexts", "flag_unproven_awaits", "known_sync_names"]
 
 SYNC_TWIN_PREFIXES = ("threading.", "queue.")
 """Renames whose target's methods are the blocking twins of the async ones (``await
@@ -66,18 +66,22 @@ def flag_unproven_awaits(plan: Plan) -> None:
         )
 
 
-def _proven(plan: Plan, call: ast.Call, functions: Set[str], methods: Set[str], known: Set[str]) -> bool:
+def _proven(
+    plan: Plan, call: ast.Call, functions: Set[str], methods: Set[str], known: Set[str]
+) -> bool:
     func = call.func
     if isinstance(func, ast.Name) and func.id in functions:
         return True
     qualified = plan.qualify(func)
     if qualified is not None and (_is_official(qualified) or async_library(qualified) is not None):
-        return True  # claude_sync's twin is synchronous; async libraries: references rewrites or flags
+        return (
+            True  # claude_sync's twin is synchronous; async libraries: references rewrites or flags
+        )
     if isinstance(func, ast.Attribute):
         owner = func.value
         if isinstance(owner, ast.Name) and owner.id in ("self", "cls") and func.attr in methods:
             return True
-        if _dotted(owner) in known:
+        if dotted_name(owner) in known:
             return True
     return False
 
@@ -88,11 +92,13 @@ def known_sync_names(plan: Plan) -> Set[str]:
     good: Dict[str, bool] = {}
 
     def bind(target: ast.AST, value: Optional[ast.AST]) -> None:
-        name = _dotted(target)
+        name = dotted_name(target)
         if name is None:
             for inner in ast.walk(target):
-                if isinstance(inner, (ast.Name, ast.Attribute)) and isinstance(getattr(inner, "ctx", None), ast.Store):
-                    dotted = _dotted(inner)
+                if isinstance(inner, (ast.Name, ast.Attribute)) and isinstance(
+                    getattr(inner, "ctx", None), ast.Store
+                ):
+                    dotted = dotted_name(inner)
                     if dotted is not None:
                         good[dotted] = False
             return
@@ -116,7 +122,9 @@ def known_sync_names(plan: Plan) -> Set[str]:
             good[node.arg] = good.get(node.arg, True) and ok
         elif isinstance(node, ast.NamedExpr):
             bind(node.target, node.value)
-        elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        elif isinstance(
+            node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        ):
             for name in _names_bound_by(node):
                 good[name] = False
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -140,7 +148,11 @@ def _makes_sync_object(plan: Plan, value: ast.AST) -> bool:
     if _is_official(qualified):
         return True
     rule = rule_for(qualified)
-    return rule is not None and rule.action == "rename" and (rule.target or "").startswith(SYNC_TWIN_PREFIXES)
+    return (
+        rule is not None
+        and rule.action == "rename"
+        and (rule.target or "").startswith(SYNC_TWIN_PREFIXES)
+    )
 
 
 def flag_blocking_contexts(plan: Plan) -> None:
@@ -181,11 +193,12 @@ def _is_official(qualified: str) -> bool:
     return root in OFFICIAL_PACKAGES or root == "claude_sync"
 
 
-def _dotted(node: ast.AST) -> Optional[str]:
+def dotted_name(node: ast.AST) -> Optional[str]:
+    """``a.b.c`` for a chain of names and attributes, else None."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
+        inner = dotted_name(node.value)
         return f"{inner}.{node.attr}" if inner else None
     return None
 

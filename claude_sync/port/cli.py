@@ -3,6 +3,8 @@
 Ports each ``.py`` file named (folders: every ``.py`` file under them). By default it writes
 nothing: it prints what it would change as a unified diff on stdout (a patch ``patch -p1`` /
 ``git apply`` take) and each flag as ``path:line:column: message`` on stderr, with a summary.
+The line and column are those of the file as the run leaves it: of the ported file with
+``-w``, of the file as it is otherwise.
 
 * ``-w`` / ``--write``: write the ported files (with ``--diff``: and print the diff too). Each
   file is replaced atomically (``files.replace_file``): a write that fails leaves the file as
@@ -31,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
-from .engine import PortBug, PortResult, UnparsableSource, port_source
+from .engine import PortBug, UnparsableSource, port_source
 from .files import read_source, replace_file
 
 __all__ = ["EXIT_STATUS", "claude_sync_has", "iter_python_files", "main", "unified_diff"]
@@ -53,7 +55,11 @@ class _Stopped(Exception):
     """stdout or stderr was closed: stop at once."""
 
 
-def main(argv: Optional[Sequence[str]] = None, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
+def main(
+    argv: Optional[Sequence[str]] = None,
+    stdout: Optional[TextIO] = None,
+    stderr: Optional[TextIO] = None,
+) -> int:
     """Run the command line (caller's thread); returns the exit status (``EXIT_STATUS``).
     Raises ``SystemExit`` only for a usage error (argparse, status 2)."""
     out = stdout or sys.stdout
@@ -86,15 +92,26 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("-w", "--write", action="store_true", help="write the ported files in place (atomically)")
     parser.add_argument(
-        "--diff", action="store_true", help="print the unified diff (the default without -w; with -w: as well as writing)"
+        "-w", "--write", action="store_true", help="write the ported files in place (atomically)"
     )
     parser.add_argument(
-        "--check", action="store_true", help="write and print nothing but flags; exit 1 while a file needs porting or a flag remains"
+        "--diff",
+        action="store_true",
+        help="print the unified diff (the default without -w; with -w: as well as writing)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write and print nothing but flags; exit 1 while a file needs porting or a flag remains",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="also list every rewrite made")
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="a .py file, or a folder to port every .py file under")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a .py file, or a folder to port every .py file under",
+    )
     return parser
 
 
@@ -135,11 +152,22 @@ class _Run:
         except (UnparsableSource, PortBug) as error:
             self._fail(f"{error} (file left unchanged)")
             return
-        for finding in result.flags:
-            self.say(f"{path}:{finding.line}:{finding.column}: {finding.message}\n")
+        writes = self.args.write and not result.blockers
+        for finding in result.flags:  # at the line of the file as this run leaves it
+            line, column = (
+                (finding.line, finding.column)
+                if writes
+                else (finding.original_line, finding.original_column)
+            )
+            self.say(f"{path}:{line}:{column}: {finding.message}\n")
         if self.args.verbose:
             for finding in result.rewrites:
-                self.say(f"{path}:{finding.line}:{finding.column}: rewrote {finding.message}\n")
+                line, column = (
+                    (finding.line, finding.column)
+                    if writes
+                    else (finding.original_line, finding.original_column)
+                )
+                self.say(f"{path}:{line}:{column}: rewrote {finding.message}\n")
         self.flagged += len(result.flags)
         if result.blockers:
             self._fail(
@@ -153,7 +181,9 @@ class _Run:
         try:
             new = result.text.encode(encoding)
         except UnicodeEncodeError as error:
-            self._fail(f"{path}: cannot write: the ported text is not {encoding}: {error} (file left unchanged)")
+            self._fail(
+                f"{path}: cannot write: the ported text is not {encoding}: {error} (file left unchanged)"
+            )
             return
         if self.args.check:
             self.say(f"{path}: would be ported\n")
@@ -186,7 +216,9 @@ class _Run:
         if replaced.target != Path(os.path.abspath(path)):
             self.say(f"{path}: wrote the link's target {replaced.target}\n")
         if replaced.other_links:
-            self.say(f"{path}: had {replaced.other_links} other hard link(s): they keep the old text\n")
+            self.say(
+                f"{path}: had {replaced.other_links} other hard link(s): they keep the old text\n"
+            )
         if not replaced.owner_kept:
             self.say(f"{path}: now owned by this user (the file's owner could not be kept)\n")
 
@@ -237,7 +269,12 @@ def unified_diff(old: bytes, new: bytes, fromfile: str, tofile: str) -> bytes:
     new_lines = LINE.findall(new)
     pieces: List[bytes] = []
     for line in difflib.diff_bytes(
-        difflib.unified_diff, old_lines, new_lines, os.fsencode(fromfile), os.fsencode(tofile), lineterm=b"\n"
+        difflib.unified_diff,
+        old_lines,
+        new_lines,
+        os.fsencode(fromfile),
+        os.fsencode(tofile),
+        lineterm=b"\n",
     ):
         pieces.append(line)
         if line[:1] in (b" ", b"-", b"+") and not line.endswith(b"\n"):
@@ -257,7 +294,10 @@ def iter_python_files(paths: Sequence[Path], report: ReportFn) -> Iterator[Path]
         try:
             mode = os.stat(path).st_mode
         except FileNotFoundError:
-            report(f"{path}: no such file or folder" + (" (a broken link)" if path.is_symlink() else ""))
+            report(
+                f"{path}: no such file or folder"
+                + (" (a broken link)" if path.is_symlink() else "")
+            )
             continue
         except OSError as error:
             report(f"{path}: cannot read: {error}")
@@ -301,7 +341,9 @@ def claude_sync_has(module: str, name: str) -> bool:
     if key not in _NAMES:
         try:
             loaded = importlib.import_module(module)
-            _NAMES[key] = hasattr(loaded, name) or importlib.util.find_spec(f"{module}.{name}") is not None
+            _NAMES[key] = (
+                hasattr(loaded, name) or importlib.util.find_spec(f"{module}.{name}") is not None
+            )
         except ImportError:
             _NAMES[key] = False
     return _NAMES[key]

@@ -8,6 +8,7 @@ the end, so every comment and every untouched character stays as it was:
    that were not awaited marked;
 3. ``references``: asyncio / anyio / trio (and the async spellings of typing, contextlib,
    unittest, pytest) rewritten or flagged;
+   ``timeouts`` turns a time limit around one receive loop into its ``timeout=``;
    ``awaits`` flags the ``await``s it cannot prove still mean the same once dropped, and the
    ``async with`` / ``async for`` whose port would fail at run time (blockers);
 4. ``cleanup``: imports no longer used dropped, imports the rewrites need added;
@@ -26,14 +27,15 @@ import ast
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from .cleanup import clean_imports
 from .awaits import flag_blocking_contexts, flag_unproven_awaits
+from .cleanup import clean_imports
 from .keywords import drop_keywords, mark_unawaited_calls, rename_methods
 from .markers import place_markers
 from .official import port_official
 from .plan import BLOCKS, NameOracle, Note, Plan
 from .references import port_references
 from .source import OffsetMap, SourceText, apply_edits
+from .timeouts import port_timeouts
 
 __all__ = ["Finding", "PortBug", "PortResult", "UnparsableSource", "port_source"]
 
@@ -69,11 +71,15 @@ class Finding:
         column: The column in that line, in characters, from 1.
         message: For a flag: what needs a human and its sync equivalent; for a rewrite: what was
             rewritten.
+        original_line: The same place's line in the original text, from 1.
+        original_column: Its column there, in characters, from 1.
     """
 
     line: int
     column: int
     message: str
+    original_line: int = 0
+    original_column: int = 0
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,7 @@ def port_source(text: str, *, filename: str = "<source>", exists: Optional[NameO
     try:
         plan = Plan(source, tree, exists)
         port_official(plan)
+        port_timeouts(plan)
         drop_keywords(plan)
         rename_methods(plan)
         mark_unawaited_calls(plan)
@@ -136,12 +143,13 @@ def port_source(text: str, *, filename: str = "<source>", exists: Optional[NameO
     except ValueError as error:
         raise PortBug(f"{filename}: {error}") from error
     new_source = SourceText(new_text)
-    flags = _findings(plan.flags, offsets, new_source)
+    flags = _findings(plan.flags, offsets, new_source, source)
     blockers = [f for f in flags if f.message.startswith(BLOCKS)]
     try:
         compile(new_text, filename, "exec", dont_inherit=True)
     except SyntaxError as error:
         if not blockers:
+            _compile_original(text, filename)
             raise PortBug(f"{filename}: the ported text does not compile ({error.msg}, line {error.lineno})") from error
     except (ValueError, RecursionError, MemoryError) as error:
         raise UnparsableSource(filename, ValueError(f"the ported text cannot be compiled here: {error}")) from error
@@ -149,14 +157,23 @@ def port_source(text: str, *, filename: str = "<source>", exists: Optional[NameO
         original=text,
         text=new_text,
         flags=flags,
-        rewrites=_findings(plan.rewrites, offsets, new_source),
+        rewrites=_findings(plan.rewrites, offsets, new_source, source),
         blockers=blockers,
     )
 
 
-def _findings(notes: List[Note], offsets: OffsetMap, new_source: SourceText) -> List[Finding]:
+def _compile_original(text: str, filename: str) -> None:
+    """Raise ``UnparsableSource`` when the input itself does not compile (``ast`` parses some
+    text the compiler refuses, ``nonlocal x`` without an ``x``): not the port's fault."""
+    try:
+        compile(text, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError as error:
+        raise UnparsableSource(filename, error) from error
+
+
+def _findings(notes: List[Note], offsets: OffsetMap, new_source: SourceText, old_source: SourceText) -> List[Finding]:
     found = []
     for note in notes:
         line, column = new_source.position(offsets(note.offset))
-        found.append(Finding(line, column, note.message))
+        found.append(Finding(line, column, note.message, *old_source.position(note.offset)))
     return sorted(set(found), key=lambda f: (f.line, f.column, f.message))

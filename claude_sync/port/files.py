@@ -66,7 +66,9 @@ def replace_file(path: Path, data: bytes) -> Replaced:
     before = os.stat(target)
     if not stat.S_ISREG(before.st_mode):
         raise IsADirectoryError(f"{target} is not a regular file")
-    handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=str(target.parent))
+    handle, temp_name = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=str(target.parent)
+    )
     try:
         with os.fdopen(handle, "wb") as temp:
             owner_kept = _copy_owner(temp.fileno(), before)
@@ -87,7 +89,9 @@ def replace_file(path: Path, data: bytes) -> Replaced:
 
 def _copy_owner(fd: int, before: os.stat_result) -> bool:
     current = os.fstat(fd)
-    if (current.st_uid, current.st_gid) == (before.st_uid, before.st_gid) or not hasattr(os, "fchown"):
+    if (current.st_uid, current.st_gid) == (before.st_uid, before.st_gid) or not hasattr(
+        os, "fchown"
+    ):
         return True  # (no owners to set on Windows)
     try:
         os.fchown(fd, before.st_uid, before.st_gid)

@@ -40,6 +40,9 @@ def drop_keywords(plan: Plan) -> None:
     for index, token in enumerate(tokens):
         if token.type != tokenize.NAME or token.string not in ("async", "await"):
             continue
+        if token.start[0] in plan.kept_keywords:
+            removed.add(token.start)
+            continue
         start, end = source.token_offsets(token)
         following = tokens[index + 1] if index + 1 < len(tokens) else None
         if following is not None and following.start[0] == token.end[0]:

@@ -28,7 +28,15 @@ from .source import SourceText
 
 __all__ = ["marker_text", "place_markers"]
 
-ASCII = {"\u2026": "...", "\u2192": "->", "\u2190": "<-", "\u2014": "--", "\u2013": "-", "\u2018": "'", "\u2019": "'"}
+ASCII = {
+    "\u2026": "...",
+    "\u2192": "->",
+    "\u2190": "<-",
+    "\u2014": "--",
+    "\u2013": "-",
+    "\u2018": "'",
+    "\u2019": "'",
+}
 
 
 def marker_text(message: str) -> str:
@@ -59,7 +67,9 @@ def place_markers(plan: Plan) -> None:
     kept: List[Note] = []
     for note in plan.flags:
         line = source.position(note.offset)[0] - 1
-        while line > 0 and (source.offset(line + 1, 0) not in safe or crossed(source.offset(line + 1, 0))):
+        while line > 0 and (
+            source.offset(line + 1, 0) not in safe or crossed(source.offset(line + 1, 0))
+        ):
             line -= 1
         text = marker_text(note.message)
         above = _markers_above(comments, line + 1)
@@ -76,13 +86,20 @@ def place_markers(plan: Plan) -> None:
         ending = _ending(source.lines, line)
         at = source.offset(line + 1, 0)
         plan.edit(at, at, "".join(f"{indent}{MARKER} {text}{ending}" for text in texts))
-    for line_no, (offset, text) in comments.items():
-        if text is not None and line_no not in matched:
-            kept.append(Note(_code_below(source, comments, line_no, offset), text or "a hand port is pending here"))
+    for line_no, (offset, pending) in comments.items():
+        if pending is not None and line_no not in matched:
+            kept.append(
+                Note(
+                    _code_below(source, comments, line_no, offset),
+                    pending or "a hand port is pending here",
+                )
+            )
     plan.flags = kept
 
 
-def _code_below(source: SourceText, comments: Dict[int, Tuple[int, Optional[str]]], line_no: int, offset: int) -> int:
+def _code_below(
+    source: SourceText, comments: Dict[int, Tuple[int, Optional[str]]], line_no: int, offset: int
+) -> int:
     """Where a marker with no flag left under it is reported: the start of the code line
     below its run of comments (as a fresh flag of its statement would be), else itself."""
     while line_no in comments:

@@ -78,6 +78,8 @@ class Plan:
         """ids of import segments (``id(Segment)``) a rewrite replaced a use of."""
         self.removed_statements: Set[int] = set()
         """ids of statements removed whole by a pass (not imports)."""
+        self.kept_keywords: Set[int] = set()
+        """Lines whose ``async`` keyword another edit removes (``drop_keywords`` skips them)."""
         self.claimed: Set[int] = set()
         """ids of nodes a pass has dealt with whole (``references`` leaves them alone)."""
         self.needs: List[Tuple[str, Optional[str]]] = []

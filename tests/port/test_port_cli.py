@@ -13,6 +13,7 @@ from typing import Iterator, List, Tuple
 import pytest
 
 from claude_sync.port.cli import main
+from claude_sync.port.rules import MARKER
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -328,6 +329,7 @@ import argparse, difflib, gettext, locale, os, random, sys, tempfile
 sys.path.insert(0, sys.argv.pop(1))
 import claude_sync, claude_sync.types
 from claude_sync.port.cli import main
+from claude_sync.port.rules import MARKER
 if os.geteuid() == 0:  # root writes and reads anywhere: drop to nobody (imports done: /root is closed to nobody)
     os.setgroups([])
     os.setgid(65534)
@@ -354,7 +356,7 @@ def open_tmp() -> Iterator[Path]:
         shutil.rmtree(folder)
 
 
-def port_as_nobody(*args: str) -> "subprocess.CompletedProcess[str]":
+def port_as_nobody(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", AS_NOBODY, str(REPO), *args], capture_output=True, text=True, timeout=60, cwd="/")
 
 
@@ -477,3 +479,24 @@ def test_a_big_or_deeply_nested_file_is_ported_or_reported_never_a_traceback(tmp
     assert status == 2
     assert f"{deep}: cannot parse: nested too deeply for the porting tool (file left unchanged)" in err
     assert f"{deeper}: cannot parse: " in err and "(file left unchanged)" in err
+
+
+def test_flags_point_at_the_file_as_the_run_leaves_it(tmp_path: Path) -> None:
+    path = write(tmp_path, "app.py", FLAGGED_PROGRAM)
+    assert run(str(path))[2].startswith(f"{path}:5:11: asyncio.gather"), "not written: the line of the file as it is"
+    assert run("--check", str(path))[2].startswith(f"{path}:5:11: asyncio.gather")
+    assert run("-w", str(path))[2].startswith(f"{path}:6:5: asyncio.gather"), "written: the line in the ported file"
+    assert path.read_text().splitlines()[4].startswith(f"    {MARKER} asyncio.gather(...)")
+    assert run("-w", str(path))[2].startswith(f"{path}:6:5: asyncio.gather"), "a second run adds no second marker"
+    assert path.read_text().count(MARKER) == 1
+
+
+def test_a_file_whose_port_would_not_run_is_never_written(tmp_path: Path) -> None:
+    source = "import asyncio\n\n\nasync def main(client):\n    async with asyncio.timeout(5):\n        await client.query('hi')\n"
+    path = write(tmp_path, "app.py", source)
+    for mode in ([], ["-w"], ["--check"]):
+        status, out, err = run(*mode, str(path))
+        assert (status, out) == (2, ""), err
+        assert f"{path}:5:16: blocks the port: `async with asyncio.timeout(…)`" in err
+        assert f"{path}: not ported: the ported text would not run" in err
+    assert path.read_text() == source

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import io
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -13,6 +16,9 @@ import pytest
 from claude_sync.port import PortResult, UnparsableSource, port_source
 from claude_sync.port.markers import marker_text
 from claude_sync.port.rules import MARKER, RULES
+
+REPO = Path(__file__).resolve().parents[2]
+PY39 = os.path.expanduser("~/.pyenv/versions/3.9.18/bin/python")
 
 
 def port(source: str, exists: Optional[object] = None) -> PortResult:
@@ -673,3 +679,199 @@ def test_flags_and_markers_point_at_the_same_place_on_every_run() -> None:
     first = port("async def g():\n    pass\n\nasync def f():\n    if True:\n        x = g()\n")
     second = port_source(first.text)
     assert [(f.line, f.column) for f in first.flags] == [(7, 9)] == [(f.line, f.column) for f in second.flags]
+
+
+# ----------------------------------------------------------------------------- what it cannot prove
+
+
+def test_a_coroutine_made_first_and_awaited_later_is_flagged_and_marked() -> None:
+    result = port(
+        """
+        from claude_agent_sdk import ClaudeSDKClient
+
+        async def main():
+            async with ClaudeSDKClient() as client:
+                later = client.query("second")
+                await client.query("first")
+                await later
+        """
+    )
+    assert [(f.line, f.message.split(" awaited")[0]) for f in result.flags] == [(8, "`await later`")]
+    assert "ran where it was made" in result.flags[0].message
+    lines = result.text.splitlines()
+    assert lines[6].startswith(f"        {MARKER} `await later` awaited a coroutine made earlier") and lines[7] == "        later"
+    assert [f.line for f in port_source(result.text).flags] == [8], "the marker keeps --check failing"
+
+
+def test_an_await_on_a_module_it_does_not_know_is_flagged() -> None:
+    result = port(
+        """
+        import mylib
+        from elsewhere import fetch
+
+        async def main(session):
+            value = await mylib.load()
+            other = await fetch()
+            third = await session.get()
+        """
+    )
+    assert [f.message.split(":")[0] for f in result.flags] == ["`await mylib.load(…)`", "`await fetch(…)`", "`await session.get(…)`"]
+    assert all("coroutine object instead of its value" in f.message for f in result.flags)
+
+
+def test_awaits_it_can_prove_are_not_flagged() -> None:
+    result = port(
+        """
+        import asyncio
+        from claude_agent_sdk import ClaudeSDKClient, ClaudeAgentOptions, query
+
+        class Bot:
+            def __init__(self):
+                self.client = ClaudeSDKClient(ClaudeAgentOptions())
+
+            async def helper(self):
+                return 1
+
+            async def run(self, other: ClaudeSDKClient):
+                await self.client.connect()
+                await other.interrupt()
+                await self.helper()
+
+        async def step():
+            return 2
+
+        async def main():
+            q = asyncio.Queue()
+            await q.put(await step())
+            await q.get()
+            client = ClaudeSDKClient()
+            await client.query("hi")
+            await asyncio.sleep(1)
+        """
+    )
+    assert result.flags == []
+
+
+def test_check_fails_on_the_output_of_a_port_it_could_not_prove(tmp_path: Path) -> None:
+    from claude_sync.port.cli import main
+
+    path = tmp_path / "app.py"
+    path.write_text("import mylib\n\nasync def main():\n    value = await mylib.load()\n")
+    assert main(["-w", str(path)], stdout=io.StringIO(), stderr=io.StringIO()) == 1
+    assert "\n    value = mylib.load()\n" in path.read_text()
+    err = io.StringIO()
+    assert main(["--check", str(path)], stdout=io.StringIO(), stderr=err) == 1
+    assert "mylib.load" in err.getvalue()
+
+
+# ----------------------------------------------------------------------------- never a port that cannot run
+
+
+def test_async_with_a_timeout_around_more_than_a_receive_loop_blocks_the_port() -> None:
+    result = port(
+        """
+        import asyncio
+
+        async def main(client):
+            async with asyncio.timeout(5):
+                await client.query("hi")
+        """
+    )
+    assert [f.message.split(":")[0] for f in result.blockers] == ["blocks the port"]
+    assert "`async with asyncio.timeout(…)` would become `with …`, which fails at run time" in result.blockers[0].message
+    assert result.blockers[0] in result.flags
+
+
+@pytest.mark.parametrize(
+    "opening",
+    ["asyncio.TaskGroup() as group", "anyio.create_task_group() as group", "trio.open_nursery() as group", "anyio.fail_after(1, shield=True)"],
+)
+def test_async_with_over_an_async_library_object_blocks_the_port(opening: str) -> None:
+    result = port(f"import asyncio, anyio, trio\n\nasync def main():\n    async with {opening}:\n        pass\n")
+    assert len(result.blockers) == 1
+
+
+def test_a_timeout_around_one_receive_loop_becomes_its_timeout() -> None:
+    assert ported(
+        """
+        import asyncio
+        import anyio
+        from claude_agent_sdk import ClaudeSDKClient
+
+        async def main(limit):
+            async with ClaudeSDKClient() as client:
+                try:
+                    async with asyncio.timeout(3.0):  # a comment
+                        async for msg in client.receive_response():
+                            if msg:
+                                break
+                except asyncio.TimeoutError:
+                    pass
+                async with anyio.move_on_after(limit):
+                    async for msg in client.receive_messages():
+                        print(msg)
+                async with anyio.fail_after(limit):
+                    async for msg in client.receive_response(merge_assistant=True):
+                        print(msg)
+        """
+    ) == same(
+        """
+        from claude_sync import ClaudeSDKClient
+        from claude_sync import ReceiveTimeoutError
+
+        def main(limit):
+            with ClaudeSDKClient() as client:
+                try:
+                    for msg in client.receive_response(timeout=3.0):
+                        if msg:
+                            break
+                except TimeoutError:
+                    pass
+                try:
+                    for msg in client.receive_messages(timeout=limit):
+                        print(msg)
+                except ReceiveTimeoutError:
+                    pass
+                for msg in client.receive_response(merge_assistant=True, timeout=limit):
+                    print(msg)
+        """
+    )
+
+
+def test_a_timeout_it_cannot_prove_is_not_rewritten() -> None:
+    for body in (
+        "async for m in client.receive_response():\n                await client.interrupt()",  # an await inside
+        "async for m in client.receive_response(timeout=9):\n                pass",  # its own limit
+        "async for m in unknown.receive_response():\n                pass",  # not a claude_sync client
+    ):
+        source = (
+            "import asyncio\nfrom claude_agent_sdk import ClaudeSDKClient\n\nasync def main(unknown):\n"
+            "    async with ClaudeSDKClient() as client:\n        async with asyncio.timeout(3):\n            " + body + "\n"
+        )
+        result = port_source(source)
+        assert len(result.blockers) == 1, body
+
+
+@pytest.mark.skipif(not Path(PY39).is_file(), reason="needs Python 3.9 at " + PY39)
+def test_an_await_in_an_f_string_on_python_3_9_is_never_written(tmp_path: Path) -> None:
+    path = tmp_path / "app.py"
+    source = "async def g():\n    return 1\n\n\nasync def f():\n    return f'{await g()}!'\n"
+    path.write_text(source)
+    done = subprocess.run([PY39, "-m", "claude_sync.port", "-w", str(path)], env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "blocks the port: `await` inside an f-string" in done.stderr and "not ported" in done.stderr
+    assert path.read_text() == source
+
+
+def test_the_output_is_compiled_and_a_port_that_would_not_compile_is_a_bug_not_a_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from claude_sync.port import engine
+
+    with pytest.raises(UnparsableSource, match="x.py:2: cannot parse: no binding for nonlocal 'x' found"):
+        port_source("async def f():\n    nonlocal x\n", filename="x.py")  # parses, never compiled
+
+    def broken(plan: object) -> None:  # a rule that leaves an await outside async def
+        plan.edit(0, 0, "def g():\n    await h()\n")  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(engine, "place_markers", broken)
+    with pytest.raises(engine.PortBug, match="does not compile"):
+        port_source("async def f():\n    await g()\n")
