@@ -25,7 +25,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Optional, Set
+from typing import Dict, Optional, Set, Tuple
 
 from .keywords import coroutine_functions
 from .plan import Plan
@@ -42,6 +42,8 @@ def flag_unproven_awaits(plan: Plan) -> None:
     """Flag each ``await`` whose operand the tool cannot prove synchronous after the port."""
     functions, methods = coroutine_functions(plan.tree)
     known = known_sync_names(plan)
+    collections, aliases = _coroutine_collections(plan, functions)
+    functions = functions | aliases
     for node in ast.walk(plan.tree):
         if not isinstance(node, ast.Await) or id(node) in plan.claimed:
             continue
@@ -56,6 +58,8 @@ def flag_unproven_awaits(plan: Plan) -> None:
             )
             continue
         if _proven(plan, value, functions, methods, known):
+            continue
+        if isinstance(value.func, ast.Subscript) and dotted_name(value.func.value) in collections:
             continue
         text = _text(plan, value.func)
         plan.flag(
@@ -84,6 +88,61 @@ def _proven(
         if dotted_name(owner) in known:
             return True
     return False
+
+
+def _coroutine_collections(plan: Plan, functions: Set[str]) -> Tuple[Set[str], Set[str]]:
+    """``(collections, aliases)``: names every binding of which is a list / tuple / set / dict
+    literal of this module's coroutine functions (``examples = {"a": run_a, "b": run_b}``), and
+    loop variables every binding of which runs over one (``for run in examples.values()``)."""
+    collections: Dict[str, bool] = {}
+    for node in ast.walk(plan.tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            items = value.values if isinstance(value, ast.Dict) else getattr(value, "elts", None)
+            ok = isinstance(value, (ast.Dict, ast.List, ast.Tuple, ast.Set)) and all(
+                isinstance(item, ast.Name) and item.id in functions for item in items or []
+            )
+            name = node.targets[0].id
+            collections[name] = collections.get(name, True) and ok
+    found = {name for name, ok in collections.items() if ok}
+    for name in _other_bindings(plan.tree):
+        found.discard(name)
+    aliases: Dict[str, bool] = {}
+    for node in ast.walk(plan.tree):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
+            source = node.iter
+            if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr == "values" and not source.args:
+                source = source.func.value
+            ok = isinstance(source, ast.Name) and source.id in found
+            aliases[node.target.id] = aliases.get(node.target.id, True) and ok
+    names = set(aliases) - {n for n, ok in aliases.items() if not ok}
+    return found, {name for name in names if name not in _stores_outside_for(plan.tree, name)}
+
+
+def _other_bindings(tree: ast.Module) -> Set[str]:
+    """Names stored to other than by a plain ``name = …`` (augmented, annotated, loop targets,
+    ``with … as``, ``del``, arguments, imports, definitions)."""
+    names: Set[str] = set()
+    plain = {id(n.targets[0]) for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in plain:
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal)):
+            names.update(_names_bound_by(node) if not isinstance(node, (ast.Global, ast.Nonlocal)) else node.names)
+    return names
+
+
+def _stores_outside_for(tree: ast.Module, name: str) -> Set[str]:
+    """``{name}`` when ``name`` is bound anywhere other than as the plain target of a ``for``."""
+    targets = {id(n.target) for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor))}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in targets:
+            return {name}
+        if isinstance(node, ast.arg) and node.arg == name:
+            return {name}
+    return set()
 
 
 def known_sync_names(plan: Plan) -> Set[str]:

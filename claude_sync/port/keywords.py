@@ -115,14 +115,12 @@ def mark_unawaited_calls(plan: Plan) -> None:
 
 
 def coroutine_functions(tree: ast.Module) -> Tuple[Set[str], Set[str]]:
-    """Names of ``async def`` functions that are not generators: module/nested ones, methods."""
+    """Names of ``async def`` functions that are not generators, wherever they are defined (a
+    module, a function, an ``if`` or ``with`` block…), and of such methods of classes."""
     functions: Set[str] = set()
     methods: Set[str] = set()
     for node in ast.walk(tree):
-        body_owner = node if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) else None
-        if body_owner is None:
-            continue
-        for item in body_owner.body:
+        for item in ast.iter_child_nodes(node):
             if isinstance(item, ast.AsyncFunctionDef) and not _is_generator(item):
                 (methods if isinstance(node, ast.ClassDef) else functions).add(item.name)
     return functions, methods
