@@ -85,8 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m claude_sync.port",
         description=(
-            "Port code written for claude_agent_sdk / claude_code_sdk (async) to claude_sync "
-            "(sync, threads): rewrite what is mechanical, flag the rest with its sync equivalent. "
+            "Port code written for claude_agent_sdk / claude_code_sdk (async) to claude_sync\n"
+            "(sync, threads): rewrite what is mechanical, flag the rest with its sync equivalent\n"
+            "(each flag also as a '# claude_sync.port:' comment in the ported text).\n"
             "Without -w it writes nothing and prints the changes as a unified diff."
         ),
         epilog=EXIT_STATUS,
