@@ -377,11 +377,17 @@ def test_a_read_only_folder_leaves_the_file_as_it_was(open_tmp: Path) -> None:
     assert path.read_text() == ASYNC_PROGRAM and temp_files(tmp_path) == []
 
 
-def test_mode_is_kept_and_no_temporary_file_is_left(tmp_path: Path) -> None:
+def test_mode_and_owner_are_kept_and_no_temporary_file_is_left(tmp_path: Path) -> None:
     path = write(tmp_path, "app.py", ASYNC_PROGRAM)
     os.chmod(path, 0o751)
-    assert run("-w", str(path))[0] == 0
+    as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if as_root:  # a file of another user: root can give the new file the same owner
+        os.chown(path, 65534, 65534)
+    status, _, err = run("-w", str(path))
+    assert status == 0 and "owner" not in err
     assert path.read_text() == PORTED_PROGRAM and (path.stat().st_mode & 0o7777) == 0o751
+    if as_root:
+        assert (path.stat().st_uid, path.stat().st_gid) == (65534, 65534)
     assert temp_files(tmp_path) == []
 
 
@@ -500,3 +506,16 @@ def test_a_file_whose_port_would_not_run_is_never_written(tmp_path: Path) -> Non
         assert f"{path}:5:16: blocks the port: `async with asyncio.timeout(…)`" in err
         assert f"{path}: not ported: the ported text would not run" in err
     assert path.read_text() == source
+
+
+def test_a_file_of_another_user_says_so_when_its_owner_cannot_be_kept(open_tmp: Path) -> None:
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("needs root to make a file of another user")
+    folder = open_tmp / "shared"
+    path = write(folder, "app.py", ASYNC_PROGRAM)
+    os.chmod(folder, 0o777)
+    os.chmod(path, 0o666)  # root's file, writable by all: nobody may replace it, not chown it
+    done = port_as_nobody("-w", str(path))
+    assert done.returncode == 0, done.stderr
+    assert f"{path}: now owned by this user (the file's owner could not be kept)" in done.stderr
+    assert path.read_text() == PORTED_PROGRAM and path.stat().st_uid == 65534 and (path.stat().st_mode & 0o777) == 0o666
