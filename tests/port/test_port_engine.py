@@ -875,3 +875,25 @@ def test_the_output_is_compiled_and_a_port_that_would_not_compile_is_a_bug_not_a
     monkeypatch.setattr(engine, "place_markers", broken)
     with pytest.raises(engine.PortBug, match="does not compile"):
         port_source("async def f():\n    await g()\n")
+
+
+def test_a_timeout_around_a_query_loop_becomes_its_timeout() -> None:
+    assert ported(
+        """
+        import asyncio
+        from claude_agent_sdk import query
+
+        async def main():
+            async with asyncio.timeout(60):
+                async for message in query(prompt="hi"):
+                    print(message)
+        """
+    ) == same(
+        """
+        from claude_sync import query
+
+        def main():
+            for message in query(prompt="hi", timeout=60):
+                print(message)
+        """
+    )
