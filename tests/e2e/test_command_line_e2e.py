@@ -56,7 +56,7 @@ def test_an_api_error_is_exit_5(real_cli_path: str, fake_api: FakeAnthropicAPI, 
     assert done.returncode == 5, done.stderr
     result = json.loads(done.stdout.splitlines()[-1])
     assert result["type"] == "result" and result["is_error"] is True
-    assert "ResultError" in done.stderr
+    assert "claude-sync: error result (API status 401)" in done.stderr
 
 
 def test_the_turn_limit_is_exit_6(real_cli_path: str, fake_api: FakeAnthropicAPI, tmp_path: Path) -> None:
@@ -66,3 +66,66 @@ def test_the_turn_limit_is_exit_6(real_cli_path: str, fake_api: FakeAnthropicAPI
     assert "error_max_turns" in done.stderr
     assert "\nsession " in "\n" + done.stderr  # -v: the summary, even for an error result
     assert len(fake_api.turn_requests()) == 1
+
+
+def settings_file(tmp_path: Path) -> Path:
+    """The user's ``settings.json`` of the hermetic environment (``CLAUDE_CONFIG_DIR``)."""
+    return tmp_path / "home" / ".claude" / "settings.json"
+
+
+def prompt_texts(api: FakeAnthropicAPI) -> List[str]:
+    """Every text block of every message of every turn request."""
+    texts: List[str] = []
+    for request in api.turn_requests():
+        for message in request.body["messages"]:
+            content = message["content"]
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            texts += [block["text"] for block in blocks if block.get("type") == "text"]
+    return texts
+
+
+def test_a_lone_surrogate_from_the_model_is_written_safely(real_cli_path: str, fake_api: FakeAnthropicAPI,
+                                                           tmp_path: Path) -> None:
+    """The model's text holds half an emoji; the CLI sends it on as ``"\\ud83d"`` (measured on
+    2.1.197 and 2.1.332). Text output shows U+FFFD and goes on; ``--json`` keeps it escaped."""
+    fake_api.add(text("half \ud83d and the rest"), text("half \ud83d and the rest"))
+    done = claude_sync(real_cli_path, fake_api, tmp_path, "hi")
+    assert (done.returncode, done.stdout) == (0, "half \ufffd and the rest\n"), done.stderr
+    as_json = claude_sync(real_cli_path, fake_api, tmp_path, "--json", "hi")
+    assert as_json.returncode == 0, as_json.stderr
+    lines = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert lines[-1]["result"] == "half \ud83d and the rest"
+
+
+def test_a_refused_key_is_said_on_stderr_not_printed_as_the_answer(real_cli_path: str, fake_api: FakeAnthropicAPI,
+                                                                   tmp_path: Path) -> None:
+    fake_api.add(error(401, "authentication_error", "invalid x-api-key"))
+    done = claude_sync(real_cli_path, fake_api, tmp_path, "hi")
+    assert (done.returncode, done.stdout) == (5, ""), done.stderr
+    assert "claude-sync: error result (API status 401)" in done.stderr
+    assert "hint: the API key was refused: check ANTHROPIC_API_KEY" in done.stderr
+    assert "ClaudeAgentOptions" not in done.stderr
+
+
+def test_no_slash_commands_keeps_config_from_writing_the_settings(real_cli_path: str, fake_api: FakeAnthropicAPI,
+                                                                  tmp_path: Path) -> None:
+    """``/config permissionMode=acceptEdits`` as a prompt writes the user's settings.json on
+    2.1.197 and 2.1.332 (no API request at all); with ``--no-slash-commands`` it goes to the
+    model as text and the settings stay as they were."""
+    fake_api.add(text("I read your text"))
+    done = claude_sync(real_cli_path, fake_api, tmp_path, "--no-slash-commands", "/config permissionMode=acceptEdits")
+    assert (done.returncode, done.stdout) == (0, "I read your text\n"), done.stderr
+    assert not settings_file(tmp_path).exists()
+    assert " /config permissionMode=acceptEdits" in prompt_texts(fake_api)
+
+    ran = claude_sync(real_cli_path, fake_api, tmp_path, "/config permissionMode=acceptEdits")
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(settings_file(tmp_path).read_text())["permissions"]["defaultMode"] == "acceptEdits"
+    assert len(fake_api.turn_requests()) == 1  # the command ran locally: no request
+
+
+def test_cli_args_reach_the_cli(real_cli_path: str, fake_api: FakeAnthropicAPI, tmp_path: Path) -> None:
+    fake_api.add(text("ok"))
+    done = claude_sync(real_cli_path, fake_api, tmp_path, "--cli-arg=--model=claude-haiku-4-5", "hi")
+    assert (done.returncode, done.stdout) == (0, "ok\n"), done.stderr
+    assert fake_api.turn_requests()[0].body["model"] == "claude-haiku-4-5"
