@@ -58,6 +58,8 @@ class Console:
         self._owed_newline = False
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
+        self.stopping = False
+        """Set (from a SIGINT handler) once Ctrl-C is stopping the CLI: the line says so."""
 
     # ------------------------------------------------------------------ the progress line
 
@@ -108,7 +110,8 @@ class Console:
                 return
             self._line_open, self._owed_newline = False, True
         width = shutil.get_terminal_size((80, 24)).columns
-        text = f"{frame} {self._status} · {time.monotonic() - self._since:.0f} s"
+        status = "interrupted: stopping claude" if self.stopping else self._status
+        text = f"{frame} {status} · {time.monotonic() - self._since:.0f} s"
         if len(text) > width - 1:
             text = text[: max(0, width - 2)] + "…"
         if self._write_err(ERASE + text):

@@ -14,7 +14,9 @@ or too-deep schema, stdin that is not UTF-8, stdout closed) is found before any 
 from __future__ import annotations
 
 import dataclasses
+import signal
 import sys
+import threading
 from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple
 
 from .._query import query
@@ -146,6 +148,7 @@ def _run(request: CliRequest, prompt: str, options: Any, console: Console) -> in
     ``OutputError``."""
     seen = _Results(console)
     console.start("starting claude")
+    previous = _on_ctrl_c(console)
     try:
         with query(prompt, options=options, timeout=request.timeout) as stream:
             if request.output == OUTPUT_JSON:
@@ -157,6 +160,8 @@ def _run(request: CliRequest, prompt: str, options: Any, console: Console) -> in
             else:
                 _print_text(seen.track(stream), console)
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
         console.status(None)
         if seen.last is not None and request.verbose:
             console.say(summary_line(seen.last), prefix="")
@@ -166,6 +171,23 @@ def _run(request: CliRequest, prompt: str, options: Any, console: Console) -> in
         console.write(structured_line(seen.last, console.encoding) + "\n")
     console.flush()
     return SUCCESS
+
+
+def _on_ctrl_c(console: Console) -> Any:
+    """On the main thread, make Ctrl-C also tell the progress line that the CLI is being
+    stopped (``query()`` waits for it, a second or two); the previous handler, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:
+        return None  # someone else's handler: leave it alone
+
+    def interrupted(signum: int, frame: Any) -> None:
+        console.stopping = True  # a plain store: safe in a signal handler, read by the redraw thread
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupted)
+    return previous
 
 
 class _Results:
