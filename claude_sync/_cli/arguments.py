@@ -21,6 +21,7 @@ from .._options.options import ClaudeAgentOptions
 from .exit_codes import exit_codes_text
 
 __all__ = [
+    "DOCTOR_COMMAND",
     "OUTPUT_JSON",
     "OUTPUT_STRUCTURED",
     "OUTPUT_TEXT",
@@ -28,12 +29,14 @@ __all__ = [
     "STDIN_IF_PIPED",
     "STDIN_NOT_READ",
     "STDIN_WHOLE",
+    "CliParser",
     "CliRequest",
     "CliUsageError",
     "build_parser",
     "full_prompt",
     "options_for",
     "parse",
+    "positive_number",
     "prompt_from_stdin",
     "request_from",
     "schema_from_text",
@@ -59,10 +62,15 @@ Ask Claude Code and stream the answer to stdout.
   claude-sync --json "List the files" | jq -c 'select(.type == "result")'
   claude-sync --output-format schema.json "Extract the names" < notes.txt
   claude-sync --schema '{"type": "object"}' "Describe this repo as JSON"
+  claude-sync doctor                               (which claude runs, and does it work?)
 
 The prompt is PROMPT; with no PROMPT (or PROMPT "-") it is read from stdin (as UTF-8) when
 stdin is not a terminal. With PROMPT and a trailing "-", stdin is added after the prompt.
+A PROMPT that is just the word "doctor" is asked with: claude-sync -- doctor
 """
+
+DOCTOR_COMMAND = "doctor"
+"""``claude-sync doctor [--cli-path PATH] [--timeout S]``: check the CLI instead (``doctor``)."""
 
 
 
@@ -93,7 +101,7 @@ class CliUsageError(ValueError):
     """The arguments make no runnable request (no prompt, conflicting flags)."""
 
 
-class _Parser(argparse.ArgumentParser):
+class CliParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (``claude-sync: error: …``), exit 2."""
 
     def error(self, message: str) -> NoReturn:
@@ -123,7 +131,7 @@ class CliRequest:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``claude-sync`` argument parser (``--help`` lists the exit codes)."""
-    parser = _Parser(
+    parser = CliParser(
         prog="claude-sync",
         description=DESCRIPTION,
         epilog=f"{exit_codes_text()}\n\n{EPILOG_TAIL}",
@@ -148,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="continue the most recent session in this directory")
     run.add_argument("-m", "--model", help="the model (e.g. sonnet, opus, or a full model name)")
     run.add_argument("--max-turns", type=int, metavar="N", help="stop after N turns (exit status 6)")
-    run.add_argument("--max-budget-usd", type=_positive_number, metavar="USD",
+    run.add_argument("--max-budget-usd", type=positive_number, metavar="USD",
                      help="stop after spending USD (exit status 7)")
     prompts = run.add_mutually_exclusive_group()
     prompts.add_argument("--system-prompt", metavar="TEXT", help="replace Claude Code's system prompt")
@@ -159,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cwd", metavar="DIR", help="the CLI's working directory")
     run.add_argument("--max-retries", type=int, metavar="N",
                      help="retry a failed API request at most N times (the CLI's default: 10)")
-    run.add_argument("--timeout", type=_positive_number, metavar="SECONDS", help="bound the whole run (exit status 8)")
+    run.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="bound the whole run (exit status 8)")
     run.add_argument("--cli-path", metavar="PATH", help="the claude binary to run")
     run.add_argument("--no-slash-commands", dest="slash_commands", action="store_false",
                      help='send a prompt starting with "/" to the model as text instead of running it as a '
@@ -172,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_number(text: str) -> float:
+def positive_number(text: str) -> float:
     """argparse type: a finite number > 0 (``nan``, ``inf``, ``0`` and ``-5`` are refused)."""
     try:
         value = float(text)

@@ -24,6 +24,7 @@ __all__ = [
     "BROKEN_PIPE",
     "BUDGET_EXHAUSTED",
     "CLI_NOT_FOUND",
+    "CLI_TOO_OLD",
     "ERROR",
     "EXIT_CODES",
     "INTERRUPTED",
@@ -49,6 +50,7 @@ MAX_TURNS = 6
 BUDGET_EXHAUSTED = 7
 TIMED_OUT = 8
 OUTPUT_FAILED = 9
+CLI_TOO_OLD = 10
 INTERRUPTED = 130
 BROKEN_PIPE = 141
 
@@ -63,6 +65,7 @@ EXIT_CODES: List[Tuple[int, str]] = [
     (BUDGET_EXHAUSTED, "the run hit --max-budget-usd"),
     (TIMED_OUT, "--timeout elapsed, or the CLI did not answer in time"),
     (OUTPUT_FAILED, "stdout could not be written (closed, or a full disk); the CLI was stopped"),
+    (CLI_TOO_OLD, "doctor: the claude CLI is older than this release supports"),
     (INTERRUPTED, "interrupted (Ctrl-C); the CLI was stopped"),
     (BROKEN_PIPE, "stdout was closed early (e.g. piped into head); the CLI was stopped"),
 ]

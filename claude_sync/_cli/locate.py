@@ -10,7 +10,6 @@ on ``PATH``, or one of the usual install folders. ``cli_version(path, timeout)``
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from typing import Optional, Tuple
 from .._options.discovery import find_cli
 from .._wire.errors import CLINotFoundError
 
-__all__ = ["Located", "cli_version", "locate", "parse_version"]
+__all__ = ["Located", "cli_version", "locate"]
 
 VERSION_TIMEOUT = 30.0
 
@@ -76,8 +75,3 @@ def cli_version(path: str, timeout: float = VERSION_TIMEOUT) -> Tuple[Optional[s
         return None, f"`{path} --version` exited with status {done.returncode}" + (f": {err[-1]}" if err else "")
     return out.splitlines()[0], ""
 
-
-def parse_version(text: Optional[str]) -> Optional[Tuple[int, int, int]]:
-    """``"2.1.332 (Claude Code)"`` → ``(2, 1, 332)``; None when there is no version in it."""
-    match = re.match(r"\s*(\d{1,9})\.(\d{1,9})\.(\d{1,9})", text or "")
-    return None if match is None else (int(match.group(1)), int(match.group(2)), int(match.group(3)))

@@ -55,7 +55,7 @@ def error_lines(error: BaseException) -> List[str]:
     if isinstance(error, KeyboardInterrupt):
         return ["interrupted"]
     if isinstance(error, OutputError):
-        return [f"cannot write the answer to stdout: {error}"]
+        return [f"cannot write to stdout: {error}"]
     if isinstance(error, StructuredOutputError):  # the library's words name the schema, not Python
         return [_EXIT_CODE.sub("", str(error).split("\n", 1)[0])]
     if isinstance(error, ResultError):

@@ -26,6 +26,7 @@ from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.protocol import StreamItem
 from .._wire.text import TextDeltas
 from .arguments import (
+    DOCTOR_COMMAND,
     OUTPUT_JSON,
     OUTPUT_STRUCTURED,
     CliRequest,
@@ -57,6 +58,10 @@ class NoStructuredOutput(ClaudeSDKError):
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run ``claude-sync`` with ``argv`` (default ``sys.argv[1:]``); the exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == [DOCTOR_COMMAND]:
+        from .doctor import doctor_main
+
+        return doctor_main(words[1:])
     parser = build_parser()
     console = Console(sys.stdout, sys.stderr, progress=False)
     try:

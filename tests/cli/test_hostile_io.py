@@ -173,7 +173,7 @@ def test_a_full_stdout_is_exit_9_and_stops_the_cli(claude_cli: ScriptedCLI) -> N
     with open("/dev/full", "w") as full:
         done = claude_sync("--cli-path", claude_cli.install(), "hi", stdout=full.fileno())
     assert done.returncode == 9
-    assert "cannot write the answer to stdout: No space left on device" in one_line(done.stderr)
+    assert "cannot write to stdout: No space left on device" in one_line(done.stderr)
     assert claude_cli.last_run.ended is not None  # the CLI was stopped, not left running
 
 

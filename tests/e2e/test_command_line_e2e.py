@@ -17,6 +17,7 @@ from typing import Any, Dict, List
 import pytest
 
 from claude_sync.testing import FakeAnthropicAPI, error, hermetic_env, text, tool_use
+from claude_sync.testing.offline import FAKE_API_KEY
 
 pytestmark = pytest.mark.e2e
 
@@ -129,3 +130,49 @@ def test_cli_args_reach_the_cli(real_cli_path: str, fake_api: FakeAnthropicAPI, 
     done = claude_sync(real_cli_path, fake_api, tmp_path, "--cli-arg=--model=claude-haiku-4-5", "hi")
     assert (done.returncode, done.stdout) == (0, "ok\n"), done.stderr
     assert fake_api.turn_requests()[0].body["model"] == "claude-haiku-4-5"
+
+
+# ----------------------------------------------------------------------------- doctor
+
+
+def doctor(real_cli_path: str, api: FakeAnthropicAPI, tmp_path: Path, **env: Any) -> subprocess.CompletedProcess[str]:
+    environ: Dict[str, Any] = hermetic_env(tmp_path, api.base_url, CLAUDE_CODE_MAX_RETRIES=0, **env)
+    environ["PYTHONPATH"] = str(ROOT)
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return subprocess.run([sys.executable, "-m", "claude_sync", "doctor", "--cli-path", real_cli_path],
+                          env=environ, cwd=str(work), capture_output=True, text=True, timeout=180, check=False)
+
+
+def test_doctor_on_a_working_cli(real_cli_path: str, fake_api: FakeAnthropicAPI, tmp_path: Path) -> None:
+    fake_api.add(text("OK"))
+    done = doctor(real_cli_path, fake_api, tmp_path, HTTPS_PROXY="http://alice:hunter2@127.0.0.1:9")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert f"ok    claude: {real_cli_path} (named by --cli-path)" in lines
+    assert any(line.startswith(("ok    version: 2.1.", "warn  version: 2.1.")) for line in lines)
+    assert "ok    login: credentials: ANTHROPIC_API_KEY" in lines
+    trip = next(line for line in lines if line.startswith("ok    round trip: answered 'OK': started in "))
+    assert "first token after" in trip and "done in" in trip
+    assert "info  environment: HTTPS_PROXY=http://alice:<redacted>@127.0.0.1:9" in lines
+    assert "hunter2" not in done.stdout and FAKE_API_KEY not in done.stdout
+    assert "Reply with the single word OK." in json.dumps(fake_api.turn_requests()[0].body["messages"])
+
+
+def test_doctor_on_a_refused_key(real_cli_path: str, fake_api: FakeAnthropicAPI, tmp_path: Path) -> None:
+    fake_api.add(error(401, "authentication_error", "invalid x-api-key"))
+    done = doctor(real_cli_path, fake_api, tmp_path)
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert "FAIL  round trip: error result (API status 401)" in done.stdout
+    assert "hint: the API key was refused" in done.stdout
+    assert done.stdout.rstrip().endswith("exit status 5: round trip")
+
+
+def test_doctor_when_logged_out(real_cli_path: str, fake_api: FakeAnthropicAPI, tmp_path: Path) -> None:
+    """No API key and no login: the CLI answers "Not logged in" without a request."""
+    done = doctor(real_cli_path, fake_api, tmp_path, ANTHROPIC_API_KEY=None)
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert "info  login: credentials: no API key" in done.stdout
+    assert "FAIL  round trip: error result: Not logged in" in done.stdout
+    assert "hint: you are not logged in: run `claude` once in a terminal and log in (/login)" in done.stdout
+    assert fake_api.turn_requests() == []
