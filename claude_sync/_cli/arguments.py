@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import math
 import re
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ __all__ = [
     "prompt_from_stdin",
     "request_from",
     "schema_from_text",
+    "utf8_text",
     "usage_text",
 ]
 
@@ -208,7 +210,7 @@ def request_from(args: argparse.Namespace) -> CliRequest:
     schema_file, schema = args.schema_file, None
     if schema_file is not None and schema_file.lstrip().startswith("{"):
         schema_file, schema = None, schema_from_text(args.schema_file, "the --output-format JSON")
-    _check_text("the prompt", prompt)
+    prompt = None if prompt is None else utf8_text("the prompt", prompt)
     return CliRequest(
         prompt=prompt,
         output=output,
@@ -237,16 +239,20 @@ def schema_from_text(text: str, where: str) -> Dict[str, Any]:
     return schema
 
 
-def _check_text(what: str, value: Optional[str]) -> None:
-    """Raises ``CliUsageError`` when ``value`` holds bytes that are not UTF-8 (Python keeps
-    them as lone surrogates, which no JSON reader on the CLI's side accepts as text)."""
-    if value is None:
-        return
+def utf8_text(what: str, value: str) -> str:
+    """``value`` (a command-line word) as text: Python decodes ``argv`` with the locale's
+    encoding and keeps what it cannot decode as lone surrogates, so under ``LC_ALL=C`` a UTF-8
+    "Grüße" arrives as ``"Gr\\udcc3\\udcbc…"``; the bytes are recovered and read as UTF-8.
+    Raises ``CliUsageError`` when they are not UTF-8 (no JSON reader takes such text)."""
     try:
         value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        bad = value[exc.start].encode("utf-8", "surrogateescape")
-        raise CliUsageError(f"{what} is not UTF-8 text ({bad!r} at character {exc.start})") from None
+        return value
+    except UnicodeEncodeError:
+        pass
+    try:
+        return os.fsencode(value).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CliUsageError(f"{what} is not UTF-8 text (at byte {exc.start})") from None
 
 
 def _prompt_parts(words: List[str]) -> Tuple[Optional[str], str]:
@@ -284,7 +290,7 @@ def _option_fields(args: argparse.Namespace) -> Dict[str, Any]:
         fields["extra_args"] = _cli_args(args.cli_arg)
     for name, value in fields.items():
         if isinstance(value, str) and name not in ("cwd", "cli_path"):
-            _check_text(_FLAG_OF_FIELD.get(name, name), value)
+            fields[name] = utf8_text(_FLAG_OF_FIELD.get(name, name), value)
     return fields
 
 
@@ -300,8 +306,7 @@ def _cli_args(values: List[str]) -> Dict[str, Optional[str]]:
         name, flag_value = match.group(1), match.group(2)
         if name in _PROTOCOL_FLAGS:
             raise CliUsageError(f"--cli-arg={value}: claude-sync sets --{name} itself (the CLI must speak stream-json)")
-        _check_text("--cli-arg", value)
-        extra[name] = flag_value
+        extra[name] = None if flag_value is None else utf8_text(f"--cli-arg={value}", flag_value)
     return extra
 
 

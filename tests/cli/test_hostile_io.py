@@ -189,3 +189,13 @@ def test_a_closed_stderr_loses_only_the_diagnostics(claude_cli: ScriptedCLI) -> 
                "--cli-path", claude_cli.install(), "hi"]
     done = subprocess.run(command, capture_output=True, env=env_with(), timeout=60, check=False)
     assert (done.returncode, done.stdout) == (5, b"")
+
+
+def test_a_utf8_prompt_word_in_the_c_locale_reaches_the_cli(claude_cli: ScriptedCLI) -> None:
+    """Under ``LC_ALL=C`` (no UTF-8 mode) Python decodes argv as ASCII and keeps the rest as
+    lone surrogates; the UTF-8 bytes are recovered, not refused."""
+    claude_cli.answer("ok", prompt="Grüße ☕")
+    command = [sys.executable, "-m", "claude_sync", "--cli-path", claude_cli.install(), "Grüße ☕"]
+    done = subprocess.run(command, capture_output=True, timeout=60, check=False,
+                          env=env_with(LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0"))
+    assert (done.returncode, done.stdout) == (0, b"ok\n"), done.stderr
