@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple, get_args
