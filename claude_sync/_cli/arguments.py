@@ -107,6 +107,8 @@ class CliParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr (``claude-sync: error: …``), exit 2."""
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("argument --cli-arg: expected one argument"):
+            message += " (write it with =, e.g. --cli-arg=--add-dir=../lib)"
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 

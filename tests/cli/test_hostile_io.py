@@ -106,6 +106,7 @@ def deep_json(depth: int) -> str:
     (["--cli-arg=--output-format=text"], "claude-sync sets --output-format itself"),
     (["--cli-arg=-p"], "--cli-arg takes --FLAG or --FLAG=VALUE"),
     (["--cli-arg=--bad flag"], "--cli-arg takes --FLAG or --FLAG=VALUE"),
+    (["--cli-arg", "--debug"], "write it with =, e.g. --cli-arg=--add-dir=../lib"),
     (["--max-turns", "-1"], "--max-turns must be"),
 ])  # fmt: skip
 def test_bad_values_are_usage_errors(argv: List[str], says: str, tmp_path: Path) -> None:

@@ -176,3 +176,16 @@ def test_doctor_when_logged_out(real_cli_path: str, fake_api: FakeAnthropicAPI, 
     assert "FAIL  round trip: error result: Not logged in" in done.stdout
     assert "hint: you are not logged in: run `claude` once in a terminal and log in (/login)" in done.stdout
     assert fake_api.turn_requests() == []
+
+
+def test_not_logged_in_is_said_on_stderr_not_captured_as_the_answer(real_cli_path: str, fake_api: FakeAnthropicAPI,
+                                                                    tmp_path: Path) -> None:
+    """No key and no login: both CLIs send "Not logged in · Please run /login" as a synthetic
+    assistant message (``error`` set) and an error result; ``x=$(claude-sync …)`` gets nothing."""
+    env: Dict[str, Any] = hermetic_env(tmp_path, fake_api.base_url, CLAUDE_CODE_MAX_RETRIES=0, ANTHROPIC_API_KEY=None)
+    env["PYTHONPATH"] = str(ROOT)
+    command = [sys.executable, "-m", "claude_sync", "--cli-path", real_cli_path, "hi"]
+    done = subprocess.run(command, env=env, cwd=str(tmp_path), capture_output=True, text=True, timeout=120, check=False)
+    assert (done.returncode, done.stdout) == (5, ""), done.stderr
+    assert done.stderr.startswith("claude-sync: error result: Not logged in")
+    assert "hint: you are not logged in" in done.stderr
