@@ -105,3 +105,18 @@ def test_a_full_stdout_is_exit_9(tmp_path: Path) -> None:
 def test_doctor_usage_errors_are_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["doctor", "--timeout", "nan"]) == 2
     assert capsys.readouterr().err.startswith("claude-sync doctor: error: argument --timeout")
+
+
+def test_the_bundled_cli_of_an_installed_sdk_wheel_comes_first(tmp_path: Path) -> None:
+    """An installed ``claude-agent-sdk`` (here a stand-in package with ``_bundled/claude``) is
+    found before ``claude`` on PATH, as the library finds it; the doctor says so."""
+    bundled = tmp_path / "site" / "claude_agent_sdk" / "_bundled"
+    bundled.mkdir(parents=True)
+    (bundled.parent / "__init__.py").write_text("raise ImportError('never imported: only found')\n")
+    cli = script(bundled, "echo '2.0.5 (Claude Code)'")
+    on_path = tmp_path / "bin"
+    on_path.mkdir()
+    script(on_path, "echo '2.1.250 (Claude Code)'")
+    done = doctor("--timeout", "30", PATH=f"{on_path}:/usr/bin:/bin",
+                  PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path / "site")]))
+    assert f"ok    claude: {cli} (the CLI bundled in the installed claude-agent-sdk wheel" in done.stdout, done.stdout
