@@ -189,3 +189,13 @@ def test_not_logged_in_is_said_on_stderr_not_captured_as_the_answer(real_cli_pat
     assert (done.returncode, done.stdout) == (5, ""), done.stderr
     assert done.stderr.startswith("claude-sync: error result: Not logged in")
     assert "hint: you are not logged in" in done.stderr
+
+
+def test_version_names_the_real_cli_and_its_version(real_cli_path: str, fake_api: FakeAnthropicAPI,
+                                                    tmp_path: Path) -> None:
+    done = claude_sync(real_cli_path, fake_api, tmp_path, "--version")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1] == f"claude: {real_cli_path} (named by --cli-path)"
+    assert lines[2].startswith("claude version: 2.1.") and lines[2].endswith("(Claude Code)")
+    assert fake_api.turn_requests() == []
