@@ -214,7 +214,11 @@ class StructuredOutputError(ResultError):
     ``StructuredOutput`` call failed the schema), when the run ended without calling
     ``StructuredOutput`` at all, and when the CLI accepted a value that the class refuses
     (a ``Literal`` or a tuple position the schema could not express, a date that does not
-    exist, a ``__post_init__`` that raises, a pydantic validator).
+    exist, a ``__post_init__`` that raises, a pydantic validator) — whatever ``Exception``
+    decoding raised (a validator's ``TypeError``, a value nested too deeply to walk): then
+    ``error_path`` is ``"$"`` unless the failing object is known. With
+    ``raise_on_error_result=False``, ``run()`` returns the ``RunResult`` instead, this error
+    as its ``output_error``.
 
     The ``ResultError`` attributes describe the result (``subtype``, ``errors``,
     ``session_id`` …; empty for a value decoded by hand).
