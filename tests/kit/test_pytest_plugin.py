@@ -111,6 +111,12 @@ def test_a_test_that_forgot_its_script_fails_though_the_app_swallowed_the_refusa
         def test_means_it(claude_cli):
             assert app.test_client().post("/ask", json={"question": "2 + 2?"}).status_code == 503
 
+        def test_pool_forgot(claude_cli):  # refused on a pool's worker thread, swallowed
+            from claude_sync import AgentPool
+
+            with AgentPool(max_workers=1) as pool:
+                assert pool.submit("2 + 2?").exception(30) is not None
+
         @pytest.mark.claude_cli(assert_script_played=False)
         def test_means_a_wrong_prompt(claude_cli):
             claude_cli.answer("4", prompt="another question")
@@ -118,13 +124,14 @@ def test_a_test_that_forgot_its_script_fails_though_the_app_swallowed_the_refusa
         """
     )
     result = run_user_tests(pytester, monkeypatch)
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=3, failed=2)
     result.stdout.fnmatch_lines(
         [
             "*claude_cli: 1 run(s) had no script and were refused*",
             "*the claude_cli fixture is on but its scripted CLI has no steps*",
             "*assert_all_runs_scripted=False*",
             "FAILED test_view.py::test_forgot*",
+            "FAILED test_view.py::test_pool_forgot*",
         ]
     )
     assert "Traceback" not in result.stdout.str() and "ERROR" not in result.stdout.str()
