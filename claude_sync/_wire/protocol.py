@@ -372,8 +372,8 @@ def result_error(
     ``errors`` becomes a list of strs (see ``errors.error_texts``: non-str entries dropped, as
     the official SDK does; the message still shows them as JSON), a non-str ``result`` its JSON.
     Its first line says what happened (the CLI's words: "Not logged in · Please run /login"),
-    then in brackets what kind of end it was, in words (``_end_words``): an API failure's
-    HTTP status rather than its subtype, which is ``success`` and would mislead.
+    then in brackets what kind of end it was (``_end_words``): an API failure's HTTP status
+    rather than its subtype, which is ``success`` and would mislead.
     """
     from .hints import hint_for  # error results are rare: loaded on the first
 
@@ -390,26 +390,16 @@ def result_error(
     return ResultError(message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, hint=hint_for(result))
 
 
-_SUBTYPE_WORDS = {
-    "error_max_turns": "stopped at max_turns",
-    "error_max_budget_usd": "stopped at max_budget_usd",
-    "error_during_execution": "stopped during the run",
-    STRUCTURED_OUTPUT_RETRIES_SUBTYPE: "the CLI stopped retrying the structured output",
-}
-"""What the error subtypes of the real CLIs (2.1.197, 2.1.331) mean, in words."""
-
-
 def _end_words(result: ResultMessage) -> str:
-    """``API error 401``, ``stopped at max_turns``, ``stopped during the run: aborted_tools``,
-    ``error result error_foo`` (a subtype we do not know, as the CLI named it) or ``error
-    result`` (``success`` with no status: the CLI's text says it all)."""
+    """How the run ended, for the error's first line: ``API error 401`` for an API failure
+    (whose subtype is ``success``, which would mislead), the error subtype as the CLI named
+    it (``error_max_turns``, ``error_during_execution: aborted_streaming`` with the terminal
+    reason when that says how it was stopped), else ``error result``."""
     subtype = result.subtype if isinstance(result.subtype, str) else ""
     if result.api_error_status:
         words = f"API error {result.api_error_status}"
-    elif subtype in _SUBTYPE_WORDS:
-        words = _SUBTYPE_WORDS[subtype]
     elif subtype and subtype != "success":
-        words = f"error result {subtype}"
+        words = subtype
     else:
         words = "error result"
     reason = result.terminal_reason

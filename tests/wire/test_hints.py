@@ -56,24 +56,25 @@ ENDS = [
     (result("Invalid API key · Fix external API key", status=401), "Invalid API key · Fix external API key (API error 401)"),
     (result("API Error: 529 Overloaded", status=529), "API Error: 529 Overloaded (API error 529)"),
     (result(subtype="error_max_turns", errors=["Reached maximum number of turns (1)"]),
-     "Reached maximum number of turns (1) (stopped at max_turns)"),
+     "Reached maximum number of turns (1) (error_max_turns)"),
     (result(subtype="error_max_budget_usd", errors=["Reached maximum budget ($1e-7)"]),
-     "Reached maximum budget ($1e-7) (stopped at max_budget_usd)"),
+     "Reached maximum budget ($1e-7) (error_max_budget_usd)"),
     (ResultMessage("error_during_execution", 1, 0, True, 1, "s", errors=["[Request interrupted by user]"],
                    terminal_reason="aborted_streaming"),
-     "[Request interrupted by user] (stopped during the run: aborted_streaming)"),
-    (result(subtype="error_something_new"), "The Claude Code run ended with an error result (error result error_something_new)"),
+     "[Request interrupted by user] (error_during_execution: aborted_streaming)"),
+    (result(subtype="error_something_new"), "The Claude Code run ended with an error result (error_something_new)"),
     (result(subtype="error_max_structured_output_retries", errors=["no fit"]),
-     "no fit (the CLI stopped retrying the structured output)"),
+     "no fit (error_max_structured_output_retries)"),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("message, first_line", ENDS, ids=[m.subtype + str(m.api_error_status or "") for m, _ in ENDS])
-def test_the_error_says_how_the_run_ended_in_words_not_subtype_success(message: ResultMessage, first_line: str) -> None:
-    """An API failure's subtype is "success": the error says its HTTP status instead."""
+def test_the_error_says_how_the_run_ended_never_subtype_success(message: ResultMessage, first_line: str) -> None:
+    """An API failure's subtype is "success": the error says its HTTP status instead; an
+    error subtype is named as the CLI names it (what users search for)."""
     error = result_error(message)
     assert str(error).splitlines()[0] == first_line
-    assert "subtype" not in str(error)
+    assert "success" not in str(error)
 
 
 def test_the_result_renders_its_hint() -> None:
