@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Set
 
+from .._wire.agent_usage import AgentLedger, agents_footer
 from .._wire.text import BLOCK_SEPARATOR, TextDeltas
 from .markdown import markdown_html
-from .redaction import redact
+from .redaction import scrub_value
 from .render import (
     block_text,
     esc,
@@ -70,12 +71,14 @@ class RunView:
         self.error_raised = False
         """An error result's ``ResultError`` was raised to a notebook, whose traceback tells
         its text and hint: ``to_markdown`` then leaves them out (said once)."""
+        self.agents = AgentLedger()
 
     # ------------------------------------------------------------------ feeding
 
     def feed(self, message: Any) -> List[str]:
         """Fold ``message`` in; return the terminal pieces it adds."""
         out: List[str] = []
+        self.agents.observe(message)
         for piece in self._deltas.feed(message):
             out.extend(self._add_text(piece))
         kind = getattr(message, "type", None)
@@ -192,6 +195,7 @@ class RunView:
             elif entry is None:
                 self.entries.append(_Entry("note", f"{name}: permission denied"))
         lines = [f"\n{result_footer(message)}\n"]
+        lines.extend(f"  {line}\n" for line in agents_footer(self.agents.records()))
         parsed = getattr(message, "parsed_output", None)
         if parsed is not None:
             lines.append(f"Output ({type(parsed).__qualname__}):\n{output_text(parsed)}\n")
@@ -223,6 +227,7 @@ class RunView:
         if failed and not self.error_raised:
             parts.extend(self._error_markdown(result))  # what happened first, then the footer
         parts.append(f"<div style=\"color:#777;border-top:1px solid #ddd\">{esc(self.footer(elapsed_s))}</div>")
+        parts.extend(f'<div style="color:#777">{esc(line)}</div>' for line in agents_footer(self.agents.records()))
         parsed = None if result is None else getattr(result, "parsed_output", None)
         if parsed is not None:  # the answer text is that value's JSON: show the object
             parts.append(output_html(parsed))
@@ -236,7 +241,7 @@ class RunView:
         from .._wire.hints import hint_for
 
         said = [result.result] if isinstance(result.result, str) and result.result.strip() else []
-        parts = [f"<div style=\"color:#d64545\">{esc(redact(text))}</div>" for text in said + list(result.errors or ())]
+        parts = [f"<div style=\"color:#d64545\">{esc(scrub_value(text))}</div>" for text in said + list(result.errors or ())]
         hint = hint_for(result)
         if hint is not None:
             parts.append(f"**Hint:** {esc(hint)}")
@@ -255,16 +260,16 @@ class RunView:
         if entry.kind == "text":
             return safe_markdown(entry.text)
         if entry.kind == "thinking":
-            return _details(f"<i>thinking</i> ({len(entry.text):,} chars)", str(redact(entry.text)))
+            return _details(f"<i>thinking</i> ({len(entry.text):,} chars)", str(scrub_value(entry.text)))
         if entry.kind == "note":
             return f"<div>⚑ {esc(entry.text)}</div>"
         if entry.kind == "tool":
             status = "…" if not entry.done else ("❌" if entry.is_error else "✓")
             marks = "".join(f" <b>[{esc(mark)}]</b>" for mark in entry.marks)
             summary = f"🔧 <code>{esc(entry.name)}</code>({esc(tool_input_summary(entry.tool_input))}) {status}{marks}"
-            body = "input:\n" + json.dumps(redact(entry.tool_input), indent=2, default=str)
+            body = "input:\n" + json.dumps(scrub_value(entry.tool_input), indent=2, default=str)
             if entry.output is not None:
-                body += "\n\nresult:\n" + str(redact(entry.output))
+                body += "\n\nresult:\n" + str(scrub_value(entry.output))
             return _details(summary, body)
         return ""
 
@@ -304,12 +309,14 @@ def run_result_html(run: Any) -> str:
     if output is not None:  # a typed run: the object, not its JSON text
         body = output_html(output)
     elif isinstance(answer, str) and answer:
-        body = f'<div class="claude-sync-text">{markdown_html(str(redact(answer)))}</div>'
+        body = f'<div class="claude-sync-text">{markdown_html(str(scrub_value(answer)))}</div>'
     else:
         body = ""
     transcript = "".join(to_html(message) for message in messages if hasattr(message, "__dataclass_fields__"))
+    agent_lines = "".join(f'<div style="color:#777">{esc(line)}</div>' for line in agents_footer(tuple(getattr(run, "agents", ()))))
     return (
         f'<div style="border-left:3px solid #2e9e5b;padding:2px 8px">{body}'
         f'<div style="color:#777">{esc(footer)}</div>'
+        f"{agent_lines}"
         f"<details><summary>transcript ({len(messages)} messages)</summary>{transcript}</details></div>"
     )
