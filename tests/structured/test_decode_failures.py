@@ -205,7 +205,7 @@ def test_generic_and_union_fields_decode_and_refuse_with_a_path(monkeypatch: pyt
 def test_a_generic_dataclass_is_refused_up_front_naming_the_field() -> None:
     @dataclasses.dataclass
     class Boxes:
-        boxes: "List[Box[int]]"
+        boxes: List[Box[int]]
 
     with pytest.raises(TypeError, match=r"Boxes\.boxes: .*Box\[int\] has no JSON Schema form"):
         parse_output(Boxes, {"boxes": []})
