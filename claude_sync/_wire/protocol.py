@@ -60,6 +60,7 @@ __all__ = [
     "result_error",
     "STRUCTURED_OUTPUT_RETRIES_SUBTYPE",
     "user_message_frame",
+    "without_slash_command",
 ]
 
 _LINE_EXCERPT = 2000
@@ -276,6 +277,33 @@ def normalize_user_frame(item: Dict[str, Any], session_id: str = "default") -> D
     return item
 
 
+def without_slash_command(frame: Dict[str, Any]) -> Dict[str, Any]:
+    """``frame`` with one space put before the ``/`` that starts its text (the string content,
+    or any text block): CLI 2.1.197 and 2.1.332 run such a prompt as a slash command, and take
+    it as text for the model when it starts with a space (measured: ``/config …`` then writes
+    no ``settings.json`` and the model receives `` /config …``). Other frames are returned as
+    they are; the caller's dict is never changed."""
+    message = frame.get("message")
+    if frame.get("type") != "user" or not isinstance(message, dict):
+        return frame
+    content = message.get("content")
+    if isinstance(content, str):
+        new_content: Any = " " + content if content.startswith("/") else content
+    elif isinstance(content, list):
+        new_content = [_text_block_as_text(block) for block in content]
+    else:
+        return frame
+    return {**frame, "message": {**message, "content": new_content}}
+
+
+def _text_block_as_text(block: Any) -> Any:
+    if isinstance(block, dict) and block.get("type") == "text":
+        text = block.get("text")
+        if isinstance(text, str) and text.startswith("/"):
+            return {**block, "text": " " + text}
+    return block
+
+
 def control_request_frame(request_id: str, subtype: str, payload: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """Our request to the CLI."""
     request: Dict[str, Any] = {"subtype": subtype}
@@ -372,8 +400,8 @@ def result_error(
     ``errors`` becomes a list of strs (see ``errors.error_texts``: non-str entries dropped, as
     the official SDK does; the message still shows them as JSON), a non-str ``result`` its JSON.
     Its first line says what happened (the CLI's words: "Not logged in · Please run /login"),
-    then the subtype and API status — an API failure's subtype is ``success``, which would
-    mislead as a headline.
+    then in brackets what kind of end it was (``_end_words``): an API failure's HTTP status
+    rather than its subtype, which is ``success`` and would mislead.
     """
     from .hints import hint_for  # error results are rare: loaded on the first
 
@@ -381,16 +409,31 @@ def result_error(
     text = None if result.result is None else as_text(result.result)
     odd = as_text(result.errors) if result.errors not in (None, [], "") else ""  # shapes .errors drops
     detail = text or "; ".join(errors) or odd
-    facts = [f"subtype {result.subtype!r}"]
-    if result.api_error_status:
-        facts.append(f"API status {result.api_error_status}")
     happened = detail or "The Claude Code run ended with an error result"
-    message = f"{happened} (error result: {', '.join(facts)})"
+    message = f"{happened} ({_end_words(result)})"
     if result.subtype == STRUCTURED_OUTPUT_RETRIES_SUBTYPE:
         return StructuredOutputError(
             message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, problem=detail or "(no detail)"
         )
     return ResultError(message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, hint=hint_for(result))
+
+
+def _end_words(result: ResultMessage) -> str:
+    """How the run ended, for the error's first line: ``API error 401`` for an API failure
+    (whose subtype is ``success``, which would mislead), the error subtype as the CLI named
+    it (``error_max_turns``, ``error_during_execution: aborted_streaming`` with the terminal
+    reason when that says how it was stopped), else ``error result``."""
+    subtype = result.subtype if isinstance(result.subtype, str) else ""
+    if result.api_error_status:
+        words = f"API error {result.api_error_status}"
+    elif subtype and subtype != "success":
+        words = subtype
+    else:
+        words = "error result"
+    reason = result.terminal_reason
+    if isinstance(reason, str) and reason not in ("", "completed", "max_turns", "api_error"):
+        words += f": {reason}"  # aborted_streaming, aborted_tools …: how it was stopped
+    return words
 
 
 def exit_error(
