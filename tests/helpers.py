@@ -125,9 +125,16 @@ def extras_of(module: str) -> Tuple[str, ...]:
     return extras_table().get(_normalized(distribution_of(module)), ())
 
 
+RUN_EXTRAS = os.environ.get(EXTRAS_ENV, "")
+"""``CLAUDE_SYNC_TEST_EXTRAS`` as the run started: read once, at import, because what a run
+installed does not change while it runs, and the e2e fixtures scrub ``CLAUDE_*`` variables
+from a test's environment before its body asks for a package."""
+
+
 def declared_extras() -> Optional[Set[str]]:
-    """The extras ``CLAUDE_SYNC_TEST_EXTRAS`` names; None when it is unset (or empty)."""
-    named = {part.strip() for part in os.environ.get(EXTRAS_ENV, "").split(",") if part.strip()}
+    """The extras ``CLAUDE_SYNC_TEST_EXTRAS`` named when the run started (``RUN_EXTRAS``);
+    None when it was unset (or empty)."""
+    named = {part.strip() for part in RUN_EXTRAS.split(",") if part.strip()}
     return named or None
 
 
