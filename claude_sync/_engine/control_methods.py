@@ -8,7 +8,7 @@ from ``_wire.control_results``; each raises what ``send_control_request`` raises
 "Unsupported control request subtype": that ``ControlRequestError`` says which CLI has it.
 ``account_info``, ``supported_commands``, ``supported_models`` and ``supported_agents`` read
 the server info (the ``initialize`` answer; ``UsageError`` before ``connect``). Checked against
-the real CLIs 2.1.197 and 2.1.331 (``tests/e2e/test_control_methods_e2e.py``).
+the real CLIs 2.1.197 and 2.1.332 (``tests/e2e/test_control_methods_e2e.py``).
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["TypedControlMethods"]
 
 UNSUPPORTED = "Unsupported control request subtype"
-"""How a CLI answers a control request it does not know (2.1.197 and 2.1.331)."""
+"""How a CLI answers a control request it does not know (2.1.197 and 2.1.332)."""
 
-NEWEST_CHECKED_CLI = "2.1.331"
+NEWEST_CHECKED_CLI = "2.1.332"
 
 SETTINGS_SOURCES = ("localSettings", "userSettings")
 """The settings files ``update_settings`` may write (the CLI refuses the others)."""
