@@ -203,16 +203,27 @@ def settings_args(
     With ``sandbox`` and a settings *path*, the file is read (``read_text``, relative to
     ``cwd``, BOM tolerated) and merged like inline JSON. Raises ``CLIConnectionError`` when
     that file cannot be read or parsed (starting without it would drop its rules),
-    ``ValueError`` for invalid inline JSON.
+    ``ValueError`` for invalid inline JSON, ``TypeError`` for another type. A dict is the
+    settings object itself: ``TypeError`` when it holds a value JSON cannot write or a non-str
+    key, ``ValueError`` for NaN/infinity, a cycle or nesting too deep to write.
     """
     settings, sandbox = options.settings, options.sandbox
     if settings is None and sandbox is None:
         return []
-    if settings is not None and not _looks_like_json_object(settings):
-        if sandbox is None:
-            return flag_pair("settings", os.fspath(settings))
-        settings = _read_settings_file(options, read_text)
-    merged: JsonDict = {} if settings is None else _parse_settings_json(settings)
+    if isinstance(settings, Mapping):
+        merged = _settings_object(settings)
+    else:
+        if settings is not None and not isinstance(settings, (str, os.PathLike)):
+            raise TypeError(
+                f"settings must be a JSON text, a settings file path or a dict, "
+                f"not {type(settings).__name__}"
+            )
+        text = settings if isinstance(settings, str) and _looks_like_json_object(settings) else None
+        if settings is not None and text is None:  # a path (a Path object always is one)
+            if sandbox is None:
+                return flag_pair("settings", os.fspath(settings))
+            text = _read_settings_file(options, read_text)
+        merged = {} if text is None else _parse_settings_json(text)
     if sandbox is not None:
         merged["sandbox"] = sandbox
     return ["--settings", FileArg(json.dumps(merged), ".json")]
@@ -228,6 +239,29 @@ def _read_settings_file(options: ClaudeAgentOptions, read_text: Callable[[str], 
             f"cannot merge sandbox into the settings file {path!r}: {exc}"
         ) from exc
     return text
+
+
+def _settings_object(settings: Mapping[Any, Any]) -> JsonDict:
+    """A settings dict, checked to write as JSON, as a fresh dict (the caller's is not changed)."""
+    try:
+        text = json.dumps(settings, allow_nan=False)
+    except TypeError as exc:
+        raise TypeError(f"settings is not JSON: {exc}") from exc
+    except RecursionError:
+        raise ValueError("settings is not JSON: nested too deeply to write") from None
+    except ValueError as exc:
+        raise ValueError(f"settings is not JSON: {exc}") from exc
+    pending: List[Any] = [settings]
+    while pending:  # json.dumps writes 1 and True as the keys "1" and "true": refuse them
+        value = pending.pop()
+        if isinstance(value, Mapping):
+            if not all(isinstance(key, str) for key in value):
+                raise TypeError("settings keys must be str (JSON object keys are strings)")
+            pending.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            pending.extend(value)
+    parsed: JsonDict = json.loads(text)
+    return parsed
 
 
 def _looks_like_json_object(text: str) -> bool:

@@ -234,8 +234,8 @@ class ClaudeAgentOptions(Record):
         cwd: The CLI's working directory (the project it works on); None: this process's.
         cli_path: The ``claude`` binary to run; None: found on ``PATH`` and the usual install places
             (``CLINotFoundError`` when none).
-        settings: Settings for the CLI: a JSON string or the path of a settings file
-            (``--settings``).
+        settings: Settings for the CLI (``--settings``): a dict (the settings object), a JSON
+            text, or the path of a settings file.
         add_dirs: More directories the CLI may read and edit (``--add-dir``).
         env: Environment variables set for the CLI, on top of this process's (their values are
             hidden in ``repr()``).
@@ -337,7 +337,7 @@ class ClaudeAgentOptions(Record):
     betas: List[str] = field(default_factory=list)
     cwd: Optional[Union[str, Path]] = None
     cli_path: Optional[Union[str, Path]] = None
-    settings: Optional[str] = None
+    settings: Optional[Union[str, Path, Dict[str, Any]]] = None
     add_dirs: List[Union[str, Path]] = field(default_factory=list)
     env: Dict[str, str] = field(default_factory=dict)
     extra_args: Dict[str, Optional[str]] = field(default_factory=dict)

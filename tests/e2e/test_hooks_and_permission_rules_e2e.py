@@ -228,3 +228,17 @@ def test_a_skill_shell_line_goes_through_the_pre_skill_shell_command_hook(
         assert "[not run: blocked by hook: no shell in skills here]" in sent
     else:
         assert (e2e_workdir / "ran.txt").exists()
+
+
+def test_settings_given_as_a_dict_reach_the_cli(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path
+) -> None:
+    """``settings={...}`` (a dict, as the TS SDK's ``Settings`` object): its allow rule lets the
+    Bash call run with no one to ask, and its deny rule stops the other."""
+    fake_api.add(tool_use("Bash", {"command": "touch made.txt"}), tool_use("Bash", {"command": "rm -f x"}), text("done"))
+    settings = {"permissions": {"allow": ["Bash(touch:*)"], "deny": ["Bash(rm:*)"]}}
+    messages = run_turn(e2e_options(env=NO_RETRY, permission_mode="default", settings=settings))
+    assert (e2e_workdir / "made.txt").exists()
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.result == "done"
+    assert [d["tool_name"] for d in result.permission_denials or []] == ["Bash"]

@@ -392,6 +392,56 @@ def test_settings_errors(kwargs: Dict[str, Any], message: Optional[str]) -> None
         plan_for(**kwargs)
 
 
+def test_settings_as_a_dict_become_a_file_like_inline_json() -> None:
+    """The TS SDK's ``settings?: string | Settings``: a dict is the settings object itself
+    (json.loads of a dict raised a raw TypeError before)."""
+    settings = {"model": "x", "permissions": {"deny": ["Bash(rm:*)"]}, "sandbox": {"old": 1}}
+    (flag, arg) = tail(plan_for(settings=settings))
+    assert flag == "--settings" and isinstance(arg, FileArg)
+    assert json.loads(arg.content) == settings
+    (_, merged) = tail(plan_for(settings=settings, sandbox={"enabled": True}))
+    assert json.loads(merged.content) == {**settings, "sandbox": {"enabled": True}}
+    assert settings["sandbox"] == {"old": 1}  # the caller's dict is not changed
+    (_, empty) = tail(plan_for(settings={}))
+    assert json.loads(empty.content) == {}
+
+
+def test_a_path_object_is_a_settings_path(tmp_path: Any) -> None:
+    assert tail(plan_for(settings=tmp_path / "s.json")) == ["--settings", str(tmp_path / "s.json")]
+
+
+def _circular() -> Dict[str, Any]:
+    loop: Dict[str, Any] = {}
+    loop["self"] = loop
+    return loop
+
+
+def _deep(depth: int) -> Dict[str, Any]:
+    value: Dict[str, Any] = {}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    "settings, error, message",
+    [
+        ({"model": object()}, TypeError, r"settings\['model'\]|settings.*not JSON"),
+        ({"budget": float("nan")}, ValueError, "settings.*not JSON"),
+        (_circular(), ValueError, "settings.*not JSON"),
+        (_deep(100_000), ValueError, "settings.*not JSON"),
+        ({1: "x"}, TypeError, "settings keys must be str"),
+        (["model"], TypeError, "settings must be a JSON text, a settings file path or a dict, not list"),
+        (42, TypeError, "not int"),
+        (b'{"model": "x"}', TypeError, "not bytes"),
+    ],
+    ids=["object", "nan", "circular", "deep", "int_key", "list", "int", "bytes"],
+)
+def test_bad_settings_values_are_named(settings: Any, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        plan_for(settings=settings)
+
+
 # ----------------------------------------------------------------------------- invalid options
 
 ERROR_CASES = [
