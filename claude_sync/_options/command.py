@@ -339,6 +339,9 @@ def interpret_options(
     output_format_fields(options.output_format, init)
     if sdk_servers and SDK_MCP_VIA_INITIALIZE:
         init["sdkMcpServers"] = list(sdk_servers)
+        configs = {name: _sdk_server_settings(server) for name, server in sdk_servers.items()}
+        if any(configs.values()):
+            init["sdkMcpServerConfigs"] = {name: entry for name, entry in configs.items() if entry}
     if options.forward_subagent_text:
         init["forwardSubagentText"] = True
     if len(hooks):
@@ -396,6 +399,13 @@ def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, An
         # by fd: both CLIs (2.1.197, 2.1.331) read --mcp-config /dev/fd/N
         argv = ["--mcp-config", FileArg(json.dumps({"mcpServers": entries}), ".json", by_fd=True)]
     return argv, dict(sdk)
+
+
+def _sdk_server_settings(server: Any) -> Dict[str, Any]:
+    """An in-process server's ``initialize.sdkMcpServerConfigs`` entry (its ``timeout``);
+    ``{}`` for a server without one (an ``mcp`` package server, a stand-in)."""
+    settings = getattr(server, "wire_settings", None)
+    return dict(settings()) if callable(settings) else {}
 
 
 def partition_mcp_servers(

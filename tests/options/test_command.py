@@ -892,3 +892,13 @@ def test_initialize_only_option_errors() -> None:
         plan_for(supported_dialog_kinds="refusal_fallback_prompt", on_user_dialog=print)
     with pytest.raises(TypeError, match="on_elicitation must be callable"):
         plan_for(on_elicitation="decline")
+
+
+def test_an_sdk_server_timeout_goes_in_initialize_sdk_mcp_server_configs() -> None:
+    from claude_sync import create_sdk_mcp_server
+
+    slow = create_sdk_mcp_server("slow", timeout=3)
+    plan = plan_for(mcp_servers={"slow": slow, "plain": create_sdk_mcp_server("plain"), "fake": FakeSdkServer("fake")})
+    assert plan.initialize_fields["sdkMcpServers"] == ["slow", "plain", "fake"]
+    assert plan.initialize_fields["sdkMcpServerConfigs"] == {"slow": {"timeout": 3000}}
+    assert "sdkMcpServerConfigs" not in plan_for(mcp_servers={"plain": create_sdk_mcp_server("plain")}).initialize_fields
