@@ -21,6 +21,7 @@ from claude_sync import (
     UsageResult,
     create_sdk_mcp_server,
 )
+from claude_sync._engine.control_methods import NEWEST_CHECKED_CLI
 from claude_sync.testing import ScriptedCLI
 
 
@@ -151,7 +152,7 @@ def test_newer_requests_refuse_bad_arguments_and_name_a_cli_that_lacks_them() ->
             client.update_settings({"effortLevel": 3})  # type: ignore[dict-item]
         with pytest.raises(ValueError, match="'default', 'auto' or None"):
             client.set_mcp_permission_mode_override("web", "bypassPermissions")
-        with pytest.raises(ControlRequestError, match="reload_output_styles: this Claude Code CLI does not have it .*CLI 2.1.331 does") as info:
+        with pytest.raises(ControlRequestError, match=f"reload_output_styles: this Claude Code CLI does not have it .*CLI {NEWEST_CHECKED_CLI} does") as info:
             client.reload_output_styles()
         assert info.value.subtype == "reload_output_styles"
     script.verify()

@@ -17,6 +17,7 @@ from claude_sync import (
     ResultMessage,
     create_sdk_mcp_server,
 )
+from claude_sync._engine.control_methods import NEWEST_CHECKED_CLI
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
 from .harness import STDIO_SERVER, cli_is_at_least
@@ -138,5 +139,5 @@ def test_server_info_properties_and_the_newer_control_requests(
         else:
             for call in (client.reload_output_styles, lambda: client.update_settings({"outputStyle": "x"}),
                          lambda: client.read_mcp_resource("nope", "ui://nope/app")):  # fmt: skip
-                with pytest.raises(ControlRequestError, match="this Claude Code CLI does not have it .*CLI 2.1.331 does"):
+                with pytest.raises(ControlRequestError, match=f"this Claude Code CLI does not have it .*CLI {NEWEST_CHECKED_CLI} does"):
                     call()
