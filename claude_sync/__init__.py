@@ -22,7 +22,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._client": ("ClaudeSDKClient", "merge_assistant_messages"),
     "._options.options": (
         "ClaudeAgentOptions", "AgentDefinition", "EffortLevel", "McpSdkServerConfig",
-        "McpServerConfig", "SettingSource", "TaskBudget",
+        "McpServerConfig", "SettingSource", "SpawnCommand", "TaskBudget",
     ),
     "._engine.transport": ("Transport",),
     "._callbacks.permission_types": (
@@ -246,6 +246,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._options.options import McpSdkServerConfig as McpSdkServerConfig
     from ._options.options import McpServerConfig as McpServerConfig
     from ._options.options import SettingSource as SettingSource
+    from ._options.options import SpawnCommand as SpawnCommand
     from ._options.options import TaskBudget as TaskBudget
     from ._query import QueryStream as QueryStream
     from ._query import query as query

@@ -70,7 +70,7 @@ SDK leaves them out.
 Consumed by the shell, not here (``SHELL_CONSUMED_FIELDS``): ``cli_path``
 (``discovery.find_cli``), ``stderr``, ``max_buffer_size``, ``callback_workers``,
 ``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``,
-``verbatim_prompts``, ``debug_stderr``.
+``verbatim_prompts``, ``debug_stderr``, ``spawn_command``.
 ``can_use_tool``, ``deny_all_permissions`` and ``hooks`` are both: the flag / ``initialize``
 field is set here, the answers come from the shell, which serves what the ``OptionsPlan``
 carries (``permissions``, ``hooks``, ``sdk_mcp_servers``).
@@ -180,6 +180,7 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "load_timeout_ms",  # bounds the store bridge's loads for a resume from the store
         "on_elicitation",  # the shell answers the CLI's elicitation requests with it
         "on_user_dialog",  # ... and its request_user_dialog requests
+        "spawn_command",  # spawn.start_transport turns the built command into the one it runs
     }
 )
 """``ClaudeAgentOptions`` fields ``interpret_options`` deliberately leaves to the I/O shell."""

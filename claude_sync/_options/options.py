@@ -174,6 +174,32 @@ class AgentDefinition(Record):
 
 
 @record
+class SpawnCommand(Record):
+    """How the CLI is to be started: what ``ClaudeAgentOptions.spawn_command`` gets and returns.
+
+    Build the one to return with ``command.replace(argv=[...], env={...}, cwd=...)`` (or a new
+    ``SpawnCommand``). ``argv`` may name memory files (``/dev/fd/N``, inherited) and private
+    temp files (mode 0600) holding the MCP config and settings: a wrapper that isolates the
+    file system must let the CLI read them.
+
+    Attributes:
+        argv: The command line: the CLI's path (absolute), then its flags.
+        env: The CLI's whole environment.
+        cwd: The CLI's working directory (None: this process's).
+    """
+
+    argv: List[str]
+    env: Dict[str, str]
+    cwd: Optional[str] = None
+
+    def replace(self, **changes: Any) -> SpawnCommand:
+        """A copy with ``changes`` (``argv=``, ``env=``, ``cwd=``)."""
+        import dataclasses
+
+        return dataclasses.replace(self, **changes)
+
+
+@record
 class ClaudeAgentOptions(Record):
     """Everything that configures one CLI process. All fields are optional.
 
@@ -249,6 +275,14 @@ class ClaudeAgentOptions(Record):
             -> PermissionResultAllow | PermissionResultDeny``, run on the callback pool.
         hooks: Hook functions by event name (``"PreToolUse"`` …): a list of ``HookMatcher`` each.
         user: The OS user to run the CLI as (``Popen(user=…)``).
+        spawn_command: Start the CLI some other way (in a sandbox, a container, under another
+            program), as the TS SDK's ``spawnClaudeCodeProcess``: called (connecting thread) with
+            the ``SpawnCommand`` claude_sync built (argv, environment, cwd), it returns the one to
+            run, e.g. ``lambda c: c.replace(argv=["unshare", "--net", "--", *c.argv])``. A bare
+            program name is looked up on the returned environment's ``PATH``. claude_sync still
+            starts the process: pipes, its own process group, the parent-death signal and the
+            close ladder apply to the program it names, so a wrapper must ``exec`` the CLI or
+            pass signals on (``bwrap --die-with-parent``). Not used with a custom ``transport``.
         include_partial_messages: Also yield ``StreamEvent`` messages as the model writes (token by
             token).
         include_hook_events: Also yield the hook lifecycle messages (``HookStartedMessage`` …).
@@ -346,6 +380,7 @@ class ClaudeAgentOptions(Record):
     can_use_tool: Optional[CanUseTool] = None
     hooks: Optional[Dict[HookEvent, List[HookMatcher]]] = None
     user: Optional[str] = None
+    spawn_command: Optional[Callable[[SpawnCommand], SpawnCommand]] = None
     include_partial_messages: bool = False
     include_hook_events: bool = False
     forward_subagent_text: bool = False
@@ -434,6 +469,7 @@ __all__ = [
     "McpServerConfig",
     "McpStdioServerConfig",
     "SettingSource",
+    "SpawnCommand",
     "SystemPromptCustom",
     "SystemPromptFile",
     "SystemPromptPreset",

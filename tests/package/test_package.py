@@ -65,7 +65,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "PreToolUseHookSpecificOutput", "RateLimitStatus", "RateLimitType",
         "SandboxIgnoreViolations", "SandboxNetworkConfig", "SandboxSettings", "SdkBeta",
         "SdkPluginConfig", "ServerToolName", "SessionCronSummary",
-        "SessionStartHookSpecificOutput", "SettingSource", "StopHookInput",
+        "SessionStartHookSpecificOutput", "SettingSource", "SpawnCommand", "StopHookInput",
         "SetupHookSpecificOutput",  # in the HookSpecificOutput union, so importable from the top
         "ClaudeCodeOptions",  # the old claude_code_sdk name, with its defaults (deprecated)
         "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",  # typed control answers
