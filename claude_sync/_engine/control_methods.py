@@ -233,6 +233,21 @@ class TypedControlMethods:
         payload: Dict[str, Any] = {"skip_behaviors": True} if skip_behaviors else {}
         return UsageResult.from_wire(self.send_control_request("get_usage", payload, timeout=timeout))
 
+    def seed_read_state(self, path: str, mtime_ms: int, *, timeout: Optional[float] = None) -> None:
+        """Tell the CLI a ``Read`` of ``path`` happened at ``mtime_ms`` (the file's mtime then,
+        in whole milliseconds: ``os.stat(path).st_mtime_ns // 1_000_000``), so an ``Edit`` of
+        it is not refused with "File has not been read yet" after that ``Read`` left the
+        context. If the file changed since, the CLI still asks for a fresh ``Read``. Raises
+        ``TypeError`` for a non-str path or a non-int ``mtime_ms``, ``ValueError`` for a
+        negative one."""
+        if not isinstance(path, str):
+            raise TypeError(f"path must be a str, not {type(path).__name__}")
+        if isinstance(mtime_ms, bool) or not isinstance(mtime_ms, int):
+            raise TypeError(f"mtime_ms must be an int (milliseconds), not {type(mtime_ms).__name__}")
+        if mtime_ms < 0:
+            raise ValueError(f"mtime_ms must be >= 0, not {mtime_ms}")
+        self.send_control_request("seed_read_state", {"path": path, "mtime": mtime_ms}, timeout=timeout)
+
     # ------------------------------------------------------------------ newer requests
 
     def _newer_request(self, subtype: str, payload: Dict[str, Any], timeout: Optional[float]) -> Dict[str, Any]:

@@ -141,3 +141,30 @@ def test_server_info_properties_and_the_newer_control_requests(
                          lambda: client.read_mcp_resource("nope", "ui://nope/app")):  # fmt: skip
                 with pytest.raises(ControlRequestError, match=f"this Claude Code CLI does not have it .*CLI {NEWEST_CHECKED_CLI} does"):
                     call()
+
+
+@pytest.mark.parametrize("seeded", [False, True], ids=["unseeded", "seeded"])
+def test_seed_read_state_lets_an_edit_through_without_a_read(
+    seeded: bool, e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str
+) -> None:
+    """CLI 2.1.197 refuses an ``Edit`` of a file never ``Read`` in the session; after
+    ``seed_read_state(path, mtime_ms)`` with the file's mtime it goes through. 2.1.332 takes
+    the request and lets that ``Edit`` through either way."""
+    import os
+
+    target = e2e_workdir / "notes.txt"
+    target.write_text("hello world\n")
+    edit = {"file_path": str(target), "old_string": "hello", "new_string": "goodbye"}
+    fake_api.add(tool_use("Edit", edit), text("edited"))
+    with ClaudeSDKClient(e2e_options(env={"CLAUDE_CODE_MAX_RETRIES": "0"}, allowed_tools=["Edit"])) as client:
+        if seeded:
+            client.seed_read_state(str(target), os.stat(target).st_mtime_ns // 1_000_000, timeout=30)
+        client.query("edit it")
+        messages = list(client.receive_response(timeout=60))
+    assert isinstance(messages[-1], ResultMessage)
+    (result,) = fake_api.turn_requests()[1].tool_results
+    if seeded or cli_is_at_least(real_cli_path, "2.1.332"):  # 2.1.332 lets this Edit through unread
+        assert target.read_text() == "goodbye world\n" and not result.get("is_error")
+    else:
+        assert target.read_text() == "hello world\n" and result.get("is_error") is True
+        assert "read" in str(result["content"]).lower()
