@@ -42,7 +42,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "CompactBoundaryMessage", "TaskStartedMessage", "TaskProgressMessage", "TaskUpdatedMessage",
         "TaskNotificationMessage", "HookEventMessage", "HookStartedMessage", "HookProgressMessage",
         "HookResponseMessage", "InformationalMessage", "ThinkingTokensMessage",
-        "MirrorErrorMessage", "OversizedLineSkipped",
+        "MirrorErrorMessage", "OversizedLineSkipped", "CommandsChangedMessage",
     ),
     "._wire.blocks": (
         "ContentBlock", "TextBlock", "ThinkingBlock", "RedactedThinkingBlock", "ToolUseBlock",
@@ -352,6 +352,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.shapes import TaskUpdatedStatus as TaskUpdatedStatus
     from ._wire.shapes import TaskUsage as TaskUsage
     from ._wire.system_messages import APIRetryMessage as APIRetryMessage
+    from ._wire.system_messages import CommandsChangedMessage as CommandsChangedMessage
     from ._wire.system_messages import CompactBoundaryMessage as CompactBoundaryMessage
     from ._wire.system_messages import HookEventMessage as HookEventMessage
     from ._wire.system_messages import HookProgressMessage as HookProgressMessage

@@ -63,6 +63,9 @@ class TypedControlMethods:
         @property
         def options(self) -> ClaudeAgentOptions: ...
 
+        @property
+        def session(self) -> Any: ...  # the live Session (None before connect): I/O, not imported here
+
     def send_control_request(
         self, subtype: str, payload: Optional[Dict[str, Any]] = None, *, timeout: Optional[float] = None
     ) -> Dict[str, Any]:
@@ -232,6 +235,22 @@ class TypedControlMethods:
 
         payload: Dict[str, Any] = {"skip_behaviors": True} if skip_behaviors else {}
         return UsageResult.from_wire(self.send_control_request("get_usage", payload, timeout=timeout))
+
+    def reinitialize(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Send the session's ``initialize`` request again (its hooks, agents, SDK MCP servers,
+        system prompt …) and return the CLI's fresh answer, which becomes the server info
+        (``get_server_info``, ``supported_commands`` …). CLI 2.1.332 re-registers the hooks
+        (``hooks_applied: true``; a hook callback it was waiting on is cancelled). Raises
+        ``UsageError`` before ``connect``, ``CLIConnectionError`` when a fail-closed hook can
+        no longer be honoured, and what ``send_control_request`` raises."""
+        session = self.session
+        plan = None if session is None else session.spawn_plan
+        if session is None or plan is None:
+            raise UsageError("reinitialize() needs a connected session: connect first")
+        answer = self.send_control_request("initialize", dict(plan.initialize_fields), timeout=timeout)
+        plan.check_initialize_answer(answer)
+        session.server_info = answer
+        return answer
 
     def seed_read_state(self, path: str, mtime_ms: int, *, timeout: Optional[float] = None) -> None:
         """Tell the CLI a ``Read`` of ``path`` happened at ``mtime_ms`` (the file's mtime then,

@@ -168,3 +168,53 @@ def test_seed_read_state_lets_an_edit_through_without_a_read(
     else:
         assert target.read_text() == "hello world\n" and result.get("is_error") is True
         assert "read" in str(result["content"]).lower()
+
+
+def test_reinitialize_sends_initialize_again_and_the_hooks_still_fire_once(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str
+) -> None:
+    """Both CLIs answer a second ``initialize``; 2.1.332 says it re-registered the hooks.
+    Either way the ``PreToolUse`` hook is called once per tool call afterwards, and the fresh
+    answer is the server info."""
+    from claude_sync import HookMatcher
+
+    calls: List[str] = []
+
+    def hook(hook_input: Any, tool_use_id: Any, context: Any) -> Any:
+        calls.append(hook_input["hook_event_name"])
+        return {}
+
+    fake_api.add(tool_use("Bash", {"command": "true"}), text("done"))
+    hooks = {"PreToolUse": [HookMatcher(hooks=[hook], timeout=10)]}
+    with ClaudeSDKClient(e2e_options(env=FAST_FAIL, hooks=hooks, allowed_tools=["Bash"])) as client:
+        first = client.get_server_info()
+        answer = client.reinitialize(timeout=30)
+        assert client.get_server_info() is answer and answer is not first
+        assert [c["name"] for c in answer["commands"]] == [c["name"] for c in first["commands"]]  # type: ignore[index]
+        if cli_is_at_least(real_cli_path, "2.1.332"):
+            assert answer["hooks_applied"] is True
+        run_turn(client, "go")
+    assert calls == ["PreToolUse"]
+
+
+def test_supported_commands_follow_commands_changed(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str
+) -> None:
+    """A skill written after connect and ``reload_skills()``: CLI 2.1.332 pushes
+    ``system/commands_changed`` in the next turn (a ``CommandsChangedMessage``), and
+    ``supported_commands`` (the server info) has the new skill from then on."""
+    from claude_sync import CommandsChangedMessage
+
+    if not cli_is_at_least(real_cli_path, "2.1.331"):
+        pytest.skip("CLI 2.1.197 has no reload_skills")
+    fake_api.add(text("ok"))
+    with ClaudeSDKClient(e2e_options(env=FAST_FAIL)) as client:
+        assert "fresh" not in [c.name for c in client.supported_commands]
+        skill = e2e_workdir / ".claude" / "skills" / "fresh"
+        skill.mkdir(parents=True)
+        (skill / "SKILL.md").write_text("---\nname: fresh\ndescription: a fresh skill\n---\nHi\n")
+        assert "fresh" in [s.name for s in client.reload_skills(timeout=30)]
+        messages = run_turn(client, "go")
+        pushed = [m for m in messages if isinstance(m, CommandsChangedMessage)]
+        assert pushed and "fresh" in [c["name"] for c in pushed[-1].commands or []]
+        assert "fresh" in [c.name for c in client.supported_commands]

@@ -33,7 +33,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "SystemMessage", "SystemInitMessage", "StatusMessage", "APIRetryMessage",
         "CompactBoundaryMessage", "TaskStartedMessage", "TaskProgressMessage",
         "TaskUpdatedMessage", "TaskNotificationMessage", "HookEventMessage", "HookStartedMessage",
-        "HookProgressMessage", "HookResponseMessage", "InformationalMessage",
+        "HookProgressMessage", "HookResponseMessage", "InformationalMessage", "CommandsChangedMessage",
         "ThinkingTokensMessage", "ResultMessage", "StreamEvent", "RateLimitEvent",
         "RateLimitInfo", "PromptSuggestionMessage", "ToolProgressMessage", "AuthStatusMessage",
         "UnknownMessage", "OversizedLineSkipped", "StreamItem", "message_from_dict", "ContentBlock",
