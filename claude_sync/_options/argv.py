@@ -241,22 +241,22 @@ def _read_settings_file(options: ClaudeAgentOptions, read_text: Callable[[str], 
     return text
 
 
-def _settings_object(settings: Mapping[Any, Any]) -> JsonDict:
+def _settings_object(settings: Mapping[Any, Any], name: str = "settings") -> JsonDict:
     """A settings dict, checked to write as JSON, as a fresh dict (the caller's is not changed)."""
     try:
         text = json.dumps(settings, allow_nan=False)
     except TypeError as exc:
-        raise TypeError(f"settings is not JSON: {exc}") from exc
+        raise TypeError(f"{name} is not JSON: {exc}") from exc
     except RecursionError:
-        raise ValueError("settings is not JSON: nested too deeply to write") from None
+        raise ValueError(f"{name} is not JSON: nested too deeply to write") from None
     except ValueError as exc:
-        raise ValueError(f"settings is not JSON: {exc}") from exc
+        raise ValueError(f"{name} is not JSON: {exc}") from exc
     pending: List[Any] = [settings]
     while pending:  # json.dumps writes 1 and True as the keys "1" and "true": refuse them
         value = pending.pop()
         if isinstance(value, Mapping):
             if not all(isinstance(key, str) for key in value):
-                raise TypeError("settings keys must be str (JSON object keys are strings)")
+                raise TypeError(f"{name} keys must be str (JSON object keys are strings)")
             pending.extend(value.values())
         elif isinstance(value, (list, tuple)):
             pending.extend(value)
@@ -300,8 +300,47 @@ def context_args(
     for plugin in str_list("plugins", options.plugins):
         if plugin.get("type") != "local":
             raise ValueError(f"unsupported plugin type {plugin.get('type')!r} (only 'local')")
-        argv += flag_pair("plugin-dir", os.fspath(plugin["path"]))
+        if options.plugin_delivery == "argv":
+            argv += flag_pair("plugin-dir", os.fspath(plugin["path"]))
     return argv
+
+
+INITIALIZE_DELIVERY = {
+    "managedSettings": ("managed_settings_applied", "managed_settings"),
+    "mcpServers": ("mcp_servers_applied", 'mcp_servers_delivery="initialize"'),
+    "plugins": ("plugins_applied", 'plugin_delivery="initialize"'),
+}
+"""``initialize`` fields the CLI reads only at launch under ``--await-initialize``: the answer's
+flag that confirms it took them, and the option that sent them."""
+
+
+def initialize_delivery(options: ClaudeAgentOptions, external_mcp: Mapping[str, Any], init: JsonDict) -> List[ArgvItem]:
+    """``managed_settings``, and with ``"initialize"`` delivery the external MCP servers and the
+    plugins, into ``init``; the flags that make the CLI wait for them. Raises ``TypeError`` /
+    ``ValueError`` for managed settings that do not write as JSON."""
+    argv: List[ArgvItem] = []
+    if options.managed_settings is not None:
+        init["managedSettings"] = _settings_object(options.managed_settings, "managed_settings")
+        argv.append("--managed-settings-in-initialize")
+    if options.mcp_servers_delivery == "initialize" and external_mcp:
+        init["mcpServers"] = dict(external_mcp)
+    if options.plugin_delivery == "initialize" and options.plugins:
+        init["plugins"] = [{"type": "local", "path": os.fspath(p["path"])} for p in options.plugins]
+    if any(name in init for name in INITIALIZE_DELIVERY):
+        argv.insert(0, "--await-initialize")
+    return argv
+
+
+def check_initialize_delivery(init: Mapping[str, Any], answer: Mapping[str, Any]) -> None:
+    """Raises ``CLIConnectionError`` when ``init`` carried a launch-only field (see
+    ``INITIALIZE_DELIVERY``) and the CLI's answer does not confirm it took it."""
+    for name, (flag, option) in INITIALIZE_DELIVERY.items():
+        if name in init and answer.get(flag) is not True:
+            raise CLIConnectionError(
+                f"the CLI did not confirm the {option} sent in initialize ({flag}: "
+                f"{answer.get(flag)!r}), so the session was ended: a wrapper may have dropped "
+                f"--await-initialize, or the CLI is too old for it"
+            )
 
 
 def extra_args_argv(extra_args: Mapping[str, Optional[str]]) -> List[ArgvItem]:

@@ -345,6 +345,18 @@ class ClaudeAgentOptions(Record):
             newer CLIs).
         per_task_stop_affordance: Let an interrupt spare background tasks (TypeScript SDK option;
             newer CLIs).
+        managed_settings: Policy-tier settings from this host (the TS SDK's ``managedSettings``):
+            restrictive keys only (the CLI drops what would widen a policy), sent in
+            ``initialize`` (``--await-initialize --managed-settings-in-initialize``); connecting
+            raises ``CLIConnectionError`` unless the CLI confirms it stored them. CLI 2.1.332+
+            (2.1.197 exits: unknown option).
+        mcp_servers_delivery: How external ``mcp_servers`` reach the CLI: ``"argv"`` (an
+            ``--mcp-config`` memory file) or ``"initialize"`` (in the ``initialize`` request,
+            with ``--await-initialize``; connecting raises ``CLIConnectionError`` unless the CLI
+            confirms it took them). ``"initialize"`` needs a dict ``mcp_servers`` and CLI 2.1.332+.
+        plugin_delivery: How ``plugins`` reach the CLI: ``"argv"`` (one ``--plugin-dir`` each) or
+            ``"initialize"`` (in the ``initialize`` request; connecting raises
+            ``CLIConnectionError`` unless the CLI reports every plugin loaded). CLI 2.1.332+.
         on_elicitation: Answers an MCP server's request for user input (``ElicitationRequest ->
             ElicitationResult``); without it, or when it raises, the answer is a decline.
         on_user_dialog: Answers the CLI's ``request_user_dialog`` (``UserDialogRequest ->
@@ -419,6 +431,9 @@ class ClaudeAgentOptions(Record):
     agent_progress_summaries: bool = False
     supported_dialog_kinds: Optional[List[str]] = None
     per_task_stop_affordance: bool = False
+    managed_settings: Optional[Dict[str, Any]] = None
+    mcp_servers_delivery: Literal["argv", "initialize"] = "argv"
+    plugin_delivery: Literal["argv", "initialize"] = "argv"
     on_elicitation: Optional[OnElicitation] = None
     on_user_dialog: Optional[OnUserDialog] = None
 

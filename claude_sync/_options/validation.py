@@ -87,6 +87,18 @@ def text(name: str, value: Any) -> None:
         _fail(TypeError, name, "a str", value)
 
 
+def delivery(name: str, value: Any) -> None:
+    """``"argv"`` or ``"initialize"``."""
+    if value not in ("argv", "initialize"):
+        _fail(ValueError, name, "'argv' or 'initialize'", value)
+
+
+def mapping(name: str, value: Any) -> None:
+    """A dict (checked to write as JSON when the command is built)."""
+    if not isinstance(value, Mapping):
+        _fail(TypeError, name, "a dict", value)
+
+
 def writable(name: str, value: Any) -> None:
     """A text stream: anything with a callable ``write``."""
     if not callable(getattr(value, "write", None)):
@@ -213,6 +225,9 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "client_app": (optional(text),),
     "debug_stderr": (optional(writable),),
     "output_format": (output_format,),
+    "managed_settings": (optional(mapping),),
+    "mcp_servers_delivery": (delivery,),
+    "plugin_delivery": (delivery,),
 }
 
 

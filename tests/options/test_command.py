@@ -25,7 +25,7 @@ from claude_sync._options.discovery import CLI_INSTALL_HINT, find_cli
 from claude_sync._options.options import AgentDefinition, ClaudeAgentOptions
 from claude_sync._sessions.stores.memory import InMemorySessionStore
 from claude_sync._version import __version__
-from claude_sync._wire.errors import CLINotFoundError
+from claude_sync._wire.errors import CLIConnectionError, CLINotFoundError
 
 CLI = "/opt/claude/bin/claude"
 BASE = [CLI, "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"]
@@ -623,7 +623,15 @@ NON_DEFAULT: Dict[str, Any] = {
     "agent_progress_summaries": True,
     "supported_dialog_kinds": [],  # a non-empty list needs on_user_dialog
     "per_task_stop_affordance": True,
+    "managed_settings": {"permissions": {"deny": ["Bash"]}},
+    "mcp_servers_delivery": "initialize",
+    "plugin_delivery": "initialize",
 }
+NEEDS = {
+    "mcp_servers_delivery": {"mcp_servers": {"ext": {"type": "stdio", "command": "srv"}}},
+    "plugin_delivery": {"plugins": [{"type": "local", "path": "/p"}]},
+}
+"""What a mapped field changes the plan only together with (both sides of the comparison get it)."""
 
 
 def test_every_option_field_is_either_mapped_or_left_to_the_shell_on_purpose() -> None:
@@ -642,7 +650,7 @@ def _observable(plan: SpawnPlan) -> Any:
 
 @pytest.mark.parametrize("name", sorted(NON_DEFAULT))
 def test_each_mapped_field_changes_the_plan(name: str) -> None:
-    default = ClaudeAgentOptions()
+    default = ClaudeAgentOptions(**NEEDS.get(name, {}))
     assert getattr(default, name) != NON_DEFAULT[name]
     changed = dataclasses.replace(default, **{name: NON_DEFAULT[name]})
     environ = {"PATH": "/bin"}
@@ -903,3 +911,43 @@ def test_an_sdk_server_timeout_goes_in_initialize_sdk_mcp_server_configs() -> No
     assert plan.initialize_fields["sdkMcpServers"] == ["slow", "plain", "fake"]
     assert plan.initialize_fields["sdkMcpServerConfigs"] == {"slow": {"timeout": 3000}}
     assert "sdkMcpServerConfigs" not in plan_for(mcp_servers={"plain": create_sdk_mcp_server("plain")}).initialize_fields
+
+
+def test_launch_only_initialize_fields_wait_for_initialize() -> None:
+    """``managed_settings`` and the ``"initialize"`` deliveries: the fields go in ``initialize``
+    and the CLI is told to wait for it; nothing of them stays on argv."""
+    stdio = {"type": "stdio", "command": "srv", "env": {"TOKEN": "s3cret"}}
+    plan = plan_for(
+        managed_settings={"permissions": {"deny": ["Bash"]}},
+        mcp_servers={"ext": stdio}, mcp_servers_delivery="initialize",
+        plugins=[{"type": "local", "path": "/p"}], plugin_delivery="initialize",
+    )  # fmt: skip
+    args = plan.argv_strings()
+    assert {"--await-initialize", "--managed-settings-in-initialize"} <= set(args)
+    assert "--mcp-config" not in args and "--plugin-dir" not in args
+    fields = plan.initialize_fields
+    assert fields["managedSettings"] == {"permissions": {"deny": ["Bash"]}}
+    assert fields["mcpServers"] == {"ext": stdio} and fields["plugins"] == [{"type": "local", "path": "/p"}]
+    plan.check_initialize_answer({"managed_settings_applied": True, "mcp_servers_applied": True, "plugins_applied": True})
+    with pytest.raises(CLIConnectionError, match='plugin_delivery="initialize".*plugins_applied: False'):
+        plan.check_initialize_answer({"managed_settings_applied": True, "mcp_servers_applied": True, "plugins_applied": False})
+    with pytest.raises(CLIConnectionError, match="managed_settings .*managed_settings_applied: None"):
+        plan.check_initialize_answer({})
+    plain = plan_for(mcp_servers={"ext": stdio}, plugins=[{"type": "local", "path": "/p"}])
+    assert "--await-initialize" not in plain.argv_strings() and "--plugin-dir" in plain.argv_strings()
+    plain.check_initialize_answer({})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (dict(mcp_servers_delivery="stdin"), ValueError, "'argv' or 'initialize'"),
+        (dict(plugin_delivery=None), ValueError, "'argv' or 'initialize'"),
+        (dict(managed_settings="{}"), TypeError, "managed_settings must be a dict"),
+        (dict(managed_settings={"x": float("nan")}), ValueError, "managed_settings is not JSON"),
+        (dict(mcp_servers="/etc/mcp.json", mcp_servers_delivery="initialize"), ValueError, "needs mcp_servers as a dict"),
+    ],
+)
+def test_bad_delivery_options_are_named(kwargs: Dict[str, Any], error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        plan_for(**kwargs)
