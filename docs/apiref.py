@@ -97,7 +97,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
         "claude_sync._sessions.stores.memory", "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
         "claude_sync._sessions.store_functions",
     )),
-    ("agents", "run()", ("claude_sync._agents.run", "claude_sync._agents.result")),
+    ("agents", "run()", ("claude_sync._agents.run", "claude_sync._agents.result", "claude_sync._wire.agent_usage")),
     ("agents", "AgentPool", ("claude_sync._agents.pool",)),
     ("errors", "Exceptions", ("claude_sync._wire.errors",)),
     ("structured", "Output classes", ("claude_sync._structured.class_schema", "claude_sync._structured.outcome")),

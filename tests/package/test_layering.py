@@ -44,6 +44,8 @@ IO_MODULES = {
     "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
     # the live view's redraw thread
     "claude_sync._display.show",
+    # OpenTelemetry spans and metrics: clocks, the process-wide tracer and meter
+    "claude_sync._tracing.otel",
     # many agents
     "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.reuse",
     "claude_sync._agents.run",

@@ -42,7 +42,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
         "ReceiveTimeoutError", "UsageError", "__version__",
-        "run", "RunResult", "AgentPool",
+        "run", "RunResult", "AgentUsage", "AgentPool",
         # typed structured output
         "json_schema_of", "parse_output", "StructuredOutputError",
         # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/package/test_public_names.py)
