@@ -286,14 +286,16 @@ class CLIUnreadable(Exception):
 
 def read_cli(path: str, timeout: float = 60.0) -> Tuple[str, Dict[str, Set[str]]]:
     """``(version, inventory)`` of the CLI at ``path``. Raises ``CLIUnreadable``."""
+    import mmap
+
     real = Path(os.path.realpath(path))
     try:
-        bundle = real.read_bytes()
         version = _run(path, "--version", timeout).split()[0]
         help_text = _run(path, "--help", timeout)
-    except (OSError, IndexError, subprocess.SubprocessError) as exc:
+        with open(real, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as bundle:
+            inventory = cli_inventory(bundle, help_text)  # type: ignore[arg-type]  # mmap reads as bytes
+    except (OSError, ValueError, IndexError, subprocess.SubprocessError) as exc:
         raise CLIUnreadable(f"cannot read the CLI at {path}: {exc}") from exc
-    inventory = cli_inventory(bundle, help_text)
     empty = [kind for kind in KINDS if not inventory[kind]]
     if empty:
         raise CLIUnreadable(
