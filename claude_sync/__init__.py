@@ -97,8 +97,8 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "PermissionDeniedHookSpecificOutput", "PermissionRequestHookSpecificOutput",
         "PostModelSwitchHookSpecificOutput", "PostToolBatchHookSpecificOutput",
         "PostToolUseFailureHookSpecificOutput", "PostToolUseHookSpecificOutput",
-        "PreModelSwitchHookSpecificOutput", "PreToolUseHookSpecificOutput",
-        "SessionStartHookSpecificOutput", "SetupHookSpecificOutput", "StopHookSpecificOutput",
+        "PreModelSwitchHookSpecificOutput", "PreSkillShellCommandHookSpecificOutput",
+        "PreToolUseHookSpecificOutput", "SessionStartHookSpecificOutput", "SetupHookSpecificOutput", "StopHookSpecificOutput",
         "SubagentStartHookSpecificOutput", "SubagentStopHookSpecificOutput",
         "UserPromptExpansionHookSpecificOutput", "UserPromptSubmitHookSpecificOutput",
         "WorktreeCreateHookSpecificOutput",
@@ -189,6 +189,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._callbacks.hook_outputs import PostToolUseFailureHookSpecificOutput as PostToolUseFailureHookSpecificOutput
     from ._callbacks.hook_outputs import PostToolUseHookSpecificOutput as PostToolUseHookSpecificOutput
     from ._callbacks.hook_outputs import PreModelSwitchHookSpecificOutput as PreModelSwitchHookSpecificOutput
+    from ._callbacks.hook_outputs import PreSkillShellCommandHookSpecificOutput as PreSkillShellCommandHookSpecificOutput
     from ._callbacks.hook_outputs import PreToolUseHookSpecificOutput as PreToolUseHookSpecificOutput
     from ._callbacks.hook_outputs import SessionStartHookSpecificOutput as SessionStartHookSpecificOutput
     from ._callbacks.hook_outputs import SetupHookSpecificOutput as SetupHookSpecificOutput

@@ -8,6 +8,8 @@ from typing import Any, Dict, List
 
 import pytest
 
+import claude_sync
+
 from claude_sync import (
     KNOWN_HOOK_EVENTS,
     ClaudeAgentOptions,
@@ -145,6 +147,8 @@ def test_hook_outputs_cover_every_event_with_specific_output() -> None:
     assert names <= set(KNOWN_HOOK_EVENTS)
     assert {"PreModelSwitch", "PostModelSwitch", "Setup", "MessageDisplay", "PreSkillShellCommand"} <= names
     assert set(typing.get_args(types.HookJSONOutput)) == {types.AsyncHookJSONOutput, types.SyncHookJSONOutput}
+    for member in members:  # as the official SDK's test: each one a top-level name too
+        assert getattr(claude_sync, member.__name__) is member and member.__name__ in claude_sync.__all__
 
 
 def test_not_required_keys_are_not_required() -> None:

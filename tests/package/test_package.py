@@ -61,7 +61,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "PostModelSwitchHookSpecificOutput", "PostToolBatchHookSpecificOutput",
         "PostToolUseFailureHookInput", "PostToolUseFailureHookSpecificOutput",
         "PostToolUseHookInput", "PostToolUseHookSpecificOutput", "PreCompactHookInput",
-        "PreModelSwitchHookSpecificOutput", "PreToolUseHookInput",
+        "PreModelSwitchHookSpecificOutput", "PreSkillShellCommandHookSpecificOutput", "PreToolUseHookInput",
         "PreToolUseHookSpecificOutput", "RateLimitStatus", "RateLimitType",
         "SandboxIgnoreViolations", "SandboxNetworkConfig", "SandboxSettings", "SdkBeta",
         "SdkPluginConfig", "ServerToolName", "SessionCronSummary",
