@@ -72,7 +72,7 @@ SDK leaves them out.
 Consumed by the shell, not here (``SHELL_CONSUMED_FIELDS``): ``cli_path``
 (``discovery.find_cli``), ``stderr``, ``max_buffer_size``, ``callback_workers``,
 ``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``,
-``verbatim_prompts``, ``debug_stderr``, ``spawn_command``.
+``verbatim_prompts``, ``slash_commands``, ``debug_stderr``, ``spawn_command``.
 ``can_use_tool``, ``deny_all_permissions`` and ``hooks`` are both: the flag / ``initialize``
 field is set here, the answers come from the shell, which serves what the ``OptionsPlan``
 carries (``permissions``, ``hooks``, ``sdk_mcp_servers``).
@@ -179,6 +179,7 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "close_timeout",
         "raise_on_error_result",  # query() raises ResultError after an error result
         "verbatim_prompts",  # the session stamps every user frame client_composed
+        "slash_commands",  # False: the session puts a space before a leading "/" of a user frame
         "debug_stderr",  # the transport's stderr drain writes there when no callback is set
         "session_store_flush",  # the store bridge's batching (session_store itself: --session-mirror)
         "load_timeout_ms",  # bounds the store bridge's loads for a resume from the store
@@ -391,7 +392,10 @@ def build_spawn_plan(
     again). ``trace_carrier``: see ``OptionsPlan.spawn_plan``; ``read_text``: see
     ``interpret_options``. Raises what those raise.
     """
+    from .cli_settings import remember_run_secrets
+
     plan = interpret_options(options, read_text) if interpreted is None else interpreted
+    remember_run_secrets(options, os.environ if environ is None else environ)
     return plan.spawn_plan(cli_path, environ=environ, trace_carrier=trace_carrier)
 
 

@@ -222,6 +222,7 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "spawn_command": (optional(sync_callable),),
     "hooks": (optional(hook_table),),
     "verbatim_prompts": (boolean,),
+    "slash_commands": (boolean,),
     "resume_drops_turn": (optional(text),),
     "client_app": (optional(text),),
     "debug_stderr": (optional(writable),),

@@ -110,8 +110,9 @@ def test_repr_redacts_env_and_secret_looking_values() -> None:
         model="claude-x",
     )
     text = repr(options)
-    for secret in ("SECRETSECRET", "visible-value", "hdr-secret", "db-password", "extra-secret", "INLINE", "abc.def", "pw-secret"):
+    for secret in ("SECRETSECRET", "visible-value", "hdr-secret", "db-password", "extra-secret", "pw-secret"):
         assert secret not in text, secret
+    assert "use key sk-ant-oat01-INLINE and Bearer abc.def" in text  # the user's words: no known value in them (issue 26.6)
     for kept in ("ANTHROPIC_API_KEY", "PLAIN", "X-Custom", "https://mcp.example", "claude-x", "'verbose': None", "<redacted>"):
         assert kept in text, kept
     assert options.env["PLAIN"] == "visible-value"  # the options themselves are untouched
@@ -213,6 +214,7 @@ def test_plans_built_from_options_do_not_print_secrets() -> None:
     "field,value,error,fragment",
     [
         ("verbatim_prompts", "yes", TypeError, "verbatim_prompts"),
+        ("slash_commands", "no", TypeError, "slash_commands"),
         ("resume_drops_turn", 42, TypeError, "resume_drops_turn"),
         ("client_app", ["app"], TypeError, "client_app"),
         ("debug_stderr", "stderr", TypeError, "debug_stderr"),
