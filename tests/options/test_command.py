@@ -953,3 +953,17 @@ def test_launch_only_initialize_fields_wait_for_initialize() -> None:
 def test_bad_delivery_options_are_named(kwargs: Dict[str, Any], error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         plan_for(**kwargs)
+
+
+def test_settings_layers_read_settings_given_as_a_dict(tmp_path: Any) -> None:
+    """The layers the CLI will load (the kit's switch reads them for provider variables):
+    a dict is the flag layer itself; one that is not JSON is a layer that says so."""
+    from claude_sync._options.cli_settings import settings_layers
+
+    env = {"HOME": str(tmp_path)}
+    options = ClaudeAgentOptions(cwd=str(tmp_path), setting_sources=[], settings={"env": {"A": "1"}})
+    flag = [layer for layer in settings_layers(options, env) if layer.source == "flag"]
+    assert [(layer.origin, layer.settings) for layer in flag] == [("options.settings", {"env": {"A": "1"}})]
+    options.settings = {"x": object()}  # options are mutable after construction
+    (bad,) = [layer for layer in settings_layers(options, env) if layer.source == "flag"]
+    assert bad.settings is None and "not JSON" in str(bad.problem)
