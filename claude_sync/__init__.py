@@ -22,7 +22,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._client": ("ClaudeSDKClient", "merge_assistant_messages"),
     "._options.options": (
         "ClaudeAgentOptions", "AgentDefinition", "EffortLevel", "McpSdkServerConfig",
-        "McpServerConfig", "SettingSource", "TaskBudget",
+        "McpServerConfig", "SettingSource", "SpawnCommand", "TaskBudget",
     ),
     "._engine.transport": ("Transport",),
     "._callbacks.permission_types": (
@@ -42,7 +42,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "CompactBoundaryMessage", "TaskStartedMessage", "TaskProgressMessage", "TaskUpdatedMessage",
         "TaskNotificationMessage", "HookEventMessage", "HookStartedMessage", "HookProgressMessage",
         "HookResponseMessage", "InformationalMessage", "ThinkingTokensMessage",
-        "MirrorErrorMessage", "OversizedLineSkipped",
+        "MirrorErrorMessage", "OversizedLineSkipped", "CommandsChangedMessage",
     ),
     "._wire.blocks": (
         "ContentBlock", "TextBlock", "ThinkingBlock", "RedactedThinkingBlock", "ToolUseBlock",
@@ -97,8 +97,8 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "PermissionDeniedHookSpecificOutput", "PermissionRequestHookSpecificOutput",
         "PostModelSwitchHookSpecificOutput", "PostToolBatchHookSpecificOutput",
         "PostToolUseFailureHookSpecificOutput", "PostToolUseHookSpecificOutput",
-        "PreModelSwitchHookSpecificOutput", "PreToolUseHookSpecificOutput",
-        "SessionStartHookSpecificOutput", "SetupHookSpecificOutput", "StopHookSpecificOutput",
+        "PreModelSwitchHookSpecificOutput", "PreSkillShellCommandHookSpecificOutput",
+        "PreToolUseHookSpecificOutput", "SessionStartHookSpecificOutput", "SetupHookSpecificOutput", "StopHookSpecificOutput",
         "SubagentStartHookSpecificOutput", "SubagentStopHookSpecificOutput",
         "UserPromptExpansionHookSpecificOutput", "UserPromptSubmitHookSpecificOutput",
         "WorktreeCreateHookSpecificOutput",
@@ -189,6 +189,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._callbacks.hook_outputs import PostToolUseFailureHookSpecificOutput as PostToolUseFailureHookSpecificOutput
     from ._callbacks.hook_outputs import PostToolUseHookSpecificOutput as PostToolUseHookSpecificOutput
     from ._callbacks.hook_outputs import PreModelSwitchHookSpecificOutput as PreModelSwitchHookSpecificOutput
+    from ._callbacks.hook_outputs import PreSkillShellCommandHookSpecificOutput as PreSkillShellCommandHookSpecificOutput
     from ._callbacks.hook_outputs import PreToolUseHookSpecificOutput as PreToolUseHookSpecificOutput
     from ._callbacks.hook_outputs import SessionStartHookSpecificOutput as SessionStartHookSpecificOutput
     from ._callbacks.hook_outputs import SetupHookSpecificOutput as SetupHookSpecificOutput
@@ -247,6 +248,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._options.options import McpSdkServerConfig as McpSdkServerConfig
     from ._options.options import McpServerConfig as McpServerConfig
     from ._options.options import SettingSource as SettingSource
+    from ._options.options import SpawnCommand as SpawnCommand
     from ._options.options import TaskBudget as TaskBudget
     from ._query import QueryStream as QueryStream
     from ._query import query as query
@@ -353,6 +355,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.shapes import TaskUpdatedStatus as TaskUpdatedStatus
     from ._wire.shapes import TaskUsage as TaskUsage
     from ._wire.system_messages import APIRetryMessage as APIRetryMessage
+    from ._wire.system_messages import CommandsChangedMessage as CommandsChangedMessage
     from ._wire.system_messages import CompactBoundaryMessage as CompactBoundaryMessage
     from ._wire.system_messages import HookEventMessage as HookEventMessage
     from ._wire.system_messages import HookProgressMessage as HookProgressMessage
