@@ -36,7 +36,13 @@ NO_CALLBACK_DENIAL = "This tool call was not allowed: no rule allows it and no c
 class ApprovalGate:
     """The hook and permission callback of one run (see the module docstring).
 
+    Raises ``TypeError`` when ``policy`` is not an ``ApprovalPolicy``.
+
     Attributes:
+        policy: Which calls wait for a person.
+        decided: ``(pending, decision)`` on a resume, else None.
+        user_can_use_tool: The options' own ``can_use_tool`` (set by ``options()``), asked
+            about calls the gate does not decide.
         reasons: ``tool_use`` id → the reason of every call this run deferred.
         applied: ``(tool_use_id, where)`` each time the decision was applied (``"hook"`` or
             ``"can_use_tool"``).

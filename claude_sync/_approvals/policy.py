@@ -33,6 +33,10 @@ class ApprovalPolicy:
     Raises ``TypeError`` when ``rules`` is a bare ``str`` or holds a non-str, or ``check`` is
     not callable; ``ValueError`` for a malformed rule (named); ``ValueError`` when the policy
     has neither rules nor a check (it would never ask).
+
+    Attributes:
+        rules: Rules in the ``allowed_tools`` syntax (``"Bash(rm:*)"``, ``"Write"``, …), a tuple.
+        check: ``check(tool_name, tool_input)``, or None (see ``PolicyCheck``).
     """
 
     rules: Sequence[str] = ()

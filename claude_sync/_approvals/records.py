@@ -35,7 +35,11 @@ _MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "aut
 
 
 class ApprovalError(ClaudeSDKError):
-    """Base of the approval errors; ``tool_use_id`` names the call concerned ("" if none)."""
+    """Base of the approval errors.
+
+    Attributes:
+        tool_use_id: The call concerned ("" if none).
+    """
 
     def __init__(self, message: str = "", tool_use_id: str = "") -> None:
         super().__init__(message)
@@ -56,7 +60,10 @@ class ApprovalStaleError(ApprovalError):
 
 class ApprovalClaimedError(ApprovalStaleError):
     """Another resume of the same pending approval claimed it first; this one ran nothing.
-    ``claim`` is the winning claim entry (who, when, which decision)."""
+
+    Attributes:
+        claim: The winning claim entry (``claimant``, ``claimed_at``, ``decision``).
+    """
 
     def __init__(self, message: str = "", tool_use_id: str = "", claim: Optional[Dict[str, Any]] = None) -> None:
         super().__init__(message, tool_use_id)
@@ -77,6 +84,13 @@ class ApprovalDecision:
 
     Use ``ApprovalDecision.allow(updated_input=None)`` (run the call, or run it with the edited
     input) or ``ApprovalDecision.deny(message)`` (the model sees ``message`` as the tool's error).
+    Raises ``ApprovalRecordError`` for another behavior, an input that is not a JSON object,
+    an input with a deny, or a deny without a message.
+
+    Attributes:
+        behavior: ``"allow"`` or ``"deny"``.
+        updated_input: For an allow, the input to run the call with instead (None: as asked).
+        message: For a deny, what the model is told.
     """
 
     behavior: str
@@ -106,6 +120,7 @@ class ApprovalDecision:
         return cls("deny", message=message)
 
     def to_dict(self) -> Dict[str, Any]:
+        """A plain dict of JSON values (``from_dict`` takes it back)."""
         return {"behavior": self.behavior, "updated_input": self.updated_input, "message": self.message}
 
     @classmethod

@@ -44,6 +44,8 @@ IO_MODULES = {
     "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
     # the live view's redraw thread
     "claude_sync._display.show",
+    # approvals: claims in a store or a file, and the runs that defer and resume
+    "claude_sync._approvals.claims", "claude_sync._approvals.flow",
     # many agents
     "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.reuse",
     "claude_sync._agents.run",
