@@ -25,12 +25,12 @@ import json
 import os
 import uuid
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, cast
 
 from .._options.options import ClaudeAgentOptions
 from .._sessions.store_functions import project_key_for_directory
-from .._sessions.transcript_files import canonical, config_dir, read_entries
 from .._sessions.transcript import sanitize_path
+from .._sessions.transcript_files import canonical, config_dir, read_entries
 from .records import ApprovalClaimedError, ApprovalDecision, ApprovalStaleError, PendingApproval
 
 __all__ = ["CLAIM_TYPE", "claim", "claim_subpath", "load_transcript"]
@@ -53,7 +53,7 @@ def load_transcript(pending: PendingApproval, options: ClaudeAgentOptions) -> Li
             raise ApprovalStaleError(
                 f"session {pending.session_id} is not in the session store (cwd {pending.cwd!r})", pending.tool_use_id
             )
-        return entries
+        return [dict(e) for e in entries]
     path = _session_dir(pending, options.env).with_suffix(".jsonl")
     if not path.is_file():
         raise ApprovalStaleError(
@@ -66,7 +66,7 @@ def load_transcript(pending: PendingApproval, options: ClaudeAgentOptions) -> Li
 def claim(pending: PendingApproval, decision: ApprovalDecision, options: ClaudeAgentOptions, claimant: str, now: str) -> None:
     """Claim ``pending`` for ``claimant`` (any thread). Raises ``ApprovalClaimedError`` when
     another claimant was first; what the store or the file system raises."""
-    entry = {
+    entry: Dict[str, Any] = {
         "type": CLAIM_TYPE,
         "uuid": str(uuid.uuid5(_NAMESPACE, f"{pending.session_id}/{pending.tool_use_id}")),
         "tool_use_id": pending.tool_use_id,
@@ -81,9 +81,9 @@ def claim(pending: PendingApproval, decision: ApprovalDecision, options: ClaudeA
             "session_id": pending.session_id,
             "subpath": claim_subpath(pending.tool_use_id),
         }
-        store.append(key, [entry])
-        stored = [e for e in store.load(key) or [] if isinstance(e, dict) and e.get("type") == CLAIM_TYPE]
-        first = stored[0] if stored else None
+        store.append(key, [cast(Any, entry)])
+        stored: List[Dict[str, Any]] = [dict(e) for e in store.load(key) or [] if isinstance(e, dict) and e.get("type") == CLAIM_TYPE]
+        first: Optional[Dict[str, Any]] = stored[0] if stored else None
     else:
         first = _claim_file(pending, options.env, entry)
     if first is None or first.get("claimant") != claimant:

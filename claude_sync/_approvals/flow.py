@@ -31,18 +31,26 @@ import os
 import time
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Dict, Iterable, Optional, Union
+from typing import Any, Dict, Iterable, Optional, Union, cast
 
 from .._agents.result import RunResult
 from .._agents.run import collect_turn, outcome_error
 from .._client import ClaudeSDKClient
+from .._display.redaction import redacted_logger
 from .._options.options import ClaudeAgentOptions
 from .._query import query
-from .._wire.messages import ResultMessage
+from .._wire.errors import ClaudeSDKError
+from .._wire.messages import ResultMessage, UserMessage
 from .claims import claim, load_transcript
 from .gate import ApprovalGate
 from .policy import ApprovalPolicy
-from .records import ApprovalDecision, ApprovalNotAppliedError, ApprovalRecordError, ApprovalStaleError, PendingApproval
+from .records import (
+    ApprovalDecision,
+    ApprovalNotAppliedError,
+    ApprovalRecordError,
+    ApprovalStaleError,
+    PendingApproval,
+)
 from .staleness import why_stale
 
 __all__ = ["ApprovalOutcome", "pending_approval", "resume_approval", "run_with_approvals"]
@@ -51,6 +59,8 @@ ApprovalOutcome = Union["RunResult[Any]", PendingApproval]
 """What a run or a resume ends with: its ``RunResult``, or the call waiting for a person."""
 
 Prompt = Union[str, Iterable[Dict[str, Any]]]
+
+logger = redacted_logger("claude_sync.approvals")
 
 
 def run_with_approvals(
@@ -111,31 +121,39 @@ def resume_approval(
         options,
         resume=pending.session_id,
         cwd=pending.cwd,
-        permission_mode=pending.permission_mode,  # --resume does not restore it
+        permission_mode=cast(Any, pending.permission_mode),  # --resume does not restore it
         continue_conversation=False,
         fork_session=False,
     )
+    # Until the decision is applied the CLI runs in "default" mode: measured on 2.1.197, a
+    # resumed CLI may skip the PreToolUse hook, and in "acceptEdits" it then ran
+    # ``echo x >> file`` without asking can_use_tool either. The recorded mode is restored
+    # from the callback that applies the decision, before the CLI hears the answer.
+    restore = pending.permission_mode if pending.permission_mode not in (None, "default", "plan") else None
     stale = why_stale(load_transcript(pending, base), pending)
     if stale is not None:
         raise ApprovalStaleError(f"approval of {pending.tool_name} call {pending.tool_use_id} no longer applies: {stale}", pending.tool_use_id)
     claim(pending, decision, base, claimant or str(uuid.uuid4()), _now())
     gate = ApprovalGate(policy, decided=(pending, decision))
-    gated = gate.options(base)
-    with ClaudeSDKClient(gated) as client:  # connect only: the CLI re-runs the deferred call itself
+    gated = gate.options(base if restore is None else dataclasses.replace(base, permission_mode="default"))
+    client = ClaudeSDKClient(gated)
+    if restore is not None:
+        gate.on_applied = lambda: _restore_mode(client, restore)
+    with client:  # connect only: the CLI re-runs the deferred call itself
         remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
         messages = collect_turn(client.receive_response(timeout=remaining))
     if not gate.applied:
         why = f"; refused: {gate.refused}" if gate.refused else ""
         raise ApprovalNotAppliedError(
             f"the resumed CLI ended its turn without asking about {pending.tool_name} call {pending.tool_use_id}: "
-            f"the decision was not applied{why}",
+            f"the decision was not applied{why}; {_what_became_of(messages, pending.tool_use_id)}",
             pending.tool_use_id,
         )
     return _outcome(messages, gated, gate)
 
 
 def pending_approval(
-    result: Union[ResultMessage, "RunResult[Any]"], options: ClaudeAgentOptions, gate: Optional[ApprovalGate] = None
+    result: Union[ResultMessage, RunResult[Any]], options: ClaudeAgentOptions, gate: Optional[ApprovalGate] = None
 ) -> Optional[PendingApproval]:
     """The ``PendingApproval`` a deferred result stands for (None for any other result).
 
@@ -169,6 +187,25 @@ def _outcome(messages: Any, options: ClaudeAgentOptions, gate: ApprovalGate) -> 
     if error is not None and options.raise_on_error_result:
         raise error
     return outcome
+
+
+def _restore_mode(client: ClaudeSDKClient, mode: Any) -> None:
+    """Give the resumed CLI the run's permission mode again (callback pool). A failure is
+    logged and the turn goes on in ``"default"`` mode (stricter, never looser)."""
+    try:
+        client.set_permission_mode(mode)
+    except ClaudeSDKError as exc:
+        logger.warning("Could not restore permission mode %r after the approval: %s", mode, exc)
+
+
+def _what_became_of(messages: Any, tool_use_id: str) -> str:
+    """What the resumed turn says about the call: its ``tool_result``, if any (for the error)."""
+    for message in messages:
+        content = message.raw.get("message", {}).get("content") if isinstance(message, UserMessage) else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") == tool_use_id:
+                return f"the CLI reported a tool_result for it (is_error={block.get('is_error')!r}): {str(block.get('content'))[:300]!r}"
+    return "no tool_result for it in the resumed turn"
 
 
 def _now() -> str:

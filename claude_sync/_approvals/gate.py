@@ -20,10 +20,14 @@ lists and sets dict keys (atomic), and reads what it was built with.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .._callbacks.hook_types import HookMatcher
-from .._callbacks.permission_types import PermissionResultAllow, PermissionResultDeny, ToolPermissionContext
+from .._callbacks.permission_types import (
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ToolPermissionContext,
+)
 from .._options.options import ClaudeAgentOptions
 from .policy import ApprovalPolicy
 from .records import ApprovalDecision, PendingApproval
@@ -43,6 +47,8 @@ class ApprovalGate:
         decided: ``(pending, decision)`` on a resume, else None.
         user_can_use_tool: The options' own ``can_use_tool`` (set by ``options()``), asked
             about calls the gate does not decide.
+        on_applied: Called (on the callback pool) once the decision is about to be answered,
+            before the CLI hears it; the resume restores the permission mode there.
         reasons: ``tool_use`` id → the reason of every call this run deferred.
         applied: ``(tool_use_id, where)`` each time the decision was applied (``"hook"`` or
             ``"can_use_tool"``).
@@ -64,6 +70,7 @@ class ApprovalGate:
         self.reasons: Dict[str, str] = {}
         self.applied: List[Tuple[str, str]] = []
         self.refused: List[Tuple[str, str]] = []
+        self.on_applied: Optional[Callable[[], None]] = None
 
     # -------------------------------------------------------------- the CLI's questions
 
@@ -89,7 +96,7 @@ class ApprovalGate:
             pending, decision = self.decided
             if tool_input != pending.tool_input:
                 return self._refuse(call_id, "its input differs from the one the person decided on")
-            self.applied.append((call_id, "can_use_tool"))
+            self._applied(call_id, "can_use_tool")
             if decision.behavior == "allow":
                 return PermissionResultAllow(updated_input=decision.updated_input)
             return PermissionResultDeny(message=decision.message)
@@ -110,13 +117,18 @@ class ApprovalGate:
         if tool_input != pending.tool_input:
             self._refuse(call_id, "its input differs from the one the person decided on")
             return _hook_answer("deny", "The approval was for a different input; not run.")
-        self.applied.append((call_id, "hook"))
+        self._applied(call_id, "hook")
         if decision.behavior == "deny":
             return _hook_answer("deny", decision.message)
         answer = _hook_answer("allow", "approved by a person")
         if decision.updated_input is not None:
             answer["hookSpecificOutput"]["updatedInput"] = decision.updated_input
         return answer
+
+    def _applied(self, call_id: str, where: str) -> None:
+        self.applied.append((call_id, where))
+        if self.on_applied is not None:
+            self.on_applied()
 
     def _refuse(self, call_id: str, why: str) -> PermissionResultDeny:
         self.refused.append((call_id, why))
