@@ -11,8 +11,10 @@ claim wins, and a loser raises ``ApprovalClaimedError`` having run nothing:
   SQLite store in one ``BEGIN IMMEDIATE`` transaction (and ignores the second entry with the
   same uuid), the PostgreSQL store under the session's advisory lock (and a unique uuid
   index). So two machines resuming through one PostgreSQL database run the call once.
-- **without a store** (the transcript is a local file): an ``O_CREAT | O_EXCL`` file
-  ``<config>/projects/<project>/<session>/approvals/claim-<tool_use_id>.json``.
+- **without a store** (the transcript is a local file): the file
+  ``<config>/projects/<project>/<session>/approvals/claim-<tool_use_id>.json``, written whole
+  beside it and hard-linked into place (``link`` fails when the name exists: atomic, and a
+  reader never sees half a claim).
 
 A claim is final: a resume that claimed and then died leaves the approval claimed. Passing the
 same ``claimant`` again is the deliberate retry (the transcript check still refuses it once
@@ -99,16 +101,17 @@ def _claim_file(pending: PendingApproval, env: Mapping[str, str], entry: Dict[st
     folder = _session_dir(pending, env) / "approvals"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"claim-{pending.tool_use_id}.json"
+    draft = folder / f".claim-{pending.tool_use_id}.{uuid.uuid4().hex}.tmp"
     try:
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        with open(draft, "x", encoding="utf-8") as file:
+            os.chmod(draft, 0o600)
+            json.dump(entry, file)
+        os.link(draft, path)  # atomic, and only if no claim is there: readers never see half a claim
     except FileExistsError:
-        try:
-            existing = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except ValueError:  # the winner is still writing it
-            existing = {"claimant": "<being written>"}
+        existing = json.loads(path.read_text(encoding="utf-8"))
         return existing if isinstance(existing, dict) else {"claimant": repr(existing)}
-    with os.fdopen(fd, "w", encoding="utf-8") as file:
-        json.dump(entry, file)
+    finally:
+        draft.unlink(missing_ok=True)
     return entry
 
 

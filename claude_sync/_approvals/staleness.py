@@ -32,9 +32,9 @@ def why_stale(entries: List[Dict[str, Any]], pending: PendingApproval) -> Option
             if block.get("type") == "tool_result" and block.get("tool_use_id") == pending.tool_use_id:
                 return "the call already has a result: the session moved on"
         if entry.get("type") == "user" and not entry.get("isMeta") and _is_prompt(entry):
-            return "a later prompt was sent to the session: it moved on"
+            return f"a later prompt was sent to the session ({_describe(entry)}): it moved on"
         if entry.get("type") == "assistant" and (entry.get("message") or {}).get("id") != message_id:
-            return "the model went on after the call: the session moved on"
+            return f"the model went on after the call ({_describe(entry)}): the session moved on"
     return None
 
 
@@ -50,3 +50,12 @@ def _is_prompt(entry: Dict[str, Any]) -> bool:
     if isinstance(content, str):
         return True
     return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "text" for b in content)
+
+
+def _describe(entry: Dict[str, Any]) -> str:
+    """A short account of a transcript entry, for an error message."""
+    message = entry.get("message") or {}
+    content = message.get("content")
+    if isinstance(content, list):
+        content = [b.get("type") if isinstance(b, dict) else type(b).__name__ for b in content]
+    return f"{entry.get('type')} entry {entry.get('uuid')}, message {message.get('id')}, model {message.get('model')}: {str(content)[:120]}"

@@ -102,6 +102,7 @@ def test_one_claim_wins_without_a_store(tmp_path: Path) -> None:
     check_one_winner(race(lambda i: ClaudeAgentOptions(env=env), pending(tmp_path)))
     [claim_file] = (tmp_path / "home" / ".claude" / "projects").glob(f"*/{SESSION}/approvals/claim-toolu_01.json")
     assert claim_file.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in claim_file.parent.iterdir()] == [claim_file.name]  # no drafts left
 
 
 def test_the_same_claimant_may_retry_and_nobody_else() -> None:

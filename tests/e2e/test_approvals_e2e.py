@@ -224,3 +224,32 @@ def test_a_deny_holds_and_the_permission_mode_comes_back_after_it(
     assert isinstance(out, RunResult) and out.text == "done"
     assert not (e2e_workdir / "ran.txt").exists() and (e2e_workdir / "w.txt").read_text() == "x"
     fake_api.assert_no_surprises()
+
+
+def test_on_a_dask_cluster_the_run_and_the_resume_are_plain_tasks(
+    e2e_options: Options, fake_api: FakeAnthropicAPI, e2e_workdir: Path
+) -> None:
+    """``run_with_approvals`` and ``resume_approval`` pickle with their arguments: submitted to a
+    worker process each (no store object travels: the session is the local transcript under
+    the options' HOME, which both tasks share)."""
+    from helpers import require_package
+
+    distributed = require_package("distributed")
+    from multiprocessing import resource_tracker
+
+    fake_api.add(tool_use("Bash", {"command": "echo dask >> ran.txt"}), text("dask done"))
+    options = e2e_options()
+    try:
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                      host="127.0.0.1") as cluster, distributed.Client(cluster) as client:  # fmt: skip
+            pending = client.submit(run_with_approvals, "go", policy=POLICY, options=options, timeout=120).result(timeout=180)
+            assert isinstance(pending, PendingApproval) and not (e2e_workdir / "ran.txt").exists()
+            done = client.submit(resume_approval, pending, ApprovalDecision.allow(), policy=POLICY,
+                                 options=options, timeout=120).result(timeout=180)  # fmt: skip
+    finally:
+        stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+        if stop is not None:
+            stop()
+    assert isinstance(done, RunResult) and done.text == "dask done"
+    assert (e2e_workdir / "ran.txt").read_text() == "dask\n"
+    fake_api.assert_no_surprises()
