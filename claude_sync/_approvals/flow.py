@@ -149,7 +149,7 @@ def resume_approval(
             f"the decision was not applied{why}; {_what_became_of(messages, pending.tool_use_id)}",
             pending.tool_use_id,
         )
-    return _outcome(messages, gated, gate)
+    return _outcome(messages, base, gate)  # base: the next record keeps the recorded mode, not "default"
 
 
 def pending_approval(

@@ -172,6 +172,7 @@ def test_a_later_call_defers_again_and_a_late_decision_is_refused(
     second = resume_approval(first, ApprovalDecision.allow(), policy=POLICY, options=options, timeout=120)
     assert isinstance(second, PendingApproval) and second.tool_input == {"command": "echo two >> ran.txt"}
     assert second.session_id == first.session_id and second.tool_use_id != first.tool_use_id
+    assert second.permission_mode == "acceptEdits"  # not the "default" the resume ran in until the decision
     assert (e2e_workdir / "ran.txt").read_text() == "one\n"
     with pytest.raises(ApprovalStaleError, match="moved on"):  # the first decision arrives again, late
         resume_approval(first, ApprovalDecision.allow(), policy=POLICY, options=options, timeout=120)
