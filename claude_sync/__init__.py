@@ -61,6 +61,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._display.show": ("show",),
     "._options.code_options": ("ClaudeCodeOptions",),
     "._agents.run": ("run", "RunResult"),
+    "._wire.agent_usage": ("AgentUsage",),
     "._agents.pool": ("AgentPool",),
     "._approvals.flow": ("run_with_approvals", "resume_approval", "pending_approval"),
     "._approvals.records": (
@@ -304,6 +305,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._sessions.types import SessionSummaryEntry as SessionSummaryEntry
     from ._structured.class_schema import json_schema_of as json_schema_of
     from ._structured.outcome import parse_output as parse_output
+    from ._wire.agent_usage import AgentUsage as AgentUsage
     from ._wire.blocks import ContentBlock as ContentBlock
     from ._wire.blocks import ImageBlock as ImageBlock
     from ._wire.blocks import RedactedThinkingBlock as RedactedThinkingBlock

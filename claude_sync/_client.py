@@ -41,10 +41,11 @@ the session, and splitting the class would scatter its contract.
 
 from __future__ import annotations
 
+import sys
 import threading
 import warnings
 import weakref
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._callbacks.permission_types import PermissionMode
 from ._display.redaction import redacted_logger
@@ -57,6 +58,9 @@ from ._wire.merge import AssistantMessageMerger
 from ._wire.messages import Message, ResultMessage
 from ._wire.protocol import StreamItem, iter_user_frames, user_message_frame
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ._tracing.otel import TraceHolder
+
 __all__ = ["ClaudeSDKClient", "build_session"]
 
 logger = redacted_logger("claude_sync.client")
@@ -64,10 +68,13 @@ logger = redacted_logger("claude_sync.client")
 _INTERRUPT_ON_CTRL_C_TIMEOUT = 2.0
 
 
-def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = None) -> Session:
+def build_session(
+    options: ClaudeAgentOptions, transport: Optional[Transport] = None, *, tracing: Optional[TraceHolder] = None
+) -> Session:
     """A not-yet-connected session for ``options``, interpreted once (``interpret_options``):
     the session spawns from that plan and the request handlers serve from it; over
-    ``transport`` (None: the CLI as a child process).
+    ``transport`` (None: the CLI as a child process). ``tracing``: the runs the callbacks
+    belong to, for their spans (``claude_sync._tracing.otel``; None: no callback spans).
 
     Raises ``ValueError`` / ``TypeError`` for invalid options (e.g. ``can_use_tool`` together
     with ``permission_prompt_tool_name``), before anything starts.
@@ -81,8 +88,22 @@ def build_session(options: ClaudeAgentOptions, transport: Optional[Transport] = 
 
     validate_options(options)  # again: options are mutable after construction
     plan = interpret_options(options)
-    server = RequestServer(build_handlers(plan), options.callback_workers)
+    handlers = build_handlers(plan)
+    if tracing is not None:
+        from ._tracing.otel import traced_handlers
+
+        handlers = traced_handlers(handlers, tracing)
+    server = RequestServer(handlers, options.callback_workers)
     return Session(options, plan=plan, server=server, transport=transport)
+
+
+def _trace_holder() -> Optional[TraceHolder]:
+    """The callbacks' tracing of a new connection (OpenTelemetry in use only; else None)."""
+    if "opentelemetry.trace" not in sys.modules:
+        return None
+    from ._tracing.otel import TraceHolder
+
+    return TraceHolder()
 
 
 class ClaudeSDKClient(TypedControlMethods):
@@ -112,6 +133,7 @@ class ClaudeSDKClient(TypedControlMethods):
         self._closed = False
         self._ctrl_c_pending = False
         self._reaper: Optional[weakref.finalize[Any, Any]] = None
+        self._tracing: Optional[TraceHolder] = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -127,7 +149,9 @@ class ClaudeSDKClient(TypedControlMethods):
             if self._session is not None and not self._closed and not self._session.closed:
                 raise UsageError("this client is already connected")
             self._closed = False
-            session = self._session = build_session(self.options, self._transport)
+            self._end_turn_trace()
+            self._tracing = _trace_holder()
+            session = self._session = build_session(self.options, self._transport, tracing=self._tracing)
             self._reaper = weakref.finalize(self, _reap_dropped_client, session)
             self._reaper.atexit = False  # at exit the transport's own reaper stops the CLI
         session.connect()
@@ -144,6 +168,7 @@ class ClaudeSDKClient(TypedControlMethods):
             reaper.detach()
         if session is not None:
             session.close()
+        self._end_turn_trace()
 
     disconnect = close
 
@@ -178,6 +203,7 @@ class ClaudeSDKClient(TypedControlMethods):
         gone, or the write timed out), ``ValueError`` (a malformed user-message dict).
         """
         session = self._live_session()
+        self._begin_turn_trace(prompt)
         if isinstance(prompt, str):
             session.send_user_message(user_message_frame(prompt, session_id=session_id), timeout)
             return
@@ -247,8 +273,11 @@ class ClaudeSDKClient(TypedControlMethods):
         # over an item and our `yield` there is no call, so an interrupt loses nothing.
         self._take_consumer_slot()
         output_class = _output_class(session)
+        tracing = self._tracing
         try:
             for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
+                if tracing is not None:
+                    self._trace_item(tracing, item)
                 if item.__class__ is ResultMessage:
                     self._ctrl_c_pending = False
                     if output_class is not None:
@@ -260,6 +289,9 @@ class ClaudeSDKClient(TypedControlMethods):
                 yield item
         except KeyboardInterrupt:
             self._on_ctrl_c(session)
+            raise
+        except ClaudeSDKError as exc:
+            self._end_turn_trace(exc)
             raise
         finally:
             self._consumer.release()
@@ -278,9 +310,12 @@ class ClaudeSDKClient(TypedControlMethods):
         output_class = _output_class(session)
         held: List[Any] = []
         closed = 0
+        tracing = self._tracing
         try:
             for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
                 held.append(item)
+                if tracing is not None:
+                    self._trace_item(tracing, item)
                 if extends_head(held, closed):
                     continue
                 ready = next_merged(held, closed=closed)
@@ -308,10 +343,43 @@ class ClaudeSDKClient(TypedControlMethods):
             held = []
             self._on_ctrl_c(session)
             raise
+        except ClaudeSDKError as exc:
+            self._end_turn_trace(exc)
+            raise
         finally:
             if held:
                 session.requeue_front(held)
             self._consumer.release()
+
+    # ------------------------------------------------------------------ tracing
+
+    def _begin_turn_trace(self, prompt: Any) -> None:
+        """A span for the turn ``prompt`` starts (OpenTelemetry in use only); an earlier
+        turn still open ends first. Caller's thread."""
+        tracing = self._tracing
+        if tracing is None:
+            return
+        from ._tracing.otel import RunTrace
+
+        self._end_turn_trace()
+        tracing.run = RunTrace.begin("client_turn", self.options.model, prompt)
+
+    def _trace_item(self, tracing: TraceHolder, item: Any) -> None:
+        """Consumer's thread: the turn's span follows ``item``; a result ends it."""
+        turn = tracing.run
+        if turn is None:
+            return
+        turn.observe(item)
+        if item.__class__ is ResultMessage:
+            tracing.run = None
+            turn.end()
+
+    def _end_turn_trace(self, error: Optional[BaseException] = None) -> None:
+        tracing = self._tracing
+        turn = None if tracing is None else tracing.run
+        if turn is not None:
+            tracing.run = None  # type: ignore[union-attr]
+            turn.end(error)
 
     def _on_ctrl_c(self, session: Session) -> None:
         """First Ctrl-C: protocol interrupt. Second (before the result): tear down."""

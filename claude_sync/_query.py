@@ -20,6 +20,7 @@ yielded until the CLI exits.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import threading
 import time
 from functools import partial
@@ -41,6 +42,7 @@ from ._wire.protocol import StreamItem, iter_user_frames, result_error, user_mes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._agents.result import RunResult
+    from ._tracing.otel import RunTrace
 
 __all__ = ["query", "QueryStream"]
 
@@ -255,21 +257,31 @@ class _Run:
         from ._client import build_session  # callback wiring lives with the client
 
         started = time.monotonic()
-        session = self.session = build_session(self.options, self.transport)
+        trace = _begin_trace(self.options, self.prompt)
+        tracing = None if trace is None else trace.holder()
+        session = self.session = build_session(self.options, self.transport, tracing=tracing)
         abandoned = False
         try:
-            session.connect(timeout=self.timeout)
+            if trace is None:
+                session.connect(timeout=self.timeout)
+            else:
+                with trace.current():  # the CLI gets the run's span as its TRACEPARENT
+                    session.connect(timeout=self.timeout)
             self._send_prompt(session)
-            yield from self._relay(session, started)
+            yield from self._relay(session, started, trace)
             self.finished = True
         except Exception as exc:
             self.error = exc
             abandoned = isinstance(exc, ReceiveTimeoutError)  # given up: kill the CLI now
+            if trace is not None:
+                trace.end(exc)
             raise
         finally:
             self._shutdown(session, abandon=abandoned)
+            if trace is not None:
+                trace.end()
 
-    def _relay(self, session: Session, started: float) -> Iterator[StreamItem]:
+    def _relay(self, session: Session, started: float, trace: Optional[RunTrace]) -> Iterator[StreamItem]:
         last: Optional[ResultMessage] = None
         typed = _TypedOutput.of(self.options.output_format)
         collected = self.collected
@@ -285,6 +297,8 @@ class _Run:
             for item in session.messages(timeout=remaining, idle_timeout=self.idle_timeout, on_wait=waiting):
                 if typed is not None:
                     item = typed.observe(item)
+                if trace is not None:
+                    trace.observe(item)
                 if item.__class__ is ResultMessage:
                     last = item
                     self._close_stdin_if_done(session)
@@ -357,6 +371,15 @@ class _Run:
             writer.join(self.options.close_timeout)
             if writer.is_alive():
                 logger.error("The prompt iterable did not return within %.1fs after close", self.options.close_timeout)
+
+
+def _begin_trace(options: ClaudeAgentOptions, prompt: Prompt) -> Optional[RunTrace]:
+    """The run's span, when the application uses OpenTelemetry (else None, importing nothing)."""
+    if "opentelemetry.trace" not in sys.modules:
+        return None
+    from ._tracing.otel import RunTrace
+
+    return RunTrace.begin("query", options.model, prompt)
 
 
 def _check_timeouts(timeout: Optional[float], idle_timeout: Optional[float]) -> None:

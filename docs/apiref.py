@@ -98,7 +98,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
         "claude_sync._sessions.stores.memory", "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
         "claude_sync._sessions.store_functions",
     )),
-    ("agents", "run()", ("claude_sync._agents.run", "claude_sync._agents.result")),
+    ("agents", "run()", ("claude_sync._agents.run", "claude_sync._agents.result", "claude_sync._wire.agent_usage")),
     ("agents", "AgentPool", ("claude_sync._agents.pool",)),
     ("approvals", "Running and resuming", ("claude_sync._approvals.flow",)),
     ("approvals", "Policy and gate", ("claude_sync._approvals.policy", "claude_sync._approvals.gate")),

@@ -61,6 +61,7 @@ from typing import (
 
 from .._display.redaction import redacted_logger
 from .._options.options import ClaudeAgentOptions
+from .._tracing.otel import attached, caller_context, untraced, watch_pool
 from .._wire.errors import CLIConnectionError, ProcessError, UsageError
 from .._wire.protocol import StreamItem
 from .futures import RunFuture, settle
@@ -85,13 +86,16 @@ START_RETRY_DELAY = 2.0
 
 
 class _Job:
-    __slots__ = ("future", "prompt", "options", "timeout")
+    __slots__ = ("future", "prompt", "options", "timeout", "context")
 
     def __init__(self, future: RunFuture[Any], prompt: str, options: ClaudeAgentOptions, timeout: Optional[float]):
         self.future = future
         self.prompt = prompt
         self.options = options
         self.timeout = timeout
+        self.context = caller_context()
+        """The submitting thread's OpenTelemetry context (None without OpenTelemetry): the run's
+        span, and a CLI started for it, go under the caller's span."""
 
 
 class AgentPool:
@@ -141,6 +145,8 @@ class AgentPool:
             raise TypeError(f"transport_factory must be callable, got {type(transport_factory).__name__}")
         self.transport_factory = transport_factory
         self.options = options or ClaudeAgentOptions()
+        if warm and self.options.trace_cli:
+            raise ValueError("warm CLIs cannot have trace_cli=True: a CLI started ahead has no run's trace to join")
         self.max_workers = max_workers
         self.warm = warm
         self.reuse = reuse
@@ -168,6 +174,7 @@ class AgentPool:
         self._threads.append(threading.Thread(target=self._keep_warm, name="claude_sync-agentpool-keeper", daemon=True))
         for thread in self._threads:
             thread.start()
+        watch_pool(self)
 
     @staticmethod
     def _check_sizes(max_workers: int, warm: int, max_runs_per_cli: int) -> None:
@@ -388,7 +395,8 @@ class AgentPool:
                     self._running.add(job.future)
             if started:
                 try:
-                    self._execute(job)
+                    with attached(job.context):
+                        self._execute(job)
                 finally:
                     with self._cond:
                         self._running.discard(job.future)
@@ -463,7 +471,8 @@ class AgentPool:
             reason = "its run was cancelled"
         if reason is None:
             try:
-                reason = reset_conversation(slot, self.reset_timeout)
+                with untraced():  # the pool's own turn: not a run of the application's
+                    reason = reset_conversation(slot, self.reset_timeout)
             except BaseException as exc:  # noqa: BLE001 - any failure retires the CLI
                 reason = f"/clear failed: {exc!r}"
         if reason is not None:

@@ -12,6 +12,7 @@ import dataclasses
 import warnings
 from typing import TYPE_CHECKING, Any, Dict, Generic, Iterable, List, Optional, Tuple
 
+from .._wire.agent_usage import AgentUsage, usage_by_agent
 from .._wire.blocks import TextBlock
 from .._wire.errors import StructuredOutputError
 from .._wire.messages import AssistantMessage, ResultMessage, message_from_dict
@@ -36,6 +37,10 @@ def stream_items_from_dicts(items: Iterable[Dict[str, Any]]) -> Tuple[StreamItem
     """``RunResult.messages`` from their ``to_dict()`` form, each by its ``type``/``subtype``
     (``message_from_dict``)."""
     return tuple(message_from_dict(item) for item in items)
+
+
+def _agents_from_dicts(items: Iterable[Dict[str, Any]]) -> Tuple[AgentUsage, ...]:
+    return tuple(AgentUsage.from_dict(item) for item in items)
 
 
 def _output_error_to_json(error: Optional[StructuredOutputError]) -> Optional[Dict[str, Any]]:
@@ -84,6 +89,10 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
         output: The instance of ``output_format``'s class (or the JSON value of a schema dict);
             None for an untyped run.
         output_error: The ``StructuredOutputError`` of a run without a fitting value (see above).
+        agents: Usage per agent: the main agent first, then each subagent or background task
+            (``AgentUsage``: model requests, tool calls, tokens, time, and cost where the
+            CLI's figures tell it apart; ``claude_sync._wire.agent_usage`` says where each
+            figure comes from).
     """
 
     text: str
@@ -101,6 +110,7 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
         default=None,
         metadata={"dataclasses_json": {"encoder": _output_error_to_json, "decoder": _output_error_from_json}},
     )
+    agents: Tuple[AgentUsage, ...] = dataclasses.field(default=(), metadata=decoder_metadata(_agents_from_dicts))
 
     def to_dict(self, encode_json: bool = False) -> Dict[str, Any]:
         """This result as plain values; ``output`` as its JSON value (see the class doc)."""
@@ -174,6 +184,7 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
             is_error=result.is_error,
             output=output,
             output_error=output_error,
+            agents=usage_by_agent(messages, run_cost=cost, fresh_cli=not cost_before),
         )
 
 

@@ -71,6 +71,7 @@ SESSION_BOUND_OPTIONS = (
     "session_store",  # transcripts mirrored per session: a reset was not measured there
     "enable_file_checkpointing",  # checkpoints of earlier runs' files
     "max_budget_usd",  # 2.1.197 counts cost per process: later runs would hit it early
+    "trace_cli",  # the CLI's spans go under the TRACEPARENT it was started with: the first run's trace
     "task_budget",
 )
 """Options whose meaning spans the CLI's whole life: a CLI started with any of them set is

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Set
 
+from .._wire.agent_usage import AgentLedger, agents_footer
 from .._wire.text import BLOCK_SEPARATOR, TextDeltas
 from .markdown import markdown_html
 from .redaction import redact
@@ -67,12 +68,14 @@ class RunView:
         self._deltas = TextDeltas()
         self._text: Optional[_Entry] = None
         self._counted: Set[str] = set()  # message ids already counted as turns
+        self.agents = AgentLedger()
 
     # ------------------------------------------------------------------ feeding
 
     def feed(self, message: Any) -> List[str]:
         """Fold ``message`` in; return the terminal pieces it adds."""
         out: List[str] = []
+        self.agents.observe(message)
         for piece in self._deltas.feed(message):
             out.extend(self._add_text(piece))
         kind = getattr(message, "type", None)
@@ -189,6 +192,7 @@ class RunView:
             elif entry is None:
                 self.entries.append(_Entry("note", f"{name}: permission denied"))
         lines = [f"\n{result_footer(message)}\n"]
+        lines.extend(f"  {line}\n" for line in agents_footer(self.agents.records()))
         parsed = getattr(message, "parsed_output", None)
         if parsed is not None:
             lines.append(f"Output ({type(parsed).__qualname__}):\n{output_text(parsed)}\n")
@@ -215,6 +219,7 @@ class RunView:
         if result is not None and result.is_error:
             parts.extend(self._error_markdown(result))  # what happened first, then the footer
         parts.append(f"<div style=\"color:#777;border-top:1px solid #ddd\">{esc(self.footer(elapsed_s))}</div>")
+        parts.extend(f'<div style="color:#777">{esc(line)}</div>' for line in agents_footer(self.agents.records()))
         parsed = None if result is None else getattr(result, "parsed_output", None)
         if parsed is not None:  # the answer text is that value's JSON: show the object
             parts.append(output_html(parsed))
@@ -300,8 +305,10 @@ def run_result_html(run: Any) -> str:
     else:
         body = ""
     transcript = "".join(to_html(message) for message in messages if hasattr(message, "__dataclass_fields__"))
+    agent_lines = "".join(f'<div style="color:#777">{esc(line)}</div>' for line in agents_footer(tuple(getattr(run, "agents", ()))))
     return (
         f'<div style="border-left:3px solid #2e9e5b;padding:2px 8px">{body}'
         f'<div style="color:#777">{esc(footer)}</div>'
+        f"{agent_lines}"
         f"<details><summary>transcript ({len(messages)} messages)</summary>{transcript}</details></div>"
     )

@@ -60,6 +60,8 @@ Where each option goes (checked against the real CLI 2.1.197)::
     client_app                 env CLAUDE_AGENT_SDK_CLIENT_APP
     max_retries                env CLAUDE_CODE_MAX_RETRIES (no CLI flag exists)
     enable_file_checkpointing  env CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true
+    trace_cli                  env CLAUDE_CODE_ENABLE_TELEMETRY=1, CLAUDE_CODE_ENHANCED_TELEMETRY_BETA=1,
+                               OTEL_TRACES_EXPORTER=otlp (see ``environment.cli_trace_env``)
     cwd                        SpawnPlan.cwd (and env PWD)
     user                       SpawnPlan.user (the shell's ``Popen(user=…)``)
     session_store              --session-mirror (the store bridge does the rest)
@@ -213,6 +215,8 @@ class OptionsPlan(FrozenRecord):
     permissions: PermissionRouting
     explicit_env: FrozenSet[str] = frozenset()
     """The keys of ``options.env`` (they win over the trace context)."""
+    trace_cli: bool = False
+    """``options.trace_cli``: the environment must name an OTLP endpoint (``finish_env``)."""
     initialize_timeout: float = 60.0
     """``options.initialize_timeout`` (``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT`` may raise it)."""
     host_callbacks: HostCallbacks = field(default_factory=HostCallbacks)
@@ -237,7 +241,7 @@ class OptionsPlan(FrozenRecord):
         inherited = os.environ if environ is None else environ
         return SpawnPlan(
             argv=[os.fspath(cli_path), *self.cli_args],
-            env=finish_env(self.env_overlay, inherited, self.explicit_env, trace_carrier),
+            env=finish_env(self.env_overlay, inherited, self.explicit_env, trace_carrier, self.trace_cli),
             cwd=self.cwd,
             user=self.user,
             initialize_fields=self.initialize_fields,
@@ -356,6 +360,7 @@ def interpret_options(
         hooks=hooks,
         permissions=permissions,
         explicit_env=frozenset(options.env),
+        trace_cli=options.trace_cli,
         initialize_timeout=options.initialize_timeout,
         host_callbacks=HostCallbacks(options.on_elicitation, options.on_user_dialog),
     )

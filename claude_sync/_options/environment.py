@@ -43,6 +43,15 @@ READS_SESSION_STATE_ENV = "CLAUDE_CODE_SDK_READS_SESSION_STATE"
 STREAM_CLOSE_TIMEOUT_ENV = "CLAUDE_CODE_STREAM_CLOSE_TIMEOUT"
 """Milliseconds; the official SDK's initialize-timeout knob (it never shortens the timeout)."""
 TRACE_CONTEXT_ENV = ("TRACEPARENT", "TRACESTATE")
+CLI_TRACE_ENV = {
+    "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+    "CLAUDE_CODE_ENHANCED_TELEMETRY_BETA": "1",
+    "OTEL_TRACES_EXPORTER": "otlp",
+}
+"""What ``trace_cli`` sets: the CLI's telemetry, its span tracing (still a beta switch in
+2.1.332: without it the CLI exports no span), and the OTLP span exporter."""
+TRACE_ENDPOINT_ENV = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+"""Where the CLI sends its spans; ``trace_cli`` needs one of them."""
 STRIPPED_ENV = ("CLAUDECODE",)
 """Inherited variables never passed on: ``CLAUDECODE=1`` (set inside a Claude Code session)
 would make the child believe it runs nested in one."""
@@ -64,7 +73,7 @@ def build_env(
     ``ValueError`` when ``max_retries`` and ``options.env`` set different retry counts.
     """
     explicit = frozenset(options.env)
-    return finish_env(env_overlay(options, cwd), environ, explicit, trace_carrier)
+    return finish_env(env_overlay(options, cwd), environ, explicit, trace_carrier, options.trace_cli)
 
 
 def env_overlay(options: ClaudeAgentOptions, cwd: Optional[str]) -> Dict[str, str]:
@@ -88,7 +97,18 @@ def env_overlay(options: ClaudeAgentOptions, cwd: Optional[str]) -> Dict[str, st
         env[FILE_CHECKPOINTING_ENV] = "true"
     if cwd is not None:
         env["PWD"] = cwd
+    if options.trace_cli:
+        env.update(cli_trace_env(options.env))
     return env
+
+
+def cli_trace_env(explicit: Mapping[str, str]) -> Dict[str, str]:
+    """``CLI_TRACE_ENV``. Raises ``ValueError`` when ``options.env`` (``explicit``) sets one
+    of its variables otherwise: ``trace_cli`` would be on and not work."""
+    for key, value in CLI_TRACE_ENV.items():
+        if key in explicit and explicit[key] != value:
+            raise ValueError(f"trace_cli=True sets env[{key!r}]={value!r}, but options.env sets it to {explicit[key]!r}")
+    return dict(CLI_TRACE_ENV)
 
 
 def finish_env(
@@ -96,11 +116,19 @@ def finish_env(
     environ: Mapping[str, str],
     explicit: FrozenSet[str],
     trace_carrier: Optional[Mapping[str, str]],
+    trace_cli: bool = False,
 ) -> Dict[str, str]:
     """``environ`` (minus ``STRIPPED_ENV`` and the derived app label) + ``overlay``, then the
-    trace context and the session-state request (see ``build_env``)."""
+    trace context and the session-state request (see ``build_env``). Raises ``ValueError``
+    when ``trace_cli`` (the overlay turned the CLI's span export on) and no
+    ``TRACE_ENDPOINT_ENV`` variable says where to."""
     env = {k: v for k, v in environ.items() if k not in STRIPPED_ENV}
     env.update(overlay)
+    if trace_cli and not any(env.get(key) for key in TRACE_ENDPOINT_ENV):
+        raise ValueError(
+            "trace_cli=True: the CLI needs OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), "
+            "in options.env or this process's environment, to send its spans to"
+        )
     env.pop(DERIVED_CLIENT_APP_ENV, None)
     _apply_trace_context(env, explicit, trace_carrier)
     if not any(key.upper() == READS_SESSION_STATE_ENV for key in env):

@@ -298,6 +298,11 @@ class ClaudeAgentOptions(Record):
         max_retries: How often the CLI retries a failed API request (env
             ``CLAUDE_CODE_MAX_RETRIES``); 0 means one request and no retry; None leaves the CLI's
             default (10). Ours.
+        trace_cli: The CLI exports its own OpenTelemetry spans (model requests, tools, hooks) over
+            OTLP into the caller's trace, under the run's span: the CLI's telemetry switches are
+            set, and the endpoint is the ``OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT`` of ``env`` or
+            of this process (``ValueError`` at start-up without one). CLI 2.1.332 does; 2.1.197
+            exports none. ``AgentPool`` gives such a CLI one run only. Ours.
         tool_aliases: Model's tool name → the tool to run instead (TypeScript SDK option, sent in
             ``initialize``).
         plan_mode_instructions: Text that replaces the plan-mode workflow instructions (TypeScript
@@ -375,6 +380,7 @@ class ClaudeAgentOptions(Record):
     deny_all_permissions: bool = False
     raise_on_error_result: bool = True
     max_retries: Optional[int] = None
+    trace_cli: bool = False
     # TS-SDK extras: what the TypeScript SDK has and both Python SDKs lack (``argv.INITIALIZE_ONLY_OPTIONS``:
     # initialize-only options, the elicitation / user-dialog host callbacks)
     tool_aliases: Optional[Dict[str, str]] = None

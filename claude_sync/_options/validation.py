@@ -195,6 +195,7 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "max_budget_usd": (optional(amount),),
     "max_thinking_tokens": (optional(int_at_least(0)),),
     "deny_all_permissions": (boolean,),
+    "trace_cli": (boolean,),
     "raise_on_error_result": (boolean,),
     "strict_mcp_config": (boolean,),
     "continue_conversation": (boolean,),

@@ -15,6 +15,7 @@ when every pool worker is busy.
 
 from __future__ import annotations
 
+import inspect
 import json
 import threading
 import time
@@ -258,7 +259,7 @@ def test_a_call_withdrawn_by_control_cancel_request_leaves_nothing_behind(script
     )
     calc = create_sdk_mcp_server("calc", tools=[job])
     with cli.client(mcp_servers={"calc": calc}, callback_workers=1) as client:
-        bridge = client.session.server.handlers["mcp_message"].serve.__self__  # type: ignore[union-attr,attr-defined]
+        bridge = inspect.unwrap(client.session.server.handlers["mcp_message"].serve).__self__  # type: ignore[union-attr,attr-defined]
         client.query("go")
         deadline = time.monotonic() + 10
         # "second" was routed (its call is registered) and then withdrawn (no longer in flight)

@@ -563,6 +563,7 @@ NON_DEFAULT: Dict[str, Any] = {
     "resume_drops_turn": "u2",
     "client_app": "my-app/1.0",
     "max_retries": 0,
+    "trace_cli": True,
     "hooks": {"PreToolUse": [HookMatcher(hooks=[lambda *a: None])]},
     "session_store": InMemorySessionStore(),
     # initialize-only options
@@ -595,7 +596,7 @@ def test_each_mapped_field_changes_the_plan(name: str) -> None:
     default = ClaudeAgentOptions()
     assert getattr(default, name) != NON_DEFAULT[name]
     changed = dataclasses.replace(default, **{name: NON_DEFAULT[name]})
-    environ = {"PATH": "/bin"}
+    environ = {"PATH": "/bin", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}  # trace_cli needs one
     before = _observable(build_spawn_plan(default, CLI, environ=environ))
     after = _observable(build_spawn_plan(changed, CLI, environ=environ))
     assert after != before

@@ -46,6 +46,8 @@ IO_MODULES = {
     "claude_sync._display.show",
     # approvals: claims in a store or a file, and the runs that defer and resume
     "claude_sync._approvals.claims", "claude_sync._approvals.flow",
+    # OpenTelemetry spans and metrics: clocks, the process-wide tracer and meter
+    "claude_sync._tracing.otel",
     # many agents
     "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.reuse",
     "claude_sync._agents.run",

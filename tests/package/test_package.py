@@ -42,7 +42,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
         "ReceiveTimeoutError", "UsageError", "__version__",
-        "run", "RunResult", "AgentPool",
+        "run", "RunResult", "AgentUsage", "AgentPool",
         # approvals that wait for a person
         "run_with_approvals", "resume_approval", "pending_approval", "PendingApproval",
         "ApprovalDecision", "ApprovalPolicy", "ApprovalGate", "ApprovalError", "ApprovalRecordError",

@@ -1,0 +1,132 @@
+"""The library's OpenTelemetry spans and metrics, each scenario in a child process (the
+providers are process-wide): ``otel_child.py`` drives the scripted CLI and prints what the
+SDK's in-memory exporter and metric reader got."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+
+def require_otel_sdk() -> None:
+    """Skip (fail under ``CI=true``) without ``opentelemetry-sdk``, checked without importing
+    it here: an imported ``opentelemetry`` would turn tracing on for the rest of this process."""
+    from importlib import metadata
+
+    try:
+        metadata.version("opentelemetry-sdk")
+    except metadata.PackageNotFoundError:
+        message = "needs opentelemetry-sdk: pip install -e '.[test-integrations]'"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+
+ROOT = Path(__file__).resolve().parents[2]
+CHILD = Path(__file__).with_name("otel_child.py")
+
+
+def traced(scenario: str, **env: str) -> Dict[str, Any]:
+    require_otel_sdk()
+    environ = dict(os.environ, PYTHONPATH=str(ROOT), **env)
+    done = subprocess.run([sys.executable, str(CHILD), scenario], capture_output=True, text=True, timeout=120, env=environ, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    out: Dict[str, Any] = lines[-1]
+    out["printed"] = lines[:-1]
+    return out
+
+
+def by_name(spans: List[Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    return {span["name"]: span for span in spans}
+
+
+def test_a_query_is_one_span_under_the_callers_with_its_tool_and_callbacks_below() -> None:
+    spans = by_name(traced("query")["spans"])
+    app, run = spans["app"], spans["invoke_agent claude_code"]
+    assert run["parent"] == app["id"] and run["trace"] == app["trace"]
+    for child in ("execute_tool Bash", "claude_sync.can_use_tool Bash", "claude_sync.hook PreToolUse"):
+        assert spans[child]["parent"] == run["id"], child
+    attributes = run["attributes"]
+    assert attributes["gen_ai.operation.name"] == "invoke_agent" and attributes["gen_ai.provider.name"] == "anthropic"
+    assert attributes["gen_ai.conversation.id"] == "scripted-session"
+    assert attributes["gen_ai.response.model"] == "claude-scripted"
+    assert attributes["gen_ai.usage.input_tokens"] == 10 and attributes["gen_ai.usage.output_tokens"] == 5
+    assert attributes["claude_sync.num_turns"] >= 1 and "claude_sync.cost_usd" in attributes
+    assert spans["execute_tool Bash"]["attributes"]["gen_ai.tool.call.id"] == "toolu_1"
+    assert spans["claude_sync.can_use_tool Bash"]["attributes"]["claude_sync.permission.behavior"] == "allow"
+    assert spans["claude_sync.hook PreToolUse"]["attributes"]["claude_sync.hook.decision"] == "allow"
+
+
+def test_prompt_and_answer_are_recorded_only_when_asked_and_then_redacted() -> None:
+    quiet = by_name(traced("query")["spans"])["invoke_agent claude_code"]["attributes"]
+    assert "gen_ai.input.messages" not in quiet and "gen_ai.output.messages" not in quiet
+    loud = by_name(traced("query", OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true")["spans"])
+    attributes = loud["invoke_agent claude_code"]["attributes"]
+    prompt = json.loads(attributes["gen_ai.input.messages"])[0]["parts"][0]["content"]
+    assert prompt.startswith("list files") and "abcdefghijklmnop" not in prompt
+    assert json.loads(attributes["gen_ai.output.messages"])[0]["parts"][0]["content"] == "done"
+
+
+def test_an_error_result_sets_the_span_status_with_the_typed_error() -> None:
+    out = traced("error")
+    assert out["printed"] == [{"raised": "ResultError"}]
+    run = by_name(out["spans"])["invoke_agent claude_code"]
+    assert run["status"] == "ERROR" and run["attributes"]["error.type"] == "ResultError"
+
+
+def test_each_client_turn_is_a_span_under_the_span_current_at_its_query() -> None:
+    spans = traced("client")["spans"]
+    turns = {span["id"]: span["name"] for span in spans if span["name"].startswith("turn-")}
+    runs = [span for span in spans if span["name"] == "invoke_agent claude_code"]
+    assert sorted(turns[run["parent"]] for run in runs) == ["turn-1", "turn-2"]
+    first = next(run for run in runs if turns[run["parent"]] == "turn-1")
+    callbacks = [span for span in spans if span["name"].startswith("claude_sync.")]
+    assert callbacks and all(span["parent"] == first["id"] for span in callbacks)
+
+
+def test_a_pooled_run_is_under_the_span_that_submitted_it_and_the_pool_is_gauged() -> None:
+    out = traced("pool")
+    spans = by_name(out["spans"])
+    assert spans["invoke_agent claude_code"]["parent"] == spans["app"]["id"]
+    states = {point["claude_sync.pool.state"] for point in out["metrics"]["claude_sync.pool.clis"]}
+    assert states == {"alive", "parked", "busy", "queued"}
+
+
+def test_metrics_per_model_and_token_type() -> None:
+    metrics = traced("query")["metrics"]
+    tokens = {(p["gen_ai.token.type"], p["value"] if "value" in p else None) for p in metrics["gen_ai.client.token.usage"]}
+    assert {kind for kind, _ in tokens} == {"input", "output"}
+    assert all(p.get("gen_ai.request.model") is None or isinstance(p["gen_ai.request.model"], str) for p in metrics["gen_ai.client.operation.duration"])
+    assert {p["claude_sync.callback.kind"] for p in metrics["claude_sync.callback.duration"]} == {"can_use_tool", "hook_callback"}
+
+
+@pytest.mark.parametrize("entry", ["query", "client"])
+def test_without_opentelemetry_imported_nothing_of_it_is_loaded(entry: str) -> None:
+    code = f"""
+import sys
+from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, query
+from claude_sync.testing import ScriptedCLI
+cli = ScriptedCLI(); cli.expect_user().text("x").result("x")
+if {entry!r} == "query":
+    list(query("hi", transport=cli.transport()))
+else:
+    with ClaudeSDKClient(transport=cli.transport()) as c:
+        c.query("hi"); list(c.receive_response())
+loaded = sorted(m for m in sys.modules if m.startswith(("opentelemetry", "claude_sync._tracing")))
+print(loaded)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_tracer_that_raises_never_breaks_the_run_or_its_callbacks() -> None:
+    out = traced("broken_processor")
+    assert out["printed"] == [{"last": "ResultMessage", "text": "done"}]  # the permission was answered allow
+    assert [span["name"] for span in out["spans"]] == ["app"]

@@ -1,0 +1,83 @@
+"""The pure parts of tracing: span attributes from results and requests, tool calls followed
+through a stream (``claude_sync._tracing.semconv`` / ``tool_calls``)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from claude_sync._tracing import semconv
+from claude_sync._tracing.tool_calls import ToolCallEnded, ToolCalls, ToolCallStarted
+from claude_sync._wire.parse import parse_message
+
+
+def result(**fields: Any) -> Any:
+    wire: Dict[str, Any] = {
+        "type": "result", "subtype": "success", "is_error": False, "duration_ms": 5, "duration_api_ms": 4,
+        "num_turns": 3, "session_id": "s1", "total_cost_usd": 0.25, "stop_reason": "end_turn",
+        "usage": {"input_tokens": 7, "output_tokens": 9, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 20},
+    }  # fmt: skip
+    wire.update(fields)
+    return parse_message(wire)
+
+
+def test_result_attributes_follow_the_genai_conventions() -> None:
+    attributes = semconv.result_attributes(result(), "claude-x")
+    assert attributes == {
+        "claude_sync.result.subtype": "success", "gen_ai.conversation.id": "s1", "gen_ai.response.model": "claude-x",
+        "gen_ai.usage.input_tokens": 7, "gen_ai.usage.output_tokens": 9, "gen_ai.usage.cache_read.input_tokens": 100,
+        "gen_ai.usage.cache_creation.input_tokens": 20, "gen_ai.response.finish_reasons": ("end_turn",),
+        "claude_sync.cost_usd": 0.25, "claude_sync.num_turns": 3, "claude_sync.duration_api_ms": 4,
+    }  # fmt: skip
+
+
+def test_odd_result_fields_are_left_out() -> None:
+    odd = semconv.result_attributes(result(total_cost_usd=float("nan"), usage={"input_tokens": True}, num_turns=-1), None)
+    assert "claude_sync.cost_usd" not in odd and "gen_ai.usage.input_tokens" not in odd and "claude_sync.num_turns" not in odd
+
+
+def test_an_error_result_names_its_subtype() -> None:
+    assert semconv.result_attributes(result(subtype="error_max_turns", is_error=True), None)["error.type"] == "error_max_turns"
+
+
+def test_token_counts_fold_the_cache_into_input() -> None:
+    assert semconv.token_counts(result()) == {"input": 127, "output": 9}
+
+
+def test_content_is_recorded_only_for_true() -> None:
+    assert semconv.content_allowed({semconv.CONTENT_ENV: "TRUE "})
+    assert not semconv.content_allowed({semconv.CONTENT_ENV: "1"}) and not semconv.content_allowed({})
+
+
+def test_callback_attributes_name_the_tool_the_hook_and_the_mcp_tool() -> None:
+    permission = semconv.callback_attributes("can_use_tool", {"tool_name": "Bash", "tool_use_id": "t1", "agent_id": "a"})
+    assert permission["gen_ai.tool.name"] == "Bash" and permission["gen_ai.tool.call.id"] == "t1"
+    hook = semconv.callback_attributes("hook_callback", {"callback_id": "hook_0", "input": {"hook_event_name": "Stop"}})
+    assert hook["claude_sync.hook.event"] == "Stop"
+    mcp = semconv.callback_attributes("mcp_message", {"server_name": "calc", "message": {"method": "tools/call", "params": {"name": "add"}}})
+    assert mcp["gen_ai.tool.name"] == "add" and mcp["claude_sync.mcp.server"] == "calc"
+
+
+def assistant(blocks: Any, parent: Any = None) -> Any:
+    return parse_message({"type": "assistant", "parent_tool_use_id": parent, "message": {"id": "m", "model": "x", "content": blocks}})
+
+
+def tool_result(call_id: str, parent: Any = None, is_error: bool = False) -> Any:
+    return parse_message({"type": "user", "parent_tool_use_id": parent, "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": call_id, "content": "x", "is_error": is_error}]}})  # fmt: skip
+
+
+def test_tool_calls_start_at_their_use_and_end_at_their_result_with_the_agent_they_ran_in() -> None:
+    calls = ToolCalls()
+    assert calls.observe(assistant([{"type": "tool_use", "id": "a1", "name": "Agent", "input": {}}])) == [ToolCallStarted("a1", "Agent", None)]
+    assert calls.observe(assistant([{"type": "tool_use", "id": "b1", "name": "Bash", "input": {}}], parent="a1")) == [ToolCallStarted("b1", "Bash", "a1")]
+    assert calls.observe(tool_result("b1", parent="a1", is_error=True)) == [ToolCallEnded("b1", True)]
+    assert calls.observe(tool_result("a1")) == [ToolCallEnded("a1", False)]
+    assert calls.open == {}
+
+
+def test_a_repeated_use_and_an_unknown_result_bring_nothing() -> None:
+    calls = ToolCalls()
+    block = {"type": "tool_use", "id": "a1", "name": "Read", "input": {}}
+    calls.observe(assistant([block]))
+    assert calls.observe(assistant([block])) == []
+    assert calls.observe(tool_result("zz")) == []
