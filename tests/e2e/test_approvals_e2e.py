@@ -241,7 +241,7 @@ def test_on_a_dask_cluster_the_run_and_the_resume_are_plain_tasks(
     fake_api.add(tool_use("Bash", {"command": "echo dask >> ran.txt"}), text("dask done"))
     options = e2e_options()
     try:
-        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",  # ":0": 8787 may be taken
                                       host="127.0.0.1") as cluster, distributed.Client(cluster) as client:  # fmt: skip
             pending = client.submit(run_with_approvals, "go", policy=POLICY, options=options, timeout=120).result(timeout=180)
             assert isinstance(pending, PendingApproval) and not (e2e_workdir / "ran.txt").exists()
