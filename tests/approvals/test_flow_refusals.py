@@ -84,3 +84,17 @@ def test_a_claim_held_elsewhere_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ApprovalClaimedError, match="worker-7") as caught:
         resume_approval(pending, ApprovalDecision.deny("no"), policy=POLICY, options=options)
     assert caught.value.claim["decision"]["behavior"] == "allow"
+
+
+def test_the_same_claimant_gets_past_its_own_claim(tmp_path: Path) -> None:
+    """A resume whose CLI never started (here: no such binary) keeps its claim; a deliberate
+    retry with the same ``claimant`` gets past it (to the missing CLI again), anyone else not."""
+    from claude_sync import CLINotFoundError
+
+    _, options, pending = setup(tmp_path)
+    with pytest.raises(CLINotFoundError):
+        resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=options, claimant="job-1")
+    with pytest.raises(CLINotFoundError):
+        resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=options, claimant="job-1")
+    with pytest.raises(ApprovalClaimedError, match="job-1"):
+        resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=options, claimant="job-2")
