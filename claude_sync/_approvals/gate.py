@@ -11,7 +11,9 @@ Measured on CLI 2.1.197: a resumed CLI sometimes skips the hook for the deferred
 the policy names that reaches ``can_use_tool`` (its hook was skipped) cannot be deferred there
 (the CLI refuses ``behavior: "defer"``): it is denied and the turn interrupted, never allowed.
 Other calls go to the user's own ``can_use_tool``; without one they are denied, as the CLI
-denies calls no rule allows when nobody can be asked.
+denies calls no rule allows when nobody can be asked (and a first run without a user callback
+gets none at all). On a resume the gate's ``can_use_tool`` is always there, so an
+``allowed_tools`` entry naming a whole tool gives the usual ``CanUseToolShadowedWarning``.
 
 Callbacks run on the connection's callback pool, possibly at once: the gate only appends to
 lists and sets dict keys (atomic), and reads what it was built with.
@@ -138,7 +140,8 @@ class ApprovalGate:
 
     def options(self, options: ClaudeAgentOptions) -> ClaudeAgentOptions:
         """``options`` with this gate's hook first among the ``PreToolUse`` hooks and its
-        ``can_use_tool`` in front of the user's. On a resume, ``allowed_tools`` entries that
+        ``can_use_tool`` in front of the user's (on a first run without a user callback, none:
+        the CLI denies what no rule allows by itself). On a resume, ``allowed_tools`` entries that
         would approve the decided call outright are dropped (a CLI that skips the hook must
         then ask ``can_use_tool``). Raises ``ValueError`` when ``permission_prompt_tool_name``
         is set (the CLI would ask that tool instead of ``can_use_tool``)."""
@@ -152,7 +155,10 @@ class ApprovalGate:
             pending = self.decided[0]
             dropped = set(self.policy.shadowing_rules(allowed, pending.tool_name, pending.tool_input))
             allowed = [rule for rule in allowed if rule not in dropped]
-        return dataclasses.replace(options, hooks=hooks, can_use_tool=self.can_use_tool, allowed_tools=allowed)
+        # A first run without a callback of the user's gets none: the CLI then denies what no rule
+        # allows, as the gate would, and no CanUseToolShadowedWarning is raised for the user's rules.
+        callback = self.can_use_tool if self.decided is not None or options.can_use_tool is not None else None
+        return dataclasses.replace(options, hooks=hooks, can_use_tool=callback, allowed_tools=allowed)
 
 
 def _hook_answer(decision: str, reason: str) -> Dict[str, Any]:

@@ -240,7 +240,8 @@ def test_the_gate_wires_into_options_without_losing_the_users_callbacks() -> Non
     assert base.allowed_tools == ["Bash(rm:*)", "Read"] and base.hooks == {"PreToolUse": [user_hook]}
     assert isinstance(options.can_use_tool(  # type: ignore[misc]
         "Read", {"file_path": "/x"}, context("toolu_9")), PermissionResultAllow) and asked == ["Read"]
-    no_callback = ApprovalGate(POLICY).options(ClaudeAgentOptions())
+    assert ApprovalGate(POLICY).options(ClaudeAgentOptions()).can_use_tool is None  # first run: the CLI denies
+    no_callback = ApprovalGate(POLICY, decided=(record(), ApprovalDecision.allow())).options(ClaudeAgentOptions())
     denied = no_callback.can_use_tool("Read", {}, context("toolu_9"))  # type: ignore[misc]
     assert isinstance(denied, PermissionResultDeny) and not denied.interrupt
     with pytest.raises(ValueError, match="permission_prompt_tool_name"):
