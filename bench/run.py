@@ -138,11 +138,18 @@ def make_launcher(directory: str) -> str:
 
 
 class Runner:
-    def __init__(self, official_python: Optional[str], cli: str) -> None:
+    def __init__(self, official_python: Optional[str], cli: str, baseline: Optional[str] = None) -> None:
         self.pythons = {"floor": sys.executable, "claude_sync": sys.executable}
         if official_python:
             self.pythons["official"] = official_python
+        self.baseline = baseline
+        """``--baseline DIR``: the third column is claude_sync imported from ``DIR`` instead."""
+        if baseline:
+            self.pythons["official"] = sys.executable
         self.cli = cli
+
+    def import_stmt(self, column: str) -> str:
+        return IMPORTS["claude_sync" if column == "official" and self.baseline else column]
 
     @property
     def columns(self) -> List[str]:
@@ -155,14 +162,16 @@ class Runner:
         # __pycache__ into the source tree: pycs go to a private prefix (warmed up first).
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = PYCACHE
-        if column == "official":
+        if column == "official" and self.baseline:
+            env["PYTHONPATH"] = self.baseline
+        elif column == "official":
             env.pop("PYTHONPATH", None)
         else:
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         return env
 
     def worker(self, column: str, args: Dict[str, Any], timeout: float = 300) -> Dict[str, Any]:
-        args = dict(args, column=column, cli=self.cli)
+        args = dict(args, column="claude_sync" if column == "official" and self.baseline else column, cli=self.cli)
         try:
             done = subprocess.run(
                 [self.pythons[column], str(WORKER), json.dumps(args)],
@@ -185,7 +194,7 @@ class Runner:
     def warm_up(self) -> None:
         """Import every column once so its bytecode is cached before anything is timed."""
         for column in self.columns:
-            self.python_snippet(column, IMPORTS[column] + "; print('{}')")
+            self.python_snippet(column, self.import_stmt(column) + "; print('{}')")
             self.worker(column, {"mode": "run", "spec": {"workload": "first"}})
 
     def python_snippet(
@@ -199,7 +208,7 @@ class Runner:
         flags = []
         if no_site:
             flags = ["-S"]
-            if column == "official":
+            if column == "official" and not self.baseline:
                 env["PYTHONPATH"] = self.official_site_packages()
         start = time.perf_counter()
         done = subprocess.run([self.pythons[column], *flags, "-c", code], capture_output=True, text=True,
@@ -452,7 +461,7 @@ def measure_import(runner: Runner, results: Results, rep: int) -> None:
         overs = []
         for _ in range(1 if column == "official" else 3):
             bare_wall, _ = runner.python_snippet(column, template.format(stmt="pass"))
-            wall, info = runner.python_snippet(column, template.format(stmt=IMPORTS[column]))
+            wall, info = runner.python_snippet(column, template.format(stmt=runner.import_stmt(column)))
             if info.get("error"):
                 info["bad"] = info["error"]
                 break
@@ -462,7 +471,7 @@ def measure_import(runner: Runner, results: Results, rep: int) -> None:
         results.add("import", column, info)
         if rep == 0:  # deterministic: once is enough
             _, no_site = runner.python_snippet(
-                column, template.format(stmt=IMPORTS[column]), no_site=True
+                column, template.format(stmt=runner.import_stmt(column)), no_site=True
             )
             if no_site.get("error"):
                 no_site["bad"] = no_site["error"]
@@ -615,14 +624,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         "--profile", action="store_true", help="print claude_sync's calls per item by function"
     )
     parser.add_argument("--json", metavar="PATH", help="write every raw measurement to PATH")
+    parser.add_argument("--baseline", metavar="DIR", help="third column: claude_sync from the checkout DIR "
+                        "(before/after a change, side by side) instead of the official SDK")  # fmt: skip
     args = parser.parse_args(argv)
     reps = args.reps or (3 if args.quick else 7)
     selected = args.only or list(ALL)
-    official = None if args.no_official else ensure_official(install=not args.no_install)
+    official = None if args.no_official or args.baseline else ensure_official(install=not args.no_install)
     started = time.monotonic()
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="claude_sync-bench-") as tmp:
-        runner = Runner(official, make_launcher(tmp))
+        runner = Runner(official, make_launcher(tmp), args.baseline)
         runner.warm_up()
         results = Results()
         for rep in range(reps):
@@ -643,6 +654,8 @@ def main(argv: Optional[List[str]] = None) -> int:
           f"{reps} reps{' (--quick)' if args.quick else ''}, median [min-max]; "
           f"ratios: >1 = claude_sync better; {time.monotonic() - started:.0f}s; "
           f"load average before/after: {load_before:.1f}/{os.getloadavg()[0]:.1f}")  # fmt: skip
+    if args.baseline:
+        print(f"column 'official' = claude_sync from {args.baseline} (--baseline); ratios vs it: >1 = this checkout better")
     print(render(rows))
     if missed:
         print("\ntargets not met: " + "; ".join(missed))

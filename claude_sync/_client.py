@@ -490,6 +490,9 @@ class ClaudeSDKClient(TypedControlMethods):
         request subtype: …"), ``ControlTimeoutError`` (also a ``TimeoutError``),
         ``CLIConnectionError``, ``UsageError``.
         """
+        from ._display.secrets import remember_config
+
+        remember_config(payload)  # config sent live (set_mcp_servers, apply_flag_settings …)
         return self._live_session().request(subtype, payload, timeout=timeout)
 
     # ------------------------------------------------------------------ introspection

@@ -389,9 +389,12 @@ def callback_failure_reason(error: BaseException) -> str:
     """A one-line, bounded description of a callback's exception, for the wire.
 
     ``"ValueError: boom"``; cut to 2000 characters. Used as the ``reason`` of
-    ``fail_closed_permission_wire`` and as the text of a hook's error response.
+    ``fail_closed_permission_wire`` and as the text of a hook's error response. Secrets in
+    it are redacted (``redaction.redact_text``: failure text, where no value can be known).
     """
-    text = str(error).strip()
+    from .._display.redaction import redact_text  # a failing callback: first use only
+
+    text = redact_text(str(error).strip())
     reason = f"{type(error).__name__}: {text}" if text else type(error).__name__
     if len(reason) > _MAX_REASON_CHARS:
         reason = reason[: _MAX_REASON_CHARS - 1] + "…"

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Set
 from .._wire.agent_usage import AgentLedger, agents_footer
 from .._wire.text import BLOCK_SEPARATOR, TextDeltas
 from .markdown import markdown_html
-from .redaction import redact
+from .redaction import scrub_value
 from .render import (
     block_text,
     esc,
@@ -233,7 +233,7 @@ class RunView:
         from .._wire.hints import hint_for
 
         said = [result.result] if isinstance(result.result, str) and result.result.strip() else []
-        parts = [f"<div style=\"color:#d64545\">{esc(redact(text))}</div>" for text in said + list(result.errors or ())]
+        parts = [f"<div style=\"color:#d64545\">{esc(scrub_value(text))}</div>" for text in said + list(result.errors or ())]
         hint = hint_for(result)
         if hint is not None:
             parts.append(f"**Hint:** {esc(hint)}")
@@ -252,16 +252,16 @@ class RunView:
         if entry.kind == "text":
             return safe_markdown(entry.text)
         if entry.kind == "thinking":
-            return _details(f"<i>thinking</i> ({len(entry.text):,} chars)", str(redact(entry.text)))
+            return _details(f"<i>thinking</i> ({len(entry.text):,} chars)", str(scrub_value(entry.text)))
         if entry.kind == "note":
             return f"<div>⚑ {esc(entry.text)}</div>"
         if entry.kind == "tool":
             status = "…" if not entry.done else ("❌" if entry.is_error else "✓")
             marks = "".join(f" <b>[{esc(mark)}]</b>" for mark in entry.marks)
             summary = f"🔧 <code>{esc(entry.name)}</code>({esc(tool_input_summary(entry.tool_input))}) {status}{marks}"
-            body = "input:\n" + json.dumps(redact(entry.tool_input), indent=2, default=str)
+            body = "input:\n" + json.dumps(scrub_value(entry.tool_input), indent=2, default=str)
             if entry.output is not None:
-                body += "\n\nresult:\n" + str(redact(entry.output))
+                body += "\n\nresult:\n" + str(scrub_value(entry.output))
             return _details(summary, body)
         return ""
 
@@ -301,7 +301,7 @@ def run_result_html(run: Any) -> str:
     if output is not None:  # a typed run: the object, not its JSON text
         body = output_html(output)
     elif isinstance(answer, str) and answer:
-        body = f'<div class="claude-sync-text">{markdown_html(str(redact(answer)))}</div>'
+        body = f'<div class="claude-sync-text">{markdown_html(str(scrub_value(answer)))}</div>'
     else:
         body = ""
     transcript = "".join(to_html(message) for message in messages if hasattr(message, "__dataclass_fields__"))

@@ -1,31 +1,30 @@
 """The one redactor: secrets out of everything claude_sync shows, logs or writes.
 
-Applied to ``repr(options)``, the wire log (``claude_sync.wire``), every other record of the
-``claude_sync`` loggers (``LOG_FILTER``: CLI noise, callback and store failures …), recordings
-(``RecordingTransport`` and the frames a replay compares), the text of every
-``ClaudeSDKError``, and message reprs / HTML / Markdown. A redacted
-value becomes ``'<redacted>'``; keys stay, so a reader still sees what is set.
+Redaction is by knowledge first (``secrets``): the secret values a run holds are collected
+where they enter and removed *by value* from every outward path. A redacted value becomes
+``'<redacted>'``; keys stay, so a reader still sees what is set. Three entry points, by what
+the text is:
 
-In structures (dicts, lists, tuples; ``redact``):
+- ``redact(value)`` — *configuration* (``repr(options)``, the config parts of control
+  frames, record fields): known values, and structure — every value of an ``env`` or
+  ``headers`` mapping, every string under a key that names a secret (``is_secret_name``),
+  the argument after a flag that names one (``is_secret_flag``), JSON text parsed and
+  redacted the same way. Catches values shorter than ``MIN_SECRET_LENGTH`` too.
+- ``redact_frame(frame)`` — a *wire frame* (the wire log, recordings, a replay's
+  comparison): known values everywhere; ``redact``'s structure only inside the config of
+  control frames (``env``, ``headers``, ``settings``, ``servers``, ``mcpServers``,
+  ``config``), never inside what the model or the user wrote (messages, tool input, hook
+  input, MCP messages, prompts).
+- ``redact_text(text)`` — *text from the CLI or from failing code*, where no value can be
+  known (``ClaudeSDKError`` text with the CLI's stderr tail, a non-JSON stdout line, a
+  callback's exception): known values, JSON text as ``redact``, then the pattern pass
+  (``_Patterns``: well-known key shapes, ``Authorization:`` headers, ``Bearer``/``Token``
+  credentials, URL userinfo and secret query parameters, PEM private keys, and
+  ``name=value`` / ``name: "value"`` / ``--flag value`` where the name names a secret and the
+  value is not a literal such as ``None``, ``true`` or ``null``).
 
-- every value of an ``env`` or ``headers`` mapping (MCP servers, settings, hooks …);
-- the value of a key that names a secret (``is_secret_name``: ``api_key``, ``x-api-key``,
-  ``apiKeyHelper``, ``*token``, ``*secret``, ``password``, ``authorization``, ``cookie``,
-  ``credentials`` …, in any case and spelling; not ``input_tokens`` and not names ending in a
-  word that says what kind of thing it is, such as ``apiKeySource`` or ``token_type``): a
-  string, or every string inside a dict or list under it (numbers and booleans stay);
-- in a list of arguments, the one after a flag that names a secret (``["--token", "x"]``).
-
-In text (``redact_text``; every string inside a structure too):
-
-- a JSON object or array (a ``settings`` or ``mcp_servers`` given as a JSON string) is
-  parsed, redacted as a structure and written back; inside other text, the string values of
-  a flat ``"env": {…}`` / ``"headers": {…}`` object;
-- well-known key shapes (Anthropic ``sk-ant-…``, OpenAI ``sk-…``, GitHub ``ghp_…`` /
-  ``github_pat_…``, GitLab ``glpat-…``, Slack ``xox?-…``, AWS ``AKIA…``, JWTs): the whole key;
-- ``Bearer``/``Basic`` credentials, URL userinfo passwords (``https://user:<redacted>@host``);
-- ``name=value``, ``name: value``, ``"name": "value"`` and ``--name value`` where the name
-  names a secret (query strings, headers, env assignments, command lines).
+Model and user text (message reprs, HTML, Markdown, ``show()``; recordings; logs through
+``LOG_FILTER``) is only ever ``scrub``-bed: changed where a known value stands, nowhere else.
 
 ``redact`` returns its argument itself when nothing needed redacting (no copy). Pure module;
 its patterns are compiled on first use.
@@ -35,87 +34,59 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from dataclasses import fields
 from typing import Any, Dict, List, Optional
 
-__all__ = ["LOG_FILTER", "REDACTED", "is_secret_name", "redact", "redact_text", "redacted_logger", "redacted_repr"]
-
 REDACTED = "<redacted>"
+
+__all__ = [
+    "LOG_FILTER", "REDACTED", "is_secret_name", "redact", "redact_frame", "redact_text", "redacted_logger",
+    "redacted_repr", "scrub", "scrub_value",
+]  # fmt: skip
+
+def is_secret_name(name: str) -> bool:
+    """Whether a key, header, variable or flag named ``name`` holds a secret
+    (``patterns.is_secret_name``)."""
+    from .patterns import is_secret_name as check
+
+    return check(name)
+
+
+def scrub(text: str) -> str:
+    """``text`` with every known secret value replaced (``secrets.scrub``)."""
+    from .secrets import scrub as scrub_known
+
+    return scrub_known(text)
+
+
+def scrub_value(value: Any) -> Any:
+    """``value`` with ``scrub`` applied to every string in it (``secrets.scrub_value``)."""
+    from .secrets import scrub_value as scrub_known
+
+    return scrub_known(value)
+
 
 _ALL_VALUES = frozenset(("env", "headers"))
 """Mapping keys whose every value is redacted."""
-_SECRET_WORDS = frozenset((
-    "token", "secret", "secrets", "password", "passwd", "passphrase", "credential", "credentials",
-    "cookie", "cookies", "authorization", "auth", "oauth", "bearer", "signature", "apikey", "privatekey",
+_CONFIG_KEYS = frozenset(("env", "headers", "settings", "servers", "mcpservers", "mcp_servers", "config"))
+"""Where a control frame carries config (``redact_frame``)."""
+_WORDS_KEYS = frozenset((
+    "message", "content", "input", "tool_input", "tool_response", "prompt", "text", "result", "updatedinput",
 ))  # fmt: skip
-_KEY_QUALIFIERS = frozenset(("api", "private", "access", "secret", "signing", "encryption", "client", "master"))
-"""Words that make a following ``key`` a secret (``api_key``, ``private-key`` …)."""
-_KIND_WORDS = frozenset((
-    "source", "type", "kind", "count", "counts", "length", "limit", "budget", "usage", "expires", "expiry", "at",
-    "url", "uri", "endpoint", "path", "file", "name", "id", "env", "var", "required", "enabled", "status",
-    "mode", "method", "scheme", "header", "provider", "format",
-))  # fmt: skip
-"""A last word that says what kind of thing a name is about (``apiKeySource``), not a secret."""
+"""Where a frame carries what the model or the user wrote: known values only."""
 _MAX_DEPTH = 40
 _MAX_JSON_TEXT = 1 << 20
 """Longer JSON-looking strings are not parsed (only the text rules apply)."""
 
-_NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
-
-
-class _Patterns:
-    """The regular expressions, compiled on first use (``import claude_sync`` stays cheap)."""
-
-    def __init__(self) -> None:
-        self.words = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-        self.token_shapes = re.compile(
-            r"\b(?:sk-ant-[\w\-]+|sk-(?:proj-|svcacct-)?[\w\-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}"
-            r"|glpat-[\w\-]{20,}|xox[abprs]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16}\b|eyJ[\w\-]{8,}\.eyJ[\w\-]{8,}\.[\w\-]+)"
-        )
-        self.auth_scheme = re.compile(
-            r"\b((?i:bearer))(\s+)(?!<redacted>)[A-Za-z0-9._~+/=\-]+"
-            r"|\b(Basic)(\s+)(?=[A-Za-z0-9+/]*[0-9+/=]|[A-Za-z][A-Za-z0-9+/]*[A-Z])[A-Za-z0-9+/]{8,}={0,2}"  # base64, not prose
-        )
-        self.url_password = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/:@]*:)[^\s/@]+(@)")
-        self.all_values_object = re.compile(r'"(?i:env|headers)"\s*:\s*\{[^{}]*\}')  # inside text that is not JSON
-        self.json_string_value = re.compile(r'("(?:[^"\\]|\\.)*"\s*:\s*)"(?:[^"\\]|\\.)*"')
-        self.json_pair = re.compile(r'"(' + _NAME + r')"(\s*:\s*)"(?:[^"\\]|\\.)*"')
-        self.assignment = re.compile(
-            r"(?<![\w\-])(-{0,2}" + _NAME + r")(=|:[ \t]*)(?![\s\"'<]|//|(?i:bearer|basic)\b)([^\s\"'&,;?#]+)"
-        )
-        self.flag_value = re.compile(r"(?<![\w\-])(--?" + _NAME + r")([ \t]+)(?![\-<])([^\s\"'&,;]+)")
-
-
-_compiled: List[_Patterns] = []
-
-
-def _patterns() -> _Patterns:
-    if not _compiled:
-        _compiled.append(_Patterns())
-    return _compiled[0]
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether a key, header, variable or flag named ``name`` holds a secret."""
-    words = [w.lower() for w in _patterns().words.findall(name)]
-    if not words or words[-1] in _KIND_WORDS:
-        return False
-    for index, word in enumerate(words):
-        if word in _SECRET_WORDS:
-            return True
-        if word == "key" and index > 0 and words[index - 1] in _KEY_QUALIFIERS:
-            return True
-        if word.endswith("apikey") or word.endswith("token"):  # ANTHROPICAPIKEY, GHTOKEN
-            return True
-    return False
+# ----------------------------------------------------------------------------- structures
 
 
 def redact(value: Any, depth: int = 0) -> Any:
-    """``value`` (dicts, lists, tuples and strs, at any depth) with secrets replaced by
-    ``REDACTED``: a new object, or ``value`` itself when nothing needed redacting."""
+    """Config ``value`` (dicts, lists, tuples and strs, at any depth) with secrets replaced by
+    ``REDACTED`` (known values and structure; see the module docstring): a new object, or
+    ``value`` itself when nothing needed redacting."""
     if isinstance(value, str):
-        return redact_text(value, depth)
+        return _redact_config_text(value, depth)
     if depth > _MAX_DEPTH:
         return REDACTED if isinstance(value, (dict, list, tuple)) else value
     if isinstance(value, dict):
@@ -143,6 +114,8 @@ def _redact_dict(value: Dict[Any, Any], depth: int) -> Dict[Any, Any]:
 
 
 def _redact_sequence(value: Any, depth: int) -> Any:
+    from .patterns import is_secret_flag
+
     items: List[Any] = list(value)
     changed = False
     secret_next = False
@@ -151,7 +124,11 @@ def _redact_sequence(value: Any, depth: int) -> Any:
             new: Any = REDACTED
         else:
             new = redact(item, depth + 1)
-        secret_next = isinstance(item, str) and item.startswith("-") and "=" not in item and is_secret_name(item)
+        secret_next = isinstance(item, str) and "=" not in item and is_secret_flag(item) and item != "-H"
+        if isinstance(item, str) and item.startswith("-") and "=" in item:
+            flag, _, joined = item.partition("=")
+            if joined and is_secret_flag(flag) and joined != REDACTED:
+                new = f"{flag}={REDACTED}"
         if new is not item:
             items[index] = new
             changed = True
@@ -173,54 +150,96 @@ def _redact_all(value: Any, depth: int) -> Any:
     return value
 
 
-def redact_text(text: str, depth: int = 0) -> str:
-    """``text`` with secrets replaced (the text rules of the module docstring)."""
+def _parsed_json(text: str, depth: int) -> Any:
+    """``text`` parsed when it is a JSON object or array (else None)."""
     stripped = text.strip()
-    if stripped[:1] in ("{", "[") and len(stripped) <= _MAX_JSON_TEXT and depth <= _MAX_DEPTH:
-        try:
-            parsed = json.loads(stripped)
-        except (ValueError, RecursionError):
-            parsed = None
-        if isinstance(parsed, (dict, list)):
-            cleaned = redact(parsed, depth + 1)
-            if cleaned is parsed:
-                return text
-            try:
-                return json.dumps(cleaned, ensure_ascii=False)
-            except (TypeError, ValueError, RecursionError):
-                pass
-    return _redact_plain(text)
+    if stripped[:1] not in ("{", "[") or len(stripped) > _MAX_JSON_TEXT or depth > _MAX_DEPTH:
+        return None
+    try:
+        parsed = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, (dict, list)) else None
 
 
-def _redact_plain(text: str) -> str:
-    if not text:
+def _redact_json_text(text: str, depth: int) -> Optional[str]:
+    """``text`` redacted as a structure when it is JSON (written back only if anything
+    changed), else None."""
+    parsed = _parsed_json(text, depth)
+    if parsed is None:
+        return None
+    cleaned = redact(parsed, depth + 1)
+    if cleaned is parsed:
         return text
-    p = _patterns()
-    text = p.token_shapes.sub(REDACTED, text)
-    text = p.auth_scheme.sub(lambda m: f"{m.group(1) or m.group(3)}{m.group(2) or m.group(4)}{REDACTED}", text)
-    text = p.url_password.sub(lambda m: f"{m.group(1)}{REDACTED}{m.group(2)}", text)
-    text = p.all_values_object.sub(lambda m: p.json_string_value.sub(rf'\1"{REDACTED}"', m.group(0)), text)
-    text = p.json_pair.sub(_json_pair, text)
-    text = p.assignment.sub(_named_value, text)
-    return p.flag_value.sub(_named_value, text)
+    try:
+        return json.dumps(cleaned, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
-def _json_pair(match: re.Match[str]) -> str:
-    if not is_secret_name(match.group(1)):
-        return match.group(0)
-    return f'"{match.group(1)}"{match.group(2)}"{REDACTED}"'
+def _redact_config_text(text: str, depth: int) -> str:
+    structured = _redact_json_text(text, depth)
+    text = structured if structured is not None else text
+    from .patterns import redact_urls
+
+    text = scrub(text)
+    return redact_urls(text) if structured is None else text  # a URL of config: userinfo, secret query
 
 
-def _named_value(match: re.Match[str]) -> str:
-    name = match.group(1).lstrip("-")
-    if not is_secret_name(name) or match.group(3) == REDACTED:
-        return match.group(0)
-    return f"{match.group(1)}{match.group(2)}{REDACTED}"
+def redact_frame(frame: Any, depth: int = 0, config: bool = False) -> Any:
+    """A wire frame (a parsed stdout/stdin line) with known values replaced everywhere, and
+    ``redact``'s structure applied inside the config of control frames only (see the
+    module docstring): a new object, or ``frame`` itself when nothing changed."""
+    if depth == 0 and isinstance(frame, dict):
+        config = str(frame.get("type", "")).startswith("control_")
+    if not config or depth > _MAX_DEPTH:
+        return scrub_value(frame)
+    if isinstance(frame, dict):
+        out: Optional[Dict[Any, Any]] = None
+        for key, item in frame.items():
+            lowered = key.lower() if isinstance(key, str) else ""
+            if lowered in _WORDS_KEYS:
+                new = scrub_value(item)
+            elif lowered in _CONFIG_KEYS:
+                new = redact({key: item}, depth)[key]
+            else:
+                new = redact_frame(item, depth + 1, True)
+            if new is not item and out is None:
+                out = dict(frame)
+            if out is not None:
+                out[key] = new
+        return frame if out is None else out
+    if isinstance(frame, list):
+        items = [redact_frame(item, depth + 1, True) for item in frame]
+        return frame if all(a is b for a, b in zip(items, frame)) else items
+    return scrub_value(frame)
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def redact_text(text: str, depth: int = 0) -> str:
+    """Text from the CLI or from failing code with secrets replaced: known values, JSON text
+    as a structure, then the pattern pass (see the module docstring)."""
+    structured = _redact_json_text(text, depth)
+    if structured is not None:
+        return structured
+    from .patterns import redact_patterns
+
+    return redact_patterns(scrub(text))
+
+
+# ----------------------------------------------------------------------------- reprs and logs
 
 
 def redacted_repr(options: Any) -> str:
     """``ClassName(field=value, …)`` like the dataclass repr, with ``redact`` applied and
-    every ``env`` value hidden."""
+    every ``env`` value hidden. Collects the secrets ``options`` holds first
+    (``secrets.remember_options``), so they are known to every other path from now on."""
+    from .patterns import is_secret_flag
+    from .secrets import remember_options
+
+    remember_options(options)
     parts = []
     for spec in fields(options):
         if not spec.repr:
@@ -228,27 +247,51 @@ def redacted_repr(options: Any) -> str:
         value = getattr(options, spec.name)
         if spec.name == "env" and isinstance(value, dict):
             shown: Any = {key: REDACTED for key in value}
+        elif spec.name == "extra_args" and isinstance(value, dict):
+            shown = {k: (REDACTED if v is not None and is_secret_flag(f"--{str(k).lstrip('-')}") else redact(v))
+                     for k, v in value.items()}  # fmt: skip
         else:
             shown = redact(value)
         parts.append(f"{spec.name}={shown!r}")
     return f"{type(options).__qualname__}({', '.join(parts)})"
 
 
+class _FailureText:
+    """An exception as a log argument: its ``str``/``repr`` through ``redact_text`` (text of
+    failing code, where no value can be known)."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def __str__(self) -> str:
+        return redact_text(str(self.error))
+
+    def __repr__(self) -> str:
+        return redact_text(repr(self.error))
+
+
 class _RedactingFilter(logging.Filter):
     """Redacts every record of the ``claude_sync`` loggers before any handler sees it (the
-    logging thread's, only for records that pass the level check). A record logged with
-    ``extra={"claude_sync_redacted": True}`` (the wire log: already redacted) is left alone."""
+    logging thread's, only for records that pass the level check): the known secret values
+    (``scrub``) out of the message; exceptions among its arguments and its traceback
+    (``exc_info``) are failure text and get ``redact_text``. A record logged with
+    ``extra={"claude_sync_redacted": True}`` (the wire log: already redacted) is left alone.
+    Call sites that log other text from the CLI apply ``redact_text`` themselves."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if getattr(record, "claude_sync_redacted", False):
             return True
         try:
+            if isinstance(record.args, tuple) and any(isinstance(a, BaseException) for a in record.args):
+                record.args = tuple(_FailureText(a) if isinstance(a, BaseException) else a for a in record.args)
             message = record.getMessage()
         except Exception:  # noqa: BLE001 - a broken format is logging's to report
             return True
-        cleaned = redact_text(message)
+        cleaned = scrub(message)
         if cleaned != message:
             record.msg, record.args = cleaned, ()
+        if record.exc_info and record.exc_info[0] is not None and not record.exc_text:
+            record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
         record.claude_sync_redacted = True
         return True
 

@@ -16,8 +16,9 @@ program's output is often ``print(message)``:
   every key of ``data`` but ``type`` and ``subtype``;
 * fields still at their default (``None``, ``[]``, ``False`` …) are left out;
 * secrets are redacted: values of ``env`` / ``headers`` dicts, string values of keys that
-  name a secret (``api_key``, ``access_token``, ``Authorization`` …) and anything in a string
-  that looks like an Anthropic key or a bearer token (``redaction``).
+  name a secret (``api_key``, ``access_token``, ``Authorization`` …), and in every string the
+  secret values claude_sync knows (``redaction.scrub``); the model's words are not otherwise
+  rewritten.
 
 ``rich_fields`` is what ``__rich_repr__`` yields: the same fields with their whole values
 (redacted), for ``rich`` to lay out and expand. The notebook renderings stay compact.
@@ -37,7 +38,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .._wire.hints import hint_for
 from .markdown import markdown_html
-from .redaction import REDACTED, redact
+from .redaction import REDACTED, scrub
 
 __all__ = [
     "FULL_FIELDS",
@@ -84,8 +85,9 @@ _ALL_VALUES_SECRET = frozenset(("env", "headers"))
 
 
 def _redact_text(text: str) -> str:
-    """``text`` with what looks like an Anthropic key or a bearer token redacted."""
-    return str(redact(text))
+    """``text`` with the known secret values redacted (``redaction.scrub``: the model's and
+    the user's words are never rewritten otherwise)."""
+    return scrub(text)
 
 
 def short_repr(obj: Any) -> str:
@@ -343,7 +345,7 @@ def block_html(block: Any) -> str:
         return _details(f"<i>thinking</i> ({len(block.thinking):,} chars)", _pre(_redact_text(block.thinking)))
     if kind in ("tool_use", "server_tool_use"):
         summary = f"🔧 <code>{esc(block.name)}</code>({esc(tool_input_summary(block.input))})"
-        return _details(summary, _pre(json.dumps(redact(block.input), indent=2, default=str)))
+        return _details(summary, _pre(json.dumps(_redacted_value(block.input), indent=2, default=str)))
     if kind == "tool_result":
         text = tool_result_text(block.content)
         label = "❌ tool error" if block.is_error else "↩ tool result"

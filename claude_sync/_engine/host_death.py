@@ -38,6 +38,11 @@ by its parent-death signal). With a handler of the host's own (gunicorn, Celery 
 workers shut down gracefully on SIGTERM), that handler runs instead, unchanged; if it
 raises (``SystemExit``), the live sessions are closed the same way before it propagates.
 A host that ignores SIGTERM keeps ignoring it; a handler installed after ours replaces ours.
+
+**Fork.** A child forked from the host (``multiprocessing`` with fork, gunicorn or Celery
+prefork after a warm-up) starts with none of this module's threads and none of its sessions:
+the spawner thread, the lock and the tracked sessions are reset in the child
+(``os.register_at_fork``), so its first spawn from a thread starts a spawner of its own.
 """
 
 from __future__ import annotations
@@ -303,6 +308,23 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     close_live_sessions(SIGTERM_CLOSE_BUDGET)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.kill(os.getpid(), signal.SIGTERM)  # the default action: this process ends here
+
+
+def _after_fork_in_child() -> None:
+    """In a child forked from this process (``os.register_at_fork``; the forking thread, now
+    the child's only one). None of the parent's threads run here: no spawner thread (a spawn
+    handed to it would wait ``SPAWN_HANDOFF_TIMEOUT`` for nothing, every time), and a lock one
+    of them held at the fork would stay held forever. The parent's sessions are not the
+    child's to close on its SIGTERM (their pipes are the parent's CLIs'). The SIGTERM handler
+    itself is inherited with the process and stays; ``prctl``/``setpriv`` look-ups stay valid."""
+    global _spawner, _state_lock, _sessions
+    _state_lock = threading.Lock()
+    _spawner = None
+    _sessions = weakref.WeakSet()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def close_live_sessions(budget: float) -> int:

@@ -11,7 +11,8 @@ Threads that touch it:
   user's ``stderr`` callback per line (exceptions there are logged, never propagated).
 
 Every live transport is in a registry; an ``atexit`` hook kills what is still running when
-the interpreter exits, so a forgotten session never leaves an orphan CLI behind.
+the interpreter exits, so a forgotten session never leaves an orphan CLI behind. A forked
+child starts with an empty registry: the parent's CLIs are the parent's.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .green import wait_readable
 from .host_death import popen
 from .transport import Transport
 
-__all__ = ["SubprocessTransport", "STDERR_TAIL_BYTES"]
+__all__ = ["SubprocessTransport", "SIGKILL_REAP_WAIT", "STDERR_TAIL_BYTES"]
 
 logger = redacted_logger("claude_sync.transport")
 
@@ -46,6 +47,11 @@ _READ_SIZE = 64 * 1024
 """Bytes asked of the stdout pipe per read (a pipe holds 64 KiB; asking for more only makes
 CPython allocate — and the kernel zero — a bigger buffer on every read)."""
 _POSIX = os.name == "posix"
+SIGKILL_REAP_WAIT = 5.0
+"""The least the close ladder waits for the reap after SIGKILL, whatever its ``grace``: a
+SIGKILL cannot be refused, but the kernel's teardown of a big process (the CLI's Node heap)
+takes tens to hundreds of milliseconds on a busy machine — more than an abandoned run's
+50 ms grace. A child not reaped by then is reported as not exited yet, never as undying."""
 
 _live: weakref.WeakSet[SubprocessTransport] = weakref.WeakSet()
 
@@ -56,6 +62,17 @@ def _reap_all_at_exit() -> None:
 
 
 atexit.register(_reap_all_at_exit)
+
+
+def _forget_the_parents_transports() -> None:
+    """In a forked child: the parent's CLIs are not this process's children (it cannot wait
+    for them, and its atexit must not end their input); its own transports start afresh."""
+    global _live
+    _live = weakref.WeakSet()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_the_parents_transports)
 
 
 class SubprocessTransport(Transport):
@@ -276,7 +293,8 @@ class SubprocessTransport(Transport):
     def stop(self, grace: float) -> str:
         """The close ladder: stdin EOF → wait → SIGTERM (group) → wait → SIGKILL → wait.
 
-        Each wait is at most ``grace`` seconds. Returns the rung that ended the process:
+        Each wait is at most ``grace`` seconds, but the last one, for the reap after SIGKILL,
+        lasts up to ``max(grace, SIGKILL_REAP_WAIT)`` (it ends as soon as the child is reaped). Returns the rung that ended the process:
         ``"exited"`` (already gone), ``"eof"``, ``"sigterm"``, ``"sigkill"`` or ``"stuck"``.
         Idempotent; callable from any thread except the stderr thread. Never signals a
         process that was already reaped (see ``child``).
@@ -300,9 +318,14 @@ class SubprocessTransport(Transport):
         if self.wait(grace) is not None:
             return "sigterm"
         self._signal_group(signal.SIGKILL if _POSIX else signal.SIGTERM)
-        if self.wait(grace) is not None:
+        reap_wait = max(grace, SIGKILL_REAP_WAIT)
+        if self.wait(reap_wait) is not None:
             return "sigkill"
-        logger.error("Claude Code CLI pid %s did not die after SIGKILL", self.pid)
+        # What is known: the signal was sent and the child has not been reaped yet (a kernel
+        # stuck in uninterruptible I/O, a huge address space still being torn down).
+        logger.warning(
+            "Claude Code CLI pid %s has not exited %.1f s after SIGKILL; it is left to exit on its own", self.pid, reap_wait
+        )
         return "stuck"
 
     def _signal_group(self, sig: int) -> None:

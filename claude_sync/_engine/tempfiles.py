@@ -17,10 +17,16 @@ They may hold secrets (MCP headers, env of MCP servers, the login), so:
   their session closes, and an ``atexit`` hook removes whatever is left when the interpreter
   exits. A process killed by a signal runs no ``atexit`` hook: the first use of this module in
   any later process (same user, same temp dir) sweeps every such directory whose owner is
-  gone — its PID no longer runs, or runs with another start time (a reused PID; Linux reads
-  it from ``/proc/<pid>/stat``, elsewhere only the PID is checked, so a reused PID keeps a
-  dead owner's directory until that PID is gone too).
-
+  gone. *Gone* is not judged by the PID in the name — a host in another PID namespace sharing
+  the temp dir (containers sharing ``/tmp``) sees another process, or none, under that PID —
+  but by a lock: the owner holds an exclusive ``flock`` on ``<dir>/.owner.lock`` for as long
+  as the directory is its own (the kernel drops it when the process ends, however it ends),
+  and the sweep removes only a directory whose lock it can take, holding it while it removes.
+  The lock file is put in place already locked (made under a temporary name, locked, then
+  renamed), so a directory without one is being made or is not of this layout, and is left
+  alone. The fd is close-on-exec (a CLI does not inherit it) and a forked child closes its
+  copy (``os.register_at_fork``), so only the owner holds the lock. Where there is no
+  ``fcntl`` (Windows) nothing is swept.
 What remains possible: after ``kill -9`` of the host, a resume dir (credentials without the
 refresh token) or a settings file stays on disk, readable by the same user only, until the
 next claude_sync process of that user sweeps it or the temp dir is cleaned; a memory file
@@ -40,25 +46,33 @@ import re
 import shutil
 import tempfile
 import threading
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment,unused-ignore]
 
 __all__ = [
-    "make_private_dir", "make_private_file", "memory_file", "process_start_time", "remove_all_private_files",
-    "remove_private_dir", "remove_private_file", "sweep_orphans",
+    "LOCK_NAME", "make_private_dir", "make_private_file", "memory_file", "process_start_time",
+    "remove_all_private_files", "remove_private_dir", "remove_private_file", "sweep_orphans",
 ]  # fmt: skip
 
 _OWNED = re.compile(r"^claude_sync-(\d+)-(\d+)-[A-Za-z0-9_]+$")
-"""The name of a per-process directory: ``claude_sync-<pid>-<start time>-<random>``."""
+"""The name of a per-process directory: ``claude_sync-<pid>-<start time>-<random>`` (for
+people reading ``ls``; ownership is the lock)."""
+LOCK_NAME = ".owner.lock"
+"""The file in a per-process directory whose ``flock`` the owner holds for its lifetime."""
 
 _registry: Dict[str, int] = {}  # path -> the pid that made it (a forked child leaves its parent's alone)
 _lock = threading.Lock()
-_state: Dict[str, Optional[str]] = {"dir": None, "owner": None}  # this process's directory
+_state: Dict[str, Any] = {"dir": None, "owner": None, "lock_fd": None}  # this process's directory
 _swept: Set[Tuple[int, str]] = set()  # (pid, temp dir) already swept: once per process
 
 
 def process_start_time(pid: int) -> Optional[int]:
     """When ``pid`` started (clock ticks after boot, ``/proc/<pid>/stat`` field 22), or None
-    when it does not run or the system has no ``/proc``."""
+    when it does not run or the system has no ``/proc``. Only names directories."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             stat = handle.read()
@@ -75,37 +89,43 @@ def _owner_tag() -> str:
     return f"{pid}-{process_start_time(pid) or 0}"
 
 
-def _owner_gone(pid: int, start: int) -> bool:
-    """Whether the process that made a directory is gone (see the module docstring)."""
-    now = process_start_time(pid)
-    if now is not None:
-        return start != 0 and now != start
-    if os.path.isdir("/proc/self"):
-        return True  # /proc works and has no such pid
+def _remove_if_ownerless(path: str) -> bool:
+    """Remove the per-process directory ``path`` if its owner's lock can be taken (the owner
+    is gone), holding the lock while removing; True if removed. A directory without a lock
+    file is left alone."""
+    assert fcntl is not None
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False  # alive, another user's
-    return False
+        fd = os.open(os.path.join(path, LOCK_NAME), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:  # no lock file (being made, another layout), or not ours to open
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: the owner lives (in whatever PID namespace)
+            return False
+        shutil.rmtree(path, ignore_errors=True)
+        return not os.path.lexists(path)
+    finally:
+        os.close(fd)
 
 
 def sweep_orphans(directory: Optional[str] = None) -> List[str]:
     """Remove the per-process directories in ``directory`` (default: the temp dir) that
-    belong to us (same uid) and whose owner is gone; the paths removed. Never raises."""
+    belong to us (same uid) and whose owner is gone (its lock can be taken); the paths
+    removed. Nothing where there is no ``fcntl``. Never raises."""
     directory = directory or tempfile.gettempdir()
     mine = _state["dir"]
     removed: List[str] = []
+    if fcntl is None:  # pragma: no cover - Windows
+        return removed
     try:
         names = os.listdir(directory)
     except OSError:
         return removed
     uid = os.getuid() if hasattr(os, "getuid") else None
     for name in names:
-        match = _OWNED.match(name)
         path = os.path.join(directory, name)
-        if match is None or path == mine:
+        if _OWNED.match(name) is None or path == mine:
             continue
         try:
             info = os.lstat(path)
@@ -113,8 +133,7 @@ def sweep_orphans(directory: Optional[str] = None) -> List[str]:
             continue
         if not os.path.isdir(path) or os.path.islink(path) or (uid is not None and info.st_uid != uid):
             continue
-        if _owner_gone(int(match.group(1)), int(match.group(2))):
-            shutil.rmtree(path, ignore_errors=True)
+        if _remove_if_ownerless(path):
             removed.append(path)
     return removed
 
@@ -125,25 +144,66 @@ def _private_dir() -> str:
     owner = _owner_tag()
     current = _state["dir"]
     if current is not None and _state["owner"] == owner and os.path.isdir(current):
-        return current
+        return str(current)
     parent = tempfile.gettempdir()
     if (os.getpid(), parent) not in _swept:
         _swept.add((os.getpid(), parent))
         sweep_orphans(parent)
+    _release_dir_lock()
     current = tempfile.mkdtemp(prefix=f"claude_sync-{owner}-", dir=parent)
+    if fcntl is not None:
+        _state["lock_fd"] = _lock_new_dir(current)
     _state["dir"], _state["owner"] = current, owner
     return current
 
 
+def _lock_new_dir(path: str) -> int:
+    """Make ``path``'s lock file already locked (locked under a temporary name, then renamed
+    into place, so no sweeper ever sees it unlocked); the fd (close-on-exec), held for as long
+    as the directory is ours. Raises ``OSError``."""
+    assert fcntl is not None
+    fd, staging = tempfile.mkstemp(prefix=".lock-", dir=path)  # not inheritable (PEP 446)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.rename(staging, os.path.join(path, LOCK_NAME))
+    except BaseException:
+        os.close(fd)
+        shutil.rmtree(path, ignore_errors=True)
+        raise
+    return fd
+
+
+def _release_dir_lock() -> None:
+    fd, _state["lock_fd"] = _state["lock_fd"], None
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
 def _drop_dir_if_empty() -> None:
-    """Remove this process's directory once nothing registered is left in it (``_lock`` held)."""
+    """Remove this process's directory once nothing registered is left in it and it holds
+    nothing but its lock file (``_lock`` held). The lock file goes first (a sweeper then
+    leaves the directory alone), the lock is released last."""
     current = _state["dir"]
     if current is None or any(path.startswith(current + os.sep) for path in _registry):
         return
     try:
+        left = os.listdir(current)
+    except OSError:
+        left = []
+    if [name for name in left if name != LOCK_NAME]:
+        return  # something else put a file there: the directory stays ours (and locked) until exit
+    try:
+        os.unlink(os.path.join(current, LOCK_NAME))
+    except OSError:
+        pass
+    try:
         os.rmdir(current)
     except OSError:
-        pass  # not empty (something else put a file there) or already gone
+        pass
+    _release_dir_lock()
     _state["dir"] = None
 
 
@@ -227,3 +287,19 @@ def remove_all_private_files() -> None:
 
 
 atexit.register(remove_all_private_files)
+
+
+def _after_fork_in_child() -> None:
+    """In a forked child: a fresh lock (a parent thread may have held it at the fork), and
+    no directory yet — the child closes its copy of the parent's lock fd (the parent keeps
+    holding the lock; a child that outlives it must not keep the parent's directory alive)
+    and makes its own. The parent's entries in ``_registry`` carry the parent's pid and are
+    left alone."""
+    global _lock
+    _lock = threading.Lock()
+    _release_dir_lock()
+    _state["dir"], _state["owner"] = None, None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

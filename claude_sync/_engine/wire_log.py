@@ -2,10 +2,12 @@
 
 **The wire log.** With ``logging.getLogger("claude_sync.wire")`` at DEBUG when a session
 connects, every NDJSON line the CLI writes (``<``) and every line we write to it (``>``) is
-logged at DEBUG, redacted by the one redactor (``_display.redaction``: the line is parsed and
-every ``env``/``headers`` value, every value of a key that names a secret, key and token
-shapes in text … are hidden — so the MCP headers ``get_mcp_status()`` echoes and the ``env``
-that ``set_mcp_servers``/``apply_flag_settings`` send do not reach the log) and cut at
+logged at DEBUG, redacted by the one redactor (``_display.redaction.redact_frame``: the line
+is parsed, every secret value the process knows is removed wherever it stands, and inside the
+config of control frames every ``env``/``headers`` value and every value of a key that names
+a secret too — so the MCP headers ``get_mcp_status()`` echoes and the ``env`` that
+``set_mcp_servers``/``apply_flag_settings`` send do not reach the log; what the model wrote
+is not otherwise rewritten; a line that is not JSON gets ``redact_text``) and cut at
 ``MAX_LINE_CHARS`` with the line's full size. The decision is taken
 once, at connect: with DEBUG off the session reads and writes exactly as before (no per-line
 check, no per-chunk check). Turning DEBUG on later affects the next session.
@@ -48,8 +50,8 @@ _configured = False
 
 def redact_line(text: str) -> str:
     """A wire line with secrets replaced by ``<redacted>``, then cut to ``MAX_LINE_CHARS``
-    (a JSON line is redacted as a structure: written back compact when anything changed)."""
-    from .._display.redaction import redact, redact_text  # DEBUG only
+    (a JSON line is redacted as a frame: written back compact when anything changed)."""
+    from .._display.redaction import redact_frame, redact_text  # DEBUG only
 
     size = len(text)
     try:
@@ -57,7 +59,7 @@ def redact_line(text: str) -> str:
     except (ValueError, RecursionError):
         value = None
     if isinstance(value, (dict, list)):
-        cleaned = redact(value)
+        cleaned = redact_frame(value)
         if cleaned is not value:
             text = json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
     else:

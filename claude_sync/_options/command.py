@@ -382,7 +382,10 @@ def build_spawn_plan(
     again). ``trace_carrier``: see ``OptionsPlan.spawn_plan``; ``read_text``: see
     ``interpret_options``. Raises what those raise.
     """
+    from .cli_settings import remember_run_secrets
+
     plan = interpret_options(options, read_text) if interpreted is None else interpreted
+    remember_run_secrets(options, os.environ if environ is None else environ)
     return plan.spawn_plan(cli_path, environ=environ, trace_carrier=trace_carrier)
 
 

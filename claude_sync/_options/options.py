@@ -395,9 +395,11 @@ class ClaudeAgentOptions(Record):
 
     def __post_init__(self) -> None:
         """Raises ``TypeError``/``ValueError`` naming a bad option (see ``validation``)."""
+        from .._display.secrets import remember_options
         from .validation import validate_options
 
         validate_options(self)
+        remember_options(self)  # the redactor knows this run's secrets from now on
 
     def __repr__(self) -> str:
         """The fields, with ``env`` values and anything that looks like a secret redacted."""

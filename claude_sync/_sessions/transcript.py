@@ -319,14 +319,16 @@ def json_line(value: Any) -> str:
 
 
 def is_message_entry(entry: Any) -> bool:
-    """A message line: a dict of a known transcript type with a string ``uuid`` and a
-    ``parentUuid`` that is a string or null. Anything else (a hand edit, a broken writer) is
-    not part of the conversation and is skipped."""
+    """A message line: a dict of a known transcript type with a string ``uuid``, and a
+    ``parentUuid`` and ``logicalParentUuid`` that are each a string, null or absent. Anything
+    else (a hand edit, a broken writer) is not part of the conversation and is skipped."""
     return (
         isinstance(entry, dict)
-        and entry.get("type") in TRANSCRIPT_TYPES
+        and isinstance(entry.get("type"), str)
+        and entry["type"] in TRANSCRIPT_TYPES
         and isinstance(entry.get("uuid"), str)
         and (entry.get("parentUuid") is None or isinstance(entry.get("parentUuid"), str))
+        and (entry.get("logicalParentUuid") is None or isinstance(entry.get("logicalParentUuid"), str))
     )
 
 

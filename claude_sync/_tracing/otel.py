@@ -36,7 +36,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional
 
-from .._display.redaction import redact, redacted_logger
+from .._display.redaction import redacted_logger, scrub
 from .._version import __version__
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.system_messages import SystemMessage
@@ -289,8 +289,9 @@ def _callback_span_name(subtype: str, attributes: Mapping[str, Any]) -> str:
 
 
 def _messages_json(role: str, text: str) -> str:
-    """``gen_ai.input.messages`` / ``gen_ai.output.messages``: one text message, redacted."""
-    return json.dumps([{"role": role, "parts": [{"type": "text", "content": str(redact(text))}]}])
+    """``gen_ai.input.messages`` / ``gen_ai.output.messages``: one text message, with the
+    secret values claude_sync knows redacted (``scrub``: the words are not otherwise rewritten)."""
+    return json.dumps([{"role": role, "parts": [{"type": "text", "content": scrub(text)}]}])
 
 
 # ----------------------------------------------------------------------------- metrics

@@ -18,12 +18,14 @@ The file (``RECORDING_FORMAT`` version ``RECORDING_VERSION``): a header line
 ``{"dir": "in" | "out", "t": seconds, "frame": {...}}`` (``in``: client → CLI stdin, ``out``:
 CLI stdout → client; a line that is not a JSON object is kept as ``"raw"``), then
 ``{"end": {"exit_code": …}}``. Redacted before writing, by the one redactor
-(``claude_sync._display.redaction``, also ``claude_sync.testing.redact``): every ``env`` and
-``headers`` value (MCP headers echoed by ``get_mcp_status``, the ``env`` sent by
-``set_mcp_servers``/``apply_flag_settings``), values of keys that name secrets (``api_key``,
-``*token``, ``*secret``, ``password``, ``authorization``, ``cookie`` …), key and token
-shapes, URL passwords and ``name=value`` secrets inside strings. A replay redacts what the
-client sends the same way before comparing.
+(``claude_sync._display.redaction.redact_frame``, also ``claude_sync.testing.redact``): every
+secret value the process knows (``_display.secrets``: the options' env, MCP headers and env,
+settings, secret flags, the inherited environment's secret variables …) wherever it stands;
+inside control frames' config (MCP headers echoed by ``get_mcp_status``, the ``env`` sent by
+``set_mcp_servers``/``apply_flag_settings``) also every ``env``/``headers`` value and the
+values of keys that name secrets. What the model and the user wrote is never rewritten
+otherwise. A line that is not JSON is CLI text: ``redact_text`` (patterns too). A replay
+redacts what the client sends the same way before comparing.
 
 Threads: ``write_bytes`` from any thread and ``read_chunks`` on the session's reader both
 append to the file under one lock.
@@ -49,11 +51,11 @@ RECORDING_VERSION = 1
 
 
 def redact(value: Any) -> Any:
-    """``value`` with secrets replaced (see the module docstring): the one redactor's
-    ``redact``; ``value`` itself when nothing needed redacting."""
-    from .._display.redaction import redact as redact_value
+    """A frame ``value`` with secrets replaced (see the module docstring): the one redactor's
+    ``redact_frame``; ``value`` itself when nothing needed redacting."""
+    from .._display.redaction import redact_frame
 
-    return redact_value(value)
+    return redact_frame(value)
 
 
 class RecordingTransport(Transport):
@@ -102,7 +104,9 @@ class RecordingTransport(Transport):
         if isinstance(frame, dict):
             entry["frame"] = redact(frame)
         else:
-            entry["raw"] = redact(line.decode("utf-8", "replace"))
+            from .._display.redaction import redact_text
+
+            entry["raw"] = redact_text(line.decode("utf-8", "replace"))
         self._append(entry)
 
     # ------------------------------------------------------------------ Transport

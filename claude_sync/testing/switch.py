@@ -15,7 +15,11 @@ process by default; ``subprocess=True`` spawns it as a real process with the ful
 test can check the flags), whatever ``cli_path`` it has; a run with nothing to play raises
 ``UnscriptedRunError`` before anything starts. Still allowed: a CLI the kit installed
 (``ScriptedCLI.install()`` / ``.options()``) and a real CLI aimed at a running
-``FakeAnthropicAPI`` (``offline_options``, the ``claude_offline`` fixture).
+``FakeAnthropicAPI`` (``offline_options``, the ``claude_offline`` fixture) — judged by where
+the CLI will really send its requests: ``ANTHROPIC_BASE_URL`` from the environment,
+``options.env`` and the ``env`` of every settings layer it loads (``settings`` JSON or file,
+the user / project / local files ``setting_sources`` lets it read, managed settings; see
+``claude_sync._engine.stand_in.endpoint``).
 
 Also on: the ``claude_cli`` pytest fixture (for its test), and ``CLAUDE_SYNC_TESTING=block``
 in the environment (a whole process, e.g. a CI job, with no stand-in: every run without a

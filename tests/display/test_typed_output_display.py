@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, List
 
-from claude_sync import RunResult
+from claude_sync import ClaudeAgentOptions, RunResult
 from claude_sync._display.live import RunView
 from claude_sync._structured.outcome import with_parsed_output
 from claude_sync._wire.parse import parse_message
@@ -55,6 +55,7 @@ def test_run_result_html_and_repr() -> None:
 
 
 def test_secrets_in_the_object_are_redacted() -> None:
+    ClaudeAgentOptions(env={"ANTHROPIC_API_KEY": "sk-ant-api03-abcdef"})  # known: removed by value (issue 26.6)
     messages = typed_run(note="key sk-ant-api03-abcdef")
     view = RunView()
     printed = "".join(piece for message in messages for piece in view.feed(message))

@@ -5,6 +5,7 @@ children are ``sleep``; the real CLI's case is ``tests/e2e/test_host_death_e2e.p
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -150,3 +151,80 @@ def test_sigterm_closes_tracked_sessions_or_defers_to_the_host(mode: str, expect
         assert host.returncode == code
     finally:
         finish(host)
+
+
+FORKED = r"""
+import json, multiprocessing, os, signal, subprocess, sys, threading, time
+from claude_sync._engine import host_death, process, tempfiles
+
+def spawn_on_a_thread():
+    box = {}
+    def go():
+        started = time.monotonic()
+        try:
+            box["proc"] = host_death.popen(["/bin/sleep", "60"], stdin=subprocess.DEVNULL)
+        except BaseException as exc:
+            box["error"] = repr(exc)
+        box["seconds"] = round(time.monotonic() - started, 3)
+    thread = threading.Thread(target=go, name="claude_sync-test-spawn")
+    thread.start()
+    thread.join(120)
+    return box
+
+warm = spawn_on_a_thread()  # the parent's spawner thread now runs (its sleep does)
+assert host_death._spawner is not None and "proc" in warm, warm
+
+class Holder:  # a session the parent tracks: the child must not close it on its SIGTERM
+    closed = False
+    def close(self):
+        os.write(1, b"CLOSED-IN-%d\n" % os.getpid())
+holder = Holder()
+host_death._sessions.add(holder)
+held = threading.Event()
+def hold_the_locks():  # a parent thread inside the library's locks at the moment of the fork
+    with host_death._state_lock, tempfiles._lock:
+        held.set()
+        time.sleep(1.0)
+threading.Thread(target=hold_the_locks, name="claude_sync-test-hold").start()
+held.wait(10)
+
+def child(queue):
+    host_death.SPAWN_HANDOFF_TIMEOUT = 5.0  # the old code waits this long, then raises
+    box = spawn_on_a_thread()
+    if "proc" in box:
+        box["proc"].kill()
+        box["proc"].wait()
+        box["proc"] = "spawned"
+    box["spawner_pid_ok"] = host_death._spawner is None or host_death._spawner.thread.is_alive()
+    box["live_sessions_closed"] = host_death.close_live_sessions(1.0)
+    box["transports"] = len(process._live)
+    path = tempfiles.make_private_file("{}", ".json")  # the tempfiles lock is not held here
+    tempfiles.remove_private_file(path)
+    box["tempfile"] = "ok"
+    queue.put(box)
+
+ctx = multiprocessing.get_context("fork")
+queue = ctx.Queue()
+worker = ctx.Process(target=child, args=(queue,), daemon=True)  # ended at exit if it hangs
+worker.start()
+print(json.dumps(queue.get(timeout=40)), flush=True)
+worker.join(30)
+warm["proc"].kill()
+warm["proc"].wait()
+"""
+
+
+def test_a_forked_child_spawns_from_threads_at_once_and_owns_none_of_the_parent_state() -> None:
+    """Issue 26 item 5: a child forked while the parent's spawner thread ran (multiprocessing
+    fork, gunicorn/Celery prefork after a warm-up) handed every non-main-thread spawn to a
+    spawner that does not exist in it, waited SPAWN_HANDOFF_TIMEOUT, then failed — for its
+    whole life. Also: locks a parent thread held at the fork, the parent's live sessions
+    (closed by the child's SIGTERM handling) and transports (stopped by the child's atexit)."""
+    done = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", FORKED], capture_output=True,
+                          text=True, timeout=90, env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    box = json.loads(done.stdout.splitlines()[-1])
+    assert box == {"proc": "spawned", "seconds": box["seconds"], "spawner_pid_ok": True, "live_sessions_closed": 0,
+                   "transports": 0, "tempfile": "ok"}, box  # fmt: skip
+    assert box["seconds"] < 4.0, box  # not the 5 s handoff timeout
+    assert "CLOSED-IN" not in done.stdout

@@ -61,10 +61,16 @@ def test_lines_split_across_chunks_are_logged_whole(wire_records: List[logging.L
 
 
 def test_secrets_are_redacted_and_long_lines_cut() -> None:
-    line = '{"env":"x","api_key":"plain","access_token":"t\\"q","input_tokens":12,"text":"sk-ant-abc123 Bearer zzz"}'
+    from claude_sync import ClaudeAgentOptions
+
+    ClaudeAgentOptions(env={"ANTHROPIC_API_KEY": "sk-ant-abc123"})  # known from here on (issue 26.6)
+    config = '{"env":"x","api_key":"plain","access_token":"t\\"q","input_tokens":12}'
+    line = '{"type":"control_request","request":{"subtype":"apply_flag_settings","settings":' + config + "}}"
     out = redact_line(line)
-    assert "plain" not in out and "t\\\"q" not in out and "sk-ant-abc123" not in out and "zzz" not in out
+    assert "plain" not in out and "t\\\"q" not in out
     assert '"input_tokens":12' in out
+    said = redact_line('{"type":"assistant","text":"sk-ant-abc123 Bearer zzz"}')
+    assert "sk-ant-abc123" not in said and "Bearer zzz" in said  # the model's words: known values only
     long = '{"text":"' + "x" * 10_000 + '"}'
     cut = redact_line(long)
     assert cut.endswith(f"… (cut; the line has {len(long):,} characters)")

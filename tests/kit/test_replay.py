@@ -98,15 +98,21 @@ def test_format_versions_are_read_or_refused_clearly(tmp_path: Path) -> None:
 
 
 def test_secrets_are_redacted() -> None:
-    frame = {"api_key": "k", "headers": {"Authorization": "Bearer abc.def", "x-api-key": "sk-ant-api03-SECRETSECRET"},
-             "access_token": "t", "input_tokens": 5, "tokenSource": "none",
-             "text": "use sk-ant-api03-abcdefghijk or Bearer xyz"}
-    clean = redact(frame)
+    """Config in control frames by structure and known value; the model's words only where a
+    known value stands (issue 26.6)."""
+    from claude_sync import ClaudeAgentOptions
+
+    ClaudeAgentOptions(env={"ANTHROPIC_API_KEY": "sk-ant-api03-abcdefghijk"})  # known from here on
+    config = {"api_key": "k", "headers": {"Authorization": "Bearer abc.def", "x-api-key": "sk-ant-api03-SECRETSECRET"},
+              "access_token": "t", "input_tokens": 5, "tokenSource": "none"}  # fmt: skip
+    frame = {"type": "control_request", "request": {"subtype": "mcp_set_servers", "servers": {"s": config}}}
+    clean = redact(frame)["request"]["servers"]["s"]
     dumped = json.dumps(clean)
-    assert "SECRETSECRET" not in dumped and "abcdefghijk" not in dumped and "xyz" not in dumped
+    assert "SECRETSECRET" not in dumped and "abc.def" not in dumped
     assert clean["api_key"] == "<redacted>" and clean["access_token"] == "<redacted>"
     assert clean["input_tokens"] == 5 and clean["tokenSource"] == "none"
-    assert clean["text"] == "use <redacted> or Bearer <redacted>"
+    said = {"type": "assistant", "message": {"content": [{"type": "text", "text": "use sk-ant-api03-abcdefghijk or Bearer xyz"}]}}
+    assert redact(said)["message"]["content"][0]["text"] == "use <redacted> or Bearer xyz"
 
 
 @pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085"])

@@ -5,9 +5,10 @@ finds first."""
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
-from typing import Iterator, List
+from typing import Dict, Iterator, List
 
 import pytest
 
@@ -166,3 +167,96 @@ def test_agent_pool_takes_a_transport_factory() -> None:
 def test_a_transport_factory_must_be_callable() -> None:
     with pytest.raises(TypeError, match="transport_factory must be callable"):
         AgentPool(transport_factory="scripted")  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- where the CLI will really call (issue 26.7)
+
+FAKE = "http://127.0.0.1:9/fake-api"
+PAID = "https://api.anthropic.com"
+
+
+@pytest.fixture
+def judged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The switch on by ``CLAUDE_SYNC_TESTING=block``, ``FAKE`` allowed (as a started
+    ``FakeAnthropicAPI`` is), an empty HOME and work folder; yields the work folder."""
+    from claude_sync._engine import stand_in
+
+    for name in ("ANTHROPIC_BASE_URL", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_SYNC_TESTING", "block")
+    (tmp_path / "work").mkdir()
+    stand_in.allow_base_url(FAKE)
+    try:
+        yield tmp_path / "work"
+    finally:
+        stand_in.disallow_base_url(FAKE)
+
+
+def _settings(env: Dict[str, str]) -> str:
+    return json.dumps({"env": env})
+
+
+def _blocked(options: ClaudeAgentOptions) -> bool:
+    import os
+
+    from claude_sync._engine.stand_in import blocks
+
+    return blocks(options, os.environ)
+
+
+def test_settings_that_send_the_cli_elsewhere_are_blocked(judged: Path, tmp_path: Path) -> None:
+    aimed = {"ANTHROPIC_BASE_URL": FAKE}
+    assert not _blocked(ClaudeAgentOptions(env=aimed, cwd=judged))
+    assert _blocked(ClaudeAgentOptions(env=aimed, cwd=judged, settings=_settings({"ANTHROPIC_BASE_URL": PAID})))
+    flag = tmp_path / "flag.json"
+    flag.write_text(_settings({"ANTHROPIC_BASE_URL": PAID}))
+    assert _blocked(ClaudeAgentOptions(env=aimed, cwd=judged, settings=str(flag)))
+    assert _blocked(ClaudeAgentOptions(env=aimed, cwd=judged, extra_args={"settings": str(flag)}))
+    # and the other way round: settings that aim a CLI at the fake make it allowed
+    assert not _blocked(ClaudeAgentOptions(env={"ANTHROPIC_BASE_URL": PAID}, cwd=judged, settings=_settings(aimed)))
+    with pytest.raises(UnscriptedRunError, match="ANTHROPIC_BASE_URL=https://api.anthropic.com is not a running"):
+        list(query("hi", options=ClaudeAgentOptions(env=aimed, cwd=judged, settings=_settings({"ANTHROPIC_BASE_URL": PAID}))))
+
+
+def test_the_settings_files_the_cli_reads_count(judged: Path, tmp_path: Path) -> None:
+    aimed = {"ANTHROPIC_BASE_URL": FAKE}
+    user = tmp_path / "home" / ".claude"
+    user.mkdir(parents=True)
+    (user / "settings.json").write_text(_settings({"ANTHROPIC_BASE_URL": PAID}))
+    assert _blocked(ClaudeAgentOptions(env=aimed, cwd=judged))
+    assert not _blocked(ClaudeAgentOptions(env=aimed, cwd=judged, setting_sources=["project", "local"]))  # not read
+    config = tmp_path / "config"
+    config.mkdir()
+    assert not _blocked(ClaudeAgentOptions(env=dict(aimed, CLAUDE_CONFIG_DIR=str(config)), cwd=judged))  # elsewhere
+    (config / "settings.json").write_text(_settings({"ANTHROPIC_BASE_URL": PAID}))
+    assert _blocked(ClaudeAgentOptions(env=dict(aimed, CLAUDE_CONFIG_DIR=str(config)), cwd=judged))
+    (user / "settings.json").unlink()
+    for name in ("settings.json", "settings.local.json"):
+        (judged / ".claude").mkdir(exist_ok=True)
+        (judged / ".claude" / name).write_text(_settings({"ANTHROPIC_BASE_URL": PAID}))
+        assert _blocked(ClaudeAgentOptions(env=aimed, cwd=judged)), name
+        assert not _blocked(ClaudeAgentOptions(env=aimed, cwd=judged, setting_sources=[])), name
+        (judged / ".claude" / name).unlink()
+    assert not _blocked(ClaudeAgentOptions(env=aimed, cwd=judged))
+
+
+def test_what_cannot_be_judged_is_blocked(judged: Path, tmp_path: Path) -> None:
+    aimed = {"ANTHROPIC_BASE_URL": FAKE}
+    assert _blocked(ClaudeAgentOptions(env=dict(aimed, CLAUDE_CODE_USE_BEDROCK="1"), cwd=judged))
+    assert _blocked(ClaudeAgentOptions(env=aimed, cwd=judged, settings=_settings({"CLAUDE_CODE_USE_VERTEX": "true"})))
+    (judged / ".claude").mkdir()
+    (judged / ".claude" / "settings.json").write_text("{not json")
+    with pytest.raises(UnscriptedRunError, match="project settings .* is not valid JSON"):
+        list(query("hi", options=ClaudeAgentOptions(env=aimed, cwd=judged)))
+    assert _blocked(ClaudeAgentOptions(env=aimed, cwd=judged, settings=str(tmp_path / "missing.json")))
+
+
+def test_a_settings_path_that_is_no_regular_file_is_judged_without_reading_it(judged: Path, tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "settings.fifo"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer forever
+    aimed = {"ANTHROPIC_BASE_URL": FAKE}
+    for path in (str(fifo), "/dev/zero", str(tmp_path)):
+        assert _blocked(ClaudeAgentOptions(env=aimed, cwd=judged, settings=path)), path

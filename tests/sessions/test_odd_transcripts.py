@@ -1,5 +1,6 @@
 """Odd transcripts the CLI (or a hand edit) can leave: an escaped lone surrogate, a line whose
-``parentUuid`` is not a string, a line nested deeper than Python's recursion limit. Each is
+``parentUuid``, ``logicalParentUuid`` or ``type`` is not a string (and every other field
+of the wrong kind, exhaustively), a line nested deeper than Python's recursion limit. Each is
 read, forked, imported and resumed from a store without raising; odd lines are skipped."""
 
 from __future__ import annotations
@@ -149,3 +150,111 @@ def test_one_odd_line_is_skipped_not_fatal(project: Path, odd: str, caplog: pyte
     fork = fork_session_via_store(store, sid, str(project))
     assert len(get_session_messages_from_store(store, fork.session_id, str(project))) == 4
     assert project_key_for_directory(str(project))
+
+
+ODD_VALUES: Dict[str, Any] = {
+    "list": ["x"], "dict": {"u": 1}, "int": 7, "float": 1.5, "true": True, "false": False, "null": None,
+    "empty": "", "nested_list": [[{"a": [1]}]], "unknown_uuid": "00000000-0000-4000-8000-000000000000",
+}  # fmt: skip
+"""Values of the wrong kind a hand edit or a broken writer can leave in a field."""
+ODD_FIELDS = (
+    "type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "isSidechain", "message",
+    "message.content", "message.role", "message.content.0", "message.content.0.text", "message.content.0.type",
+    "isMeta", "isCompactSummary", "toolUseResult", "forkedFrom", "cwd", "customTitle", "aiTitle", "lastPrompt", "tag",
+    "summary", "agentId", "teamName", "subtype", "content", "replacements", "leafUuid", "gitBranch",
+)  # fmt: skip
+"""Every field of a transcript line the library reads (dotted: inside ``message``)."""
+
+
+def with_field(entry: Dict[str, Any], dotted: str, value: Any) -> Dict[str, Any]:
+    entry = json.loads(json.dumps(entry))
+    target: Any = entry
+    *path, last = dotted.split(".")
+    for step in path:
+        target = target[int(step)] if isinstance(target, list) else target[step]
+    if isinstance(target, list):
+        target[int(last)] = value
+    else:
+        target[last] = value
+    return entry
+
+
+def test_fork_skips_a_line_whose_logical_parent_is_a_list(project: Path) -> None:
+    """Issue 26 item 15: ``new_uuid.get(<list>)`` raised ``TypeError: unhashable type``."""
+    sid = str(uuid.uuid4())
+    entries = four_turns(sid)
+    entries[3]["logicalParentUuid"] = [entries[1]["uuid"]]
+    transcript_path(project, sid).write_text("\n".join(json.dumps(e) for e in entries) + "\n", encoding="utf-8")
+    fork = fork_session(sid, str(project))
+    assert texts(get_session_messages(fork.session_id, str(project))) == texts(get_session_messages(sid, str(project)))
+    store = InMemorySessionStore()
+    import_session_to_store(sid, store, directory=str(project))
+    fork = fork_session_via_store(store, sid, str(project))
+    assert texts(get_session_messages_from_store(store, fork.session_id, str(project))) == ["user 0", "assistant 0", "user 1"]
+
+
+def every_reader(project: Path, sid: str) -> None:
+    """Every public function that reads or rewrites ``sid``: none may raise."""
+    from claude_sync import (
+        get_session_info,
+        get_session_info_from_store,
+        list_sessions,
+        list_sessions_from_store,
+        rename_session,
+        tag_session,
+    )
+
+    directory = str(project)
+    list_sessions(directory)
+    get_session_info(sid, directory)
+    get_session_messages(sid, directory)
+    fork_session(sid, directory)
+    rename_session(sid, "renamed", directory)
+    tag_session(sid, "tagged", directory)
+    store = InMemorySessionStore()
+    import_session_to_store(sid, store, directory=directory)
+    list_sessions_from_store(store, directory)
+    get_session_info_from_store(store, sid, directory)
+    get_session_messages_from_store(store, sid, directory)
+    fork_session_via_store(store, sid, directory)
+
+
+def metadata_lines(sid: str, leaf: str) -> List[Dict[str, Any]]:
+    """The metadata lines a transcript can hold besides messages."""
+    return [
+        {"type": "custom-title", "customTitle": "a title", "sessionId": sid},
+        {"type": "ai-title", "aiTitle": "an ai title", "sessionId": sid},
+        {"type": "tag", "tag": "a tag", "sessionId": sid},
+        {"type": "last-prompt", "lastPrompt": "the last prompt", "sessionId": sid},
+        {"type": "summary", "summary": "a summary", "leafUuid": leaf},
+        {"type": "content-replacement", "sessionId": sid, "replacements": [{"kind": "x"}], "uuid": str(uuid.uuid4())},
+    ]
+
+
+@pytest.mark.parametrize("field", ODD_FIELDS)
+def test_every_field_of_the_wrong_kind_on_any_line_is_survived(project: Path, field: str) -> None:
+    """Exhaustive over (field, odd value, which line): 29 fields x 10 values x 10 lines (4
+    messages, 6 metadata lines), each transcript read, listed, forked, renamed, tagged,
+    imported and forked again through a store."""
+    failures: List[str] = []
+    for name, value in ODD_VALUES.items():
+        for index in range(10):
+            sid = str(uuid.uuid4())
+            entries = four_turns(sid)
+            entries += metadata_lines(sid, entries[-1]["uuid"])
+            if "." in field and index >= 4:
+                continue  # inside ``message``: message lines only
+            try:
+                entries[index] = with_field(entries[index], field, value)
+            except (IndexError, KeyError, TypeError):
+                continue
+            lines = [json.dumps(e) for e in entries]
+            transcript_path(project, sid).write_text("\n".join(lines) + "\n", encoding="utf-8")
+            try:
+                every_reader(project, sid)
+            except ValueError as exc:
+                if "no messages to fork" not in str(exc):  # the one documented refusal
+                    failures.append(f"{field}={name} on line {index}: {exc!r}")
+            except Exception as exc:  # noqa: BLE001 - collected for the assert
+                failures.append(f"{field}={name} on line {index}: {exc!r}")
+    assert not failures, "\n".join(failures)

@@ -22,6 +22,7 @@ import pytest
 from helpers import require_package, wait_until
 from pg_server import PostgresServer, require_pg_bin
 
+from claude_sync import UsageError
 from claude_sync._sessions.stores.postgres import PostgresSessionStore, schema_sql
 from claude_sync.testing import run_session_store_conformance
 
@@ -66,6 +67,53 @@ def test_a_caller_connection_or_pool_stays_open_after_close(pg_conninfo: str) ->
         assert PostgresSessionStore(conn).load(KEY) == [{"type": "x", "uuid": "a"}]
     with psycopg.connect(pg_conninfo, autocommit=True) as other:  # committed, seen elsewhere
         assert other.execute("SELECT count(*) FROM claude_sync_entries").fetchone() == (1,)
+
+
+def committed_uuids(conninfo: str) -> List[str]:
+    """The uuids stored under ``KEY``, as another connection sees them (what is committed)."""
+    with psycopg.connect(conninfo, autocommit=True) as other:
+        rows = other.execute(
+            "SELECT uuid FROM claude_sync_entries WHERE project_key = 'proj' AND session_id = 'sess' ORDER BY seq"
+        ).fetchall()
+    return [u for (u,) in rows]
+
+
+def test_a_caller_connection_inside_its_own_transaction_is_refused_not_rolled_back_later(pg_conninfo: str) -> None:
+    """Issue 26 item 1: the store's call used to run as a SAVEPOINT inside the application's
+    transaction, return normally, read back — and vanish with the application's rollback,
+    while every other writer of that session waited on the advisory lock until then."""
+    with PostgresSessionStore(pg_conninfo) as own:
+        own.create_schema()
+    with psycopg.connect(pg_conninfo, autocommit=True) as conn:
+        store = PostgresSessionStore(conn)
+        with conn.transaction():  # the application's explicit transaction
+            conn.execute("SELECT 1")
+            with pytest.raises(UsageError, match=r"has a transaction open \(INTRANS\)"):
+                store.append(KEY, [{"type": "x", "uuid": "inside"}])
+            with pytest.raises(UsageError, match="transaction open"):
+                store.load(KEY)
+            with PostgresSessionStore(pg_conninfo, statement_timeout=5) as other:  # holds no lock of ours
+                other.append(KEY, [{"type": "x", "uuid": "other-writer"}])
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        store.append(KEY, [{"type": "x", "uuid": "idle"}])  # no transaction open: its own, committed
+    with psycopg.connect(pg_conninfo) as conn:  # not autocommit: any statement opens a transaction
+        store = PostgresSessionStore(conn)
+        conn.execute("SELECT 1")
+        with pytest.raises(UsageError, match="INTRANS"):
+            store.append(KEY, [{"type": "x", "uuid": "implicit"}])
+        conn.rollback()
+        store.append(KEY, [{"type": "x", "uuid": "after-rollback"}])
+        conn.rollback()  # the application's next rollback cannot take it back: it was committed
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            conn.execute("SELECT 1/0")
+        with pytest.raises(UsageError, match="INERROR"):  # a failed transaction is refused too
+            store.append(KEY, [{"type": "x", "uuid": "failed"}])
+        conn.rollback()
+    assert committed_uuids(pg_conninfo) == ["other-writer", "idle", "after-rollback"]
+    closed = psycopg.connect(pg_conninfo, autocommit=True)
+    closed.close()
+    with pytest.raises(psycopg.OperationalError, match="closed"):  # not replaced, not retried
+        PostgresSessionStore(closed).append(KEY, [{"type": "x", "uuid": "closed"}])
 
 
 def test_bad_arguments_are_refused(pg_conninfo: str) -> None:
@@ -301,6 +349,113 @@ def test_a_store_reconnects_after_the_server_restarted(own_server: PostgresServe
         own_server.restart()
         store.append(KEY, [{"type": "x", "uuid": "after"}])  # a fresh connection, no error
         assert [e["uuid"] for e in pooled.load(KEY) or []] == ["before", "after"]
+
+
+def test_every_call_after_a_restart_gets_a_live_pooled_connection(own_server: PostgresServer) -> None:
+    """Issue 26 item 13: a pool of 4 idle connections, all cut by a restart, no ``check=``. The
+    single retry used to take another dead one (2 of 4 calls failed with AdminShutdown although
+    the server was back); a call now retries until a live connection answers."""
+    with ConnectionPool(own_server.conninfo(), min_size=4, max_size=4, name="dead4", open=True) as pool:
+        pool.wait(30)
+        store = PostgresSessionStore(pool, connect_timeout=10)
+        store.append(KEY, [{"type": "x", "uuid": "before"}])
+        assert pool.get_stats()["pool_available"] == 4
+        own_server.stop()
+        own_server.restart()
+        for i in range(4):
+            store.append(KEY, [{"type": "x", "uuid": f"after-{i}"}])
+        assert [e["uuid"] for e in store.load(KEY) or []] == ["before"] + [f"after-{i}" for i in range(4)]
+        own_server.stop()  # again, now with 4 callers at once
+        own_server.restart()
+        errors: List[BaseException] = []
+
+        def call(i: int) -> None:
+            try:
+                store.append(KEY, [{"type": "x", "uuid": f"again-{i}"}])
+            except BaseException as exc:  # noqa: BLE001 - collected for the assert
+                errors.append(exc)
+
+        threads = [threading.Thread(target=call, args=(i,), name=f"claude_sync-test-{i}") for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert errors == []
+        assert len(store.load(KEY) or []) == 9
+
+
+def test_a_call_while_the_server_is_down_fails_within_its_bounds(own_server: PostgresServer) -> None:
+    """The retries of a dead pooled connection end: with the server down, a call raises once
+    the pool cannot hand out a live connection within ``connect_timeout``."""
+    with ConnectionPool(own_server.conninfo(), min_size=2, max_size=2, name="down", open=True) as pool:
+        pool.wait(30)
+        store = PostgresSessionStore(pool, connect_timeout=1)
+        store.append(KEY, [{"type": "x", "uuid": "before"}])
+        own_server.stop()
+        started = time.monotonic()
+        with pytest.raises(psycopg.OperationalError):
+            store.append(KEY, [{"type": "x", "uuid": "while-down"}])
+        assert time.monotonic() - started < 30  # bounded (the figure is connect_timeout + a pool wait)
+        own_server.restart()
+        patient = PostgresSessionStore(pool, connect_timeout=30)  # the pool reconnects with a backoff
+        patient.append(KEY, [{"type": "x", "uuid": "after"}])
+        assert [e["uuid"] for e in patient.load(KEY) or []] == ["before", "after"]
+
+
+FORKED_STORE = r"""
+import json, multiprocessing, os, sys, threading
+from claude_sync._sessions.stores.postgres import PostgresSessionStore
+store = PostgresSessionStore(sys.argv[1])
+store.append({"project_key": "proj", "session_id": "parent"}, [{"type": "x", "uuid": "warm"}])  # connected
+parent_backend = store._own.info.backend_pid
+held = threading.Event()
+def hold():  # a parent thread inside a store call at the moment of the fork
+    with store._lock:
+        held.set()
+        threading.Event().wait(1.0)
+threading.Thread(target=hold, name="claude_sync-test-hold").start()
+held.wait(10)
+
+def child(queue):
+    try:
+        for i in range(200):
+            store.append({"project_key": "proj", "session_id": "child"}, [{"type": "x", "uuid": f"c{i}"}])
+        queue.put({"backend": store._own.info.backend_pid, "loaded": len(store.load({"project_key": "proj", "session_id": "child"}) or [])})
+    except BaseException as exc:
+        queue.put({"error": repr(exc)})
+
+ctx = multiprocessing.get_context("fork")
+queue = ctx.Queue()
+worker = ctx.Process(target=child, args=(queue,), daemon=True)
+worker.start()
+errors = []
+try:
+    for i in range(200):  # at the same time as the child
+        store.append({"project_key": "proj", "session_id": "parent"}, [{"type": "x", "uuid": f"p{i}"}])
+except BaseException as exc:
+    errors.append(repr(exc))
+got = queue.get(timeout=60)
+worker.join(30)
+store.close()
+print(json.dumps({"child": got, "parent_backend": parent_backend, "errors": errors}), flush=True)
+"""
+
+
+def test_a_store_made_before_a_fork_connects_again_in_the_child(pg_conninfo: str) -> None:
+    """A store made and used before a fork (gunicorn ``--preload``, a multiprocessing pool
+    after a warm-up): the child used the parent's connection — one socket, two processes
+    writing to it — and a lock a parent thread held at the fork. It now opens its own in the
+    child, and leaves the parent's alone (closing it there would end the parent's session)."""
+    done = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", FORKED_STORE, pg_conninfo],
+                          capture_output=True, text=True, timeout=120, env=child_env())  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.splitlines()[-1])
+    assert out["errors"] == [] and "error" not in out["child"], out
+    assert out["child"]["loaded"] == 200 and out["child"]["backend"] != out["parent_backend"], out
+    with PostgresSessionStore(pg_conninfo) as store:
+        assert [e["uuid"] for e in store.load({"project_key": "proj", "session_id": "parent"}) or []] == ["warm"] + [
+            f"p{i}" for i in range(200)
+        ]
 
 
 def test_import_claude_sync_does_not_import_psycopg() -> None:

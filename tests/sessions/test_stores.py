@@ -257,3 +257,48 @@ def test_store_helpers_refuse_stores_without_the_needed_method() -> None:
     with pytest.raises(ValueError, match="list_subkeys"):
         list_subagents_from_store(AppendOnly(), str(uuid.uuid4()))  # type: ignore[arg-type]
     delete_session_via_store(AppendOnly(), str(uuid.uuid4()))  # type: ignore[arg-type]  # no delete: a no-op
+
+
+FORKED_SQLITE = r"""
+import json, multiprocessing, sys, threading
+from claude_sync import SQLiteSessionStore
+store = SQLiteSessionStore(sys.argv[1])
+store.append({"project_key": "proj", "session_id": "parent"}, [{"type": "x", "uuid": "warm"}])
+held = threading.Event()
+def hold():  # a parent thread inside a store call at the moment of the fork
+    with store._lock:
+        held.set()
+        threading.Event().wait(1.0)
+threading.Thread(target=hold, name="claude_sync-test-hold").start()
+held.wait(10)
+
+def child(queue):
+    try:
+        for i in range(200):
+            store.append({"project_key": "proj", "session_id": "child"}, [{"type": "x", "uuid": f"c{i}"}])
+        queue.put(len(store.load({"project_key": "proj", "session_id": "child"}) or []))
+        store.close()
+    except BaseException as exc:
+        queue.put(repr(exc))
+
+ctx = multiprocessing.get_context("fork")
+queue = ctx.Queue()
+worker = ctx.Process(target=child, args=(queue,), daemon=True)
+worker.start()
+for i in range(200):  # at the same time as the child
+    store.append({"project_key": "proj", "session_id": "parent"}, [{"type": "x", "uuid": f"p{i}"}])
+got = queue.get(timeout=60)
+worker.join(30)
+print(json.dumps({"child": got, "parent": len(store.load({"project_key": "proj", "session_id": "parent"}) or [])}))
+store.close()
+"""
+
+
+def test_a_sqlite_store_made_before_a_fork_opens_its_own_connection_in_the_child(tmp_path: Path) -> None:
+    """SQLite forbids using a connection across fork (its locks are per process), and a lock a
+    parent thread held at the fork stayed held in the child (its first call hung). The child
+    now opens its own connection and lock; the parent's connection is left to the parent."""
+    done = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", FORKED_SQLITE, str(tmp_path / "s.db")],
+                          capture_output=True, text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == {"child": 200, "parent": 201}

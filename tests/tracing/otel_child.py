@@ -61,7 +61,8 @@ def callbacks() -> Dict[str, Any]:
 def scenario_query() -> None:
     cli = a_tool_turn(ScriptedCLI())
     with APP.start_as_current_span("app"):
-        list(query("list files SECRET-sk-ant-api03-abcdefghijklmnop", options=ClaudeAgentOptions(**callbacks()), transport=cli.transport()))
+        known = {"env": {"ANTHROPIC_API_KEY": "SECRET-sk-ant-api03-abcdefghijklmnop"}}  # a key it was given: known
+        list(query("list files SECRET-sk-ant-api03-abcdefghijklmnop", options=ClaudeAgentOptions(**callbacks(), **known), transport=cli.transport()))
 
 
 def scenario_error() -> None:

@@ -8,35 +8,55 @@ The store talks to the server through one of three things, given at construction
 - a conninfo string (``"postgresql://user@host/db"`` or ``"host=... dbname=..."``): the store
   opens one connection of its own on first use, uses it under a lock (one call at a time per
   store object), reconnects after the server went away, and closes it in ``close()``;
-- a ``psycopg.Connection``: used under the same lock, never closed by the store;
+- a ``psycopg.Connection``: used under the same lock, never closed by the store. Each call is
+  a transaction of the store's own on it (``BEGIN`` … ``COMMIT``, in autocommit mode or not),
+  so it needs the connection idle when it runs: a call that finds a transaction open on it
+  (``INTRANS``, ``INERROR``, or one another thread opens at the same moment) raises
+  ``UsageError`` and does nothing. Never a savepoint inside the application's transaction:
+  that would return normally and read back, then vanish with the application's rollback, and
+  hold the session's advisory lock (every other writer of the session waiting) until the
+  application's transaction ends. Give the store a connection the application does not run
+  transactions on (an autocommit connection of its own), or better a conninfo or a pool;
 - a ``psycopg_pool.ConnectionPool``: a connection is borrowed for each call (many calls at
   once), waiting at most ``connect_timeout`` for one.
 
-Every call is one transaction. ``append`` first takes a transaction-level advisory lock on
-the session (``pg_advisory_xact_lock``), so appends to one session are serialized across
-every process and host: an entry's position (``seq``) is drawn after the lock and committed
-before it is released, so what a ``load`` returned is never later preceded by something new
-— the order is stable and each writer's own order is kept. Entries with a ``uuid`` are
-idempotent per transcript (``ON CONFLICT DO NOTHING``): a retried batch adds nothing twice.
-mtimes are epoch ms from the *server's* clock (hosts may disagree), forced to increase per
-transcript. Entries are stored as JSON text, not ``jsonb``: lossless for every entry Python's
-``json`` accepts (key order, ``\\u0000``, lone surrogates, big integers).
+A conninfo store made before a fork (gunicorn ``--preload``, a ``multiprocessing`` pool after a
+warm-up) opens a connection of its own in the child on its first call there; the parent's is
+left untouched (closing it in the child would end the parent's session). A caller's
+connection or pool cannot be shared across a fork (psycopg's rule): make those in the child.
 
-When the first statement of a call fails because the connection died (server restarted,
-idle connection cut), the call is retried once on a fresh connection: nothing of it had
-reached the server. Any other failure raises ``psycopg.Error`` (``OperationalError`` for a
-server that cannot be reached within ``connect_timeout``); the session's mirror then reports
-it (``mirror_error``) as for any store.
+Every call is one transaction, committed when the call returns. ``append`` first takes a
+transaction-level advisory lock on the session (``pg_advisory_xact_lock``), so appends to one
+session are serialized across every process and host: an entry's position (``seq``) is drawn
+after the lock and committed before it is released, so what a ``load`` returned is never later
+preceded by something new — the order is stable and each writer's own order is kept. Entries
+with a ``uuid`` are idempotent per transcript (``ON CONFLICT DO NOTHING``): a retried batch
+adds nothing twice. mtimes are epoch ms from the *server's* clock (hosts may disagree), forced
+to increase per transcript. Entries are stored as JSON text, not ``jsonb``: lossless for every
+entry Python's ``json`` accepts (key order, ``\\u0000``, lone surrogates, big integers).
+
+When a call's connection turns out dead before any statement of the call reached the server
+(server restarted, idle connection cut), the call is tried again on another connection, until
+a live one answers: a restart leaves every idle connection of a pool dead, so up to the pool's
+``max_size`` + 1 tries (2 for the store's own connection), none started later than
+``connect_timeout`` after the first failure. A caller's connection is not replaced. Any other
+failure raises ``psycopg.Error`` (``OperationalError`` — ``psycopg_pool.PoolTimeout`` for a
+pool — when the server cannot be reached within ``connect_timeout``); the session's mirror
+then reports it (``mirror_error``) as for any store.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
+import time
+import weakref
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Tuple, TypeVar, Union
 
+from ..._wire.errors import UsageError
 from ..summary import fold_session_summary
 from ..types import (
     SessionKey,
@@ -128,7 +148,10 @@ class PostgresSessionStore:
     bounds every statement on the server, lock waits included.
 
     Raises ``TypeError`` for a ``target`` of another kind, ``ValueError`` for a bad prefix
-    or timeout, ``ImportError`` when psycopg is not installed.
+    or timeout, ``ImportError`` when psycopg is not installed. Each call raises
+    ``psycopg.Error``, ``ValueError`` after ``close()``, and — given a ``psycopg.Connection``
+    — ``UsageError`` when it finds a transaction open on it (the call is committed on its own
+    or not made; see the module docstring).
 
     Attributes:
         table_prefix: The prefix of the store's table names (``<prefix>_entries`` …).
@@ -170,11 +193,14 @@ class PostgresSessionStore:
         self._lock = threading.Lock()  # one call at a time on a single connection
         self._schema_lock = threading.Lock()  # one create_schema at a time in this process
         self._own: Optional[Any] = None  # the connection opened from the conninfo
+        self._own_pid = 0  # the process that opened it
+        self._inherited: List[Any] = []  # a parent's connections, kept from being finalized here
         self._closed = False
         self._schema_ready = not create_schema
         self._psycopg = psycopg
         t = table_prefix
         self._entries, self._transcripts, self._summaries = f"{t}_entries", f"{t}_transcripts", f"{t}_summaries"
+        _stores.add(self)
 
     def __repr__(self) -> str:
         if self._pool is not None:
@@ -197,7 +223,7 @@ class PostgresSessionStore:
         with self._lock:
             self._closed = True
             own, self._own = self._own, None
-        if own is not None:
+        if own is not None and self._own_pid == os.getpid():  # a parent's is the parent's to close
             own.close()
 
     # ------------------------------------------------------------------ connections
@@ -224,6 +250,11 @@ class PostgresSessionStore:
     def _single_connection(self) -> Any:
         if self._shared is not None:
             return self._shared
+        if self._own is not None and self._own_pid != os.getpid():
+            # Made before a fork: the socket is the parent's. Closing it here would send the
+            # server a Terminate for the parent's session; it is kept, unused, unclosed.
+            self._inherited.append(self._own)
+            self._own = None
         if self._own is not None and (self._own.closed or self._own.broken):
             self._own.close()
             self._own = None
@@ -232,18 +263,35 @@ class PostgresSessionStore:
                 self._conninfo, autocommit=True, connect_timeout=max(1, round(self.connect_timeout)),
                 application_name="claude_sync session store",
             )
+            self._own_pid = os.getpid()
         return self._own
 
+    def _after_fork_in_child(self) -> None:
+        """In a forked child: fresh locks (a parent thread may have held one at the fork)."""
+        self._lock = threading.Lock()
+        self._schema_lock = threading.Lock()
+
     def _call(self, body: Callable[[Any], _T], *, lock_key: Optional[Tuple[str, str]] = None) -> _T:
-        """Run ``body(cursor)`` in one transaction, creating the schema first if needed.
-        Retried once on a fresh connection when the connection was found dead before any
-        statement of it reached the server."""
+        """Run ``body(cursor)`` in one committed transaction, creating the schema first if
+        needed (the caller's thread). See ``_run`` for the retries."""
         if not self._schema_ready:
             self.create_schema()
-        for attempt in (1, 2):
+        return self._run(body, lock_key)
+
+    def _run(self, body: Callable[[Any], _T], lock_key: Optional[Tuple[str, str]]) -> _T:
+        """``body(cursor)`` in one transaction, committed when this returns. A connection found
+        dead before any statement of the call reached the server (a restart, an idle
+        connection cut) is replaced and the call tried again, until a live connection answers:
+        at most ``_max_attempts()`` tries, and none started once ``connect_timeout`` has passed
+        since the first failure. Raises ``psycopg.Error``, ``UsageError`` (a caller's
+        connection with a transaction open), ``ValueError`` (closed)."""
+        attempt, first_failure = 0, 0.0
+        while True:
+            attempt += 1
+            conn: Any = None
             started = False
             try:
-                with self._connection() as conn, conn.transaction(), conn.cursor() as cur:
+                with self._connection() as conn, self._transaction(conn), conn.cursor() as cur:
                     cur.execute(self._limits_sql())
                     started = True
                     if lock_key is not None:
@@ -252,36 +300,73 @@ class PostgresSessionStore:
                         )
                     return body(cur)
             except self._psycopg.OperationalError:
-                if started or attempt == 2 or not self._connection_died():
+                if started or not self._replaceable_and_dead(conn):
                     raise
-        raise AssertionError("unreachable")  # pragma: no cover
+                now = time.monotonic()
+                first_failure = first_failure or now
+                if attempt >= self._max_attempts() or now - first_failure > self.connect_timeout:
+                    raise
+
+    @contextmanager
+    def _transaction(self, conn: Any) -> Iterator[None]:
+        """A transaction of the store's own on ``conn``, committed at the end of the block.
+        Raises ``UsageError`` for a caller's connection with a transaction open: the call
+        would be a savepoint in it, undone by the application's rollback and holding the
+        session's advisory lock until the application's transaction ends."""
+        shared = self._shared is not None and conn is self._shared
+        if shared:
+            status = conn.info.transaction_status
+            if status in (self._psycopg.pq.TransactionStatus.INTRANS, self._psycopg.pq.TransactionStatus.INERROR):
+                raise self._refusal(status.name)
+        with conn.transaction() as tx:
+            if shared and tx.savepoint_name:  # another thread opened a transaction since the check
+                raise self._refusal("opened by another thread")
+            yield
+
+    def _refusal(self, state: str) -> UsageError:
+        return UsageError(
+            f"{self!r}: the caller's psycopg connection has a transaction open ({state}). The store "
+            "commits each call in a transaction of its own; inside the application's it would be "
+            "undone by the application's rollback and would hold the session's lock until that "
+            "transaction ends. Call the store when the connection is idle (an autocommit "
+            "connection used for nothing else), or give it a conninfo string or a ConnectionPool."
+        )
 
     def _limits_sql(self) -> str:
         ms = max(1, int(self.statement_timeout * 1000))
         return f"SET LOCAL statement_timeout = {ms}; SET LOCAL lock_timeout = {ms}"
 
-    def _connection_died(self) -> bool:
-        """After an OperationalError: True when it came from a dead connection worth one retry
-        (the pool drops broken connections on its own; a caller's connection cannot be
-        replaced)."""
-        if self._pool is not None:
-            return True
-        if self._shared is not None:
+    def _replaceable_and_dead(self, conn: Any) -> bool:
+        """After an OperationalError: whether ``conn`` is dead and the next try gets another
+        one (the pool drops broken connections when they come back; the own connection is
+        reopened; a caller's connection cannot be replaced). False when no connection was had
+        at all (the server cannot be reached: the error stands)."""
+        if conn is None or conn is self._shared:
             return False
-        own = self._own
-        return own is not None and bool(own.closed or own.broken)
+        return bool(conn.closed or conn.broken)
+
+    def _max_attempts(self) -> int:
+        """Tries of one call: every idle connection of a pool may be dead (a restart cuts them
+        all), then one fresh one; the own connection is reopened once."""
+        if self._pool is not None:
+            return int(getattr(self._pool, "max_size", 1)) + 1
+        return 2
 
     def create_schema(self) -> None:
         """Create the tables and indexes if missing (idempotent; safe when many processes
-        race: serialized by an advisory lock). Raises ``psycopg.Error`` (e.g. no privilege)."""
-        with self._schema_lock, self._connection() as conn, conn.transaction(), conn.cursor() as cur:
-            cur.execute(self._limits_sql())
+        race: serialized by an advisory lock). The caller's thread. Raises ``psycopg.Error``
+        (e.g. no privilege) and ``UsageError`` like any call."""
+
+        def body(cur: Any) -> None:
             if not self._tables_exist(cur):
                 # Checked again under the lock: DDL that found the tables there would still
                 # take table locks, and deadlock with appends already running.
                 cur.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 if not self._tables_exist(cur):
                     cur.execute(schema_sql(self.table_prefix))
+
+        with self._schema_lock:
+            self._run(body, None)
         self._schema_ready = True
 
     def _tables_exist(self, cur: Any) -> bool:
@@ -409,6 +494,18 @@ class PostgresSessionStore:
             (key["project_key"], key["session_id"]),
         )
         return [sub for (sub,) in rows]
+
+
+_stores: weakref.WeakSet[PostgresSessionStore] = weakref.WeakSet()
+
+
+def _reset_stores_in_child() -> None:
+    for store in list(_stores):
+        store._after_fork_in_child()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_stores_in_child)
 
 
 def _is_pool(target: object) -> bool:

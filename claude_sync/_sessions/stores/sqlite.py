@@ -3,7 +3,9 @@
 Safe from several threads and several processes at once:
 
 - one connection per store object, used under a lock (``sqlite3`` connections must not be
-  used by two threads at the same time);
+  used by two threads at the same time); in a child forked after the store was made (a
+  ``multiprocessing`` or gunicorn prefork worker) the store opens a connection of its own on
+  its first call there — SQLite forbids carrying one across ``fork`` — and a fresh lock;
 - the file is in WAL mode, so readers never block the writer and vice versa; writers in
   other processes wait up to ``busy_timeout`` seconds for the write lock, then the call
   raises ``sqlite3.OperationalError`` ("database is locked");
@@ -19,9 +21,11 @@ forced to increase per transcript.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any, List, Optional, Tuple, Union
 
@@ -70,18 +74,23 @@ class SQLiteSessionStore:
 
     def __init__(self, path: Union[str, Path], *, busy_timeout: float = 30.0) -> None:
         self.path = str(path)
+        self._busy_timeout = busy_timeout
         self._lock = threading.Lock()
-        self._db: Optional[sqlite3.Connection] = sqlite3.connect(
-            self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-        )
+        self._inherited: List[sqlite3.Connection] = []  # a parent's connections, never used or closed here
+        self._db: Optional[sqlite3.Connection] = self._open()
+        self._pid = os.getpid()
+        _stores.add(self)
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=self._busy_timeout, isolation_level=None, check_same_thread=False)
         try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)  # idempotent (IF NOT EXISTS), safe to race
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)  # idempotent (IF NOT EXISTS), safe to race
         except BaseException:
-            self._db.close()
-            self._db = None
+            db.close()
             raise
+        return db
 
     def __enter__(self) -> SQLiteSessionStore:
         return self
@@ -90,16 +99,26 @@ class SQLiteSessionStore:
         self.close()
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection (idempotent). A connection inherited from a parent process is
+        left alone."""
         with self._lock:
-            if self._db is not None:
+            if self._db is not None and self._pid == os.getpid():
                 self._db.close()
-                self._db = None
+            self._db = None
 
     def _conn(self) -> sqlite3.Connection:
+        """The connection (``_lock`` held). In a child forked after the store was made, a new
+        one: SQLite forbids using a connection across ``fork`` (its locks are per process)."""
         if self._db is None:
             raise ValueError(f"SQLiteSessionStore({self.path!r}) is closed")
+        if self._pid != os.getpid():
+            self._inherited.append(self._db)
+            self._db = self._open()
+            self._pid = os.getpid()
         return self._db
+
+    def _after_fork_in_child(self) -> None:
+        self._lock = threading.Lock()  # a parent thread may have held it at the fork
 
     # ---------------------------------------------------------------- writes
 
@@ -221,3 +240,15 @@ class SQLiteSessionStore:
 def _uuid_of(entry: Any) -> Optional[str]:
     value = entry.get("uuid") if isinstance(entry, dict) else None
     return value if isinstance(value, str) else None
+
+
+_stores: weakref.WeakSet[SQLiteSessionStore] = weakref.WeakSet()
+
+
+def _reset_stores_in_child() -> None:
+    for store in list(_stores):
+        store._after_fork_in_child()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_stores_in_child)
