@@ -67,11 +67,11 @@ class ApprovalPolicy:
             return None
         try:
             verdict = self.check(tool_name, dict(tool_input))
+            if isinstance(verdict, str) and verdict:
+                return verdict
+            return f"{tool_name} call needs approval (policy check)" if verdict else None
         except Exception as exc:  # noqa: BLE001 - fail closed: the call waits for a person
             return f"the approval policy's check raised {type(exc).__name__}: {exc}"
-        if isinstance(verdict, str) and verdict:
-            return verdict
-        return f"{tool_name} call needs approval (policy check)" if verdict else None
 
     def _matching_rule(self, tool_name: str, tool_input: Dict[str, Any]) -> Optional[str]:
         for rule in self.rules:

@@ -107,6 +107,12 @@ def test_a_check_that_raises_makes_the_call_wait() -> None:
 
     assert "raised KeyError" in (ApprovalPolicy(check=broken).reason_for("Bash", {}) or "")
 
+    class Undecided:
+        def __bool__(self) -> bool:
+            raise ValueError("no truth value")
+
+    assert "raised ValueError" in (ApprovalPolicy(check=lambda n, i: Undecided()).reason_for("Bash", {}) or "")
+
 
 @pytest.mark.parametrize(
     "kwargs,error",
