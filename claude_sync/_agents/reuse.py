@@ -225,6 +225,8 @@ def retire_reason(
     if slot.runs >= max_runs:
         return f"served {slot.runs} runs (max_runs_per_cli={max_runs})"
     options = slot.options
+    if not options.slash_commands:
+        return "slash_commands=False: the /clear reset would go to the model as text (an API request)"
     bound = [name for name in SESSION_BOUND_OPTIONS if getattr(options, name, None)]
     if bound:
         return f"the options set {bound}, which a reset would not honour for the next run"

@@ -10,15 +10,19 @@ the shell (``shell``) does, and asks ``prompt_from_stdin`` whether to read stdin
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, get_args
+from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple, get_args
 
 from .._callbacks.permission_types import PermissionMode
 from .._options.options import ClaudeAgentOptions
-from .._version import __version__
 from .exit_codes import exit_codes_text
 
 __all__ = [
+    "DOCTOR_COMMAND",
     "OUTPUT_JSON",
     "OUTPUT_STRUCTURED",
     "OUTPUT_TEXT",
@@ -26,14 +30,19 @@ __all__ = [
     "STDIN_IF_PIPED",
     "STDIN_NOT_READ",
     "STDIN_WHOLE",
+    "CliParser",
     "CliRequest",
     "CliUsageError",
     "build_parser",
     "full_prompt",
     "options_for",
     "parse",
+    "positive_number",
     "prompt_from_stdin",
     "request_from",
+    "schema_from_text",
+    "utf8_text",
+    "usage_text",
 ]
 
 OUTPUT_TEXT = "text"
@@ -54,42 +63,79 @@ Ask Claude Code and stream the answer to stdout.
   git diff | claude-sync "Review this diff" -      (stdin appended to the prompt)
   claude-sync --json "List the files" | jq -c 'select(.type == "result")'
   claude-sync --output-format schema.json "Extract the names" < notes.txt
+  claude-sync --schema '{"type": "object"}' "Describe this repo as JSON"
+  claude-sync doctor                               (which claude runs, and does it work?)
 
-The prompt is PROMPT; with no PROMPT (or PROMPT "-") it is read from stdin when stdin is not
-a terminal. With PROMPT and a trailing "-", stdin is added after the prompt.
+The prompt is PROMPT; with no PROMPT (or PROMPT "-") it is read from stdin (as UTF-8) when
+stdin is not a terminal. With PROMPT and a trailing "-", stdin is added after the prompt.
+A PROMPT that is just the word "doctor" is asked with: claude-sync -- doctor
 """
+
+DOCTOR_COMMAND = "doctor"
+"""``claude-sync doctor [--cli-path PATH] [--timeout S]``: check the CLI instead (``doctor``)."""
+
+
 
 EPILOG_TAIL = """\
 environment: the claude CLI is found as by the library (an installed claude-agent-sdk's
 bundled CLI, then claude on PATH, then the usual install folders) unless --cli-path is given;
 it inherits this process's environment (ANTHROPIC_API_KEY, your login …).
+When stderr is a terminal a progress line (waiting, running Bash …) is drawn there; piped,
+stderr only gets errors; --quiet turns the progress line off.
 """
+
+_PROTOCOL_FLAGS = frozenset({"print", "output-format", "input-format", "help", "version"})
+"""CLI flags ``--cli-arg`` may not pass: claude_sync sets them itself (stream-json both ways),
+and any other value breaks the conversation."""
+
+_CLI_ARG = re.compile(r"--([A-Za-z0-9][A-Za-z0-9-]*)(?:=(.*))?", re.S)
+
+_FLAG_OF_FIELD = {
+    "max_turns": "--max-turns", "max_budget_usd": "--max-budget-usd", "max_retries": "--max-retries",
+    "model": "--model", "resume": "--resume", "cwd": "--cwd", "cli_path": "--cli-path",
+    "permission_mode": "--permission-mode", "allowed_tools": "--allowed-tools",
+    "system_prompt": "--system-prompt", "extra_args": "--cli-arg", "output_format": "--output-format",
+}  # fmt: skip
+"""The flag that sets each ``ClaudeAgentOptions`` field, to name in a usage error."""
 
 
 class CliUsageError(ValueError):
     """The arguments make no runnable request (no prompt, conflicting flags)."""
 
 
+class CliParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (``claude-sync: error: …``), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("argument --cli-arg: expected one argument"):
+            message += " (write it with =, e.g. --cli-arg=--add-dir=../lib)"
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 @dataclass(frozen=True)
 class CliRequest:
     """One invocation, decided: ``prompt`` (the words, None if there are none), ``stdin``
     (``STDIN_*``: whether and how stdin makes the prompt), ``output`` (``OUTPUT_TEXT`` / ``OUTPUT_JSON`` /
-    ``OUTPUT_STRUCTURED``), ``schema_file`` (a JSON schema to read for ``output_format``),
-    ``timeout`` (seconds for the whole run), ``verbose`` (a summary line on stderr) and
-    ``fields`` (``ClaudeAgentOptions`` keyword arguments)."""
+    ``OUTPUT_STRUCTURED``), ``schema_file`` (a JSON schema file to read for ``output_format``),
+    ``schema`` (an inline JSON schema, already parsed), ``timeout`` (seconds for the whole
+    run), ``verbose`` (a summary line on stderr), ``quiet`` (no progress line), ``version``
+    (print the versions and exit) and ``fields`` (``ClaudeAgentOptions`` keyword arguments)."""
 
     prompt: Optional[str]
     stdin: str = STDIN_NOT_READ
     output: str = OUTPUT_TEXT
     schema_file: Optional[str] = None
+    schema: Optional[Dict[str, Any]] = None
     timeout: Optional[float] = None
     verbose: bool = False
+    quiet: bool = False
+    version: bool = False
     fields: Dict[str, Any] = field(default_factory=dict)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``claude-sync`` argument parser (``--help`` lists the exit codes)."""
-    parser = argparse.ArgumentParser(
+    parser = CliParser(
         prog="claude-sync",
         description=DESCRIPTION,
         epilog=f"{exit_codes_text()}\n\n{EPILOG_TAIL}",
@@ -100,10 +146,13 @@ def build_parser() -> argparse.ArgumentParser:
     out = parser.add_argument_group("output")
     out.add_argument("--json", action="store_true",
                      help="print every message as one JSON line (the CLI's own wire form)")
-    out.add_argument("--output-format", "--schema", dest="schema_file", metavar="SCHEMA_FILE",
-                     help="a JSON schema file: the answer must match it; print the structured output as JSON")
+    out.add_argument("--output-format", "--schema", dest="schema_file", metavar="SCHEMA",
+                     help="a JSON schema (a file, or the JSON itself when it starts with {): the answer "
+                          "must match it; print the structured output as JSON")
     out.add_argument("-v", "--verbose", action="store_true",
                      help="at the end, print session id, turns, cost and duration to stderr")
+    out.add_argument("-q", "--quiet", action="store_true",
+                     help="no progress line on stderr (it is only drawn when stderr is a terminal)")
     run = parser.add_argument_group("the run")
     session = run.add_mutually_exclusive_group()
     session.add_argument("-r", "--resume", metavar="SESSION_ID", help="continue the session with this id")
@@ -111,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="continue the most recent session in this directory")
     run.add_argument("-m", "--model", help="the model (e.g. sonnet, opus, or a full model name)")
     run.add_argument("--max-turns", type=int, metavar="N", help="stop after N turns (exit status 6)")
-    run.add_argument("--max-budget-usd", type=float, metavar="USD", help="stop after spending USD (exit status 7)")
+    run.add_argument("--max-budget-usd", type=positive_number, metavar="USD",
+                     help="stop after spending USD (exit status 7)")
     prompts = run.add_mutually_exclusive_group()
     prompts.add_argument("--system-prompt", metavar="TEXT", help="replace Claude Code's system prompt")
     prompts.add_argument("--append-system-prompt", metavar="TEXT", help="add to Claude Code's system prompt")
@@ -121,10 +171,33 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cwd", metavar="DIR", help="the CLI's working directory")
     run.add_argument("--max-retries", type=int, metavar="N",
                      help="retry a failed API request at most N times (the CLI's default: 10)")
-    run.add_argument("--timeout", type=float, metavar="SECONDS", help="bound the whole run (exit status 8)")
+    run.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="bound the whole run (exit status 8)")
     run.add_argument("--cli-path", metavar="PATH", help="the claude binary to run")
-    parser.add_argument("--version", action="version", version=f"claude-sync (claude_sync) {__version__}")
+    run.add_argument("--no-slash-commands", dest="slash_commands", action="store_false",
+                     help='send a prompt starting with "/" to the model as text instead of running it as a '
+                          "Claude Code command (e.g. /config, which writes your settings)")
+    run.add_argument("--cli-arg", action="append", default=[], metavar="--FLAG[=VALUE]",
+                     help="pass a flag to the claude CLI as it is, e.g. --cli-arg=--add-dir=../lib "
+                          "(repeat for more; written with = so the value cannot be read as a prompt)")
+    parser.add_argument("--version", action="store_true",
+                        help="print this version, the claude CLI it would run and that CLI's version")
     return parser
+
+
+def positive_number(text: str) -> float:
+    """argparse type: a finite number > 0 (``nan``, ``inf``, ``0`` and ``-5`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, not {text!r}")
+    return value
+
+
+def usage_text(message: str) -> str:
+    """An options error in shell words: ``ClaudeAgentOptions.max_turns`` → ``--max-turns``."""
+    return re.sub(r"ClaudeAgentOptions\.(\w+)", lambda m: _FLAG_OF_FIELD.get(m.group(1), m.group(0)), message)
 
 
 def request_from(args: argparse.Namespace) -> CliRequest:
@@ -136,15 +209,52 @@ def request_from(args: argparse.Namespace) -> CliRequest:
         output = OUTPUT_STRUCTURED
     else:
         output = OUTPUT_TEXT
+    schema_file, schema = args.schema_file, None
+    if schema_file is not None and schema_file.lstrip().startswith("{"):
+        schema_file, schema = None, schema_from_text(args.schema_file, "the --output-format JSON")
+    prompt = None if prompt is None else utf8_text("the prompt", prompt)
     return CliRequest(
         prompt=prompt,
         output=output,
         stdin=stdin,
-        schema_file=args.schema_file,
+        schema_file=schema_file,
+        schema=schema,
         timeout=args.timeout,
         verbose=args.verbose,
+        quiet=args.quiet,
+        version=args.version,
         fields=_option_fields(args),
     )
+
+
+def schema_from_text(text: str, where: str) -> Dict[str, Any]:
+    """The JSON object ``text`` holds (``where`` names it in errors). Raises ``CliUsageError``
+    for text that is not JSON, nested too deep to read, or not an object."""
+    try:
+        schema = json.loads(text)
+    except ValueError as exc:
+        raise CliUsageError(f"{where} is not JSON: {exc}") from None
+    except RecursionError:
+        raise CliUsageError(f"{where} is nested too deep to read") from None
+    if not isinstance(schema, dict):
+        raise CliUsageError(f"{where} must hold a JSON object, not {type(schema).__name__}")
+    return schema
+
+
+def utf8_text(what: str, value: str) -> str:
+    """``value`` (a command-line word) as text: Python decodes ``argv`` with the locale's
+    encoding and keeps what it cannot decode as lone surrogates, so under ``LC_ALL=C`` a UTF-8
+    "Grüße" arrives as ``"Gr\\udcc3\\udcbc…"``; the bytes are recovered and read as UTF-8.
+    Raises ``CliUsageError`` when they are not UTF-8 (no JSON reader takes such text)."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        pass
+    try:
+        return os.fsencode(value).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CliUsageError(f"{what} is not UTF-8 text (at byte {exc.start})") from None
 
 
 def _prompt_parts(words: List[str]) -> Tuple[Optional[str], str]:
@@ -176,7 +286,30 @@ def _option_fields(args: argparse.Namespace) -> Dict[str, Any]:
     tools = [tool.strip() for value in args.allowed_tools for tool in _split_tools(value)]
     if tools:
         fields["allowed_tools"] = tools
+    if not args.slash_commands:
+        fields["slash_commands"] = False
+    if args.cli_arg:
+        fields["extra_args"] = _cli_args(args.cli_arg)
+    for name, value in fields.items():
+        if isinstance(value, str) and name not in ("cwd", "cli_path"):
+            fields[name] = utf8_text(_FLAG_OF_FIELD.get(name, name), value)
     return fields
+
+
+def _cli_args(values: List[str]) -> Dict[str, Optional[str]]:
+    """``["--add-dir=../lib", "--debug"]`` → ``{"add-dir": "../lib", "debug": None}``.
+    Raises ``CliUsageError`` for a value that is not ``--flag[=value]`` or names a flag
+    claude_sync sets itself."""
+    extra: Dict[str, Optional[str]] = {}
+    for value in values:
+        match = _CLI_ARG.fullmatch(value)
+        if match is None:
+            raise CliUsageError(f"--cli-arg takes --FLAG or --FLAG=VALUE (a long flag of claude), not {value!r}")
+        name, flag_value = match.group(1), match.group(2)
+        if name in _PROTOCOL_FLAGS:
+            raise CliUsageError(f"--cli-arg={value}: claude-sync sets --{name} itself (the CLI must speak stream-json)")
+        extra[name] = None if flag_value is None else utf8_text(f"--cli-arg={value}", flag_value)
+    return extra
 
 
 def _split_tools(value: str) -> List[str]:
@@ -221,6 +354,7 @@ def options_for(request: CliRequest, schema: Optional[Dict[str, Any]] = None) ->
     ``output_format``. Text output turns on partial messages so the answer streams.
     Raises ``CliUsageError`` for a value the options refuse (e.g. ``--max-turns -1``)."""
     fields: Dict[str, Any] = dict(request.fields)
+    schema = request.schema if schema is None else schema
     if schema is not None:
         if not isinstance(schema, dict):
             raise CliUsageError(f"the schema file must hold a JSON object, not {type(schema).__name__}")
@@ -230,7 +364,9 @@ def options_for(request: CliRequest, schema: Optional[Dict[str, Any]] = None) ->
     try:
         return ClaudeAgentOptions(**fields)
     except (TypeError, ValueError) as exc:
-        raise CliUsageError(str(exc)) from None
+        raise CliUsageError(usage_text(str(exc))) from None
+    except RecursionError:
+        raise CliUsageError("the schema is nested too deep to use") from None
 
 
 def parse(parser: argparse.ArgumentParser, argv: Optional[Sequence[str]]) -> CliRequest:
@@ -238,6 +374,8 @@ def parse(parser: argparse.ArgumentParser, argv: Optional[Sequence[str]]) -> Cli
     (``SystemExit``), as argparse does for its own errors."""
     args = parser.parse_args(argv)
     try:
+        if args.version:
+            return CliRequest(prompt=None, version=True, fields=_option_fields(args))
         return request_from(args)
     except CliUsageError as exc:
         parser.error(str(exc))

@@ -3,7 +3,8 @@
 A script tests ``$?`` against these; ``--help`` and the docs print ``EXIT_CODES``. Distinct
 classes get distinct codes: the CLI missing (install it), the CLI process failing (look at its
 stderr), the run ending in an error result (read the message), the turn or budget limit hit
-(raise it), a timeout, a usage error (argparse's 2) and Ctrl-C (130, as shells report SIGINT).
+(raise it), a timeout, stdout that cannot be written (closed, full), a usage error
+(argparse's 2) and Ctrl-C (130, as shells report SIGINT).
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ __all__ = [
     "BROKEN_PIPE",
     "BUDGET_EXHAUSTED",
     "CLI_NOT_FOUND",
+    "CLI_TOO_OLD",
     "ERROR",
     "EXIT_CODES",
     "INTERRUPTED",
     "MAX_TURNS",
+    "OutputError",
+    "OUTPUT_FAILED",
     "PROCESS_FAILED",
     "RESULT_ERROR",
     "SUCCESS",
@@ -45,23 +49,32 @@ RESULT_ERROR = 5
 MAX_TURNS = 6
 BUDGET_EXHAUSTED = 7
 TIMED_OUT = 8
+OUTPUT_FAILED = 9
+CLI_TOO_OLD = 10
 INTERRUPTED = 130
 BROKEN_PIPE = 141
 
 EXIT_CODES: List[Tuple[int, str]] = [
     (SUCCESS, "success: the run ended with a success result"),
     (ERROR, "any other claude_sync error (a protocol or parse failure)"),
-    (USAGE, "usage error: bad arguments, no prompt, an unreadable schema file"),
+    (USAGE, "usage error: bad arguments, no prompt, an unreadable schema, stdin not UTF-8"),
     (CLI_NOT_FOUND, "the claude CLI was not found (install it, or pass --cli-path)"),
     (PROCESS_FAILED, "the claude CLI could not start, crashed or exited abnormally"),
     (RESULT_ERROR, "the run ended with an error result (API error, not logged in, no structured output)"),
     (MAX_TURNS, "the run hit --max-turns"),
     (BUDGET_EXHAUSTED, "the run hit --max-budget-usd"),
     (TIMED_OUT, "--timeout elapsed, or the CLI did not answer in time"),
+    (OUTPUT_FAILED, "stdout could not be written (closed, or a full disk); the CLI was stopped"),
+    (CLI_TOO_OLD, "doctor: the claude CLI is older than this release supports"),
     (INTERRUPTED, "interrupted (Ctrl-C); the CLI was stopped"),
     (BROKEN_PIPE, "stdout was closed early (e.g. piped into head); the CLI was stopped"),
 ]
 """Every exit status with its meaning, in the order ``--help`` lists them."""
+
+class OutputError(Exception):
+    """stdout could not be written: it is closed (``>&-``), the disk is full (``/dev/full``),
+    or another I/O error (a closed pipe is ``BrokenPipeError`` instead: exit 141)."""
+
 
 _LIMIT_SUBTYPES = {"error_max_turns": MAX_TURNS, "error_max_budget_usd": BUDGET_EXHAUSTED}
 
@@ -72,6 +85,8 @@ def exit_code_for(error: BaseException) -> int:
         return INTERRUPTED
     if isinstance(error, BrokenPipeError):
         return BROKEN_PIPE
+    if isinstance(error, OutputError):
+        return OUTPUT_FAILED
     if isinstance(error, ResultError):
         return _LIMIT_SUBTYPES.get(error.subtype or "", RESULT_ERROR)
     if isinstance(error, CLINotFoundError):

@@ -3,23 +3,30 @@
 ``main(argv)`` returns the exit status (see ``exit_codes``); the console script and
 ``python -m claude_sync`` pass it to ``sys.exit``. It runs on the main thread: the answer is
 written to stdout as it arrives (text pieces, JSON lines, or the structured output at the
-end), errors go to stderr as ``claude-sync: <what happened>``. Ctrl-C and a closed stdout
-(``| head``) end the run through ``query()``'s own cleanup, which stops the CLI.
+end) through a ``Console``, diagnostics go to stderr as ``claude-sync: <what happened>``
+(never the answer's stdout), and a progress line is drawn on stderr when it is a terminal.
+Ctrl-C, a closed stdout (``| head``) and a failed write (``> /dev/full``) end the run through
+``query()``'s own cleanup, which stops the CLI. Every usage error (a bad flag, an unreadable
+or too-deep schema, stdin that is not UTF-8, stdout closed) is found before any CLI starts.
+``claude-sync doctor`` goes to ``doctor``.
 """
 
 from __future__ import annotations
 
-import json
-import os
+import dataclasses
+import signal
 import sys
+import threading
 from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple
 
 from .._query import query
+from .._version import __version__
 from .._wire.errors import ClaudeSDKError
-from .._wire.messages import ResultMessage
+from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.protocol import StreamItem
 from .._wire.text import TextDeltas
 from .arguments import (
+    DOCTOR_COMMAND,
     OUTPUT_JSON,
     OUTPUT_STRUCTURED,
     CliRequest,
@@ -29,11 +36,19 @@ from .arguments import (
     options_for,
     parse,
     prompt_from_stdin,
+    schema_from_text,
 )
-from .exit_codes import RESULT_ERROR, SUCCESS, USAGE, exit_code_for
-from .output import json_line, structured_line, summary_line
+from .console import Console, silence_stdout
+from .exit_codes import RESULT_ERROR, SUCCESS, USAGE, OutputError, exit_code_for
+from .locate import cli_version, locate
+from .messages import error_lines
+from .output import activity, json_line, structured_line, summary_line
 
-__all__ = ["main"]
+__all__ = ["MAX_INPUT_BYTES", "main"]
+
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+"""The most a schema file may hold (a larger one is a usage error, so ``--schema /dev/zero``
+cannot fill the memory)."""
 
 
 class NoStructuredOutput(ClaudeSDKError):
@@ -42,129 +57,189 @@ class NoStructuredOutput(ClaudeSDKError):
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run ``claude-sync`` with ``argv`` (default ``sys.argv[1:]``); the exit status."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == [DOCTOR_COMMAND]:
+        from .doctor import doctor_main
+
+        return doctor_main(words[1:])
     parser = build_parser()
+    console = Console(sys.stdout, sys.stderr, progress=False)
     try:
-        request = parse(parser, argv)
+        request = parse(parser, words)
+        if request.version:
+            return _print_version(request, console)
+        if sys.stdout is None:
+            raise OutputError("stdout is closed (nothing to write the answer to)")
         prompt, schema = _read_inputs(request)
         options = options_for(request, schema)
-    except SystemExit as exc:  # argparse: --help, --version, a usage error
+    except SystemExit as exc:  # argparse: --help, a usage error
         return exc.code if isinstance(exc.code, int) else USAGE
     except CliUsageError as exc:
-        parser.print_usage(sys.stderr)
-        _say(f"error: {exc}")
+        console.say(f"error: {exc} (see claude-sync --help)")
         return USAGE
+    except (OutputError, BrokenPipeError) as exc:
+        return _report(exc, console)
+    console = Console(sys.stdout, sys.stderr, progress=not request.quiet)
+    options = dataclasses.replace(options, stderr=console.cli_line)
     try:
-        return _run(request, prompt, options)
+        return _run(request, prompt, options, console)
     except BaseException as exc:  # noqa: BLE001 - every ending becomes an exit status
-        if not isinstance(exc, (ClaudeSDKError, KeyboardInterrupt, BrokenPipeError)):
+        if not isinstance(exc, (ClaudeSDKError, KeyboardInterrupt, BrokenPipeError, OutputError)):
             raise
-        return _report(exc)
+        return _report(exc, console)
+    finally:
+        console.close()
+
+
+def _print_version(request: CliRequest, console: Console) -> int:
+    """``--version``: this library, the ``claude`` it would run (and why), that CLI's version."""
+    found = locate(request.fields.get("cli_path"))
+    lines = [f"claude-sync (claude_sync) {__version__}"]
+    if found.path is None:
+        lines.append(f"claude: not found: {found.why}")
+    else:
+        version, problem = cli_version(found.path)
+        lines.append(f"claude: {found.path} ({found.why})")
+        lines.append(f"claude version: {version or problem}")
+    console.write("\n".join(lines) + "\n")
+    return SUCCESS
 
 
 def _read_inputs(request: CliRequest) -> Tuple[str, Optional[Dict[str, Any]]]:
     """The prompt (stdin read if needed) and the parsed schema file. Raises ``CliUsageError``."""
     stdin_text = None
     if prompt_from_stdin(request, sys.stdin is None or sys.stdin.isatty()):
-        if sys.stdin is None:
-            raise CliUsageError("no stdin to read the prompt from")
-        stdin_text = sys.stdin.read()
+        stdin_text = _read_stdin()
     prompt = full_prompt(request, stdin_text)
     schema = None
     if request.schema_file is not None:
+        where = f"the schema file {request.schema_file!r}"
         try:
-            with open(request.schema_file, encoding="utf-8") as handle:
-                schema = json.load(handle)
+            with open(request.schema_file, "rb") as handle:
+                data = handle.read(MAX_INPUT_BYTES + 1)
         except OSError as exc:
             raise CliUsageError(f"cannot read the schema file: {exc}") from None
-        except ValueError as exc:
-            raise CliUsageError(f"the schema file {request.schema_file!r} is not JSON: {exc}") from None
+        if len(data) > MAX_INPUT_BYTES:
+            raise CliUsageError(f"{where} is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+        schema = schema_from_text(_utf8(data, where), where)
     return prompt, schema
 
 
-def _run(request: CliRequest, prompt: str, options: Any) -> int:
-    """Stream one run to stdout. Raises what ``query()`` raises, and ``BrokenPipeError``."""
-    seen = _Results()
+def _read_stdin() -> str:
+    """All of stdin, as UTF-8 (a leading byte-order mark dropped). Raises ``CliUsageError``."""
+    stream = sys.stdin
+    if stream is None:
+        raise CliUsageError("no stdin to read the prompt from (it is closed)")
+    try:
+        data: Any = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+    except OSError as exc:
+        raise CliUsageError(f"cannot read the prompt from stdin: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:  # a text stream without a buffer
+        raise CliUsageError(f"stdin is not UTF-8 text: {exc.reason}") from None
+    return _utf8(data, "stdin") if isinstance(data, bytes) else str(data)
+
+
+def _utf8(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CliUsageError(
+            f"{where} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def _run(request: CliRequest, prompt: str, options: Any, console: Console) -> int:
+    """Stream one run to stdout. Raises what ``query()`` raises, ``BrokenPipeError`` and
+    ``OutputError``."""
+    seen = _Results(console)
+    console.start("starting claude")
+    previous = _on_ctrl_c(console)
     try:
         with query(prompt, options=options, timeout=request.timeout) as stream:
             if request.output == OUTPUT_JSON:
-                _print_json_lines(seen.track(stream))
+                for item in seen.track(stream):
+                    console.write(json_line(item, console.encoding) + "\n")
             elif request.output == OUTPUT_STRUCTURED:
                 for _ in seen.track(stream):
                     pass
             else:
-                _print_text(seen.track(stream))
+                _print_text(seen.track(stream), console)
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        console.status(None)
         if seen.last is not None and request.verbose:
-            _say(summary_line(seen.last), prefix="")
+            console.say(summary_line(seen.last), prefix="")
     if request.output == OUTPUT_STRUCTURED:
         if seen.last is None or seen.last.structured_output is None:
             raise NoStructuredOutput("the run ended without structured output")
-        _write(structured_line(seen.last) + "\n")
+        console.write(structured_line(seen.last, console.encoding) + "\n")
+    console.flush()
     return SUCCESS
 
 
-class _Results:
-    """The last ``ResultMessage`` of a stream, kept while it is iterated (main thread)."""
+def _on_ctrl_c(console: Console) -> Any:
+    """On the main thread, make Ctrl-C also tell the progress line that the CLI is being
+    stopped (``query()`` waits for it, a second or two); the previous handler, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:
+        return None  # someone else's handler: leave it alone
 
-    def __init__(self) -> None:
+    def interrupted(signum: int, frame: Any) -> None:
+        console.stopping = True  # a plain store: safe in a signal handler, read by the redraw thread
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupted)
+    return previous
+
+
+class _Results:
+    """The last ``ResultMessage`` of a stream, kept while it is iterated, and the progress
+    line kept up to date (main thread)."""
+
+    def __init__(self, console: Console) -> None:
         self.last: Optional[ResultMessage] = None
+        self._console = console
 
     def track(self, stream: Iterable[StreamItem]) -> Iterator[StreamItem]:
         for item in stream:
             if isinstance(item, ResultMessage):
                 self.last = item
+                self._console.status(None)
+            else:
+                doing = activity(item)
+                if doing is not None:
+                    self._console.status(doing)
             yield item
 
 
-def _print_json_lines(stream: Iterable[StreamItem]) -> None:
-    for item in stream:
-        _write(json_line(item) + "\n")
-
-
-def _print_text(stream: Iterable[StreamItem]) -> None:
-    """Write the answer's text as it arrives; end with a newline if it did not."""
+def _print_text(stream: Iterable[StreamItem], console: Console) -> None:
+    """Write the answer's text as it arrives; end with a newline if it did not. The CLI's
+    synthetic message after an API failure ("Not logged in · Please run /login") is not the
+    answer: it is said on stderr with the error result instead."""
     deltas = TextDeltas()
     last = ""
     try:
         for item in stream:
+            if isinstance(item, AssistantMessage) and item.error is not None:
+                continue
             for piece in deltas.feed(item):
-                _write(piece)
+                console.write(piece)
                 last = piece
     finally:
         if last and not last.endswith("\n"):
-            _write("\n")
+            console.write("\n")
 
 
-def _write(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
-def _say(text: str, prefix: str = "claude-sync: ") -> None:
-    sys.stderr.write(f"{prefix}{text}\n")
-    sys.stderr.flush()
-
-
-def _report(error: BaseException) -> int:
+def _report(error: BaseException, console: Console) -> int:
     """Tell stderr how the run ended; the exit status for it."""
-    if isinstance(error, KeyboardInterrupt):
-        _say("interrupted")
-    elif isinstance(error, BrokenPipeError):
-        _silence_stdout()
+    if isinstance(error, BrokenPipeError):
+        silence_stdout(sys.stdout)
     else:
-        _say(f"{type(error).__name__}: {error}")
+        if isinstance(error, OutputError):
+            silence_stdout(sys.stdout)
+        for line in error_lines(error):
+            console.say(line)
     return RESULT_ERROR if isinstance(error, NoStructuredOutput) else exit_code_for(error)
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush does not fail again (the
-    reader of the pipe is gone)."""
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, fd)
-    finally:
-        os.close(devnull)

@@ -52,6 +52,7 @@ from .._wire.protocol import (
     TurnLedger,
     control_request_frame,
     exit_error,
+    without_slash_command,
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
 from .extensions import Extensions
@@ -277,10 +278,10 @@ class Session:
     # ------------------------------------------------------------------ turns
 
     def send_user_message(self, frame: Dict[str, Any], timeout: Optional[float] = None) -> None:
-        """Write a user frame and count it as a turn (any thread). With ``verbatim_prompts``
-        the frame is marked ``client_composed`` (the CLI delivers it as written)."""
-        if self.options.verbatim_prompts:
-            frame = {**frame, "client_composed": True}
+        """Write a user frame and count it as a turn (any thread); ``verbatim_prompts`` marks it
+        ``client_composed``, ``slash_commands=False`` puts a space before a leading ``/``."""
+        frame = frame if self.options.slash_commands else without_slash_command(frame)
+        frame = {**frame, "client_composed": True} if self.options.verbatim_prompts else frame
         with self._lock:
             self._ledger.sent_user_message()
         try:

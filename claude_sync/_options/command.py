@@ -72,7 +72,7 @@ SDK leaves them out.
 Consumed by the shell, not here (``SHELL_CONSUMED_FIELDS``): ``cli_path``
 (``discovery.find_cli``), ``stderr``, ``max_buffer_size``, ``callback_workers``,
 ``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``,
-``verbatim_prompts``, ``debug_stderr``.
+``verbatim_prompts``, ``slash_commands``, ``debug_stderr``.
 ``can_use_tool``, ``deny_all_permissions`` and ``hooks`` are both: the flag / ``initialize``
 field is set here, the answers come from the shell, which serves what the ``OptionsPlan``
 carries (``permissions``, ``hooks``, ``sdk_mcp_servers``).
@@ -177,6 +177,7 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "close_timeout",
         "raise_on_error_result",  # query() raises ResultError after an error result
         "verbatim_prompts",  # the session stamps every user frame client_composed
+        "slash_commands",  # False: the session puts a space before a leading "/" of a user frame
         "debug_stderr",  # the transport's stderr drain writes there when no callback is set
         "session_store_flush",  # the store bridge's batching (session_store itself: --session-mirror)
         "load_timeout_ms",  # bounds the store bridge's loads for a resume from the store

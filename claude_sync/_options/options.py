@@ -192,7 +192,11 @@ class ClaudeAgentOptions(Record):
     (``ResultMessage.parsed_output``, ``RunResult.output``; see ``claude_sync._structured``).
 
     ``verbatim_prompts`` marks every user message we send ``client_composed`` (no ``@path``
-    expansion, no slash commands; CLI >= 2.1.248). ``resume_drops_turn`` →
+    expansion, no slash commands; CLI >= 2.1.248). ``slash_commands=False`` sends a prompt
+    (or text block) that starts with ``/`` with one space in front, which CLI 2.1.197 and
+    2.1.332 both take as text: the model gets it (with the space) and no command runs — for
+    prompts typed by your users (``/config permissionMode=acceptEdits`` would otherwise write
+    the user's ``settings.json``). ``resume_drops_turn`` →
     ``--resume-drops-turn=ID`` (sent even when empty, so the CLI rejects it). ``client_app``
     → env ``CLAUDE_AGENT_SDK_CLIENT_APP`` (the User-Agent app label). ``debug_stderr``: where
     the CLI's stderr lines go when no ``stderr`` callback is set (default: ``sys.stderr`` at
@@ -275,6 +279,8 @@ class ClaudeAgentOptions(Record):
             ``sys.stderr`` at the time of writing).
         verbatim_prompts: Send user messages as written: no ``@path`` expansion, no slash commands
             (CLI >= 2.1.248).
+        slash_commands: False: a prompt starting with ``/`` goes to the model as text (one space is
+            put in front), on every CLI version; True (default): the CLI runs it as a command.
         resume_drops_turn: ``--resume-drops-turn=ID``: resume without the turn of that message (sent
             even when empty, so the CLI rejects it).
         client_app: The app label in the CLI's User-Agent (env ``CLAUDE_AGENT_SDK_CLIENT_APP``).
@@ -380,6 +386,7 @@ class ClaudeAgentOptions(Record):
     deny_all_permissions: bool = False
     raise_on_error_result: bool = True
     max_retries: Optional[int] = None
+    slash_commands: bool = True
     trace_cli: bool = False
     # TS-SDK extras: what the TypeScript SDK has and both Python SDKs lack (``argv.INITIALIZE_ONLY_OPTIONS``:
     # initialize-only options, the elicitation / user-dialog host callbacks)

@@ -209,6 +209,7 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "stderr": (optional(sync_callable),),
     "hooks": (optional(hook_table),),
     "verbatim_prompts": (boolean,),
+    "slash_commands": (boolean,),
     "resume_drops_turn": (optional(text),),
     "client_app": (optional(text),),
     "debug_stderr": (optional(writable),),

@@ -60,6 +60,7 @@ __all__ = [
     "result_error",
     "STRUCTURED_OUTPUT_RETRIES_SUBTYPE",
     "user_message_frame",
+    "without_slash_command",
 ]
 
 _LINE_EXCERPT = 2000
@@ -274,6 +275,33 @@ def normalize_user_frame(item: Dict[str, Any], session_id: str = "default") -> D
         if "session_id" not in item:
             item = dict(item, session_id=session_id)
     return item
+
+
+def without_slash_command(frame: Dict[str, Any]) -> Dict[str, Any]:
+    """``frame`` with one space put before the ``/`` that starts its text (the string content,
+    or any text block): CLI 2.1.197 and 2.1.332 run such a prompt as a slash command, and take
+    it as text for the model when it starts with a space (measured: ``/config …`` then writes
+    no ``settings.json`` and the model receives `` /config …``). Other frames are returned as
+    they are; the caller's dict is never changed."""
+    message = frame.get("message")
+    if frame.get("type") != "user" or not isinstance(message, dict):
+        return frame
+    content = message.get("content")
+    if isinstance(content, str):
+        new_content: Any = " " + content if content.startswith("/") else content
+    elif isinstance(content, list):
+        new_content = [_text_block_as_text(block) for block in content]
+    else:
+        return frame
+    return {**frame, "message": {**message, "content": new_content}}
+
+
+def _text_block_as_text(block: Any) -> Any:
+    if isinstance(block, dict) and block.get("type") == "text":
+        text = block.get("text")
+        if isinstance(text, str) and text.startswith("/"):
+            return {**block, "text": " " + text}
+    return block
 
 
 def control_request_frame(request_id: str, subtype: str, payload: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:

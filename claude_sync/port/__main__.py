@@ -1,4 +1,4 @@
-"""``python -m claude_sync.port FILE…``: see ``claude_sync.port.cli``."""
+"""``python -m claude_sync.port [-w | --check] [--diff] [-v] PATH…``: see ``claude_sync.port.cli``."""
 
 import sys
 

@@ -8,10 +8,15 @@ the end, so every comment and every untouched character stays as it was:
    that were not awaited marked;
 3. ``references``: asyncio / anyio / trio (and the async spellings of typing, contextlib,
    unittest, pytest) rewritten or flagged;
-4. ``cleanup``: imports no longer used dropped, imports the rewrites need added.
+   ``timeouts`` turns a time limit around one receive loop into its ``timeout=``;
+   ``awaits`` flags the ``await``s it cannot prove still mean the same once dropped, and the
+   ``async with`` / ``async for`` whose port would fail at run time (blockers);
+4. ``cleanup``: imports no longer used dropped, imports the rewrites need added;
+5. ``markers``: a ``# claude_sync.port:`` comment above each flagged line.
 
-The result must parse; if it does not, that is a bug in a rule and ``PortBug`` is raised
-(nothing is written). Flags and rewrites are reported at their place in the ported text.
+The result is compiled under the running Python; if it does not compile and no blocker
+explains why, that is a bug in a rule and ``PortBug`` is raised (nothing is written). Flags
+and rewrites are reported at their place in the ported text.
 
 Pure: no I/O.
 """
@@ -22,12 +27,15 @@ import ast
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+from .awaits import flag_blocking_contexts, flag_unproven_awaits
 from .cleanup import clean_imports
-from .keywords import drop_keywords, existing_markers, mark_unawaited_calls, rename_methods
+from .keywords import drop_keywords, mark_unawaited_calls, rename_methods
+from .markers import place_markers
 from .official import port_official
-from .plan import NameOracle, Note, Plan
+from .plan import BLOCKS, NameOracle, Note, Plan
 from .references import port_references
 from .source import OffsetMap, SourceText, apply_edits
+from .timeouts import port_timeouts
 
 __all__ = ["Finding", "PortBug", "PortResult", "UnparsableSource", "port_source"]
 
@@ -63,11 +71,15 @@ class Finding:
         column: The column in that line, in characters, from 1.
         message: For a flag: what needs a human and its sync equivalent; for a rewrite: what was
             rewritten.
+        original_line: The same place's line in the original text, from 1.
+        original_column: Its column there, in characters, from 1.
     """
 
     line: int
     column: int
     message: str
+    original_line: int = 0
+    original_column: int = 0
 
 
 @dataclass(frozen=True)
@@ -79,12 +91,16 @@ class PortResult:
         text: The ported text (equal to ``original`` when nothing needed porting).
         flags: The places left for a human, in the ported text's order.
         rewrites: The rewrites made, in the ported text's order.
+        blockers: The flags (also in ``flags``) of places whose mechanical port would not
+            compile or run (their message starts with "blocks the port: "); while there is
+            one, ``text`` must not replace the original (the command line never writes it).
     """
 
     original: str
     text: str
     flags: List[Finding] = field(default_factory=list)
     rewrites: List[Finding] = field(default_factory=list)
+    blockers: List[Finding] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -97,7 +113,8 @@ def port_source(text: str, *, filename: str = "<source>", exists: Optional[NameO
 
     ``exists(module, name)``, when given, tells whether a claude_sync module has a name
     (imports of names it lacks are flagged). Raises ``UnparsableSource`` when ``text`` does
-    not parse (or tokenize), ``PortBug`` when the rewrite would not parse.
+    not parse (or tokenize, or is nested too deeply), ``PortBug`` when the rewrite would not
+    compile and no blocker says why.
     """
     source = SourceText(text)
     try:
@@ -107,34 +124,56 @@ def port_source(text: str, *, filename: str = "<source>", exists: Optional[NameO
         raise UnparsableSource(filename, error) from error
     except Exception as error:  # tokenize.TokenError and friends
         raise UnparsableSource(filename, error) from error
-    plan = Plan(source, tree, exists)
-    port_official(plan)
-    drop_keywords(plan)
-    rename_methods(plan)
-    mark_unawaited_calls(plan)
-    existing_markers(plan)
-    port_references(plan)
-    clean_imports(plan)
+    try:
+        plan = Plan(source, tree, exists)
+        port_official(plan)
+        port_timeouts(plan)
+        drop_keywords(plan)
+        rename_methods(plan)
+        mark_unawaited_calls(plan)
+        flag_blocking_contexts(plan)
+        flag_unproven_awaits(plan)
+        port_references(plan)
+        clean_imports(plan)
+        place_markers(plan)
+    except RecursionError as error:
+        raise UnparsableSource(filename, ValueError("nested too deeply for the porting tool")) from error
     try:
         new_text, offsets = apply_edits(text, plan.edits)
     except ValueError as error:
         raise PortBug(f"{filename}: {error}") from error
-    try:
-        ast.parse(new_text, filename=filename)
-    except SyntaxError as error:
-        raise PortBug(f"{filename}: the ported text does not parse ({error.msg}, line {error.lineno})") from error
     new_source = SourceText(new_text)
+    flags = _findings(plan.flags, offsets, new_source, source)
+    blockers = [f for f in flags if f.message.startswith(BLOCKS)]
+    try:
+        compile(new_text, filename, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        if not blockers:
+            _compile_original(text, filename)
+            raise PortBug(f"{filename}: the ported text does not compile ({error.msg}, line {error.lineno})") from error
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise UnparsableSource(filename, ValueError(f"the ported text cannot be compiled here: {error}")) from error
     return PortResult(
         original=text,
         text=new_text,
-        flags=_findings(plan.flags, offsets, new_source),
-        rewrites=_findings(plan.rewrites, offsets, new_source),
+        flags=flags,
+        rewrites=_findings(plan.rewrites, offsets, new_source, source),
+        blockers=blockers,
     )
 
 
-def _findings(notes: List[Note], offsets: OffsetMap, new_source: SourceText) -> List[Finding]:
+def _compile_original(text: str, filename: str) -> None:
+    """Raise ``UnparsableSource`` when the input itself does not compile (``ast`` parses some
+    text the compiler refuses, ``nonlocal x`` without an ``x``): not the port's fault."""
+    try:
+        compile(text, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+    except SyntaxError as error:
+        raise UnparsableSource(filename, error) from error
+
+
+def _findings(notes: List[Note], offsets: OffsetMap, new_source: SourceText, old_source: SourceText) -> List[Finding]:
     found = []
     for note in notes:
         line, column = new_source.position(offsets(note.offset))
-        found.append(Finding(line, column, note.message))
+        found.append(Finding(line, column, note.message, *old_source.position(note.offset)))
     return sorted(set(found), key=lambda f: (f.line, f.column, f.message))

@@ -4,14 +4,12 @@ sync names, and what cannot be seen again after that is marked in the code.
 * ``drop_keywords``: every ``async`` and ``await`` keyword token is removed with the blanks
   after it (``async def`` / ``async for`` / ``async with`` / async comprehensions / ``await
   x``). An ``await`` that the tokenizer cannot see (inside an f-string before Python 3.12) is
-  flagged instead.
+  flagged as blocking the port (the output would not compile).
 * ``rename_methods``: ``async def __aenter__`` -> ``def __enter__`` and friends, unless the
   class already has the sync name (flagged).
 * ``mark_unawaited_calls``: a call of a coroutine function that is not awaited used to make a
-  coroutine object to run later; after the port it runs on the spot. It gets a
-  ``# claude_sync.port:`` comment above its line (the code no longer shows it was a coroutine,
-  so only the comment can keep ``--check`` failing until someone looks).
-* ``existing_markers``: such comments already in the file are flags.
+  coroutine object to run later; after the port it runs on the spot: flagged (``markers``
+  writes the comment that keeps it visible once the code no longer shows it).
 
 Pure: no I/O.
 """
@@ -20,12 +18,12 @@ from __future__ import annotations
 
 import ast
 import tokenize
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import List, Optional, Set, Tuple, Union
 
 from .plan import Plan
-from .rules import MARKER, METHOD_RENAMES, async_library
+from .rules import METHOD_RENAMES, async_library
 
-__all__ = ["drop_keywords", "existing_markers", "mark_unawaited_calls", "rename_methods"]
+__all__ = ["coroutine_functions", "drop_keywords", "mark_unawaited_calls", "rename_methods"]
 
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -42,6 +40,9 @@ def drop_keywords(plan: Plan) -> None:
     for index, token in enumerate(tokens):
         if token.type != tokenize.NAME or token.string not in ("async", "await"):
             continue
+        if token.start[0] in plan.kept_keywords:
+            removed.add(token.start)
+            continue
         start, end = source.token_offsets(token)
         following = tokens[index + 1] if index + 1 < len(tokens) else None
         if following is not None and following.start[0] == token.end[0]:
@@ -53,7 +54,13 @@ def drop_keywords(plan: Plan) -> None:
             line_text = source.lines[node.lineno - 1]
             column = len(line_text.encode("utf-8")[: node.col_offset].decode("utf-8", errors="replace"))
             if (node.lineno, column) not in removed:
-                plan.flag(node, "`await` inside an f-string: remove it by hand (Python < 3.12 hides it from the tokenizer)")
+                plan.claimed.add(id(node))
+                plan.flag(
+                    node,
+                    "`await` inside an f-string: the tokenizer of Python < 3.12 cannot see it to "
+                    "remove it; compute the value into a variable before the f-string by hand",
+                    blocks=True,
+                )
 
 
 def rename_methods(plan: Plan) -> None:
@@ -88,44 +95,32 @@ def _def_name_span(plan: Plan, node: FunctionNode) -> Optional[Tuple[int, int]]:
 
 
 def mark_unawaited_calls(plan: Plan) -> None:
-    """Put a ``# claude_sync.port:`` line above each statement that calls a coroutine function
-    of this module without ``await`` (outside the spots already flagged or unwrapped)."""
-    functions, methods = _coroutine_functions(plan.tree)
+    """Flag each call of a coroutine function of this module made without ``await`` (outside
+    the spots already flagged or unwrapped)."""
+    functions, methods = coroutine_functions(plan.tree)
     if not functions and not methods:
         return
     excused = _excused_calls(plan)
-    marked: Dict[int, List[str]] = {}
     for node in ast.walk(plan.tree):
         if not isinstance(node, ast.Call) or id(node) in excused:
             continue
         name = _called_coroutine(node, functions, methods)
-        if name is None:
-            continue
-        statement = _statement_of(plan, node)
-        line_start = plan.source.line_start(plan.source.span(statement)[0])
-        message = (
-            f"{name}() was not awaited: it now runs here, to the end; "
-            "to run it alongside, start a threading.Thread (then delete this line)"
-        )
-        if message not in marked.setdefault(line_start, []):
-            marked[line_start].append(message)
-    for line_start, messages in marked.items():
-        indent = plan.source.indentation(line_start)
-        at = line_start + len(indent)  # before the statement: the flag points at the comment
-        plan.edit(at, at, "".join(f"{MARKER} {m}\n{indent}" for m in messages))
-        for message in messages:
-            plan.flag(at, message)
+        if name is not None:
+            statement = _statement_of(plan, node)
+            plan.flag(
+                statement,
+                f"{name}() was not awaited: it now runs here, to the end; "
+                "to run it alongside, start a threading.Thread",
+            )
 
 
-def _coroutine_functions(tree: ast.Module) -> Tuple[Set[str], Set[str]]:
-    """Names of ``async def`` functions that are not generators: module/nested ones, methods."""
+def coroutine_functions(tree: ast.Module) -> Tuple[Set[str], Set[str]]:
+    """Names of ``async def`` functions that are not generators, wherever they are defined (a
+    module, a function, an ``if`` or ``with`` block…), and of such methods of classes."""
     functions: Set[str] = set()
     methods: Set[str] = set()
     for node in ast.walk(tree):
-        body_owner = node if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) else None
-        if body_owner is None:
-            continue
-        for item in body_owner.body:
+        for item in ast.iter_child_nodes(node):
             if isinstance(item, ast.AsyncFunctionDef) and not _is_generator(item):
                 (methods if isinstance(node, ast.ClassDef) else functions).add(item.name)
     return functions, methods
@@ -178,11 +173,3 @@ def _statement_of(plan: Plan, node: ast.AST) -> ast.AST:
     while not isinstance(current, ast.stmt):
         current = plan.parents[id(current)]
     return current
-
-
-def existing_markers(plan: Plan) -> None:
-    """Each ``# claude_sync.port:`` comment already in the text is a flag that remains."""
-    for token in plan.source.tokens:
-        if token.type == tokenize.COMMENT and token.string.startswith(MARKER):
-            message = token.string[len(MARKER) :].strip() or "a hand port is pending here"
-            plan.flag(plan.source.offset(*token.start), message)

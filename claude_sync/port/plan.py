@@ -16,7 +16,10 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 from .imports import Binding, bindings
 from .source import Edit, SourceText
 
-__all__ = ["NameOracle", "Note", "Plan", "is_primary"]
+__all__ = ["BLOCKS", "NameOracle", "Note", "Plan", "is_primary"]
+
+BLOCKS = "blocks the port: "
+"""Starts the message of a flag whose place, ported mechanically, would not compile or run."""
 
 NameOracle = Callable[[str, str], bool]
 """``exists(module, name)``: whether ``module`` (a claude_sync module) has ``name``."""
@@ -54,6 +57,9 @@ class Note:
 
     offset: int
     message: str
+    blocks: bool = False
+    """A flag of a place whose mechanical port would not compile or run: the file must not
+    be written until it is ported by hand."""
 
 
 class Plan:
@@ -72,6 +78,10 @@ class Plan:
         """ids of import segments (``id(Segment)``) a rewrite replaced a use of."""
         self.removed_statements: Set[int] = set()
         """ids of statements removed whole by a pass (not imports)."""
+        self.kept_keywords: Set[int] = set()
+        """Lines whose ``async`` keyword another edit removes (``drop_keywords`` skips them)."""
+        self.claimed: Set[int] = set()
+        """ids of nodes a pass has dealt with whole (``references`` leaves them alone)."""
         self.needs: List[Tuple[str, Optional[str]]] = []
         """Imports the rewrites need: ``(module, None)`` = ``import module``,
         ``(module, name)`` = ``from module import name``."""
@@ -87,8 +97,11 @@ class Plan:
     def edit(self, start: int, end: int, new: str = "") -> None:
         self.edits.append(Edit(start, end, new))
 
-    def flag(self, node_or_offset: object, message: str) -> None:
-        self.flags.append(Note(self._offset(node_or_offset), message))
+    def flag(self, node_or_offset: object, message: str, *, blocks: bool = False) -> None:
+        """A place for a human; ``blocks``: the file's port would not compile or run."""
+        if blocks:
+            message = BLOCKS + message
+        self.flags.append(Note(self._offset(node_or_offset), message, blocks))
 
     def rewrote(self, node_or_offset: object, message: str) -> None:
         self.rewrites.append(Note(self._offset(node_or_offset), message))

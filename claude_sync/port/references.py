@@ -50,7 +50,7 @@ class _Walker:
     # -- the walk
 
     def visit(self, node: ast.AST) -> None:
-        if id(node) in self.skip:
+        if id(node) in self.skip or id(node) in self.plan.claimed:
             return
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self._decorators(node)

@@ -135,20 +135,17 @@ class OffsetMap:
     """Carries an offset of the old text to the new text, after ``apply_edits``."""
 
     def __init__(self, edits: Sequence[Edit]) -> None:
-        self._edits = list(edits)
+        self._edits = list(edits)  # sorted, not overlapping (apply_edits checks)
+        self._starts = [edit.start for edit in self._edits]
+        self._shifts = [0]  # _shifts[i]: what the edits before the i-th add to an offset
+        for edit in self._edits:
+            self._shifts.append(self._shifts[-1] + len(edit.new) - (edit.end - edit.start))
 
     def __call__(self, offset: int) -> int:
-        shift = 0
-        for edit in self._edits:
-            if edit.end <= offset and edit.start < offset:
-                shift += len(edit.new) - (edit.end - edit.start)
-            elif edit.start <= offset < edit.end:
-                return edit.start + shift
-            elif edit.start == edit.end == offset:
-                continue
-            elif edit.start > offset:
-                break
-        return offset + shift
+        index = bisect.bisect_left(self._starts, offset)  # the edits that start before offset
+        if index and self._edits[index - 1].end > offset:  # inside a replaced span: its start
+            return self._edits[index - 1].start + self._shifts[index - 1]
+        return offset + self._shifts[index]  # (an insertion at offset lands after it)
 
 
 def apply_edits(text: str, edits: Iterable[Edit]) -> Tuple[str, OffsetMap]:

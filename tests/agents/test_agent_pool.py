@@ -247,6 +247,16 @@ def test_session_bound_options_are_never_reset(field: str, value: Any) -> None:
     assert reason is not None and field in reason
 
 
+def test_no_slash_commands_retires_instead_of_a_reset() -> None:
+    """With ``slash_commands=False`` the pool's ``/clear`` would reach the model as text (a
+    paid request that resets nothing): the CLI is retired instead."""
+    from claude_sync._agents.reuse import CliSlot, retire_reason
+
+    slot = CliSlot(client=None, options=ClaudeAgentOptions(slash_commands=False))
+    reason = retire_reason(slot, wire_messages()[:1] + wire_messages()[-1:], max_runs=10)
+    assert reason is not None and "slash_commands=False" in reason
+
+
 def test_session_stores_do_not_travel() -> None:
     from claude_sync import InMemorySessionStore
 

@@ -71,7 +71,8 @@ def test_bad_arguments_exit_2(argv: List[str], capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit) as raised:
         build_parser().parse_args(argv)
     assert raised.value.code == exit_codes.USAGE
-    assert "usage: claude-sync" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("claude-sync: error: ") and err.count("\n") == 1
 
 
 def test_output_modes() -> None:
@@ -96,7 +97,7 @@ def test_a_schema_that_is_not_an_object_is_a_usage_error() -> None:
 
 
 def test_a_value_the_options_refuse_is_a_usage_error() -> None:
-    with pytest.raises(CliUsageError, match="max_turns"):
+    with pytest.raises(CliUsageError, match="^--max-turns must be an int >= 0"):
         options_for(request(["--max-turns", "-1", "hi"]))
 
 

@@ -15,7 +15,9 @@ When the sdist cannot be had the test fails under ``CI=true`` and skips elsewher
 
 What runs: the tool ports both folders in a scratch copy (its flags are checked: exactly the
 places listed in ``EXPECTED_FLAGS``); the flagged lines are ported by hand as a user would
-(``HAND_PORTS``), the tool runs again and ``--check`` passes. Every ported file must compile.
+(``HAND_PORTS``, deleting the ``# claude_sync.port:`` comments of the places they fix), the
+tool runs again and ``--check`` passes. Files whose port would fail at run time are left as
+they are (``NOT_PORTED``). Every ported file must compile.
 The e2e tests then run in a child pytest, the examples as scripts, all with the CLI on
 ``PATH`` and ``ANTHROPIC_BASE_URL`` at a ``FakeAnthropicAPI`` whose responder plays a
 scripted stand-in for the model (``StandInModel``: it answers each official prompt with the
@@ -69,13 +71,20 @@ EXPECTED_FLAGS: Dict[str, int] = {
     "e2e-tests/test_message_origin.py": 1,  # anyio.fail_after
     "e2e-tests/test_truncating_resume.py": 3,  # anyio.fail_after
     "e2e-tests/test_session_store_resume_settings.py": 1,  # imports claude_agent_sdk._internal
-    "examples/streaming_mode.py": 7,  # create_task x3, CancelledError x2, asyncio.timeout x2
-    "examples/streaming_mode_ipython.py": 2,  # create_task, asyncio.timeout (IPython cells, not run)
-    "examples/session_stores/s3_session_store.py": 1,  # anyio.create_task_group
-    "examples/session_stores/postgres_session_store.py": 2,  # asyncpg is async
-    "examples/session_stores/redis_session_store.py": 1,  # redis.asyncio is async
+    "examples/streaming_mode.py": 8,  # create_task x3, CancelledError x2, `await task` x3 (its 2 asyncio.timeout: rewritten)
+    "examples/streaming_mode_ipython.py": 2,  # create_task, `await task` (IPython cells, not run)
+    "examples/session_stores/s3_session_store.py": 1,  # anyio.create_task_group: blocks the port (NOT_PORTED)
+    "examples/session_stores/postgres_session_store.py": 9,  # asyncpg is async; 7 awaits of its pool's methods
+    "examples/session_stores/redis_session_store.py": 8,  # redis.asyncio is async; 7 awaits of its client's methods
 }
 """Flags the tool must raise per file (any other file: none)."""
+
+NOT_PORTED: Dict[str, str] = {
+    "examples/session_stores/s3_session_store.py": (
+        "`async with anyio.create_task_group()` would fail at run time once ported: the tool leaves the file as it is"
+    ),
+}
+"""Files the tool refuses to write (exit status 2) until a human ports the place that blocks."""
 
 
 def expected_e2e_failures(version: Tuple[int, ...]) -> Dict[str, str]:
@@ -363,20 +372,18 @@ HAND_PORTS: List[Tuple[str, str, str, str]] = [
      "waiting for a consumer task that may be cancelled: join the thread"),
     ("examples/streaming_mode.py", r"(?m)^( +)(consume_task)$", r"\1\2.join(30)",
      "awaiting the consumer task: join the thread"),
-    ("examples/streaming_mode.py",
-     r"with asyncio\.timeout\(([\d.]+)\):(\n +for \w+ in client\.receive_response\()\)",
-     r"with contextlib.nullcontext():\2timeout=\1)",
-     "asyncio.timeout around a receive loop: receive_response(timeout=…)"),
 ]
 
 
 def port_official(work: Path, folders: List[str]) -> Dict[str, int]:
-    """Run the tool on ``folders`` of ``work``; the flags it printed, counted per file."""
+    """Run the tool (``-w``) on ``folders`` of ``work``; the flags it printed, counted per file."""
     done = subprocess.run(
-        [sys.executable, "-m", "claude_sync.port", *folders],
+        [sys.executable, "-m", "claude_sync.port", "-w", *folders],
         cwd=str(work), env=_python_env(), capture_output=True, text=True, timeout=120, check=False,
     )
-    assert done.returncode == 1, f"exit {done.returncode} (expected 1: flags remain)\n{done.stderr}"
+    not_ported = sorted(re.findall(r"(?m)^(.+?\.py): not ported: ", done.stderr))
+    assert not_ported == sorted(n for n in NOT_PORTED if n.split("/")[0] in folders), done.stderr
+    assert done.returncode == (2 if not_ported else 1), f"exit {done.returncode} (expected: flags remain)\n{done.stderr}"
     counts: Dict[str, int] = {}
     for line in done.stderr.splitlines():
         match = re.match(r"(.+?\.py):\d+:\d+: ", line)
@@ -388,6 +395,9 @@ def port_official(work: Path, folders: List[str]) -> Dict[str, int]:
 def apply_hand_ports(work: Path, folders: List[str]) -> List[Path]:
     """Apply the ``HAND_PORTS`` of ``folders``; the files changed. Each must match somewhere."""
     changed = []
+    for glob, _pattern, _replacement, _why in HAND_PORTS:  # each flag ported: its marker comment goes
+        for path in sorted(work.glob(glob)) if glob.split("/")[0] in folders else []:
+            path.write_text(re.sub(r"(?m)^[ \t]*# claude_sync\.port: .*\n", "", path.read_text()))
     for glob, pattern, replacement, why in HAND_PORTS:
         if glob.split("/")[0] not in folders:
             continue
@@ -427,7 +437,7 @@ def ported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     hand_ported = apply_hand_ports(work, folders)
     relative = [str(p.relative_to(work)) for p in hand_ported]
     again = subprocess.run(
-        [sys.executable, "-m", "claude_sync.port", *relative],
+        [sys.executable, "-m", "claude_sync.port", "-w", *relative],
         cwd=str(work), env=_python_env(), capture_output=True, text=True, timeout=120, check=False,
     )
     assert again.returncode == 0, again.stderr
@@ -604,11 +614,21 @@ UNIT_OUT_OF_SCOPE: Dict[str, str] = {
 """Official unit test modules not run, and why. Tests in the other modules that touch the
 official SDK's private API are told apart at run time (``official_stub.PrivateApiUsed``)."""
 
-WORDING = "deliberate: the same exception type, with claude_sync's own message (the test matches the official wording)"
-MCP_FREE = (
-    "deliberate: claude_sync does not depend on the mcp package: create_sdk_mcp_server returns "
-    "its own SdkMcpServer and ToolAnnotations is not mcp's pydantic model"
+TASK_GROUP = (
+    "runs tasks in `async with anyio.create_task_group()`, which fails at run time once ported: "
+    "the tool leaves the module as it is (the place blocks the port) and it is not run"
 )
+UNIT_NOT_PORTED: Dict[str, str] = {
+    name: TASK_GROUP
+    for name in (
+        "test_query.py", "test_sdk_mcp_integration.py", "test_session_helpers_store.py",
+        "test_session_resume.py", "test_session_summary.py", "test_streaming_client.py",
+        "test_task_compat.py", "test_transcript_mirror.py", "test_transport.py",
+    )
+}  # fmt: skip
+"""Official unit test modules the tool refuses to write (each names the places that block)."""
+
+WORDING = "deliberate: the same exception type, with claude_sync's own message (the test matches the official wording)"
 VALIDATION = "deliberate: claude_sync checks options when they are made (a clear typed error, no silent fallback)"
 
 EXPECTED_UNIT_FAILURES: Dict[str, str] = {
@@ -619,7 +639,6 @@ EXPECTED_UNIT_FAILURES: Dict[str, str] = {
     "test_errors.py::TestErrorTypes::test_process_error": WORDING + " ('(exit code 1)', not 'exit code: 1')",
     "test_errors.py::TestErrorTypes::test_result_error_carries_payload": WORDING + " ('(exit code 1)', not 'exit code: 1')",
     "test_integration.py::TestIntegration::test_cli_not_found": WORDING + " (CLINotFoundError with install steps)",
-    "test_session_helpers_store.py::TestForkSessionViaStore::test_rejects_non_uuid_session_id_and_up_to": WORDING,
     "test_session_import.py::TestValidation::test_invalid_uuid_raises": WORDING,
     **{f"test_session_mutations.py::{name}": WORDING for name in (
         "TestRenameSession::test_invalid_session_id_raises",
@@ -638,18 +657,10 @@ EXPECTED_UNIT_FAILURES: Dict[str, str] = {
         "deliberate: claude_sync runs on Python 3.9, so its evaluated annotations say typing.Dict / "
         "typing.List where the official ones say dict / list"
     ),
-    "test_sdk_mcp_integration.py::test_server_creation": MCP_FREE,
-    "test_sdk_mcp_integration.py::test_tool_annotations_take_either_spelling_on_every_mcp_version": MCP_FREE,
-    "test_sdk_mcp_integration.py::test_tool_annotations_is_an_mcp_tool_annotations": MCP_FREE,
-    "test_sdk_mcp_integration.py::test_input_schema_that_is_a_plain_class_lists_as_an_empty_object": (
-        VALIDATION + ": a plain class as input_schema is a TypeError, not an empty object schema"
-    ),
     "test_tool_callbacks.py::TestClaudeAgentOptionsIntegration::test_options_with_callbacks": (
         VALIDATION + ": a HookMatcher matcher must be a str (the test passes a dict)"
     ),
-    "test_transport.py::TestSubprocessCLITransport::test_connect_as_different_user": (
-        VALIDATION + ": user='claude' must exist on this machine"
-    ),
+
 }
 """Official unit test id -> why it fails on claude_sync (each a deliberate difference)."""
 
@@ -672,16 +683,18 @@ def ported_unit_tests(tmp_path_factory: pytest.TempPathFactory) -> Path:
             text = re.sub(pattern, new, text)
         path.write_text(text)
     done = subprocess.run(
-        [sys.executable, "-m", "claude_sync.port", "tests"],
+        [sys.executable, "-m", "claude_sync.port", "-w", "tests"],
         cwd=str(work), env=_python_env(), capture_output=True, text=True, timeout=300, check=False,
     )
-    assert done.returncode == 1 and "not ported" not in done.stderr, done.stderr[-3000:]
+    not_ported = sorted(re.findall(r"(?m)^tests/(.+?\.py): not ported: ", done.stderr))
+    assert not_ported == sorted(UNIT_NOT_PORTED), done.stderr[-3000:]
+    assert done.returncode == 2 and not re.search(r": cannot (read|parse|write)", done.stderr), done.stderr[-3000:]
     return work
 
 
 def test_official_unit_tests_on_public_api_fail_only_where_listed(ported_unit_tests: Path, tmp_path: Path) -> None:
     report = tmp_path / "junit.xml"
-    ignores = [f"--ignore=tests/{name}" for name in UNIT_OUT_OF_SCOPE]
+    ignores = [f"--ignore=tests/{name}" for name in {**UNIT_OUT_OF_SCOPE, **UNIT_NOT_PORTED}]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "tests", *ignores, "-p", "no:cacheprovider", "-p", "no:anyio",
          "--continue-on-collection-errors", "-o", "addopts=", "--rootdir", str(ported_unit_tests),
@@ -691,7 +704,7 @@ def test_official_unit_tests_on_public_api_fail_only_where_listed(ported_unit_te
     assert report.is_file(), done.stdout[-3000:] + done.stderr[-3000:]
     outcomes = _unit_outcomes(report)
     public = {t: o for t, o in outcomes.items() if o != "private"}
-    assert sum(o == "passed" for o in public.values()) >= 200, public
+    assert sum(o == "passed" for o in public.values()) >= 150, public  # 154 (8 modules are NOT_PORTED)
     failed = {t for t, o in public.items() if o == "failed"}
     unexpected_failures = sorted(failed - set(EXPECTED_UNIT_FAILURES))
     unexpected_passes = sorted(set(EXPECTED_UNIT_FAILURES) - failed)

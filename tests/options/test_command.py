@@ -614,6 +614,7 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "close_timeout": 3.0,
         "raise_on_error_result": False,
         "verbatim_prompts": True,
+        "slash_commands": False,
         "debug_stderr": sys.stderr,
         "session_store_flush": "eager",
         "load_timeout_ms": 5,

@@ -214,6 +214,7 @@ def test_plans_built_from_options_do_not_print_secrets() -> None:
     "field,value,error,fragment",
     [
         ("verbatim_prompts", "yes", TypeError, "verbatim_prompts"),
+        ("slash_commands", "no", TypeError, "slash_commands"),
         ("resume_drops_turn", 42, TypeError, "resume_drops_turn"),
         ("client_app", ["app"], TypeError, "client_app"),
         ("debug_stderr", "stderr", TypeError, "debug_stderr"),

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import io
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -11,15 +14,25 @@ from typing import List, Optional, Tuple
 import pytest
 
 from claude_sync.port import PortResult, UnparsableSource, port_source
+from claude_sync.port.markers import marker_text
 from claude_sync.port.rules import MARKER, RULES
+
+REPO = Path(__file__).resolve().parents[2]
+PY39 = os.path.expanduser("~/.pyenv/versions/3.9.18/bin/python")
 
 
 def port(source: str, exists: Optional[object] = None) -> PortResult:
     return port_source(textwrap.dedent(source).lstrip("\n"), exists=exists)  # type: ignore[arg-type]
 
 
+def unmarked(text: str) -> str:
+    """``text`` without its ``# claude_sync.port:`` marker lines (the tests of rewrites)."""
+    return "".join(line for line in text.splitlines(keepends=True) if not line.lstrip().startswith(MARKER))
+
+
 def ported(source: str) -> str:
-    return port(source).text
+    """The ported text without its marker lines (``test_markers_*`` check those)."""
+    return unmarked(port(source).text)
 
 
 def flags(source: str) -> List[Tuple[int, str]]:
@@ -36,6 +49,7 @@ def same(source: str) -> str:
 def test_async_and_await_keywords_go_and_nothing_else_moves() -> None:
     result = port(
         """
+        from claude_agent_sdk import ClaudeSDKClient
         async def main():  # entry
             async with ClaudeSDKClient() as client:   # two blanks kept
                 await client.query("hi")
@@ -46,6 +60,7 @@ def test_async_and_await_keywords_go_and_nothing_else_moves() -> None:
     )
     assert result.text == same(
         """
+        from claude_sync import ClaudeSDKClient
         def main():  # entry
             with ClaudeSDKClient() as client:   # two blanks kept
                 client.query("hi")
@@ -232,7 +247,7 @@ def test_a_clash_with_a_local_name_is_flagged_not_rewritten() -> None:
         """
     )
     assert "asyncio.sleep(1)" in result.text and "import asyncio" in result.text
-    assert [f.line for f in result.flags] == [5]
+    assert [f.line for f in result.flags] == [6]
     assert "that name is taken" in result.flags[0].message
 
 
@@ -293,8 +308,8 @@ def test_timeout_error_and_queue_exceptions() -> None:
 )
 def test_call_shapes_the_twin_lacks_are_flagged(call: str) -> None:
     result = port(f"import asyncio, anyio\n\nx = {call}\n")
-    assert result.text.endswith(f"\n\nx = {call}\n")
-    assert len(result.flags) == 1 and result.flags[0].line == 3
+    assert unmarked(result.text).endswith(f"\n\nx = {call}\n")
+    assert len(result.flags) == 1 and result.flags[0].line == 4
 
 
 # ----------------------------------------------------------------------------- flags
@@ -326,7 +341,8 @@ def test_what_has_no_safe_rewrite_is_flagged_with_its_sync_equivalent(expression
     result = port(f"import asyncio, anyio\n\nasync def f():\n    x = {expression}\n")
     assert len(result.flags) == 1, result.flags
     flag = result.flags[0]
-    assert flag.line == 4 and advice in flag.message
+    assert flag.line == 5 and advice in flag.message
+    assert result.text.splitlines()[3] == f"    {MARKER} {marker_text(flag.message)}"
     library = expression.replace("await ", "").split(".")[0]
     assert result.text.startswith(f"import {library}\n")  # still used: kept (the other goes)
     ast.parse(result.text)
@@ -360,8 +376,9 @@ def test_third_party_async_clients_are_flagged() -> None:
         """
     )
     messages = [f.message for f in result.flags]
-    assert len(messages) == 2
-    assert "redis.Redis" in messages[0] and "httpx.Client" in messages[1]
+    assert len(messages) == 3
+    assert "redis.Redis" in messages[0] and "`async with httpx.AsyncClient(…)`" in messages[1] and "`await c.get(…)`" in messages[2]
+    assert result.blockers == [result.flags[1]], "`with httpx.AsyncClient()` fails at run time"
 
 
 def test_a_coroutine_called_without_await_is_marked_in_the_code() -> None:
@@ -379,10 +396,12 @@ def test_a_coroutine_called_without_await_is_marked_in_the_code() -> None:
             print(await pending)
         """
     )
-    assert result.text.splitlines()[6] == f"    {MARKER} worker() was not awaited: it now runs here, to the end; to run it alongside, start a threading.Thread (then delete this line)"
-    assert [f.line for f in result.flags] == [7, 9]
+    assert result.text.splitlines()[6] == f"    {MARKER} worker() was not awaited: it now runs here, to the end; to run it alongside, start a threading.Thread"
+    assert [f.line for f in result.flags] == [8, 10, 13]
+    assert "`await pending` awaited a coroutine made earlier" in result.flags[2].message
     again = port_source(result.text)
-    assert [f.line for f in again.flags] == [7, 9], "the marker keeps the flag until someone deletes it"
+    assert [f.line for f in again.flags] == [8, 10, 13], "the markers keep the flags until someone deletes them"
+    assert port_source(again.text).text == result.text
 
 
 def test_every_rule_in_the_table_has_an_action_the_engine_knows() -> None:
@@ -419,7 +438,7 @@ def test_official_imports_become_claude_sync_ones() -> None:
 
 def test_private_official_modules_are_flagged_and_left_alone() -> None:
     result = port("from claude_agent_sdk._internal.query import Query\n")
-    assert result.text == "from claude_agent_sdk._internal.query import Query\n"
+    assert unmarked(result.text) == "from claude_agent_sdk._internal.query import Query\n"
     assert "private to the official SDK" in result.flags[0].message
 
 
@@ -432,7 +451,7 @@ def test_dotted_path_strings_follow_and_private_ones_are_flagged() -> None:
         log("claude_agent_sdk is great")
         """
     )
-    assert result.text == same(
+    assert unmarked(result.text) == same(
         """
         patch("claude_sync.query")
         importlib.import_module('claude_sync')
@@ -440,7 +459,7 @@ def test_dotted_path_strings_follow_and_private_ones_are_flagged() -> None:
         log("claude_agent_sdk is great")
         """
     )
-    assert [f.line for f in result.flags] == [3]
+    assert [f.line for f in result.flags] == [4]
 
 
 def test_names_claude_sync_lacks_are_flagged_when_an_oracle_is_given() -> None:
@@ -626,11 +645,12 @@ def test_top_level_await_from_a_notebook_cell_ports() -> None:
 
 
 def test_an_await_inside_an_f_string_is_removed_or_flagged_never_missed() -> None:
-    result = port("async def f():\n    return f'{await g()}!'\n")
+    result = port("async def g():\n    pass\nasync def f():\n    return f'{await g()}!'\n")
     if sys.version_info >= (3, 12):  # the tokenizer shows the expression's tokens
-        assert result.text == "def f():\n    return f'{g()}!'\n" and result.flags == []
-    else:
+        assert result.text == "def g():\n    pass\ndef f():\n    return f'{g()}!'\n" and result.flags == []
+    else:  # the output would not compile: a blocker, which the command line never writes
         assert "await g()" in result.text and "inside an f-string" in result.flags[0].message
+        assert result.blockers == result.flags
 
 
 def test_the_porting_page_names_every_asyncio_anyio_trio_call_the_tool_knows() -> None:
@@ -658,4 +678,222 @@ def test_what_an_unwrap_drops_is_neither_ported_nor_flagged_and_its_imports_can_
 def test_flags_and_markers_point_at_the_same_place_on_every_run() -> None:
     first = port("async def g():\n    pass\n\nasync def f():\n    if True:\n        x = g()\n")
     second = port_source(first.text)
-    assert [(f.line, f.column) for f in first.flags] == [(6, 9)] == [(f.line, f.column) for f in second.flags]
+    assert [(f.line, f.column) for f in first.flags] == [(7, 9)] == [(f.line, f.column) for f in second.flags]
+
+
+# ----------------------------------------------------------------------------- what it cannot prove
+
+
+def test_a_coroutine_made_first_and_awaited_later_is_flagged_and_marked() -> None:
+    result = port(
+        """
+        from claude_agent_sdk import ClaudeSDKClient
+
+        async def main():
+            async with ClaudeSDKClient() as client:
+                later = client.query("second")
+                await client.query("first")
+                await later
+        """
+    )
+    assert [(f.line, f.message.split(" awaited")[0]) for f in result.flags] == [(8, "`await later`")]
+    assert "ran where it was made" in result.flags[0].message
+    lines = result.text.splitlines()
+    assert lines[6].startswith(f"        {MARKER} `await later` awaited a coroutine made earlier") and lines[7] == "        later"
+    assert [f.line for f in port_source(result.text).flags] == [8], "the marker keeps --check failing"
+
+
+def test_an_await_on_a_module_it_does_not_know_is_flagged() -> None:
+    result = port(
+        """
+        import mylib
+        from elsewhere import fetch
+
+        async def main(session):
+            value = await mylib.load()
+            other = await fetch()
+            third = await session.get()
+        """
+    )
+    assert [f.message.split(":")[0] for f in result.flags] == ["`await mylib.load(…)`", "`await fetch(…)`", "`await session.get(…)`"]
+    assert all("coroutine object instead of its value" in f.message for f in result.flags)
+
+
+def test_awaits_it_can_prove_are_not_flagged() -> None:
+    result = port(
+        """
+        import asyncio
+        from claude_agent_sdk import ClaudeSDKClient, ClaudeAgentOptions, query
+
+        class Bot:
+            def __init__(self):
+                self.client = ClaudeSDKClient(ClaudeAgentOptions())
+
+            async def helper(self):
+                return 1
+
+            async def run(self, other: ClaudeSDKClient):
+                await self.client.connect()
+                await other.interrupt()
+                await self.helper()
+
+        async def step():
+            return 2
+
+        async def main():
+            q = asyncio.Queue()
+            await q.put(await step())
+            await q.get()
+            client = ClaudeSDKClient()
+            await client.query("hi")
+            await asyncio.sleep(1)
+        """
+    )
+    assert result.flags == []
+
+
+def test_check_fails_on_the_output_of_a_port_it_could_not_prove(tmp_path: Path) -> None:
+    from claude_sync.port.cli import main
+
+    path = tmp_path / "app.py"
+    path.write_text("import mylib\n\nasync def main():\n    value = await mylib.load()\n")
+    assert main(["-w", str(path)], stdout=io.StringIO(), stderr=io.StringIO()) == 1
+    assert "\n    value = mylib.load()\n" in path.read_text()
+    err = io.StringIO()
+    assert main(["--check", str(path)], stdout=io.StringIO(), stderr=err) == 1
+    assert "mylib.load" in err.getvalue()
+
+
+# ----------------------------------------------------------------------------- never a port that cannot run
+
+
+def test_async_with_a_timeout_around_more_than_a_receive_loop_blocks_the_port() -> None:
+    result = port(
+        """
+        import asyncio
+
+        async def main(client):
+            async with asyncio.timeout(5):
+                await client.query("hi")
+        """
+    )
+    assert [f.message.split(":")[0] for f in result.blockers] == ["blocks the port"]
+    assert "`async with asyncio.timeout(…)` would become `with …`, which fails at run time" in result.blockers[0].message
+    assert result.blockers[0] in result.flags
+
+
+@pytest.mark.parametrize(
+    "opening",
+    ["asyncio.TaskGroup() as group", "anyio.create_task_group() as group", "trio.open_nursery() as group", "anyio.fail_after(1, shield=True)"],
+)
+def test_async_with_over_an_async_library_object_blocks_the_port(opening: str) -> None:
+    result = port(f"import asyncio, anyio, trio\n\nasync def main():\n    async with {opening}:\n        pass\n")
+    assert len(result.blockers) == 1
+
+
+def test_a_timeout_around_one_receive_loop_becomes_its_timeout() -> None:
+    assert ported(
+        """
+        import asyncio
+        import anyio
+        from claude_agent_sdk import ClaudeSDKClient
+
+        async def main(limit):
+            async with ClaudeSDKClient() as client:
+                try:
+                    async with asyncio.timeout(3.0):  # a comment
+                        async for msg in client.receive_response():
+                            if msg:
+                                break
+                except asyncio.TimeoutError:
+                    pass
+                async with anyio.move_on_after(limit):
+                    async for msg in client.receive_messages():
+                        print(msg)
+                async with anyio.fail_after(limit):
+                    async for msg in client.receive_response(merge_assistant=True):
+                        print(msg)
+        """
+    ) == same(
+        """
+        from claude_sync import ClaudeSDKClient
+        from claude_sync import ReceiveTimeoutError
+
+        def main(limit):
+            with ClaudeSDKClient() as client:
+                try:
+                    for msg in client.receive_response(timeout=3.0):
+                        if msg:
+                            break
+                except TimeoutError:
+                    pass
+                try:
+                    for msg in client.receive_messages(timeout=limit):
+                        print(msg)
+                except ReceiveTimeoutError:
+                    pass
+                for msg in client.receive_response(merge_assistant=True, timeout=limit):
+                    print(msg)
+        """
+    )
+
+
+def test_a_timeout_it_cannot_prove_is_not_rewritten() -> None:
+    for body in (
+        "async for m in client.receive_response():\n                await client.interrupt()",  # an await inside
+        "async for m in client.receive_response(timeout=9):\n                pass",  # its own limit
+        "async for m in unknown.receive_response():\n                pass",  # not a claude_sync client
+    ):
+        source = (
+            "import asyncio\nfrom claude_agent_sdk import ClaudeSDKClient\n\nasync def main(unknown):\n"
+            "    async with ClaudeSDKClient() as client:\n        async with asyncio.timeout(3):\n            " + body + "\n"
+        )
+        result = port_source(source)
+        assert len(result.blockers) == 1, body
+
+
+@pytest.mark.skipif(not Path(PY39).is_file(), reason="needs Python 3.9 at " + PY39)
+def test_an_await_in_an_f_string_on_python_3_9_is_never_written(tmp_path: Path) -> None:
+    path = tmp_path / "app.py"
+    source = "async def g():\n    return 1\n\n\nasync def f():\n    return f'{await g()}!'\n"
+    path.write_text(source)
+    done = subprocess.run([PY39, "-m", "claude_sync.port", "-w", str(path)], env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "blocks the port: `await` inside an f-string" in done.stderr and "not ported" in done.stderr
+    assert path.read_text() == source
+
+
+def test_the_output_is_compiled_and_a_port_that_would_not_compile_is_a_bug_not_a_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from claude_sync.port import engine
+
+    with pytest.raises(UnparsableSource, match="x.py:2: cannot parse: no binding for nonlocal 'x' found"):
+        port_source("async def f():\n    nonlocal x\n", filename="x.py")  # parses, never compiled
+
+    def broken(plan: object) -> None:  # a rule that leaves an await outside async def
+        plan.edit(0, 0, "def g():\n    await h()\n")  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(engine, "place_markers", broken)
+    with pytest.raises(engine.PortBug, match="does not compile"):
+        port_source("async def f():\n    await g()\n")
+
+
+def test_a_timeout_around_a_query_loop_becomes_its_timeout() -> None:
+    assert ported(
+        """
+        import asyncio
+        from claude_agent_sdk import query
+
+        async def main():
+            async with asyncio.timeout(60):
+                async for message in query(prompt="hi"):
+                    print(message)
+        """
+    ) == same(
+        """
+        from claude_sync import query
+
+        def main():
+            for message in query(prompt="hi", timeout=60):
+                print(message)
+        """
+    )
