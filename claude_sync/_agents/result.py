@@ -55,9 +55,11 @@ def _output_error_from_json(value: Optional[Dict[str, Any]]) -> Optional[Structu
 class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
     """What one run produced. Immutable and picklable (every message is a frozen record), and
     JSON round-trips: ``to_dict()``/``to_json()`` and ``RunResult.from_dict``/``from_json``
-    (dataclasses-json, as the messages), for engines whose serializer is JSON (Celery's
-    default). In that JSON form ``output`` is the run's JSON value (``structured_output``);
-    ``parse_output(cls, result.output)`` makes the instance again after ``from_dict``.
+    (dataclasses-json, as the messages), for engines whose serializer is JSON. A Celery task
+    can return it as it is: kombu's JSON encoder calls ``__json__()`` (``to_dict()``), and
+    the caller gets that dict back (``RunResult.from_dict(task.get())``). In the JSON form
+    ``output`` is the run's JSON value (``structured_output``); ``parse_output(cls,
+    result.output)`` makes the instance again after ``from_dict``.
 
     ``text`` is the final answer (the result's ``result`` text, or the last assistant text
     when the CLI sent none). ``total_cost_usd`` is the cost of *this* run: on a CLI reused by
@@ -117,14 +119,31 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
         plain = self if self.output is None else dataclasses.replace(self, output=self.structured_output)
         return SerdeMixin.to_dict(plain, encode_json=encode_json)
 
+    def to_json(self, **json_dumps_kwargs: Any) -> str:
+        """This result as JSON text (``to_dict()`` dumped; keyword arguments go to
+        ``json.dumps``); ``RunResult.from_json`` reads it back. Raises ``ValueError`` for
+        ``allow_nan=False`` and a NaN in it."""
+        return SerdeMixin.to_json(self, **json_dumps_kwargs)
+
     @classmethod
     def from_dict(cls, kvs: Dict[str, Any], *, infer_missing: bool = False) -> RunResult[Any]:
-        """A result from ``to_dict()`` output; ``output`` comes back as its JSON value (None
-        for an untyped run). Raises like ``SerdeMixin.from_dict``."""
+        """A result from ``to_dict()`` (or ``__json__()``) output, e.g. what a Celery task
+        returned (``RunResult.from_dict(task.get())``); ``output`` comes back as its JSON
+        value (None for an untyped run). Raises ``KeyError`` for a missing field (unless
+        ``infer_missing``) and what a message's decoder raises for a malformed one."""
         with warnings.catch_warnings():  # dataclasses-json cannot tell that a TypeVar field may be None
             warnings.filterwarnings("ignore", "'NoneType' object value of non-optional type output", RuntimeWarning)
             rebuilt: RunResult[Any] = SerdeMixin.from_dict.__func__(cls, kvs, infer_missing=infer_missing)  # type: ignore[attr-defined]
         return rebuilt
+
+    @classmethod
+    def from_json(cls, text: str, *, infer_missing: bool = False) -> RunResult[Any]:
+        """A result from ``to_json()`` text, or from the JSON a ``__json__``-aware encoder
+        (kombu's) wrote for it. Raises ``json.JSONDecodeError`` for text that is not JSON,
+        and what ``from_dict`` raises."""
+        import json
+
+        return cls.from_dict(json.loads(text), infer_missing=infer_missing)
 
     def __repr__(self) -> str:  # messages and the result would drown the useful fields
         typed = ""

@@ -68,6 +68,9 @@ class RunView:
         self._deltas = TextDeltas()
         self._text: Optional[_Entry] = None
         self._counted: Set[str] = set()  # message ids already counted as turns
+        self.error_raised = False
+        """An error result's ``ResultError`` was raised to a notebook, whose traceback tells
+        its text and hint: ``to_markdown`` then leaves them out (said once)."""
         self.agents = AgentLedger()
 
     # ------------------------------------------------------------------ feeding
@@ -214,9 +217,14 @@ class RunView:
 
     def to_markdown(self, elapsed_s: Optional[float] = None) -> str:
         """The whole view as Markdown with collapsed HTML sections (see the module doc)."""
-        parts = [self._entry_markdown(entry) for entry in self.entries]
         result = self.result
-        if result is not None and result.is_error:
+        failed = result is not None and result.is_error
+        said = result.result.strip() if failed and isinstance(result.result, str) else ""
+        parts = [  # an API failure's text also came as the (synthetic) answer: show it once
+            self._entry_markdown(entry) for entry in self.entries
+            if not (said and entry.kind == "text" and entry.text.strip() == said)
+        ]
+        if failed and not self.error_raised:
             parts.extend(self._error_markdown(result))  # what happened first, then the footer
         parts.append(f"<div style=\"color:#777;border-top:1px solid #ddd\">{esc(self.footer(elapsed_s))}</div>")
         parts.extend(f'<div style="color:#777">{esc(line)}</div>' for line in agents_footer(self.agents.records()))

@@ -217,8 +217,24 @@ def remember_env(env: Any) -> None:
             continue
         if isinstance(name, str) and is_secret_name(name):
             _remember_secret(value)
+        elif isinstance(name, str) and name.upper().endswith("_HEADERS"):
+            _remember_header_list(value)
         else:
             _remember_in_string(value, 0)
+
+
+def _remember_header_list(value: str) -> None:
+    """A variable that carries request headers (``ANTHROPIC_CUSTOM_HEADERS``: ``Name: value``
+    lines; ``OTEL_EXPORTER_OTLP_HEADERS``: ``name=value,…``): every value but the public
+    headers', as MCP ``headers`` are treated."""
+    from urllib.parse import unquote  # not at import
+
+    for item in re.split(r"[\r\n,]+", value):
+        colon = ":" in item.split("=", 1)[0]
+        name, separator, header = item.partition(":") if colon else item.partition("=")
+        header = header.strip() if colon else unquote(header.strip())  # OTLP's form is URL-encoded
+        if separator and header and name.strip().lower() not in _PUBLIC_HEADERS:
+            _remember_secret(header)
 
 
 def remember_config(value: Any, depth: int = 0) -> None:

@@ -28,6 +28,7 @@ import threading
 import time
 from typing import Any, Deque, Dict, Iterable, List, Optional, TextIO, Tuple
 
+from .._wire.errors import ResultError
 from .._wire.protocol import StreamItem
 from .live import RunView
 from .render import result_footer
@@ -58,7 +59,9 @@ def show(messages: Iterable[StreamItem], *, file: Optional[TextIO] = None) -> Tr
     and ``include_hook_events`` for that run, and notes every ``can_use_tool`` decision and
     every hook's output (the caller's options object is not changed). ``file`` (terminal mode) defaults to
     ``sys.stdout``; passing it forces terminal mode. Raises what iterating ``messages``
-    raises (``ResultError`` after an error result is shown, …).
+    raises (``ResultError`` after an error result is shown, …). In a notebook, an error
+    result that is raised is told once, by the error (its text and hint): the display keeps
+    the transcript and the footer.
     """
     decisions: Deque[Tuple[str, Optional[str], str]] = collections.deque()
     _prepare_query_stream(messages, decisions)
@@ -77,6 +80,11 @@ def show(messages: Iterable[StreamItem], *, file: Optional[TextIO] = None) -> Tr
                     pieces.extend(view.note_decision(*decisions.popleft()))
                 pieces.extend(view.feed(message))
                 sink.update(view, pieces, time.monotonic() - started, final=False)
+    except ResultError:
+        if notebook is not None and view.result is not None and view.result.is_error:
+            with sink.lock:  # the error's traceback says it, with its hint: say it once
+                view.error_raised = True
+        raise
     finally:
         try:
             sink.finish(view, time.monotonic() - started)

@@ -3,7 +3,7 @@
 Key names follow the class's dataclasses-json configuration, read from plain attributes so
 nothing is imported for a schema: a field's ``config(field_name=…)`` / ``config(letter_case=…)``
 (field metadata) wins over the class's ``@dataclass_json(letter_case=…)``
-(``dataclass_json_config``). ``build_dataclass`` imports dataclasses-json (and marshmallow)
+(``dataclass_json_config``). ``dataclass_builder`` imports dataclasses-json (and marshmallow)
 the first time a value is decoded.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Dict, Optional, Type, TypeVar
 
-__all__ = ["build_dataclass", "custom_decoder", "json_field_name"]
+__all__ = ["custom_decoder", "dataclass_builder", "json_field_name"]
 
 T = TypeVar("T")
 
@@ -40,13 +40,18 @@ def custom_decoder(fld: dataclasses.Field[Any]) -> Optional[Callable[[Any], Any]
     return decoder if callable(decoder) else None
 
 
-def build_dataclass(cls: Type[T], values: Dict[str, Any]) -> T:
-    """``cls`` built by dataclasses-json from ``values`` (JSON key names; nested values
-    already decoded, which dataclasses-json passes through). Missing fields get their
-    defaults. Raises what dataclasses-json and the class's ``__init__``/``__post_init__``
-    raise."""
+def dataclass_builder() -> Callable[[Type[T], Dict[str, Any]], T]:
+    """``build(cls, values)``: ``cls`` built by dataclasses-json from ``values`` (JSON key
+    names; nested values already decoded, which dataclasses-json passes through); missing
+    fields get their defaults. Getting it imports dataclasses-json (``ImportError`` when the
+    install is broken); calling it raises what dataclasses-json and the class's
+    ``__init__``/``__post_init__`` raise."""
     from dataclasses_json import DataClassJsonMixin
 
     decode: Any = DataClassJsonMixin.from_dict.__func__  # type: ignore[attr-defined]
-    instance: T = decode(cls, values, infer_missing=False)
-    return instance
+
+    def build(cls: Type[T], values: Dict[str, Any]) -> T:
+        instance: T = decode(cls, values, infer_missing=False)
+        return instance
+
+    return build

@@ -15,7 +15,12 @@
 
 Anything the class refuses — including its ``__post_init__`` raising — is an
 ``OutputMismatch`` whose ``path`` names where (``lines[2].price``, ``""`` for the whole
-value); ``json_path(path)`` writes it as ``$.lines[2].price``.
+value); ``json_path(path)`` writes it as ``$.lines[2].price``. So is any other ``Exception``
+while decoding — a pydantic validator raising ``TypeError``, a value nested deeper than the
+walk can go (``RecursionError``), a number too large for a ``float`` field — at the path where
+it was raised when known, else ``""``: the caller's error then keeps the value and the
+run. Only what is not an ``Exception`` (``KeyboardInterrupt``, ``SystemExit``, a class's own
+``BaseException``) passes through: it is a signal to stop, not a refusal of the value.
 """
 
 from __future__ import annotations
@@ -33,11 +38,11 @@ import typing_extensions as te
 from .._mcp.schema import required_marker, resolved_hints, text_scalar_format
 from .._mcp.schema_validation import first_problem, json_type_name
 from .class_schema import json_schema_of, output_kind
-from .dataclasses_json_adapter import build_dataclass, custom_decoder, json_field_name
+from .dataclasses_json_adapter import custom_decoder, dataclass_builder, json_field_name
 from .pydantic_adapter import PydanticMismatch, is_pydantic_model, validate_pydantic
 from .text_scalars import FORMAT_WORDS, parse_text
 
-__all__ = ["OutputMismatch", "decode_output", "json_path", "child_path", "index_path"]
+__all__ = ["OutputMismatch", "decode_output", "exception_text", "json_path", "child_path", "index_path"]
 
 
 class OutputMismatch(Exception):
@@ -73,12 +78,29 @@ def decode_output(cls: Any, value: Any) -> Any:
         TypeError: ``cls`` is not an output class (``output_kind``) or has no JSON form.
     """
     kind = output_kind(cls)
-    if kind == "pydantic":
-        return _pydantic(cls, value, "")
-    problem = first_problem(json_schema_of(cls), value)
-    if problem is not None:
-        raise OutputMismatch(problem.path, problem.text)
-    return decode_as(cls, value, "")
+    schema = None if kind == "pydantic" else json_schema_of(cls)  # TypeError: no JSON form
+    try:
+        if schema is None:
+            return _pydantic(cls, value, "")
+        problem = first_problem(schema, value)
+        if problem is not None:
+            raise OutputMismatch(problem.path, problem.text)
+        return decode_as(cls, value, "")
+    except OutputMismatch:
+        raise
+    except RecursionError:
+        raise OutputMismatch("", "the value is nested too deeply to decode (RecursionError)") from None
+    except Exception as exc:  # noqa: BLE001 - a user's class and its validators may raise anything
+        raise OutputMismatch("", f"{cls.__qualname__} refused the value: {exception_text(exc)}") from None
+
+
+def exception_text(exc: BaseException) -> str:
+    """``TypeError('nope')`` for an error message; never raises (an exception's ``__repr__``
+    is the user's code too)."""
+    try:
+        return repr(exc)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the refusal
+        return f"{type(exc).__name__}(<unprintable>)"
 
 
 def decode_as(tp: Any, value: Any, path: str) -> Any:
@@ -387,12 +409,11 @@ def _typeddict(cls: type, value: Any, path: str) -> Dict[str, Any]:
 
 def _dataclass(cls: type, value: Any, path: str) -> Any:
     values = _record_values(cls, value, path)
+    build = dataclass_builder()  # imports dataclasses-json: a broken install is no refusal
     try:
-        return build_dataclass(cls, values)
-    except ImportError:
-        raise
+        return build(cls, values)
     except Exception as exc:  # noqa: BLE001 - __post_init__ and decoders may raise anything
-        raise OutputMismatch(path, f"{cls.__qualname__} refused the value: {exc!r}") from None
+        raise OutputMismatch(path, f"{cls.__qualname__} refused the value: {exception_text(exc)}") from None
 
 
 def _pydantic(cls: type, value: Any, path: str) -> Any:

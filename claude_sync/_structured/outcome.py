@@ -16,8 +16,9 @@ How the real CLIs (2.1.197, 2.1.331) report structured output:
   any ``format``) makes it drop the tool without a word: ``system/init`` then does not list
   ``StructuredOutput`` (``AttemptLog.offered`` is False), and the run ends as above.
 
-``with_parsed_output`` runs on the reader thread as a result arrives and never raises;
-``AttemptLog`` and ``output_outcome`` run on the caller's thread.
+``with_parsed_output`` runs on the consumer's thread as each result is yielded and raises no
+``Exception``; ``AttemptLog`` and ``output_outcome`` run on the caller's thread. Whatever the
+user's class raises while decoding is a ``StructuredOutputError`` (``decode``).
 """
 
 from __future__ import annotations
@@ -83,8 +84,10 @@ def parse_output(cls: Any, value: Any) -> Any:
 
 def with_parsed_output(cls: Any, result: ResultMessage) -> ResultMessage:
     """``result`` with ``parsed_output`` set when its ``structured_output`` fits ``cls``;
-    ``result`` itself otherwise. Never raises (reader thread): whatever goes wrong is found
-    again, and raised, by ``output_outcome`` on the caller's thread."""
+    ``result`` itself otherwise (the consumer's thread, as each result is yielded). Raises no
+    ``Exception``: whatever goes wrong is found again, and reported, by ``output_outcome``.
+    What is not an ``Exception`` (a Ctrl-C while the class decodes) passes through: the
+    caller puts the result back for the next read."""
     if result.is_error or result.structured_output is None:
         return result
     try:

@@ -55,7 +55,9 @@ __all__ = [
 class ClaudeSDKError(Exception):
     """Base class of every error claude_sync raises on purpose. Its text goes through the one
     redactor (``_display.redaction``): a CLI's stderr tail, an error line or an echoed config
-    shows no keys, tokens or header values (the attributes keep the data as it was)."""
+    shows no keys, tokens or header values (the attributes keep the data as it was). In
+    IPython and Jupyter it shows once, with a short traceback of the caller's own frames
+    (``%tb verbose`` for the whole one)."""
 
     def __init__(self, message: str = "") -> None:
         if message:
@@ -66,6 +68,14 @@ class ClaudeSDKError(Exception):
 
     def __reduce__(self) -> Any:
         return (_rebuild, (type(self), self.init_kwargs()))
+
+    def _render_traceback_(self) -> List[str]:
+        """IPython/Jupyter: the traceback lines to show — the caller's frames, this error's
+        text once (its hint included), a note of the frames left out (``%tb verbose`` shows
+        them). IPython calls it; see ``claude_sync._display.tracebacks``."""
+        from .._display.tracebacks import short_traceback  # first error shown only
+
+        return short_traceback(self)
 
     def init_kwargs(self) -> Dict[str, Any]:
         """The constructor's keyword arguments that rebuild this error (``type(e)(**kwargs)``):
@@ -204,7 +214,11 @@ class StructuredOutputError(ResultError):
     ``StructuredOutput`` call failed the schema), when the run ended without calling
     ``StructuredOutput`` at all, and when the CLI accepted a value that the class refuses
     (a ``Literal`` or a tuple position the schema could not express, a date that does not
-    exist, a ``__post_init__`` that raises, a pydantic validator).
+    exist, a ``__post_init__`` that raises, a pydantic validator) — whatever ``Exception``
+    decoding raised (a validator's ``TypeError``, a value nested too deeply to walk): then
+    ``error_path`` is ``"$"`` unless the failing object is known. With
+    ``raise_on_error_result=False``, ``run()`` returns the ``RunResult`` instead, this error
+    as its ``output_error``.
 
     The ``ResultError`` attributes describe the result (``subtype``, ``errors``,
     ``session_id`` …; empty for a value decoded by hand).

@@ -400,8 +400,8 @@ def result_error(
     ``errors`` becomes a list of strs (see ``errors.error_texts``: non-str entries dropped, as
     the official SDK does; the message still shows them as JSON), a non-str ``result`` its JSON.
     Its first line says what happened (the CLI's words: "Not logged in · Please run /login"),
-    then the subtype and API status — an API failure's subtype is ``success``, which would
-    mislead as a headline.
+    then in brackets what kind of end it was (``_end_words``): an API failure's HTTP status
+    rather than its subtype, which is ``success`` and would mislead.
     """
     from .hints import hint_for  # error results are rare: loaded on the first
 
@@ -409,16 +409,31 @@ def result_error(
     text = None if result.result is None else as_text(result.result)
     odd = as_text(result.errors) if result.errors not in (None, [], "") else ""  # shapes .errors drops
     detail = text or "; ".join(errors) or odd
-    facts = [f"subtype {result.subtype!r}"]
-    if result.api_error_status:
-        facts.append(f"API status {result.api_error_status}")
     happened = detail or "The Claude Code run ended with an error result"
-    message = f"{happened} (error result: {', '.join(facts)})"
+    message = f"{happened} ({_end_words(result)})"
     if result.subtype == STRUCTURED_OUTPUT_RETRIES_SUBTYPE:
         return StructuredOutputError(
             message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, problem=detail or "(no detail)"
         )
     return ResultError(message, data=dict(result.raw), exit_code=exit_code, stderr=stderr, hint=hint_for(result))
+
+
+def _end_words(result: ResultMessage) -> str:
+    """How the run ended, for the error's first line: ``API error 401`` for an API failure
+    (whose subtype is ``success``, which would mislead), the error subtype as the CLI named
+    it (``error_max_turns``, ``error_during_execution: aborted_streaming`` with the terminal
+    reason when that says how it was stopped), else ``error result``."""
+    subtype = result.subtype if isinstance(result.subtype, str) else ""
+    if result.api_error_status:
+        words = f"API error {result.api_error_status}"
+    elif subtype and subtype != "success":
+        words = subtype
+    else:
+        words = "error result"
+    reason = result.terminal_reason
+    if isinstance(reason, str) and reason not in ("", "completed", "max_turns", "api_error"):
+        words += f": {reason}"  # aborted_streaming, aborted_tools …: how it was stopped
+    return words
 
 
 def exit_error(

@@ -37,7 +37,8 @@ def decoder_metadata(decoder: Callable[[Any], Any]) -> Dict[str, Any]:
 
 
 class SerdeMixin:
-    """``to_dict`` / ``to_json`` / ``from_dict`` / ``from_json`` with a deferred import.
+    """``to_dict`` / ``to_json`` / ``from_dict`` / ``from_json`` with a deferred import, and
+    ``__json__`` (``to_dict()`` for kombu's JSON encoder: Celery's default serializer).
 
     Keys are the Python field names (``model_usage``, not the wire's ``modelUsage``); the
     output is meant for saved transcripts and is read back with ``from_dict``. To rebuild a
@@ -56,6 +57,11 @@ class SerdeMixin:
         """``to_dict()`` as a JSON string; keyword arguments go to ``json.dumps``."""
         text: str = _json_mixin().to_json(self, **json_dumps_kwargs)
         return text
+
+    def __json__(self) -> Dict[str, Any]:
+        """``to_dict()`` with every value in its JSON form: what a JSON encoder that looks for
+        ``__json__`` (kombu's, so Celery's default serializer) writes for this object."""
+        return self.to_dict(encode_json=True)
 
     @classmethod
     def from_dict(cls: Type[_T], kvs: Dict[str, Any], *, infer_missing: bool = False) -> _T:

@@ -3,10 +3,15 @@ messages), so a Celery task with the default JSON serializer can return one."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import sys
 from typing import Any, Dict, List
 
-from claude_sync import OversizedLineSkipped, RunResult, run
+import pytest
+from helpers import require_package
+
+from claude_sync import ClaudeAgentOptions, OversizedLineSkipped, RunResult, run
 from claude_sync._wire.parse import parse_message
 from claude_sync.testing import ScriptedCLI
 
@@ -28,6 +33,11 @@ WIRE: List[Dict[str, Any]] = [
      "num_turns": 2, "session_id": "s1", "total_cost_usd": 0.5, "usage": {"input_tokens": 3},
      "result": "final **words**", "structured_output": {"answer": [4, {"deep": None}]}},
 ]  # fmt: skip
+
+
+@dataclasses.dataclass
+class Count:
+    n: int
 
 
 def a_run_result() -> RunResult:
@@ -60,3 +70,71 @@ def test_a_real_runs_result_travels(claude_cli: ScriptedCLI) -> None:
     claude_cli.expect_user().tool_use("Read", {"file_path": "x"}).tool_result("data").text("done").result()
     result = run("read x")
     assert RunResult.from_json(result.to_json()) == result
+
+
+# ----------------------------------------------------------------------------- kombu (Celery's JSON)
+
+
+def kombu_json() -> Any:
+    """kombu's serialization registry. Checked once: kombu swaps its module for a lazy one
+    without ``__spec__``, which ``require_package``'s ``find_spec`` then refuses."""
+    if "kombu" not in sys.modules:
+        require_package("kombu")  # Celery's message library: its JSON encoder calls __json__
+    from kombu import serialization
+
+    return serialization
+
+
+def test_a_celery_task_can_return_a_run_result_under_the_json_serializer() -> None:
+    """What a Celery worker does with a task's return value (kombu's ``json`` serializer,
+    inside the result backend's envelope) and what ``task.get()`` hands the caller back.
+    Without ``__json__`` kombu raised ``TypeError`` (Celery: ``EncodeError``)."""
+    serialization = kombu_json()
+    original = a_run_result()
+    content_type, encoding, payload = serialization.dumps({"status": "SUCCESS", "result": original}, serializer="json")
+    got = serialization.loads(payload, content_type, encoding)["result"]
+    assert isinstance(got, dict) and got == original.__json__()
+    assert RunResult.from_dict(got) == original
+
+
+def test_from_json_reads_what_kombu_wrote() -> None:
+    kombu_json()
+    from kombu.utils.json import dumps
+
+    original = a_run_result()
+    assert RunResult.from_json(dumps(original)) == original
+    assert RunResult.from_json(dumps(original, ensure_ascii=False)) == original
+
+
+def test_json_is_what_a_json_encoder_looking_for_json_writes() -> None:
+    """kombu's contract (``JSONEncoder.default``: ``o.__json__()``), with the standard library."""
+    original = a_run_result()
+    text = json.dumps({"result": original}, default=lambda o: o.__json__())
+    assert RunResult.from_dict(json.loads(text)["result"]) == original
+    assert original.__json__() == original.to_dict() == json.loads(original.to_json())
+    assert original.result.__json__() == original.result.to_dict()  # every message travels too
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["lone \udcff surrogate", "\U0001f600 astral", "nul \x00 byte", "x" * 1_000_000],
+    ids=["lone-surrogate", "astral", "nul", "1MB"],
+)
+def test_awkward_text_survives_the_trip(text: str) -> None:
+    serialization = kombu_json()
+    wire = [dict(m) for m in WIRE]
+    wire[-1] = dict(wire[-1], result=text, structured_output={"big": 10**200, "text": text})
+    original = RunResult.from_messages([parse_message(m) for m in wire])
+    content_type, encoding, payload = serialization.dumps(original, serializer="json")
+    assert RunResult.from_dict(serialization.loads(payload, content_type, encoding)) == original
+
+
+def test_a_typed_result_travels_as_its_json_value_and_its_error_too(claude_cli: ScriptedCLI) -> None:
+    serialization = kombu_json()
+    claude_cli.expect_user().tool_use("StructuredOutput", {"n": "x"}).result("x", structured_output={"n": "x"})
+    outcome = run("count", options=ClaudeAgentOptions(raise_on_error_result=False), output_format=Count)
+    assert outcome.output_error is not None
+    content_type, encoding, payload = serialization.dumps(outcome, serializer="json")
+    back = RunResult.from_dict(serialization.loads(payload, content_type, encoding))
+    assert back.output_error is not None and back.output_error.raw_output == {"n": "x"}
+    assert back.output_error.error_path == "$.n" and str(back.output_error) == str(outcome.output_error)

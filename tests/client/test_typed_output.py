@@ -5,12 +5,12 @@ the result; a Ctrl-C while a result is decoded loses nothing."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, List
+from typing import Any, List, Optional
 
 import pytest
 from helpers import Kit
 
-from claude_sync import ResultMessage, StructuredOutputError
+from claude_sync import ResultMessage, StructuredOutputError, run
 from claude_sync.testing import ScriptedCLI
 
 VALUE = {"answer": "yes", "votes": 3}
@@ -106,3 +106,63 @@ def test_a_ctrl_c_while_decoding_requeues_the_result() -> None:
         again = list(client.receive_response())
     assert len(again) == 1 and isinstance(again[0], ResultMessage)
     assert again[0].parsed_output == Touchy("yes", 3)
+
+
+@dataclasses.dataclass
+class Node:
+    child: Optional[Node] = None
+
+
+def nested(depth: int) -> Any:
+    value: Any = {}
+    for _ in range(depth):
+        value = {"child": value}
+    return value
+
+
+def _strict_model() -> type:
+    pydantic = pytest.importorskip("pydantic", reason="a pydantic validator is the case")
+
+    class Strict(pydantic.BaseModel):  # type: ignore[name-defined,misc]
+        answer: str
+
+        @pydantic.field_validator("answer")
+        @classmethod
+        def _refuse(cls, value: str) -> str:
+            raise TypeError("not this answer")
+
+    return Strict
+
+
+@pytest.mark.parametrize("case", ["pydantic-type-error", "dataclass-150-deep"])
+def test_run_raises_structured_output_error_whatever_the_class_raised(case: str) -> None:
+    """A validator's TypeError or a RecursionError used to escape run() bare, losing the run."""
+    cls, value = (_strict_model(), {"answer": "yes"}) if case.startswith("pydantic") else (Node, nested(150))
+    kit = typed_turn(value)
+    with pytest.raises(StructuredOutputError) as caught:
+        run("vote", options=kit.options(), output_format=cls, transport=kit.cli.transport())
+    assert caught.value.raw_output == value and caught.value.error_path == "$"
+    assert caught.value.session_id is not None and caught.value.data["structured_output"] == value
+
+
+@pytest.mark.parametrize("case", ["pydantic-type-error", "dataclass-150-deep"])
+def test_the_run_result_keeps_the_refusal_when_told_not_to_raise(case: str) -> None:
+    cls, value = (_strict_model(), {"answer": "yes"}) if case.startswith("pydantic") else (Node, nested(150))
+    kit = typed_turn(value)
+    options = kit.options(raise_on_error_result=False)
+    outcome = run("vote", options=options, output_format=cls, transport=kit.cli.transport())
+    assert outcome.output is None and outcome.structured_output == value
+    assert outcome.output_error is not None and outcome.output_error.raw_output == value
+
+
+def test_query_and_the_client_survive_a_validator_raising_type_error() -> None:
+    strict = _strict_model()
+    seen: List[Any] = []
+    with pytest.raises(StructuredOutputError, match="Strict refused the value: TypeError"):
+        for message in typed_turn({"answer": "yes"}).query("vote", output_format=strict):
+            seen.append(message)
+    assert isinstance(seen[-1], ResultMessage) and seen[-1].parsed_output is None
+    with typed_turn({"answer": "yes"}).client(output_format=strict) as client:
+        client.query("vote")
+        *_, result = client.receive_response()
+    assert isinstance(result, ResultMessage) and result.parsed_output is None

@@ -257,3 +257,18 @@ def test_the_log_filter_removes_known_values_and_keeps_words(records: List[loggi
     assert shown[0] == f"prompt was {HARMLESS[0]!r}"
     assert shown[1] == "connecting with <redacted>"
     assert "failure-pw-1" not in shown[2] and "failure-tok-2" not in shown[2] and "Traceback" in shown[2]
+
+
+def test_header_list_variables_are_secrets_by_value() -> None:
+    """``ANTHROPIC_CUSTOM_HEADERS`` / ``OTEL_EXPORTER_OTLP_HEADERS`` carry auth headers: each
+    header's value is known (public ones such as ``Accept`` excepted)."""
+    from claude_sync import ClaudeAgentOptions
+    from claude_sync._display.redaction import redact_text
+
+    custom = "X-Gateway-Auth: gw-4f8a9c2e71d0b3aa\nAccept: application/json"
+    otlp = "authorization=Basic%20b3RscC11c2VyOnMzY3JldA,x-tenant=tenant-7788aabbcc"
+    options = ClaudeAgentOptions(env={"ANTHROPIC_CUSTOM_HEADERS": custom, "OTEL_EXPORTER_OTLP_HEADERS": otlp})
+    shown = repr(options) + redact_text("sent gw-4f8a9c2e71d0b3aa and b3RscC11c2VyOnMzY3JldA for tenant-7788aabbcc")
+    for secret in ("gw-4f8a9c2e71d0b3aa", "b3RscC11c2VyOnMzY3JldA", "tenant-7788aabbcc"):
+        assert secret not in shown, secret
+    assert "application/json" in redact_text("Accept: application/json")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Dict
 
 import pytest
+from helpers import require_package
 
 from claude_sync import PermissionResultDeny, query
 from claude_sync.testing import ScriptedCLI, assert_result, result_of, texts, tool_uses
@@ -47,6 +48,7 @@ def test_assertion_helpers_say_what_differs() -> None:
 def test_the_plugin_fails_a_passing_test_whose_script_was_not_followed(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A failure of the test itself, not an error at its teardown."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     pytester.makepyfile(
         """
@@ -61,8 +63,164 @@ def test_the_plugin_fails_a_passing_test_whose_script_was_not_followed(
         """
     )
     result = pytester.runpytest_subprocess("-p", "claude_sync.testing.pytest_plugin", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*step 4 of 4 (expect_user 'never sent')*", "*assert_script_played=False*"])
+
+
+FLASK_APP = """
+import pytest
+from claude_sync import ClaudeSDKError, run
+
+flask = pytest.importorskip("flask")
+app = flask.Flask(__name__)
+
+@app.post("/ask")
+def ask():
+    try:
+        return {"answer": run(flask.request.json["question"]).text}
+    except ClaudeSDKError:
+        return {"error": "the assistant is unavailable"}, 503   # swallowed: the test cannot see it
+"""
+
+
+def run_user_tests(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str) -> pytest.RunResult:
+    require_package("flask")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    monkeypatch.delenv("CLAUDE_SYNC_TESTING", raising=False)
+    pytester.makepyfile(webapp=FLASK_APP)
+    return pytester.runpytest_subprocess("-p", "claude_sync.testing.pytest_plugin", "-p", "no:cacheprovider", "-rA", *args)
+
+
+def test_a_test_that_forgot_its_script_fails_though_the_app_swallowed_the_refusal(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(
+        test_view="""
+        import pytest
+        from webapp import app
+
+        def test_forgot(claude_cli):
+            response = app.test_client().post("/ask", json={"question": "2 + 2?"})
+            assert response.status_code in (200, 503)
+
+        def test_scripted(claude_cli):
+            claude_cli.answer("4")
+            assert app.test_client().post("/ask", json={"question": "2 + 2?"}).json == {"answer": "4"}
+
+        @pytest.mark.claude_cli(assert_all_runs_scripted=False)
+        def test_means_it(claude_cli):
+            assert app.test_client().post("/ask", json={"question": "2 + 2?"}).status_code == 503
+
+        def test_pool_forgot(claude_cli):  # refused on a pool's worker thread, swallowed
+            from claude_sync import AgentPool
+
+            with AgentPool(max_workers=1) as pool:
+                assert pool.submit("2 + 2?").exception(30) is not None
+
+        @pytest.mark.claude_cli(assert_script_played=False)
+        def test_means_a_wrong_prompt(claude_cli):
+            claude_cli.answer("4", prompt="another question")
+            assert app.test_client().post("/ask", json={"question": "2 + 2?"}).status_code == 503
+        """
+    )
+    result = run_user_tests(pytester, monkeypatch)
+    result.assert_outcomes(passed=3, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*claude_cli: 1 run(s) had no script and were refused*",
+            "*the claude_cli fixture is on but its scripted CLI has no steps*",
+            "*assert_all_runs_scripted=False*",
+            "FAILED test_view.py::test_forgot*",
+            "FAILED test_view.py::test_pool_forgot*",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str() and "ERROR" not in result.stdout.str()
+
+
+def test_a_script_left_unplayed_by_a_run_still_going_fails_at_teardown(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client a fixture holds open past the test body: the verdict waits for teardown."""
+    pytester.makepyfile(
+        test_client="""
+        import pytest
+        from claude_sync import ClaudeSDKClient
+
+        @pytest.fixture
+        def client(claude_cli):
+            claude_cli.answer("4").expect_user("never asked")
+            with ClaudeSDKClient() as client:
+                yield client
+
+        def test_one_turn(client):
+            client.query("2 + 2?")
+            assert [m for m in client.receive_response()]
+        """
+    )
+    result = run_user_tests(pytester, monkeypatch)
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*step 4 of 4 (expect_user 'never sent')*"])
+    result.stdout.fnmatch_lines(["*ERROR at teardown of test_one_turn*", "*claude_cli: scripted CLI: step 4 of 4 (expect_user 'never asked')*"])
+
+
+@pytest.mark.parametrize("how", ["flag", "ini"])
+def test_claude_sync_block_fails_any_test_whose_run_was_refused(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    pytester.makepyfile(
+        test_block="""
+        import os
+        import pytest
+        from webapp import app
+
+        def test_forgot():
+            assert os.environ["CLAUDE_SYNC_TESTING"] == "block"   # child processes are blocked too
+            assert app.test_client().post("/ask", json={"question": "2 + 2?"}).status_code == 503
+
+        @pytest.mark.claude_cli(assert_all_runs_scripted=False)
+        def test_means_it():
+            assert app.test_client().post("/ask", json={"question": "2 + 2?"}).status_code == 503
+
+        def test_scripted(claude_cli):
+            claude_cli.answer("4")
+            assert app.test_client().post("/ask", json={"question": "2 + 2?"}).json == {"answer": "4"}
+
+        def test_after():
+            assert "CLAUDE_SYNC_TESTING" in os.environ
+        """
+    )
+    if how == "ini":
+        pytester.makeini("[pytest]\nclaude_sync_block = true\n")
+    result = run_user_tests(pytester, monkeypatch, *(["--claude-sync-block"] if how == "flag" else []))
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*--claude-sync-block: 1 run(s) had no script and were refused*", "FAILED test_block.py::test_forgot*"]
+    )
+
+
+def test_without_the_block_option_nothing_is_blocked_or_set(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_env="import os\n\ndef test_env():\n    assert 'CLAUDE_SYNC_TESTING' not in os.environ\n")
+    run_user_tests(pytester, monkeypatch).assert_outcomes(passed=1)
+
+
+def test_a_misspelt_marker_is_an_error_not_ignored(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makepyfile(
+        test_marker="""
+        import pytest
+
+        @pytest.mark.claude_cli(assert_all_runs_scripted="no")
+        def test_bool(claude_cli):
+            pass
+
+        @pytest.mark.claude_cli(assert_all_scripted=False)
+        def test_name(claude_cli):
+            pass
+        """
+    )
+    result = run_user_tests(pytester, monkeypatch)
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*takes True or False, not 'no'*", "*takes only the keywords*not assert_all_scripted*"])
 
 
 @pytest.mark.parametrize("ci, outcome", [("", "skipped=1"), ("true", "errors=1")])

@@ -69,6 +69,7 @@ def test_no_real_cli_refuses_every_entry_point(bundled_sdk_cli: Path) -> None:
     bundled_sdk_cli.unlink()  # the fixture checks nothing ran *with* the switch on
 
 
+@pytest.mark.claude_cli(assert_all_runs_scripted=False)  # the refused run is the point
 def test_the_claude_cli_fixture_is_the_switch(claude_cli: ScriptedCLI, bundled_sdk_cli: Path) -> None:
     with pytest.raises(UnscriptedRunError, match="claude_cli fixture.*no steps"):
         list(query("hi"))

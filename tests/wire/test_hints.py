@@ -44,12 +44,37 @@ def test_the_result_error_keeps_the_cli_text_and_adds_one_hint_line() -> None:
     message = CASES[0][1]
     error = result_error(message, exit_code=1, stderr="tail line")
     lines = str(error).splitlines()
-    assert lines[0] == "Not logged in · Please run /login (error result: subtype 'success') (exit code 1)"
+    assert lines[0] == "Not logged in · Please run /login (error result) (exit code 1)"
     assert lines[1] == f"Hint: {hints.NOT_LOGGED_IN}"
     assert lines[2:] == ["stderr tail:", "tail line"]
     assert error.hint == hints.NOT_LOGGED_IN
     clone = pickle.loads(pickle.dumps(error))
     assert isinstance(clone, ResultError) and str(clone) == str(error) and clone.hint == error.hint
+
+
+ENDS = [
+    (result("Invalid API key · Fix external API key", status=401), "Invalid API key · Fix external API key (API error 401)"),
+    (result("API Error: 529 Overloaded", status=529), "API Error: 529 Overloaded (API error 529)"),
+    (result(subtype="error_max_turns", errors=["Reached maximum number of turns (1)"]),
+     "Reached maximum number of turns (1) (error_max_turns)"),
+    (result(subtype="error_max_budget_usd", errors=["Reached maximum budget ($1e-7)"]),
+     "Reached maximum budget ($1e-7) (error_max_budget_usd)"),
+    (ResultMessage("error_during_execution", 1, 0, True, 1, "s", errors=["[Request interrupted by user]"],
+                   terminal_reason="aborted_streaming"),
+     "[Request interrupted by user] (error_during_execution: aborted_streaming)"),
+    (result(subtype="error_something_new"), "The Claude Code run ended with an error result (error_something_new)"),
+    (result(subtype="error_max_structured_output_retries", errors=["no fit"]),
+     "no fit (error_max_structured_output_retries)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("message, first_line", ENDS, ids=[m.subtype + str(m.api_error_status or "") for m, _ in ENDS])
+def test_the_error_says_how_the_run_ended_never_subtype_success(message: ResultMessage, first_line: str) -> None:
+    """An API failure's subtype is "success": the error says its HTTP status instead; an
+    error subtype is named as the CLI names it (what users search for)."""
+    error = result_error(message)
+    assert str(error).splitlines()[0] == first_line
+    assert "success" not in str(error)
 
 
 def test_the_result_renders_its_hint() -> None:

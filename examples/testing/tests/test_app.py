@@ -2,7 +2,9 @@
 is a scripted ``claude`` CLI, and while a test runs every ``query()`` of the app plays it —
 no change to the app's code, and a run the test did not script fails instead of reaching the
 real CLI. The plugin checks after each test that the app followed the script (answered every
-question the CLI asked, as expected)."""
+question the CLI asked, as expected) and that no run was refused — even one the app caught.
+``pytest.ini`` sets ``claude_sync_block = true``: no test, with the fixture or without, can
+reach the real CLI."""
 
 from __future__ import annotations
 
@@ -64,6 +66,7 @@ def test_an_empty_question_never_reaches_claude(claude_cli: ScriptedCLI) -> None
     assert claude_cli.runs == []  # no CLI was started
 
 
+@pytest.mark.claude_cli(assert_all_runs_scripted=False)  # the refused run is the point here
 def test_a_question_no_test_scripted_never_reaches_the_real_cli(claude_cli: ScriptedCLI) -> None:
     app = create_app()
     app.testing = True  # let the error through instead of a 500 page
