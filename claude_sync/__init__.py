@@ -63,6 +63,13 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._agents.run": ("run", "RunResult"),
     "._wire.agent_usage": ("AgentUsage",),
     "._agents.pool": ("AgentPool",),
+    "._approvals.flow": ("run_with_approvals", "resume_approval", "pending_approval"),
+    "._approvals.records": (
+        "PendingApproval", "ApprovalDecision", "ApprovalError", "ApprovalRecordError",
+        "ApprovalStaleError", "ApprovalClaimedError", "ApprovalNotAppliedError",
+    ),
+    "._approvals.policy": ("ApprovalPolicy",),
+    "._approvals.gate": ("ApprovalGate",),
     "._structured.class_schema": ("json_schema_of",),
     "._structured.outcome": ("parse_output",),
     "._mcp.tools": ("tool", "SdkMcpTool", "ToolContext", "ToolAnnotations"),
@@ -154,6 +161,18 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._agents.pool import AgentPool as AgentPool
     from ._agents.run import RunResult as RunResult
     from ._agents.run import run as run
+    from ._approvals.flow import pending_approval as pending_approval
+    from ._approvals.flow import resume_approval as resume_approval
+    from ._approvals.flow import run_with_approvals as run_with_approvals
+    from ._approvals.gate import ApprovalGate as ApprovalGate
+    from ._approvals.policy import ApprovalPolicy as ApprovalPolicy
+    from ._approvals.records import ApprovalClaimedError as ApprovalClaimedError
+    from ._approvals.records import ApprovalDecision as ApprovalDecision
+    from ._approvals.records import ApprovalError as ApprovalError
+    from ._approvals.records import ApprovalNotAppliedError as ApprovalNotAppliedError
+    from ._approvals.records import ApprovalRecordError as ApprovalRecordError
+    from ._approvals.records import ApprovalStaleError as ApprovalStaleError
+    from ._approvals.records import PendingApproval as PendingApproval
     from ._callbacks.dialogs import ElicitationRequest as ElicitationRequest
     from ._callbacks.dialogs import ElicitationResult as ElicitationResult
     from ._callbacks.dialogs import OnElicitation as OnElicitation
