@@ -22,7 +22,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._client": ("ClaudeSDKClient", "merge_assistant_messages"),
     "._options.options": (
         "ClaudeAgentOptions", "AgentDefinition", "EffortLevel", "McpSdkServerConfig",
-        "McpServerConfig", "SettingSource", "TaskBudget",
+        "McpServerConfig", "SettingSource", "SpawnCommand", "TaskBudget",
     ),
     "._engine.transport": ("Transport",),
     "._callbacks.permission_types": (
@@ -42,7 +42,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "CompactBoundaryMessage", "TaskStartedMessage", "TaskProgressMessage", "TaskUpdatedMessage",
         "TaskNotificationMessage", "HookEventMessage", "HookStartedMessage", "HookProgressMessage",
         "HookResponseMessage", "InformationalMessage", "ThinkingTokensMessage",
-        "MirrorErrorMessage", "OversizedLineSkipped",
+        "MirrorErrorMessage", "OversizedLineSkipped", "CommandsChangedMessage",
     ),
     "._wire.blocks": (
         "ContentBlock", "TextBlock", "ThinkingBlock", "RedactedThinkingBlock", "ToolUseBlock",
@@ -63,6 +63,13 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._agents.run": ("run", "RunResult"),
     "._wire.agent_usage": ("AgentUsage",),
     "._agents.pool": ("AgentPool",),
+    "._approvals.flow": ("run_with_approvals", "resume_approval", "pending_approval"),
+    "._approvals.records": (
+        "PendingApproval", "ApprovalDecision", "ApprovalError", "ApprovalRecordError",
+        "ApprovalStaleError", "ApprovalClaimedError", "ApprovalNotAppliedError",
+    ),
+    "._approvals.policy": ("ApprovalPolicy",),
+    "._approvals.gate": ("ApprovalGate",),
     "._structured.class_schema": ("json_schema_of",),
     "._structured.outcome": ("parse_output",),
     "._mcp.tools": ("tool", "SdkMcpTool", "ToolContext", "ToolAnnotations"),
@@ -97,8 +104,8 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "PermissionDeniedHookSpecificOutput", "PermissionRequestHookSpecificOutput",
         "PostModelSwitchHookSpecificOutput", "PostToolBatchHookSpecificOutput",
         "PostToolUseFailureHookSpecificOutput", "PostToolUseHookSpecificOutput",
-        "PreModelSwitchHookSpecificOutput", "PreToolUseHookSpecificOutput",
-        "SessionStartHookSpecificOutput", "SetupHookSpecificOutput", "StopHookSpecificOutput",
+        "PreModelSwitchHookSpecificOutput", "PreSkillShellCommandHookSpecificOutput",
+        "PreToolUseHookSpecificOutput", "SessionStartHookSpecificOutput", "SetupHookSpecificOutput", "StopHookSpecificOutput",
         "SubagentStartHookSpecificOutput", "SubagentStopHookSpecificOutput",
         "UserPromptExpansionHookSpecificOutput", "UserPromptSubmitHookSpecificOutput",
         "WorktreeCreateHookSpecificOutput",
@@ -154,6 +161,18 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._agents.pool import AgentPool as AgentPool
     from ._agents.run import RunResult as RunResult
     from ._agents.run import run as run
+    from ._approvals.flow import pending_approval as pending_approval
+    from ._approvals.flow import resume_approval as resume_approval
+    from ._approvals.flow import run_with_approvals as run_with_approvals
+    from ._approvals.gate import ApprovalGate as ApprovalGate
+    from ._approvals.policy import ApprovalPolicy as ApprovalPolicy
+    from ._approvals.records import ApprovalClaimedError as ApprovalClaimedError
+    from ._approvals.records import ApprovalDecision as ApprovalDecision
+    from ._approvals.records import ApprovalError as ApprovalError
+    from ._approvals.records import ApprovalNotAppliedError as ApprovalNotAppliedError
+    from ._approvals.records import ApprovalRecordError as ApprovalRecordError
+    from ._approvals.records import ApprovalStaleError as ApprovalStaleError
+    from ._approvals.records import PendingApproval as PendingApproval
     from ._callbacks.dialogs import ElicitationRequest as ElicitationRequest
     from ._callbacks.dialogs import ElicitationResult as ElicitationResult
     from ._callbacks.dialogs import OnElicitation as OnElicitation
@@ -189,6 +208,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._callbacks.hook_outputs import PostToolUseFailureHookSpecificOutput as PostToolUseFailureHookSpecificOutput
     from ._callbacks.hook_outputs import PostToolUseHookSpecificOutput as PostToolUseHookSpecificOutput
     from ._callbacks.hook_outputs import PreModelSwitchHookSpecificOutput as PreModelSwitchHookSpecificOutput
+    from ._callbacks.hook_outputs import PreSkillShellCommandHookSpecificOutput as PreSkillShellCommandHookSpecificOutput
     from ._callbacks.hook_outputs import PreToolUseHookSpecificOutput as PreToolUseHookSpecificOutput
     from ._callbacks.hook_outputs import SessionStartHookSpecificOutput as SessionStartHookSpecificOutput
     from ._callbacks.hook_outputs import SetupHookSpecificOutput as SetupHookSpecificOutput
@@ -247,6 +267,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._options.options import McpSdkServerConfig as McpSdkServerConfig
     from ._options.options import McpServerConfig as McpServerConfig
     from ._options.options import SettingSource as SettingSource
+    from ._options.options import SpawnCommand as SpawnCommand
     from ._options.options import TaskBudget as TaskBudget
     from ._query import QueryStream as QueryStream
     from ._query import query as query
@@ -353,6 +374,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.shapes import TaskUpdatedStatus as TaskUpdatedStatus
     from ._wire.shapes import TaskUsage as TaskUsage
     from ._wire.system_messages import APIRetryMessage as APIRetryMessage
+    from ._wire.system_messages import CommandsChangedMessage as CommandsChangedMessage
     from ._wire.system_messages import CompactBoundaryMessage as CompactBoundaryMessage
     from ._wire.system_messages import HookEventMessage as HookEventMessage
     from ._wire.system_messages import HookProgressMessage as HookProgressMessage

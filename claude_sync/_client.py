@@ -47,7 +47,6 @@ import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Union
 
-from ._callbacks.permission_types import PermissionMode
 from ._display.redaction import redacted_logger
 from ._engine.connection import Session
 from ._engine.control_methods import TypedControlMethods
@@ -122,6 +121,8 @@ class ClaudeSDKClient(TypedControlMethods):
     Attributes:
         options: The options the CLI is started with (read again at each ``connect()``).
     """
+
+    options: ClaudeAgentOptions
 
     def __init__(self, options: Optional[ClaudeAgentOptions] = None, transport: Optional[Transport] = None) -> None:
         transport = None if transport is None else as_transport(transport)
@@ -426,60 +427,9 @@ class ClaudeSDKClient(TypedControlMethods):
             return []
         return list(self._receive(until_result=True, timeout=timeout, idle_timeout=None))
 
-    def set_permission_mode(self, mode: PermissionMode, *, timeout: Optional[float] = None) -> Dict[str, Any]:
-        """Change the permission mode (the CLI does not validate it). Returns ``{"mode": …}``."""
-        return self.send_control_request("set_permission_mode", {"mode": mode}, timeout=timeout)
-
-    def set_model(self, model: Optional[str] = None, *, timeout: Optional[float] = None) -> None:
-        """Switch the model for the next API calls (None: the default). The CLI first emits a
-        ``UserMessage`` replay (``<local-command-stdout>Set model to …``) into the stream."""
-        self.send_control_request("set_model", {"model": model}, timeout=timeout)
-
-    def set_max_thinking_tokens(self, max_thinking_tokens: Optional[int], *, timeout: Optional[float] = None) -> None:
-        """Set (or with None clear) the thinking-token budget."""
-        self.send_control_request(
-            "set_max_thinking_tokens", {"max_thinking_tokens": max_thinking_tokens}, timeout=timeout
-        )
-
-    def rewind_files(self, user_message_id: str, dry_run: bool = False, *, timeout: Optional[float] = None) -> Dict[str, Any]:
-        """Rewind tracked files to their state at a user message (needs
-        ``enable_file_checkpointing``). Returns ``{"canRewind", "filesChanged", …}``."""
-        payload: Dict[str, Any] = {"user_message_id": user_message_id}
-        if dry_run:
-            payload["dry_run"] = True
-        return self.send_control_request("rewind_files", payload, timeout=timeout)
-
-    def get_mcp_status(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
-        """``{"mcpServers": [{"name", "status", "scope", "tools"}…]}``.
-
-        In-process (SDK) servers are announced in ``initialize`` and connected by the CLI when
-        the first turn starts: before that they are not listed.
-        """
-        return self.send_control_request("mcp_status", timeout=timeout)
-
-    def get_context_usage(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
-        """Context window usage by category (the CLI counts tokens through the API)."""
-        return self.send_control_request("get_context_usage", timeout=timeout)
-
     def get_server_info(self) -> Optional[Dict[str, Any]]:
         """The initialize response (commands, agents, models, account, pid …), cached."""
         return self._live_session().server_info
-
-    def stop_task(self, task_id: str, *, timeout: Optional[float] = None) -> Dict[str, Any]:
-        """Stop a background task (``task_id`` from a ``task_started`` system message)."""
-        return self.send_control_request("stop_task", {"task_id": task_id}, timeout=timeout)
-
-    def reconnect_mcp_server(self, server_name: str, *, timeout: Optional[float] = None) -> Dict[str, Any]:
-        """Reconnect an external MCP server. The CLI 2.1.197 refuses this for in-process
-        servers (``ControlRequestError`` "SDK servers should be handled in print.ts")."""
-        return self.send_control_request("mcp_reconnect", {"serverName": server_name}, timeout=timeout)
-
-    def toggle_mcp_server(self, server_name: str, enabled: bool, *, timeout: Optional[float] = None) -> Dict[str, Any]:
-        """Enable or disable an external MCP server (for in-process servers the CLI 2.1.197
-        accepts ``False`` without visible effect and refuses ``True``)."""
-        return self.send_control_request(
-            "mcp_toggle", {"serverName": server_name, "enabled": enabled}, timeout=timeout
-        )
 
     def send_control_request(
         self, subtype: str, payload: Optional[Dict[str, Any]] = None, *, timeout: Optional[float] = None

@@ -28,10 +28,12 @@ from typing import TYPE_CHECKING, Any, Dict, Generator, Iterable, Iterator, List
 
 from ._display.redaction import redacted_logger
 from ._engine.connection import Session
+from ._engine.control_methods import TypedControlMethods
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
 from ._wire.errors import (
     ClaudeSDKError,
+    NotConnectedError,
     ReceiveTimeoutError,
     ResultError,
     StructuredOutputError,
@@ -96,10 +98,15 @@ def query(
     )  # fmt: skip
 
 
-class QueryStream:
+class QueryStream(TypedControlMethods):
     """An iterator of messages that is also a context manager; ``close()`` reaps the CLI.
 
-    One thread iterates; ``close()`` may be called from any thread. The generator doing the
+    One thread iterates; ``close()`` may be called from any thread, and so may the control
+    methods (``interrupt``, ``set_permission_mode``, ``set_model``, ``get_mcp_status``,
+    ``stop_task``, ``send_control_request``, the typed ones of ``TypedControlMethods`` …, as
+    on ``ClaudeSDKClient`` and the TS SDK's ``Query``) once the first ``next()`` started the
+    CLI and until the run ended: before, they raise ``UsageError``; after,
+    ``NotConnectedError``. The generator doing the
     work holds no reference back to this object, so a plain ``for`` loop that breaks or
     raises finalises it at once (no reference cycle waiting for the garbage collector).
     """
@@ -196,6 +203,45 @@ class QueryStream:
     def session(self) -> Optional[Session]:
         """The underlying session (None before the first ``next()``)."""
         return self._run.session
+
+    # ------------------------------------------------------------------ control (any thread)
+
+    def _live_session(self) -> Session:
+        session = self._run.session
+        if session is None:
+            raise UsageError(
+                "the CLI starts with the first next(): iterate the query() stream before "
+                "sending it control requests"
+            )
+        if session.closed:
+            raise NotConnectedError("the query() run ended: its CLI is gone")
+        return session
+
+    def send_control_request(
+        self, subtype: str, payload: Optional[Dict[str, Any]] = None, *, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """Any control request the CLI knows, to this run's CLI; its response payload (any
+        thread). Raises ``UsageError`` before the first ``next()``, ``NotConnectedError``
+        after the run ended, and what ``ClaudeSDKClient.send_control_request`` raises."""
+        return self._live_session().request(subtype, payload, timeout=timeout)
+
+    def get_server_info(self) -> Optional[Dict[str, Any]]:
+        """The CLI's ``initialize`` answer (commands, agents, models, account …); None before
+        the first ``next()`` has connected."""
+        session = self._run.session
+        return None if session is None else session.server_info
+
+    def interrupt(self, *, timeout: Optional[float] = None) -> None:
+        """Abort the running turn (any thread): the stream then yields that turn's
+        ``error_during_execution`` result and ends (raising ``ResultError`` for it unless
+        ``options.raise_on_error_result`` is False). Every in-flight callback's
+        ``context.signal`` is set. Raises ``UsageError`` before the first ``next()``,
+        ``NotConnectedError`` after the run ended, ``ControlTimeoutError``."""
+        session = self._live_session()
+        try:
+            session.request("interrupt", timeout=timeout)
+        finally:
+            session.signal_all_inflight()  # after the interrupt frame, as the client does
 
     def result(self) -> RunResult[Any]:
         """The run as ``run()`` returns it: a ``RunResult`` of every message the stream

@@ -2,7 +2,7 @@
 
 The classes are the ones ``claude_sync`` exports (``claude_sync.types.ResultMessage is
 claude_sync.ResultMessage``); the TypedDicts and Literals are type hints for what the CLI
-sends and accepts. Besides the official names this module has the typed inputs of all 33
+sends and accepts. Besides the official names this module has the typed inputs of all 34
 hook events the CLI knows (``PreModelSwitchHookInput``, ``DirectoryAddedHookInput`` …, see
 ``KNOWN_HOOK_EVENTS``), ``SetupHookSpecificOutput`` and ``MirrorErrorMessage``.
 
@@ -44,11 +44,13 @@ from ._callbacks.hook_inputs import (
     PostToolUseHookInput,
     PreCompactHookInput,
     PreModelSwitchHookInput,
+    PreSkillShellCommandHookInput,
     PreToolUseHookInput,
     SessionCronSummary,
     SessionEndHookInput,
     SessionStartHookInput,
     SetupHookInput,
+    SkillShellCommandInput,
     StopFailureHookInput,
     StopHookInput,
     SubagentStartHookInput,
@@ -73,6 +75,7 @@ from ._callbacks.hook_outputs import (
     PostToolUseFailureHookSpecificOutput,
     PostToolUseHookSpecificOutput,
     PreModelSwitchHookSpecificOutput,
+    PreSkillShellCommandHookSpecificOutput,
     PreToolUseHookSpecificOutput,
     SessionStartHookSpecificOutput,
     SetupHookSpecificOutput,
@@ -249,7 +252,8 @@ __all__ = [
     "PostToolBatchHookSpecificOutput", "PostToolBatchToolCall", "PostToolUseFailureHookInput",
     "PostToolUseFailureHookSpecificOutput", "PostToolUseHookInput",
     "PostToolUseHookSpecificOutput", "PreCompactHookInput", "PreModelSwitchHookInput",
-    "PreModelSwitchHookSpecificOutput", "PreToolUseHookInput", "PreToolUseHookSpecificOutput",
+    "PreModelSwitchHookSpecificOutput", "PreSkillShellCommandHookInput",
+    "PreSkillShellCommandHookSpecificOutput", "PreToolUseHookInput", "PreToolUseHookSpecificOutput",
     "RateLimitEvent", "RateLimitInfo", "RateLimitStatus", "RateLimitType", "ResultMessage",
     "SDKControlInitializeRequest", "SDKControlInterruptRequest", "SDKControlMcpMessageRequest",
     "SDKControlMcpReconnectRequest", "SDKControlMcpToggleRequest",
@@ -262,7 +266,7 @@ __all__ = [
     "SessionMessage", "SessionStartHookInput", "SessionStartHookSpecificOutput",
     "SessionStateChangedMessage", "SessionStore", "SessionStoreEntry", "SessionStoreFlushMode",
     "SessionStoreListEntry", "SessionSummaryEntry", "SettingSource", "SetupHookInput",
-    "SetupHookSpecificOutput", "StopFailureHookInput", "StopHookInput",
+    "SetupHookSpecificOutput", "SkillShellCommandInput", "StopFailureHookInput", "StopHookInput",
     "StopHookSpecificOutput", "StreamEvent", "SubagentStartHookInput",
     "SubagentStartHookSpecificOutput", "SubagentStopHookInput",
     "SubagentStopHookSpecificOutput", "SyncHookJSONOutput", "SystemInitData",

@@ -25,7 +25,8 @@ adds "(file state is current …)" to it); the Bash tool's working directory (2.
 to ``session`` still applies after ``/clear``: the callback is not asked again), and
 ``set_permission_mode`` (``system/init`` after ``/clear`` still reports the new mode).
 
-So a CLI is retired, not reset (``retire_reason``), after: a run that used any tool but the
+So a CLI is retired, not reset (``retire_reason``), after: a run whose result deferred a tool
+call (``tool_deferred``: a further prompt to it loses the call); a run that used any tool but the
 read-only ``READ_ONLY_TOOLS`` — and after those too when the options carry a permission
 callback or a permission prompt tool (an answer could have granted session rules);
 Bash (background processes), subagents, MCP tools (server state), worktree and cron tools
@@ -209,6 +210,10 @@ def retire_reason(
     fingerprint = init_fingerprint(messages)
     if slot.fingerprint is None:
         slot.fingerprint = fingerprint
+    last = messages[-1] if messages else None
+    if isinstance(last, ResultMessage) and last.deferred_tool_use is not None:
+        return ("the run ended with a deferred tool call (an approval waits): a further prompt to "
+                "this CLI would lose the call, and only a resume may take it up")
     command = slash_command(prompt)
     if command is not None:
         return (f"the prompt ran the slash command /{command}, which may change the CLI's state and "

@@ -1,8 +1,9 @@
 """What a hook callback receives for the tool and conversation events, and ``HookInput``.
 
-``HookInput`` is any of the 33 hook inputs the CLI knows (CLI 2.1.330). The shapes are the CLI's own input schemas (the union of per-event schemas in CLI 2.1.330),
-with the official SDK's names for the ten it types (``PreToolUseHookInput`` …) and the same
-pattern for the other 23 (``PreModelSwitchHookInput``, ``DirectoryAddedHookInput`` …).
+``HookInput`` is any of the 34 hook inputs the CLI knows (CLI 2.1.332). The shapes are the CLI's
+own input schemas (the union of per-event schemas in CLI 2.1.330; ``PreSkillShellCommand`` from
+2.1.332), with the official SDK's names for the ten it types (``PreToolUseHookInput`` …) and the
+same pattern for the other 24 (``PreModelSwitchHookInput``, ``DirectoryAddedHookInput`` …).
 Keys the CLI always sends are required; the others are ``NotRequired``. These are type
 hints only: the callback gets the plain dict the CLI sent, new keys included. The keys all
 inputs share are in ``hook_input_base``; the events around the session's surroundings
@@ -39,7 +40,7 @@ __all__ = [
     "PermissionRequestHookInput", "PostCompactHookInput", "PostModelSwitchHookInput",
     "PostToolBatchHookInput", "PostToolBatchToolCall", "PostToolUseFailureHookInput",
     "PostToolUseHookInput", "PreCompactHookInput", "PreModelSwitchHookInput",
-    "PreToolUseHookInput", "SessionCronSummary", "SessionEndHookInput", "SessionStartHookInput",
+    "PreSkillShellCommandHookInput", "PreToolUseHookInput", "SkillShellCommandInput", "SessionCronSummary", "SessionEndHookInput", "SessionStartHookInput",
     "SetupHookInput", "StopFailureHookInput", "StopHookInput", "SubagentStartHookInput",
     "SubagentStopHookInput", "UserPromptExpansionHookInput", "UserPromptSubmitHookInput",
     "HookInput",
@@ -299,6 +300,45 @@ class UserPromptExpansionHookInput(BaseHookInput):
     prompt: str
 
 
+class SkillShellCommandInput(TypedDict):
+    """The ``tool_input`` of a ``PreSkillShellCommand`` hook.
+
+    Keys:
+        command: The command as it would run, with the skill's arguments filled in.
+    """
+
+    command: str
+
+
+class PreSkillShellCommandHookInput(BaseHookInput):
+    """A skill's or slash command's shell line (``!`cmd```) is about to run (CLI 2.1.332+).
+
+    Return ``hookSpecificOutput`` with ``permissionDecision`` ``"deny"`` (or ``"ask"`` /
+    ``"defer"``, which a skill cannot wait for: they deny too) to keep it from running; the
+    model then reads ``[not run: blocked by hook: <reason>]`` in its place. ``"allow"`` adds
+    nothing (other checks still apply); an ``updatedInput`` is never applied and blocks it.
+
+    Keys:
+        hook_event_name: ``"PreSkillShellCommand"``.
+        tool_name: The shell tool that runs the command: ``Bash`` or ``PowerShell`` (what a
+            ``HookMatcher.matcher`` is matched against).
+        tool_input: ``{"command": …}``: the command as it would run.
+        tool_use_id: Identifies this command; it names no tool call in the transcript.
+        command_name: The skill or command whose text holds the shell line.
+        command_source: Where that skill or command is defined (``projectSettings`` …).
+        invoked_by: ``"user"`` (typed, or sent by an SDK host), ``"claude"`` (the Skill tool,
+            or a turn Claude scheduled) or ``"other"``.
+    """
+
+    hook_event_name: Literal["PreSkillShellCommand"]
+    tool_name: str
+    tool_input: SkillShellCommandInput
+    tool_use_id: str
+    command_name: str
+    command_source: NotRequired[str]
+    invoked_by: Literal["user", "claude", "other"]
+
+
 class SessionStartHookInput(BaseHookInput):
     """What a ``SessionStart`` hook receives: a session started, resumed, was cleared, compacted or
     forked.
@@ -520,5 +560,6 @@ HookInput = Union[
     ElicitationResultHookInput, ConfigChangeHookInput, InstructionsLoadedHookInput,
     WorktreeCreateHookInput, WorktreeRemoveHookInput, CwdChangedHookInput,
     FileChangedHookInput, DirectoryAddedHookInput, MessageDisplayHookInput,
+    PreSkillShellCommandHookInput,
 ]  # fmt: skip
 """Any hook input (one member per event in ``KNOWN_HOOK_EVENTS``)."""

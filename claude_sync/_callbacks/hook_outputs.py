@@ -1,6 +1,6 @@
 """What a hook callback may return: ``HookJSONOutput`` and the per-event ``hookSpecificOutput``.
 
-Shapes follow the CLI's hook output schema (CLI 2.1.330); names follow the official SDK.
+Shapes follow the CLI's hook output schema (CLI 2.1.330; ``PreSkillShellCommand`` 2.1.332); names follow the official SDK.
 ``continue_`` and ``async_`` stand for the wire keys ``continue`` / ``async`` (Python
 keywords); the hook adapter (``hooks``) renames them. A callback may also return ``None``
 (nothing to say) — claude_sync answers ``{}``.
@@ -20,8 +20,8 @@ __all__ = [
     "PermissionDeniedHookSpecificOutput", "PermissionRequestHookSpecificOutput",
     "PostModelSwitchHookSpecificOutput", "PostToolBatchHookSpecificOutput",
     "PostToolUseFailureHookSpecificOutput", "PostToolUseHookSpecificOutput",
-    "PreModelSwitchHookSpecificOutput", "PreToolUseHookSpecificOutput",
-    "SessionStartHookSpecificOutput", "SetupHookSpecificOutput", "StopHookSpecificOutput",
+    "PreModelSwitchHookSpecificOutput", "PreSkillShellCommandHookSpecificOutput",
+    "PreToolUseHookSpecificOutput", "SessionStartHookSpecificOutput", "SetupHookSpecificOutput", "StopHookSpecificOutput",
     "SubagentStartHookSpecificOutput", "SubagentStopHookSpecificOutput",
     "SyncHookJSONOutput", "UserPromptExpansionHookSpecificOutput",
     "UserPromptSubmitHookSpecificOutput", "WorktreeCreateHookSpecificOutput",
@@ -165,6 +165,27 @@ class PreModelSwitchHookSpecificOutput(TypedDict):
     hookEventName: Literal["PreModelSwitch"]
     permissionDecision: NotRequired[Literal["allow", "deny", "ask"]]
     permissionDecisionReason: NotRequired[str]
+
+
+class PreSkillShellCommandHookSpecificOutput(TypedDict):
+    """Keep a skill's shell line from running: ``permissionDecision`` ``"deny"``.
+
+    ``"allow"`` adds nothing (the line runs unless another check refuses it); ``"deny"``,
+    ``"ask"`` and ``"defer"`` all keep it from running (a skill cannot wait for approval).
+    The CLI also takes a ``PreToolUse``-shaped answer here.
+
+    Keys:
+        hookEventName: ``"PreSkillShellCommand"``: the event this output answers.
+        permissionDecision: ``"allow"``, ``"deny"``, ``"ask"`` or ``"defer"``.
+        permissionDecisionReason: Why; shown to the model in place of the output
+            (``[not run: blocked by hook: <reason>]``).
+        updatedInput: Never applied: any value keeps the command from running.
+    """
+
+    hookEventName: Literal["PreSkillShellCommand"]
+    permissionDecision: NotRequired[Literal["allow", "deny", "ask", "defer"]]
+    permissionDecisionReason: NotRequired[str]
+    updatedInput: NotRequired[Dict[str, Any]]
 
 
 class PostModelSwitchHookSpecificOutput(TypedDict):
@@ -340,6 +361,7 @@ HookSpecificOutput = Union[
     ElicitationHookSpecificOutput, ElicitationResultHookSpecificOutput,
     CwdChangedHookSpecificOutput, FileChangedHookSpecificOutput,
     WorktreeCreateHookSpecificOutput, MessageDisplayHookSpecificOutput, SetupHookSpecificOutput,
+    PreSkillShellCommandHookSpecificOutput,
 ]  # fmt: skip
 """The ``hookSpecificOutput`` of a hook answer: one of the ``*HookSpecificOutput`` shapes, by event."""
 

@@ -23,7 +23,7 @@ __all__ = [
 
 HookEvent = str
 """Any hook event name (see ``KNOWN_HOOK_EVENTS``). A ``str``, not the official ``Literal``:
-that one lists 10 of the CLI's 33 events, so it would reject valid hooks in type checks."""
+that one lists 10 of the CLI's 34 events, so it would reject valid hooks in type checks."""
 
 KNOWN_HOOK_EVENTS = (
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification",
@@ -32,10 +32,12 @@ KNOWN_HOOK_EVENTS = (
     "PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup",
     "TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult",
     "ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged",
-    "FileChanged", "DirectoryAdded", "MessageDisplay",
+    "FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand",
 )  # fmt: skip
-"""The 33 hook events of CLI 2.1.330, in its order (2.1.197 knows 30: not ``PreModelSwitch``,
-``PostModelSwitch``, ``DirectoryAdded``). Typed inputs: ``hook_inputs``; outputs: ``hook_outputs``."""
+"""The 34 hook events of CLI 2.1.332, in its order (2.1.330 and 2.1.331 know 33: not
+``PreSkillShellCommand``; 2.1.197 knows 30: not ``PreModelSwitch``, ``PostModelSwitch``,
+``DirectoryAdded`` either). A CLI does not call a hook for an event it does not know: such a hook
+is registered without error and never fires. Typed inputs: ``hook_inputs``; outputs: ``hook_outputs``."""
 
 
 @dataclass

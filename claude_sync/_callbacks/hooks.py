@@ -106,7 +106,7 @@ class HookRegistry:
     def from_options(cls, hooks: Optional[Mapping[str, Sequence[HookMatcher]]]) -> HookRegistry:
         """Validate ``ClaudeAgentOptions.hooks`` and number its callbacks.
 
-        Any event name is accepted (the CLI knows about 30; see ``KNOWN_HOOK_EVENTS``).
+        Any event name is accepted (CLI 2.1.332 knows 34; see ``KNOWN_HOOK_EVENTS``).
         Raises ``TypeError`` for a non-mapping ``hooks``, a non-str event name, a matcher list
         that is not a list/tuple, an item that is not a ``HookMatcher``, a non-str
         ``matcher``, a non-callable hook or a non-numeric timeout; ``ValueError`` for an empty

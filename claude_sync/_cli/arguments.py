@@ -65,10 +65,12 @@ Ask Claude Code and stream the answer to stdout.
   claude-sync --output-format schema.json "Extract the names" < notes.txt
   claude-sync --schema '{"type": "object"}' "Describe this repo as JSON"
   claude-sync doctor                               (which claude runs, and does it work?)
+  claude-sync --approve 'Bash(rm:*)' "Tidy up" > pending.json   (exit 11: a call waits)
+  claude-sync resume-approval pending.json --allow | --deny REASON
 
 The prompt is PROMPT; with no PROMPT (or PROMPT "-") it is read from stdin (as UTF-8) when
 stdin is not a terminal. With PROMPT and a trailing "-", stdin is added after the prompt.
-A PROMPT that is just the word "doctor" is asked with: claude-sync -- doctor
+A PROMPT that is just the word "doctor" (or "resume-approval") is asked with: claude-sync -- doctor
 """
 
 DOCTOR_COMMAND = "doctor"
@@ -119,7 +121,8 @@ class CliRequest:
     ``OUTPUT_STRUCTURED``), ``schema_file`` (a JSON schema file to read for ``output_format``),
     ``schema`` (an inline JSON schema, already parsed), ``timeout`` (seconds for the whole
     run), ``verbose`` (a summary line on stderr), ``quiet`` (no progress line), ``version``
-    (print the versions and exit) and ``fields`` (``ClaudeAgentOptions`` keyword arguments)."""
+    (print the versions and exit), ``fields`` (``ClaudeAgentOptions`` keyword arguments) and
+    ``approve`` (``--approve`` rules: calls that stop the run for a person)."""
 
     prompt: Optional[str]
     stdin: str = STDIN_NOT_READ
@@ -131,6 +134,7 @@ class CliRequest:
     quiet: bool = False
     version: bool = False
     fields: Dict[str, Any] = field(default_factory=dict)
+    approve: Tuple[str, ...] = ()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -172,6 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-retries", type=int, metavar="N",
                      help="retry a failed API request at most N times (the CLI's default: 10)")
     run.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="bound the whole run (exit status 8)")
+    run.add_argument("--approve", action="append", default=[], metavar="RULES",
+                     help="calls that wait for a person, in the --allowed-tools syntax (e.g. 'Bash(rm:*)'): the run "
+                          "stops before one and prints its pending approval as JSON (exit status 11)")
     run.add_argument("--cli-path", metavar="PATH", help="the claude binary to run")
     run.add_argument("--no-slash-commands", dest="slash_commands", action="store_false",
                      help='send a prompt starting with "/" to the model as text instead of running it as a '
@@ -224,6 +231,7 @@ def request_from(args: argparse.Namespace) -> CliRequest:
         quiet=args.quiet,
         version=args.version,
         fields=_option_fields(args),
+        approve=_approve_rules(args.approve),
     )
 
 
@@ -310,6 +318,14 @@ def _cli_args(values: List[str]) -> Dict[str, Optional[str]]:
             raise CliUsageError(f"--cli-arg={value}: claude-sync sets --{name} itself (the CLI must speak stream-json)")
         extra[name] = None if flag_value is None else utf8_text(f"--cli-arg={value}", flag_value)
     return extra
+
+
+def _approve_rules(values: List[str]) -> Tuple[str, ...]:
+    """The ``--approve`` rules. Raises ``CliUsageError`` for an ``--approve`` without any."""
+    rules = tuple(rule.strip() for value in values for rule in _split_tools(value))
+    if values and not rules:
+        raise CliUsageError("--approve needs a rule, e.g. --approve 'Bash(rm:*)'")
+    return rules
 
 
 def _split_tools(value: str) -> List[str]:

@@ -21,6 +21,8 @@ from .._wire.errors import (
 )
 
 __all__ = [
+    "APPROVAL_PENDING",
+    "APPROVAL_REFUSED",
     "BROKEN_PIPE",
     "BUDGET_EXHAUSTED",
     "CLI_NOT_FOUND",
@@ -51,6 +53,8 @@ BUDGET_EXHAUSTED = 7
 TIMED_OUT = 8
 OUTPUT_FAILED = 9
 CLI_TOO_OLD = 10
+APPROVAL_PENDING = 11
+APPROVAL_REFUSED = 12
 INTERRUPTED = 130
 BROKEN_PIPE = 141
 
@@ -66,6 +70,8 @@ EXIT_CODES: List[Tuple[int, str]] = [
     (TIMED_OUT, "--timeout elapsed, or the CLI did not answer in time"),
     (OUTPUT_FAILED, "stdout could not be written (closed, or a full disk); the CLI was stopped"),
     (CLI_TOO_OLD, "doctor: the claude CLI is older than this release supports"),
+    (APPROVAL_PENDING, "--approve: a call waits for a person; its pending approval is the last stdout line"),
+    (APPROVAL_REFUSED, "resume-approval: the decision no longer applies (moved on, or claimed); nothing ran"),
     (INTERRUPTED, "interrupted (Ctrl-C); the CLI was stopped"),
     (BROKEN_PIPE, "stdout was closed early (e.g. piped into head); the CLI was stopped"),
 ]

@@ -19,12 +19,14 @@ import sys
 import threading
 from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple
 
+from .._approvals.gate import ApprovalGate
 from .._query import query
 from .._version import __version__
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.protocol import StreamItem
 from .._wire.text import TextDeltas
+from .approvals import RESUME_COMMAND, approval_gate, pending_line, resume_main
 from .arguments import (
     DOCTOR_COMMAND,
     OUTPUT_JSON,
@@ -39,7 +41,7 @@ from .arguments import (
     schema_from_text,
 )
 from .console import Console, silence_stdout
-from .exit_codes import RESULT_ERROR, SUCCESS, USAGE, OutputError, exit_code_for
+from .exit_codes import APPROVAL_PENDING, RESULT_ERROR, SUCCESS, USAGE, OutputError, exit_code_for
 from .locate import cli_version, locate
 from .messages import error_lines
 from .output import activity, json_line, structured_line, summary_line
@@ -62,6 +64,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         from .doctor import doctor_main
 
         return doctor_main(words[1:])
+    if words[:1] == [RESUME_COMMAND]:
+        return resume_main(words[1:])
     parser = build_parser()
     console = Console(sys.stdout, sys.stderr, progress=False)
     try:
@@ -72,6 +76,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise OutputError("stdout is closed (nothing to write the answer to)")
         prompt, schema = _read_inputs(request)
         options = options_for(request, schema)
+        gate = approval_gate(request.approve)
+        options = options if gate is None else gate.options(options)
     except SystemExit as exc:  # argparse: --help, a usage error
         return exc.code if isinstance(exc.code, int) else USAGE
     except CliUsageError as exc:
@@ -82,7 +88,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     console = Console(sys.stdout, sys.stderr, progress=not request.quiet)
     options = dataclasses.replace(options, stderr=console.cli_line)
     try:
-        return _run(request, prompt, options, console)
+        return _run(request, prompt, options, console, gate)
     except BaseException as exc:  # noqa: BLE001 - every ending becomes an exit status
         if not isinstance(exc, (ClaudeSDKError, KeyboardInterrupt, BrokenPipeError, OutputError)):
             raise
@@ -148,9 +154,10 @@ def _utf8(data: bytes, where: str) -> str:
         ) from None
 
 
-def _run(request: CliRequest, prompt: str, options: Any, console: Console) -> int:
-    """Stream one run to stdout. Raises what ``query()`` raises, ``BrokenPipeError`` and
-    ``OutputError``."""
+def _run(request: CliRequest, prompt: str, options: Any, console: Console, gate: Optional[ApprovalGate] = None) -> int:
+    """Stream one run to stdout; with ``--approve`` (``gate``), a run that stopped for a person
+    ends with its pending approval's JSON line (exit ``APPROVAL_PENDING``). Raises what
+    ``query()`` raises, ``BrokenPipeError`` and ``OutputError``."""
     seen = _Results(console)
     console.start("starting claude")
     previous = _on_ctrl_c(console)
@@ -174,8 +181,11 @@ def _run(request: CliRequest, prompt: str, options: Any, console: Console) -> in
         if seen.last is None or seen.last.structured_output is None:
             raise NoStructuredOutput("the run ended without structured output")
         console.write(structured_line(seen.last, console.encoding) + "\n")
+    waiting = None if gate is None else pending_line(seen.last, options, gate)
+    if waiting is not None:
+        console.write(waiting)
     console.flush()
-    return SUCCESS
+    return SUCCESS if waiting is None else APPROVAL_PENDING
 
 
 def _on_ctrl_c(console: Console) -> Any:

@@ -22,17 +22,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import Future
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Callable,
-    Dict,
-    Iterator,
-    List,
-    Mapping,
-    NoReturn,
-    Optional,
-)
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, NoReturn, Optional
 
 from .._display.redaction import redacted_logger
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
@@ -109,6 +99,8 @@ class Session:
         self._ledger = TurnLedger(RunEnd(calls_back, run_end_ceiling(options.env or {}, environ)))
         self.last_result: Optional[ResultMessage] = None
         self.server_info: Optional[Dict[str, Any]] = None
+        self.spawn_plan: Optional[SpawnPlan] = None
+        """The plan this session started with (its ``initialize`` fields, for ``reinitialize``)."""
         self._closer: Optional[threading.Thread] = None
         self._close_steps_done = 0
         self._abandoned = False
@@ -167,7 +159,7 @@ class Session:
         except BaseException:
             self.close()
             raise
-        self.server_info = response
+        self.server_info, self.spawn_plan = response, plan
         self._extensions.connected(self.request)
         return response
 
@@ -315,6 +307,13 @@ class Session:
         """Reader thread: a frame the run end follows (see ``ReaderHost.run_frame``)."""
         with self._lock:
             self._ledger.run_end.frame(item, time.monotonic())
+
+    def commands_changed(self, commands: List[Any]) -> None:
+        """Reader thread: the CLI's new command list replaces the server info's (a new dict:
+        readers of the old one are undisturbed)."""
+        info = self.server_info
+        if info is not None:
+            self.server_info = {**info, "commands": commands}
 
     def result_received(self, result: ResultMessage) -> None:
         """Reader thread: count a turn's result, after the extensions saw it (with a session

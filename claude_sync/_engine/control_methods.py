@@ -1,6 +1,8 @@
 """Typed client methods for the control requests the TypeScript SDK wraps (one place for all).
 
-``ClaudeSDKClient`` inherits them (``TypedControlMethods``); neither Python SDK has them. Each
+``ClaudeSDKClient`` and ``QueryStream`` (the ``query()`` stream, as the TS SDK's ``Query``)
+inherit them (``TypedControlMethods``), with the official SDK's simple ones; neither Python SDK
+has the typed ones. Each
 sends one control request (any thread, like every control method) and returns a typed answer
 from ``_wire.control_results``; each raises what ``send_control_request`` raises:
 ``ControlRequestError`` with the CLI's own text (e.g. a missing file for ``read_file``),
@@ -8,7 +10,7 @@ from ``_wire.control_results``; each raises what ``send_control_request`` raises
 "Unsupported control request subtype": that ``ControlRequestError`` says which CLI has it.
 ``account_info``, ``supported_commands``, ``supported_models`` and ``supported_agents`` read
 the server info (the ``initialize`` answer; ``UsageError`` before ``connect``). Checked against
-the real CLIs 2.1.197 and 2.1.331 (``tests/e2e/test_control_methods_e2e.py``).
+the real CLIs 2.1.197 and 2.1.332 (``tests/e2e/test_control_methods_e2e.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .._options.options import ClaudeAgentOptions
 from .._wire.errors import ControlRequestError, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .._callbacks.permission_types import PermissionMode
     from .._wire.control_results import (
         AccountInfo,
         AgentInfo,
@@ -35,9 +38,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["TypedControlMethods"]
 
 UNSUPPORTED = "Unsupported control request subtype"
-"""How a CLI answers a control request it does not know (2.1.197 and 2.1.331)."""
+"""How a CLI answers a control request it does not know (2.1.197 and 2.1.332)."""
 
-NEWEST_CHECKED_CLI = "2.1.331"
+NEWEST_CHECKED_CLI = "2.1.332"
 
 SETTINGS_SOURCES = ("localSettings", "userSettings")
 """The settings files ``update_settings`` may write (the CLI refuses the others)."""
@@ -47,12 +50,21 @@ MCP_OVERRIDE_MODES = (None, "default", "auto")
 
 
 class TypedControlMethods:
-    """``apply_flag_settings``, ``set_mcp_servers``, ``reload_plugins``, ``read_file``,
+    """The control methods of ``ClaudeSDKClient`` and of the ``query()`` stream: the official
+    SDK's ``set_permission_mode``, ``set_model``, ``set_max_thinking_tokens``,
+    ``rewind_files``, ``get_mcp_status``, ``get_context_usage``, ``stop_task``,
+    ``reconnect_mcp_server``, ``toggle_mcp_server``; and ``apply_flag_settings``, ``set_mcp_servers``, ``reload_plugins``, ``read_file``,
     ``background_tasks``, ``get_usage``, ``update_settings``, ``reload_skills``,
     ``reload_output_styles``, ``read_mcp_resource``, ``set_mcp_permission_mode_override`` and
     the server info's ``account_info`` / ``supported_*`` (mixed into ``ClaudeSDKClient``)."""
 
-    options: ClaudeAgentOptions
+    if TYPE_CHECKING:  # pragma: no cover - the client's attribute, the stream's property
+
+        @property
+        def options(self) -> ClaudeAgentOptions: ...
+
+        @property
+        def session(self) -> Any: ...  # the live Session (None before connect): I/O, not imported here
 
     def send_control_request(
         self, subtype: str, payload: Optional[Dict[str, Any]] = None, *, timeout: Optional[float] = None
@@ -61,6 +73,61 @@ class TypedControlMethods:
 
     def get_server_info(self) -> Optional[Dict[str, Any]]:
         raise NotImplementedError  # pragma: no cover - ClaudeSDKClient's own wins
+
+    # ------------------------------------------------------------------ the Python SDKs' own
+
+    def set_permission_mode(self, mode: PermissionMode, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Change the permission mode (the CLI does not validate it). Returns ``{"mode": …}``."""
+        return self.send_control_request("set_permission_mode", {"mode": mode}, timeout=timeout)
+
+    def set_model(self, model: Optional[str] = None, *, timeout: Optional[float] = None) -> None:
+        """Switch the model for the next API calls (None: the default). The CLI first emits a
+        ``UserMessage`` replay (``<local-command-stdout>Set model to …``) into the stream."""
+        self.send_control_request("set_model", {"model": model}, timeout=timeout)
+
+    def set_max_thinking_tokens(self, max_thinking_tokens: Optional[int], *, timeout: Optional[float] = None) -> None:
+        """Set (or with None clear) the thinking-token budget."""
+        self.send_control_request(
+            "set_max_thinking_tokens", {"max_thinking_tokens": max_thinking_tokens}, timeout=timeout
+        )
+
+    def rewind_files(self, user_message_id: str, dry_run: bool = False, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Rewind tracked files to their state at a user message (needs
+        ``enable_file_checkpointing``). Returns ``{"canRewind", "filesChanged", …}``."""
+        payload: Dict[str, Any] = {"user_message_id": user_message_id}
+        if dry_run:
+            payload["dry_run"] = True
+        return self.send_control_request("rewind_files", payload, timeout=timeout)
+
+    def get_mcp_status(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """``{"mcpServers": [{"name", "status", "scope", "tools"}…]}``.
+
+        In-process (SDK) servers are announced in ``initialize`` and connected by the CLI when
+        the first turn starts: before that they are not listed.
+        """
+        return self.send_control_request("mcp_status", timeout=timeout)
+
+    def get_context_usage(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Context window usage by category (the CLI counts tokens through the API)."""
+        return self.send_control_request("get_context_usage", timeout=timeout)
+
+    def stop_task(self, task_id: str, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Stop a background task (``task_id`` from a ``task_started`` system message)."""
+        return self.send_control_request("stop_task", {"task_id": task_id}, timeout=timeout)
+
+    def reconnect_mcp_server(self, server_name: str, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Reconnect an external MCP server. The CLI 2.1.197 refuses this for in-process
+        servers (``ControlRequestError`` "SDK servers should be handled in print.ts")."""
+        return self.send_control_request("mcp_reconnect", {"serverName": server_name}, timeout=timeout)
+
+    def toggle_mcp_server(self, server_name: str, enabled: bool, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Enable or disable an external MCP server (for in-process servers the CLI 2.1.197
+        accepts ``False`` without visible effect and refuses ``True``)."""
+        return self.send_control_request(
+            "mcp_toggle", {"serverName": server_name, "enabled": enabled}, timeout=timeout
+        )
+
+    # ------------------------------------------------------------------ the TypeScript SDK's
 
     def apply_flag_settings(self, settings: Mapping[str, Any], *, timeout: Optional[float] = None) -> None:
         """Merge ``settings`` (a partial settings object, e.g. ``{"model": …}`` or
@@ -168,6 +235,37 @@ class TypedControlMethods:
 
         payload: Dict[str, Any] = {"skip_behaviors": True} if skip_behaviors else {}
         return UsageResult.from_wire(self.send_control_request("get_usage", payload, timeout=timeout))
+
+    def reinitialize(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Send the session's ``initialize`` request again (its hooks, agents, SDK MCP servers,
+        system prompt …) and return the CLI's fresh answer, which becomes the server info
+        (``get_server_info``, ``supported_commands`` …). CLI 2.1.332 re-registers the hooks
+        (``hooks_applied: true``; a hook callback it was waiting on is cancelled). Raises
+        ``UsageError`` before ``connect``, ``CLIConnectionError`` when a fail-closed hook can
+        no longer be honoured, and what ``send_control_request`` raises."""
+        session = self.session
+        plan = None if session is None else session.spawn_plan
+        if session is None or plan is None:
+            raise UsageError("reinitialize() needs a connected session: connect first")
+        answer = self.send_control_request("initialize", dict(plan.initialize_fields), timeout=timeout)
+        plan.check_initialize_answer(answer)
+        session.server_info = answer
+        return answer
+
+    def seed_read_state(self, path: str, mtime_ms: int, *, timeout: Optional[float] = None) -> None:
+        """Tell the CLI a ``Read`` of ``path`` happened at ``mtime_ms`` (the file's mtime then,
+        in whole milliseconds: ``os.stat(path).st_mtime_ns // 1_000_000``), so an ``Edit`` of
+        it is not refused with "File has not been read yet" after that ``Read`` left the
+        context. If the file changed since, the CLI still asks for a fresh ``Read``. Raises
+        ``TypeError`` for a non-str path or a non-int ``mtime_ms``, ``ValueError`` for a
+        negative one."""
+        if not isinstance(path, str):
+            raise TypeError(f"path must be a str, not {type(path).__name__}")
+        if isinstance(mtime_ms, bool) or not isinstance(mtime_ms, int):
+            raise TypeError(f"mtime_ms must be an int (milliseconds), not {type(mtime_ms).__name__}")
+        if mtime_ms < 0:
+            raise ValueError(f"mtime_ms must be >= 0, not {mtime_ms}")
+        self.send_control_request("seed_read_state", {"path": path, "mtime": mtime_ms}, timeout=timeout)
 
     # ------------------------------------------------------------------ newer requests
 

@@ -47,6 +47,7 @@ from .._wire.protocol import (
 )
 from .._wire.system_messages import (
     APIRetryMessage,
+    CommandsChangedMessage,
     OversizedLineSkipped,
     SessionStateChangedMessage,
     TaskNotificationMessage,
@@ -113,6 +114,9 @@ class ReaderHost(Protocol):
 
     def resolve(self, response: ControlResponseReceived) -> None:
         """An answer to one of our control requests."""
+
+    def commands_changed(self, commands: List[Any]) -> None:
+        """The CLI pushed its whole new command list (``system/commands_changed``)."""
 
     def mirror_received(self, frame: TranscriptMirrorReceived) -> None:
         """A ``transcript_mirror`` frame."""
@@ -215,6 +219,7 @@ class Reader:
         result_type = ResultMessage
         retry_type = APIRetryMessage
         host_state = SessionStateChangedMessage
+        commands_type = CommandsChangedMessage
         host = self._host
         on_result = host.result_received
         task_frames, turn_frames, run_frame = _TASK_FRAMES, _TURN_FRAMES, host.run_frame
@@ -244,6 +249,8 @@ class Reader:
                         continue
                 elif item.__class__ in task_frames:
                     run_frame(item)
+                elif item.__class__ is commands_type and isinstance(item.commands, list):
+                    host.commands_changed(item.commands)
                 elif follows_turns and item.__class__ in turn_frames and host.watching_turns and getattr(item, "parent_tool_use_id", None) is None:
                     run_frame(item)
                 put(item)

@@ -51,8 +51,13 @@ def routed_transport(
     (``stand_in.route``): ``(custom_transport, None)`` when the caller gave one; else the
     stand-in's transport, or the path of the executable it names, or ``(None, None)`` to spawn
     as usual. Raises ``UnscriptedRunError`` (the switch is on and nothing stands in) and
-    ``UsageError`` (a bad ``CLAUDE_SYNC_TESTING``)."""
+    ``UsageError`` (a bad ``CLAUDE_SYNC_TESTING``, or ``spawn_command`` with a custom
+    transport: it could not apply)."""
     if custom_transport is not None:
+        if options.spawn_command is not None:
+            from .._wire.errors import UsageError
+
+            raise UsageError("options.spawn_command starts the CLI, so it cannot apply to a custom transport")
         return custom_transport, None
     from .stand_in import route
 
@@ -104,17 +109,29 @@ def start_transport(
 
     Big arguments (``FileArg``) become inherited memory files or private temp files
     (``materialize_argv``); the files are appended to ``temp_files`` (the caller removes
-    them at close; at exit they go anyway). Raises what ``connect`` raises.
+    them at close; at exit they go anyway). ``options.spawn_command`` then turns the command
+    into the one to run (``custom_command``). Raises what ``connect`` raises, what
+    ``spawn_command`` raises, and ``TypeError``/``ValueError``/``CLINotFoundError`` for what
+    it returned.
     """
+
     transport = custom_transport
     if transport is None:
         from .process import SubprocessTransport, stderr_sink
 
         argv, fds = materialize_argv(plan.argv, temp_files)
+        env, cwd = plan.env, plan.cwd
+        if options.spawn_command is not None:
+            try:
+                argv, env, cwd = custom_command(options.spawn_command, argv, env, cwd)
+            except BaseException:
+                for fd in fds:
+                    os.close(fd)
+                raise
         transport = SubprocessTransport(
             argv,
-            env=plan.env,
-            cwd=plan.cwd,
+            env=env,
+            cwd=cwd,
             user=plan.user,
             stderr_callback=stderr_sink(options),
             close_timeout=options.close_timeout,
@@ -122,6 +139,41 @@ def start_transport(
         )
     transport.connect()
     return transport
+
+
+def custom_command(
+    spawn_command: Callable[..., Any], argv: List[str], env: Optional[Dict[str, str]], cwd: Optional[str]
+) -> Tuple[List[str], Dict[str, str], Optional[str]]:
+    """``spawn_command(SpawnCommand(argv, env, cwd))``, checked: ``(argv, env, cwd)`` to run,
+    with a bare program name resolved on the returned ``PATH``. Raises what the callable
+    raises; ``TypeError`` when it returns something else than a ``SpawnCommand`` or one whose
+    parts have the wrong types; ``ValueError`` for an empty argv or a NUL in it;
+    ``CLINotFoundError`` when the program is not found."""
+    import shutil
+
+    from .._options.options import SpawnCommand
+    from .._wire.errors import CLINotFoundError
+
+    built = SpawnCommand(argv=list(argv), env=dict(env if env is not None else os.environ), cwd=cwd)
+    command = spawn_command(built)
+    if not isinstance(command, SpawnCommand):
+        raise TypeError(f"spawn_command must return a SpawnCommand (command.replace(...)), not {type(command).__name__}")
+    new_argv, new_env, new_cwd = command.argv, command.env, command.cwd
+    if not isinstance(new_argv, (list, tuple)) or not all(isinstance(item, str) for item in new_argv):
+        raise TypeError("spawn_command returned an argv that is not a list of str")
+    if not new_argv or any("\0" in item for item in new_argv):
+        raise ValueError("spawn_command returned an empty argv or one with a NUL character")
+    if not isinstance(new_env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in new_env.items()):
+        raise TypeError("spawn_command returned an env that is not a dict of str to str")
+    if new_cwd is not None and not isinstance(new_cwd, str):
+        raise TypeError(f"spawn_command returned a cwd that is not a str or None: {new_cwd!r}")
+    program = new_argv[0]
+    if os.sep not in program:
+        found = shutil.which(program, path=new_env.get("PATH", os.defpath))
+        if found is None:
+            raise CLINotFoundError(f"spawn_command's program {program!r} is not on its PATH", cli_path=program)
+        program = os.path.abspath(found)
+    return [program, *new_argv[1:]], dict(new_env), new_cwd
 
 
 def materialize_argv(argv: List[Any], temp_files: List[str]) -> Tuple[List[str], List[int]]:

@@ -27,12 +27,18 @@ class McpStdioServerConfig(TypedDict, total=False):
         command: The program to start.
         args: Its arguments.
         env: Environment variables for it.
+        timeout: The CLI's limit on one tool call of this server, in **milliseconds** (this
+            dict is the CLI's own config; 1000 or more: the CLI ignores less). CLI 2.1.332+.
+        alwaysLoad: Every tool of the server always in the prompt, never deferred behind tool
+            search (connecting then holds up the start, up to 5 s). CLI 2.1.332+.
     """
 
     type: Literal["stdio"]
     command: str
     args: List[str]
     env: Dict[str, str]
+    timeout: int
+    alwaysLoad: bool
 
 
 class McpSSEServerConfig(TypedDict, total=False):
@@ -42,11 +48,17 @@ class McpSSEServerConfig(TypedDict, total=False):
         type: ``"sse"``.
         url: The server's URL.
         headers: HTTP headers to send.
+        timeout: The CLI's limit on one tool call of this server, in **milliseconds** (1000 or
+            more). CLI 2.1.332+.
+        alwaysLoad: Every tool of the server always in the prompt, never deferred behind tool
+            search. CLI 2.1.332+.
     """
 
     type: Literal["sse"]
     url: str
     headers: Dict[str, str]
+    timeout: int
+    alwaysLoad: bool
 
 
 class McpHttpServerConfig(TypedDict, total=False):
@@ -56,11 +68,17 @@ class McpHttpServerConfig(TypedDict, total=False):
         type: ``"http"``.
         url: The server's URL.
         headers: HTTP headers to send.
+        timeout: The CLI's limit on one tool call of this server, in **milliseconds** (1000 or
+            more). CLI 2.1.332+.
+        alwaysLoad: Every tool of the server always in the prompt, never deferred behind tool
+            search. CLI 2.1.332+.
     """
 
     type: Literal["http"]
     url: str
     headers: Dict[str, str]
+    timeout: int
+    alwaysLoad: bool
 
 
 class McpSdkServerConfig(TypedDict):

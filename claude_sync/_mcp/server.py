@@ -63,7 +63,14 @@ from typing import (
 
 from .._wire.record import FrozenRecord, frozen_record
 from .config import McpSdkServerConfig, is_own_server, mcp_package_lowlevel_server
-from .tools import RpcId, SdkMcpTool, ToolContext, error_result, normalize_tool_result
+from .tools import (
+    ALWAYS_LOAD_META,
+    RpcId,
+    SdkMcpTool,
+    ToolContext,
+    error_result,
+    normalize_tool_result,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._callbacks.permission_types import CancellationSignal
@@ -192,19 +199,42 @@ class SdkMcpServer:
         name: The server's name (the CLI addresses it by its ``mcp_servers`` key).
         version: The version it reports to the CLI.
         tools: Its tools, in order.
+        instructions: What the server tells the model about its tools (the MCP ``initialize``
+            answer's ``instructions``; the CLI puts them in the system prompt), or None.
+        always_load: Every tool always in the prompt, never deferred behind tool search
+            (``_meta["anthropic/alwaysLoad"]`` on each, OR'd with the tool's own).
+        timeout: The CLI's limit on one tool call of this server, in seconds (sent in
+            ``initialize.sdkMcpServerConfigs``, in milliseconds; it overrides
+            ``MCP_TOOL_TIMEOUT``); None: the CLI's default.
     """
 
     type = "sdk"
 
     def __init__(
-        self, name: str, version: str = "1.0.0", tools: Optional[List[SdkMcpTool]] = None
+        self,
+        name: str,
+        version: str = "1.0.0",
+        tools: Optional[List[SdkMcpTool]] = None,
+        *,
+        instructions: Optional[str] = None,
+        always_load: bool = False,
+        timeout: Optional[float] = None,
     ) -> None:
-        """Raises ValueError for an empty name or two tools with one name, TypeError for a
-        tool that is not an ``SdkMcpTool``."""
+        """Raises ValueError for an empty name, two tools with one name or a ``timeout`` that
+        is not a finite number of seconds >= 1; TypeError for a tool that is not an
+        ``SdkMcpTool``, a non-str ``instructions``, a non-bool ``always_load`` or a
+        non-number ``timeout``."""
         if not isinstance(name, str) or not name:
             raise ValueError(f"an MCP server name must be a non-empty string, not {name!r}")
+        if instructions is not None and not isinstance(instructions, str):
+            raise TypeError(f"server {name!r}: instructions must be a str, not {instructions!r}")
+        if not isinstance(always_load, bool):
+            raise TypeError(f"server {name!r}: always_load must be a bool, not {always_load!r}")
         self.name = name
         self.version = version
+        self.instructions = instructions
+        self.always_load = always_load
+        self.timeout = _check_timeout(name, timeout)
         self.tools: Tuple[SdkMcpTool, ...] = tuple(tools or ())
         self._by_name: Dict[str, SdkMcpTool] = {}
         for item in self.tools:
@@ -213,6 +243,10 @@ class SdkMcpServer:
             if item.name in self._by_name:
                 raise ValueError(f"server {name!r}: two tools are named {item.name!r}")
             self._by_name[item.name] = item
+
+    def wire_settings(self) -> Dict[str, Any]:
+        """This server's entry in ``initialize.sdkMcpServerConfigs`` (``{}``: none needed)."""
+        return {} if self.timeout is None else {"timeout": int(round(self.timeout * 1000))}
 
     def __repr__(self) -> str:
         names = ", ".join(self._by_name)
@@ -271,22 +305,24 @@ class SdkMcpServer:
     def _initialize(self, rpc_id: RpcId, params: Dict[str, Any], _routed_as: str) -> McpAction:
         offered = params.get("protocolVersion")
         version = offered if offered in PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
-        return McpReply(
-            _result(
-                rpc_id,
-                {
-                    "protocolVersion": version,
-                    "capabilities": {"tools": {}},
-                    "serverInfo": {"name": self.name, "version": self.version},
-                },
-            )
-        )
+        result: Dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": self.name, "version": self.version},
+        }
+        if self.instructions is not None:
+            result["instructions"] = self.instructions
+        return McpReply(_result(rpc_id, result))
 
     def _ping(self, rpc_id: RpcId, _params: Dict[str, Any], _routed_as: str) -> McpAction:
         return McpReply(_result(rpc_id, {}))
 
     def _tools_list(self, rpc_id: RpcId, _params: Dict[str, Any], _routed_as: str) -> McpAction:
-        return McpReply(_result(rpc_id, {"tools": [item.to_wire() for item in self.tools]}))
+        listing = [item.to_wire() for item in self.tools]
+        if self.always_load:
+            for entry in listing:
+                entry["_meta"] = {ALWAYS_LOAD_META: True, **entry.get("_meta", {})}
+        return McpReply(_result(rpc_id, {"tools": listing}))
 
     def _tools_call(self, rpc_id: RpcId, params: Dict[str, Any], routed_as: str) -> McpAction:
         name = params.get("name")
@@ -339,17 +375,48 @@ def _notification(method: str, params: Dict[str, Any], routed_as: str) -> McpAct
 
 
 def create_sdk_mcp_server(
-    name: str, version: str = "1.0.0", tools: Optional[List[SdkMcpTool]] = None
+    name: str,
+    version: str = "1.0.0",
+    tools: Optional[List[SdkMcpTool]] = None,
+    *,
+    instructions: Optional[str] = None,
+    always_load: bool = False,
+    timeout: Optional[float] = None,
 ) -> McpSdkServerConfig:
     """An in-process MCP server with ``tools``: the official config dict ``{"type": "sdk",
     "name": name, "instance": SdkMcpServer(…)}``, an ``mcp_servers`` value (as is the server).
 
+    ``instructions``, ``always_load`` and ``timeout`` (seconds) are the TS SDK's
+    ``createSdkMcpServer`` options of those names (``timeout`` there is in milliseconds); see
+    ``SdkMcpServer``.
+
     Raises:
-        ValueError: an empty name, or two tools with the same name.
-        TypeError: an item of ``tools`` is not an ``SdkMcpTool``.
+        ValueError: an empty name, two tools with the same name, a timeout below 1 second.
+        TypeError: an item of ``tools`` is not an ``SdkMcpTool``, or an option of the wrong type.
     """
-    server = SdkMcpServer(name, version=version, tools=tools)
+    server = SdkMcpServer(
+        name, version=version, tools=tools, instructions=instructions,
+        always_load=always_load, timeout=timeout,
+    )  # fmt: skip
     return {"type": "sdk", "name": name, "instance": server}
+
+
+def _check_timeout(name: str, timeout: Any) -> Optional[float]:
+    """A per-server tool-call timeout in seconds: None, or a finite number >= 1 (the CLI
+    ignores values under 1000 ms, and an option accepted and ignored is a bug)."""
+    import math
+    from numbers import Real
+
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, Real):
+        raise TypeError(f"server {name!r}: timeout must be a number of seconds, not {timeout!r}")
+    if not math.isfinite(timeout) or timeout < 1:
+        raise ValueError(
+            f"server {name!r}: timeout must be a finite number of seconds >= 1 (the CLI ignores "
+            f"shorter ones), not {timeout!r}"
+        )
+    return float(timeout)
 
 
 class SdkMcpServers:

@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
 RpcId = Union[int, str]
 
 _MAX_RESULT_SIZE_META = "anthropic/maxResultSizeChars"
+SEARCH_HINT_META = "anthropic/searchHint"
+ALWAYS_LOAD_META = "anthropic/alwaysLoad"
 __all__ = [
     "RpcId",
     "SdkMcpTool",
@@ -65,7 +67,8 @@ class SdkMcpTool:
 
     Raises (on construction):
         TypeError: the input schema has no JSON form, the handler is ``async`` or takes no
-            positional parameter, or the annotations are neither a dict nor a model.
+            positional parameter, the annotations are neither a dict nor a model,
+            ``search_hint`` is not a str or ``always_load`` not a bool.
         ValueError: the name is empty or the schema does not describe an object.
 
     Attributes:
@@ -75,6 +78,10 @@ class SdkMcpTool:
             ``TypedDict`` or a dataclass.
         handler: The function that runs the tool: ``handler(args)`` or ``handler(args, context)``.
         annotations: Hints for the CLI (``ToolAnnotations`` or a dict), or None.
+        search_hint: Words that help the CLI's tool search find this tool when its tools are
+            deferred (``_meta["anthropic/searchHint"]``), or None.
+        always_load: Always put this tool in the prompt, never deferred behind tool search
+            (``_meta["anthropic/alwaysLoad"]``).
         json_schema: The JSON Schema sent to the CLI as ``inputSchema``, worked out when the tool is
             made.
         takes_context: Whether the handler takes ``(args, context)``.
@@ -85,6 +92,8 @@ class SdkMcpTool:
     input_schema: Any
     handler: Callable[..., Any]
     annotations: Any = None
+    search_hint: Optional[str] = None
+    always_load: bool = False
     json_schema: Dict[str, Any] = field(init=False, repr=False)
     takes_context: bool = field(init=False, repr=False)
     _listing: Dict[str, Any] = field(init=False, repr=False)
@@ -92,12 +101,20 @@ class SdkMcpTool:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"a tool name must be a non-empty string, not {self.name!r}")
+        if self.search_hint is not None and not isinstance(self.search_hint, str):
+            raise TypeError(f"tool {self.name!r}: search_hint must be a str, not {self.search_hint!r}")
+        if not isinstance(self.always_load, bool):
+            raise TypeError(f"tool {self.name!r}: always_load must be a bool, not {self.always_load!r}")
         schema = _tool_input_schema(self.name, self.input_schema)
         object.__setattr__(self, "json_schema", schema)
         object.__setattr__(self, "takes_context", _takes_context(self.name, self.handler))
-        object.__setattr__(
-            self, "_listing", _listing(self.name, self.description, schema, self.annotations)
-        )
+        listing = _listing(self.name, self.description, schema, self.annotations)
+        meta: Dict[str, Any] = {SEARCH_HINT_META: self.search_hint} if self.search_hint else {}
+        if self.always_load:
+            meta[ALWAYS_LOAD_META] = True
+        if meta:
+            listing["_meta"] = {**listing.get("_meta", {}), **meta}
+        object.__setattr__(self, "_listing", listing)
 
     def to_wire(self) -> Dict[str, Any]:
         """This tool's entry in a ``tools/list`` result (a fresh dict)."""
@@ -109,6 +126,9 @@ def tool(
     description: str,
     input_schema: Any,
     annotations: Any = None,
+    *,
+    search_hint: Optional[str] = None,
+    always_load: bool = False,
 ) -> Callable[[Callable[..., Any]], SdkMcpTool]:
     """Decorator: turn a plain function into an ``SdkMcpTool``.
 
@@ -119,12 +139,18 @@ def tool(
     dict of MCP tool hints (``readOnlyHint``…, snake_case accepted) or an ``mcp.types``
     ``ToolAnnotations``; they are sent in ``tools/list``, and ``maxResultSizeChars`` among
     them is forwarded to the CLI as ``_meta["anthropic/maxResultSizeChars"]``.
+    ``search_hint`` (words for the CLI's tool search) and ``always_load`` (never deferred
+    behind tool search) go to the CLI as ``_meta["anthropic/searchHint"]`` and
+    ``_meta["anthropic/alwaysLoad"]``, as the TS SDK's ``tool(…, {searchHint, alwaysLoad})``.
 
     Raises (when applied): see ``SdkMcpTool``.
     """
 
     def decorate(handler: Callable[..., Any]) -> SdkMcpTool:
-        return SdkMcpTool(name, description, input_schema, handler, annotations)
+        return SdkMcpTool(
+            name, description, input_schema, handler, annotations,
+            search_hint=search_hint, always_load=always_load,
+        )  # fmt: skip
 
     return decorate
 

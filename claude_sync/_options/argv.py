@@ -203,16 +203,27 @@ def settings_args(
     With ``sandbox`` and a settings *path*, the file is read (``read_text``, relative to
     ``cwd``, BOM tolerated) and merged like inline JSON. Raises ``CLIConnectionError`` when
     that file cannot be read or parsed (starting without it would drop its rules),
-    ``ValueError`` for invalid inline JSON.
+    ``ValueError`` for invalid inline JSON, ``TypeError`` for another type. A dict is the
+    settings object itself: ``TypeError`` when it holds a value JSON cannot write or a non-str
+    key, ``ValueError`` for NaN/infinity, a cycle or nesting too deep to write.
     """
     settings, sandbox = options.settings, options.sandbox
     if settings is None and sandbox is None:
         return []
-    if settings is not None and not _looks_like_json_object(settings):
-        if sandbox is None:
-            return flag_pair("settings", os.fspath(settings))
-        settings = _read_settings_file(options, read_text)
-    merged: JsonDict = {} if settings is None else _parse_settings_json(settings)
+    if isinstance(settings, Mapping):
+        merged = _settings_object(settings)
+    else:
+        if settings is not None and not isinstance(settings, (str, os.PathLike)):
+            raise TypeError(
+                f"settings must be a JSON text, a settings file path or a dict, "
+                f"not {type(settings).__name__}"
+            )
+        text = settings if isinstance(settings, str) and _looks_like_json_object(settings) else None
+        if settings is not None and text is None:  # a path (a Path object always is one)
+            if sandbox is None:
+                return flag_pair("settings", os.fspath(settings))
+            text = _read_settings_file(options, read_text)
+        merged = {} if text is None else _parse_settings_json(text)
     if sandbox is not None:
         merged["sandbox"] = sandbox
     return ["--settings", FileArg(json.dumps(merged), ".json")]
@@ -228,6 +239,29 @@ def _read_settings_file(options: ClaudeAgentOptions, read_text: Callable[[str], 
             f"cannot merge sandbox into the settings file {path!r}: {exc}"
         ) from exc
     return text
+
+
+def _settings_object(settings: Mapping[Any, Any], name: str = "settings") -> JsonDict:
+    """A settings dict, checked to write as JSON, as a fresh dict (the caller's is not changed)."""
+    try:
+        text = json.dumps(settings, allow_nan=False)
+    except TypeError as exc:
+        raise TypeError(f"{name} is not JSON: {exc}") from exc
+    except RecursionError:
+        raise ValueError(f"{name} is not JSON: nested too deeply to write") from None
+    except ValueError as exc:
+        raise ValueError(f"{name} is not JSON: {exc}") from exc
+    pending: List[Any] = [settings]
+    while pending:  # json.dumps writes 1 and True as the keys "1" and "true": refuse them
+        value = pending.pop()
+        if isinstance(value, Mapping):
+            if not all(isinstance(key, str) for key in value):
+                raise TypeError(f"{name} keys must be str (JSON object keys are strings)")
+            pending.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            pending.extend(value)
+    parsed: JsonDict = json.loads(text)
+    return parsed
 
 
 def _looks_like_json_object(text: str) -> bool:
@@ -266,8 +300,47 @@ def context_args(
     for plugin in str_list("plugins", options.plugins):
         if plugin.get("type") != "local":
             raise ValueError(f"unsupported plugin type {plugin.get('type')!r} (only 'local')")
-        argv += flag_pair("plugin-dir", os.fspath(plugin["path"]))
+        if options.plugin_delivery == "argv":
+            argv += flag_pair("plugin-dir", os.fspath(plugin["path"]))
     return argv
+
+
+INITIALIZE_DELIVERY = {
+    "managedSettings": ("managed_settings_applied", "managed_settings"),
+    "mcpServers": ("mcp_servers_applied", 'mcp_servers_delivery="initialize"'),
+    "plugins": ("plugins_applied", 'plugin_delivery="initialize"'),
+}
+"""``initialize`` fields the CLI reads only at launch under ``--await-initialize``: the answer's
+flag that confirms it took them, and the option that sent them."""
+
+
+def initialize_delivery(options: ClaudeAgentOptions, external_mcp: Mapping[str, Any], init: JsonDict) -> List[ArgvItem]:
+    """``managed_settings``, and with ``"initialize"`` delivery the external MCP servers and the
+    plugins, into ``init``; the flags that make the CLI wait for them. Raises ``TypeError`` /
+    ``ValueError`` for managed settings that do not write as JSON."""
+    argv: List[ArgvItem] = []
+    if options.managed_settings is not None:
+        init["managedSettings"] = _settings_object(options.managed_settings, "managed_settings")
+        argv.append("--managed-settings-in-initialize")
+    if options.mcp_servers_delivery == "initialize" and external_mcp:
+        init["mcpServers"] = dict(external_mcp)
+    if options.plugin_delivery == "initialize" and options.plugins:
+        init["plugins"] = [{"type": "local", "path": os.fspath(p["path"])} for p in options.plugins]
+    if any(name in init for name in INITIALIZE_DELIVERY):
+        argv.insert(0, "--await-initialize")
+    return argv
+
+
+def check_initialize_delivery(init: Mapping[str, Any], answer: Mapping[str, Any]) -> None:
+    """Raises ``CLIConnectionError`` when ``init`` carried a launch-only field (see
+    ``INITIALIZE_DELIVERY``) and the CLI's answer does not confirm it took it."""
+    for name, (flag, option) in INITIALIZE_DELIVERY.items():
+        if name in init and answer.get(flag) is not True:
+            raise CLIConnectionError(
+                f"the CLI did not confirm the {option} sent in initialize ({flag}: "
+                f"{answer.get(flag)!r}), so the session was ended: a wrapper may have dropped "
+                f"--await-initialize, or the CLI is too old for it"
+            )
 
 
 def extra_args_argv(extra_args: Mapping[str, Optional[str]]) -> List[ArgvItem]:

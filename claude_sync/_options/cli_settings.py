@@ -131,6 +131,12 @@ def settings_layers(
     for given in (options.settings, extra):
         if given is None:
             continue
+        if isinstance(given, Mapping):  # settings given as a dict: the settings object itself
+            try:
+                layers.append(SettingsLayer("flag", "options.settings", json.loads(json.dumps(given)), None))
+            except (TypeError, ValueError, RecursionError) as exc:
+                layers.append(SettingsLayer("flag", "options.settings", None, f"is not JSON ({exc})"))
+            continue
         text = os.fspath(given).strip() if not isinstance(given, str) else given.strip()
         if text.startswith("{"):
             layers.append(_layer("flag", "options.settings", text))

@@ -72,7 +72,7 @@ SDK leaves them out.
 Consumed by the shell, not here (``SHELL_CONSUMED_FIELDS``): ``cli_path``
 (``discovery.find_cli``), ``stderr``, ``max_buffer_size``, ``callback_workers``,
 ``control_timeout``, ``initialize_timeout``, ``close_timeout``, ``raise_on_error_result``,
-``verbatim_prompts``, ``slash_commands``, ``debug_stderr``.
+``verbatim_prompts``, ``slash_commands``, ``debug_stderr``, ``spawn_command``.
 ``can_use_tool``, ``deny_all_permissions`` and ``hooks`` are both: the flag / ``initialize``
 field is set here, the answers come from the shell, which serves what the ``OptionsPlan``
 carries (``permissions``, ``hooks``, ``sdk_mcp_servers``).
@@ -110,9 +110,11 @@ from .argv import (
     JsonDict,
     agents_fields,
     check_argv_sizes,
+    check_initialize_delivery,
     context_args,
     extra_args_argv,
     flag_pair,
+    initialize_delivery,
     initialize_only_fields,
     limits_args,
     model_args,
@@ -183,6 +185,7 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "load_timeout_ms",  # bounds the store bridge's loads for a resume from the store
         "on_elicitation",  # the shell answers the CLI's elicitation requests with it
         "on_user_dialog",  # ... and its request_user_dialog requests
+        "spawn_command",  # spawn.start_transport turns the built command into the one it runs
     }
 )
 """``ClaudeAgentOptions`` fields ``interpret_options`` deliberately leaves to the I/O shell."""
@@ -275,9 +278,11 @@ class SpawnPlan(FrozenRecord):
 
     def check_initialize_answer(self, response: Mapping[str, Any]) -> None:
         """Raises ``CLIConnectionError`` when a fail-closed hook would not be (see
-        ``hooks.check_fail_closed_answer``)."""
+        ``hooks.check_fail_closed_answer``), or a launch-only ``initialize`` field was not
+        taken (``argv.check_initialize_delivery``)."""
         if self.hooks_fail_closed:
             check_fail_closed_answer(response)
+        check_initialize_delivery(self.initialize_fields, response)
 
     def argv_strings(self) -> List[str]:
         """The argv with every ``FileArg`` shown as ``<file:suffix>`` (for logs and tests)."""
@@ -332,10 +337,11 @@ def interpret_options(
     argv += limits_args(options)
     argv += model_args(options)
     argv += settings_args(options, read_text)
-    mcp_argv, sdk_servers = _mcp_args(options)
+    mcp_argv, sdk_servers, external = _mcp_args(options)
     argv += mcp_argv
     argv += output_args(options)
     argv += context_args(options, setting_sources)
+    argv += initialize_delivery(options, external, init)
     argv += extra_args_argv(options.extra_args)
     check_argv_sizes(argv)
 
@@ -344,6 +350,9 @@ def interpret_options(
     output_format_fields(options.output_format, init)
     if sdk_servers and SDK_MCP_VIA_INITIALIZE:
         init["sdkMcpServers"] = list(sdk_servers)
+        configs = {name: _sdk_server_settings(server) for name, server in sdk_servers.items()}
+        if any(configs.values()):
+            init["sdkMcpServerConfigs"] = {name: entry for name, entry in configs.items() if entry}
     if options.forward_subagent_text:
         init["forwardSubagentText"] = True
     if len(hooks):
@@ -390,13 +399,21 @@ def build_spawn_plan(
     return plan.spawn_plan(cli_path, environ=environ, trace_carrier=trace_carrier)
 
 
-def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, Any]]:
-    """``--mcp-config`` and the in-process servers (name → object)."""
+def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, Any], Dict[str, Any]]:
+    """``--mcp-config``, the in-process servers (name → object), and the external servers
+    ``mcp_servers_delivery="initialize"`` sends in ``initialize`` instead. Raises
+    ``ValueError`` for that delivery with a config file path."""
     servers = options.mcp_servers
     if isinstance(servers, (str, Path)):
+        if options.mcp_servers_delivery == "initialize":
+            raise ValueError('mcp_servers_delivery="initialize" needs mcp_servers as a dict, not a config file path')
         text = os.fspath(servers)
-        return (flag_pair("mcp-config", text) if text else []), {}
+        return (flag_pair("mcp-config", text) if text else []), {}, {}
     external, sdk = partition_mcp_servers(servers)
+    if options.mcp_servers_delivery == "initialize":
+        external, in_initialize = {}, external
+    else:
+        in_initialize = {}
     entries = dict(external)
     if not SDK_MCP_VIA_INITIALIZE:
         entries.update({name: {"type": "sdk", "name": name} for name in sdk})
@@ -404,7 +421,14 @@ def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, An
     if entries:
         # by fd: both CLIs (2.1.197, 2.1.331) read --mcp-config /dev/fd/N
         argv = ["--mcp-config", FileArg(json.dumps({"mcpServers": entries}), ".json", by_fd=True)]
-    return argv, dict(sdk)
+    return argv, dict(sdk), in_initialize
+
+
+def _sdk_server_settings(server: Any) -> Dict[str, Any]:
+    """An in-process server's ``initialize.sdkMcpServerConfigs`` entry (its ``timeout``);
+    ``{}`` for a server without one (an ``mcp`` package server, a stand-in)."""
+    settings = getattr(server, "wire_settings", None)
+    return dict(settings()) if callable(settings) else {}
 
 
 def partition_mcp_servers(

@@ -174,6 +174,32 @@ class AgentDefinition(Record):
 
 
 @record
+class SpawnCommand(Record):
+    """How the CLI is to be started: what ``ClaudeAgentOptions.spawn_command`` gets and returns.
+
+    Build the one to return with ``command.replace(argv=[...], env={...}, cwd=...)`` (or a new
+    ``SpawnCommand``). ``argv`` may name memory files (``/dev/fd/N``, inherited) and private
+    temp files (mode 0600) holding the MCP config and settings: a wrapper that isolates the
+    file system must let the CLI read them.
+
+    Attributes:
+        argv: The command line: the CLI's path (absolute), then its flags.
+        env: The CLI's whole environment.
+        cwd: The CLI's working directory (None: this process's).
+    """
+
+    argv: List[str]
+    env: Dict[str, str]
+    cwd: Optional[str] = None
+
+    def replace(self, **changes: Any) -> SpawnCommand:
+        """A copy with ``changes`` (``argv=``, ``env=``, ``cwd=``)."""
+        import dataclasses
+
+        return dataclasses.replace(self, **changes)
+
+
+@record
 class ClaudeAgentOptions(Record):
     """Everything that configures one CLI process. All fields are optional.
 
@@ -238,8 +264,8 @@ class ClaudeAgentOptions(Record):
         cwd: The CLI's working directory (the project it works on); None: this process's.
         cli_path: The ``claude`` binary to run; None: found on ``PATH`` and the usual install places
             (``CLINotFoundError`` when none).
-        settings: Settings for the CLI: a JSON string or the path of a settings file
-            (``--settings``).
+        settings: Settings for the CLI (``--settings``): a dict (the settings object), a JSON
+            text, or the path of a settings file.
         add_dirs: More directories the CLI may read and edit (``--add-dir``).
         env: Environment variables set for the CLI, on top of this process's (their values are
             hidden in ``repr()``).
@@ -253,6 +279,14 @@ class ClaudeAgentOptions(Record):
             -> PermissionResultAllow | PermissionResultDeny``, run on the callback pool.
         hooks: Hook functions by event name (``"PreToolUse"`` …): a list of ``HookMatcher`` each.
         user: The OS user to run the CLI as (``Popen(user=…)``).
+        spawn_command: Start the CLI some other way (in a sandbox, a container, under another
+            program), as the TS SDK's ``spawnClaudeCodeProcess``: called (connecting thread) with
+            the ``SpawnCommand`` claude_sync built (argv, environment, cwd), it returns the one to
+            run, e.g. ``lambda c: c.replace(argv=["unshare", "--net", "--", *c.argv])``. A bare
+            program name is looked up on the returned environment's ``PATH``. claude_sync still
+            starts the process: pipes, its own process group, the parent-death signal and the
+            close ladder apply to the program it names, so a wrapper must ``exec`` the CLI or
+            pass signals on (``bwrap --die-with-parent``). Not used with a custom ``transport``.
         include_partial_messages: Also yield ``StreamEvent`` messages as the model writes (token by
             token).
         include_hook_events: Also yield the hook lifecycle messages (``HookStartedMessage`` …).
@@ -322,6 +356,18 @@ class ClaudeAgentOptions(Record):
             newer CLIs).
         per_task_stop_affordance: Let an interrupt spare background tasks (TypeScript SDK option;
             newer CLIs).
+        managed_settings: Policy-tier settings from this host (the TS SDK's ``managedSettings``):
+            restrictive keys only (the CLI drops what would widen a policy), sent in
+            ``initialize`` (``--await-initialize --managed-settings-in-initialize``); connecting
+            raises ``CLIConnectionError`` unless the CLI confirms it stored them. CLI 2.1.332+
+            (2.1.197 exits: unknown option).
+        mcp_servers_delivery: How external ``mcp_servers`` reach the CLI: ``"argv"`` (an
+            ``--mcp-config`` memory file) or ``"initialize"`` (in the ``initialize`` request,
+            with ``--await-initialize``; connecting raises ``CLIConnectionError`` unless the CLI
+            confirms it took them). ``"initialize"`` needs a dict ``mcp_servers`` and CLI 2.1.332+.
+        plugin_delivery: How ``plugins`` reach the CLI: ``"argv"`` (one ``--plugin-dir`` each) or
+            ``"initialize"`` (in the ``initialize`` request; connecting raises
+            ``CLIConnectionError`` unless the CLI reports every plugin loaded). CLI 2.1.332+.
         on_elicitation: Answers an MCP server's request for user input (``ElicitationRequest ->
             ElicitationResult``); without it, or when it raises, the answer is a decline.
         on_user_dialog: Answers the CLI's ``request_user_dialog`` (``UserDialogRequest ->
@@ -348,7 +394,7 @@ class ClaudeAgentOptions(Record):
     betas: List[str] = field(default_factory=list)
     cwd: Optional[Union[str, Path]] = None
     cli_path: Optional[Union[str, Path]] = None
-    settings: Optional[str] = None
+    settings: Optional[Union[str, Path, Dict[str, Any]]] = None
     add_dirs: List[Union[str, Path]] = field(default_factory=list)
     env: Dict[str, str] = field(default_factory=dict)
     extra_args: Dict[str, Optional[str]] = field(default_factory=dict)
@@ -357,6 +403,7 @@ class ClaudeAgentOptions(Record):
     can_use_tool: Optional[CanUseTool] = None
     hooks: Optional[Dict[HookEvent, List[HookMatcher]]] = None
     user: Optional[str] = None
+    spawn_command: Optional[Callable[[SpawnCommand], SpawnCommand]] = None
     include_partial_messages: bool = False
     include_hook_events: bool = False
     forward_subagent_text: bool = False
@@ -397,6 +444,9 @@ class ClaudeAgentOptions(Record):
     agent_progress_summaries: bool = False
     supported_dialog_kinds: Optional[List[str]] = None
     per_task_stop_affordance: bool = False
+    managed_settings: Optional[Dict[str, Any]] = None
+    mcp_servers_delivery: Literal["argv", "initialize"] = "argv"
+    plugin_delivery: Literal["argv", "initialize"] = "argv"
     on_elicitation: Optional[OnElicitation] = None
     on_user_dialog: Optional[OnUserDialog] = None
 
@@ -449,6 +499,7 @@ __all__ = [
     "McpServerConfig",
     "McpStdioServerConfig",
     "SettingSource",
+    "SpawnCommand",
     "SystemPromptCustom",
     "SystemPromptFile",
     "SystemPromptPreset",

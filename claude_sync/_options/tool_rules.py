@@ -2,18 +2,21 @@
 
 ``skills`` adds ``Skill`` / ``Skill(name)`` rules (names checked as the official SDK checks
 them) and defaults ``setting_sources``; ``can_use_tool_shadowing`` says which calls an allow
-rule or the permission mode approves before ``can_use_tool`` is asked.
+rule or the permission mode approves before ``can_use_tool`` is asked; ``rule_matches`` says
+whether a rule in the ``allowed_tools`` syntax names a given call (``check_rule`` checks one).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, List, Optional, Sequence, Tuple
+from fnmatch import fnmatchcase
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from urllib.parse import urlsplit
 
 from .argv import str_list
 from .options import ClaudeAgentOptions
 
-__all__ = ["can_use_tool_shadowing", "skills_defaults"]
+__all__ = ["can_use_tool_shadowing", "check_rule", "rule_matches", "skills_defaults"]
 
 
 def skills_defaults(options: ClaudeAgentOptions) -> Tuple[List[str], Optional[List[str]]]:
@@ -111,3 +114,77 @@ def _whole_tool(rule: str) -> Optional[str]:
     if open_at == 0 or not rule.endswith(")"):
         return None
     return rule[:open_at] if rule[open_at + 1 : -1] in ("", "*") else None
+
+
+# ------------------------------------------------------------------ matching one call
+
+_RULE = re.compile(r"\A([A-Za-z0-9_.-]+)(?:\((.*)\))?\Z", re.DOTALL)
+_SHELL_SPLIT = re.compile(r"&&|\|\||[;|&\n()`{}]|\$\(")
+"""Where one shell command line holds another (operators, subshells, substitutions)."""
+_WRAPPERS = frozenset({"sudo", "env", "nohup", "time", "nice", "xargs", "command", "exec", "builtin"})
+_ASSIGNMENT = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]*=\S*\Z")
+_PATH_FIELDS = ("file_path", "notebook_path", "path", "url", "pattern", "query", "skill", "subagent_type")
+
+
+def check_rule(rule: object) -> Tuple[str, Optional[str]]:
+    """``(tool, content)`` of a rule such as ``"Bash"``, ``"Bash(rm:*)"``, ``"Read(/etc/*)"``,
+    ``"WebFetch(domain:example.com)"`` or ``"mcp__server"`` (content None: the whole tool).
+
+    Raises ``TypeError`` for a non-str, ``ValueError`` naming the rule when it has no tool name,
+    unbalanced parentheses, or control characters.
+    """
+    if not isinstance(rule, str):
+        raise TypeError(f"a tool rule must be a str, got {type(rule).__name__}: {rule!r}")
+    match = _RULE.match(rule.strip())
+    if match is None or re.search(r"[\x00-\x08\x0b-\x1f\x7f]|[\ud800-\udfff]", rule):
+        raise ValueError(
+            f"invalid tool rule {rule!r}: expected Tool or Tool(content), e.g. 'Bash(rm:*)', 'Read(/etc/*)'"
+        )
+    content = match.group(2)
+    return match.group(1), (None if content is None or content.strip() in ("", "*") else content.strip())
+
+
+def rule_matches(rule: str, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+    """Whether ``rule`` (the ``allowed_tools`` syntax) names this call.
+
+    ``Tool`` / ``Tool(*)``: every call of it; ``mcp__server``: every tool of that server.
+    ``Bash(prefix:*)``: a command of the line (split at ``;``, ``&&``, ``||``, ``|``, ``&``,
+    newlines, subshells and substitutions; ``sudo``/``env``/``xargs``… and ``VAR=x`` in front
+    skipped) is ``prefix`` or starts with ``prefix`` and a space; ``Bash(text)``: such a command
+    matches ``text`` with ``*`` as a wildcard. ``WebFetch(domain:host)``: the URL's host is
+    ``host`` or under it. Any other ``Tool(pattern)``: the call's path, URL, pattern or query
+    matches ``pattern`` (``*`` wildcards). Checking each command of a line errs towards
+    matching, which is the safe side for a rule that asks a person. Raises as ``check_rule``.
+    """
+    tool, content = check_rule(rule)
+    if tool != tool_name and not (tool.startswith("mcp__") and tool.count("__") == 1 and tool_name.startswith(tool + "__")):
+        return False
+    if content is None:
+        return True
+    if tool_name == "Bash":
+        return any(_command_matches(content, command) for command in shell_commands(str(tool_input.get("command", ""))))
+    if content.startswith("domain:"):
+        host = (urlsplit(str(tool_input.get("url", ""))).hostname or "").lower()
+        want = content[len("domain:"):].lower()
+        return bool(host) and (host == want or host.endswith("." + want))
+    values: Dict[str, Any] = {k: tool_input[k] for k in _PATH_FIELDS if isinstance(tool_input.get(k), str)}
+    return any(fnmatchcase(value, content) or value == content for value in values.values())
+
+
+def shell_commands(line: str) -> List[str]:
+    """The commands of one shell line, wrappers (``sudo``, ``env`` …) and ``VAR=x`` dropped."""
+    out = []
+    for part in _SHELL_SPLIT.split(line):
+        words = part.split()
+        while words and (words[0] in _WRAPPERS or _ASSIGNMENT.match(words[0]) or words[0].startswith("-")):
+            words.pop(0)
+        if words:
+            out.append(" ".join(words))
+    return out
+
+
+def _command_matches(content: str, command: str) -> bool:
+    if content.endswith(":*"):
+        prefix = " ".join(content[:-2].split())
+        return command == prefix or command.startswith(prefix + " ")
+    return fnmatchcase(command, " ".join(content.split()))

@@ -87,6 +87,18 @@ def text(name: str, value: Any) -> None:
         _fail(TypeError, name, "a str", value)
 
 
+def delivery(name: str, value: Any) -> None:
+    """``"argv"`` or ``"initialize"``."""
+    if value not in ("argv", "initialize"):
+        _fail(ValueError, name, "'argv' or 'initialize'", value)
+
+
+def mapping(name: str, value: Any) -> None:
+    """A dict (checked to write as JSON when the command is built)."""
+    if not isinstance(value, Mapping):
+        _fail(TypeError, name, "a dict", value)
+
+
 def writable(name: str, value: Any) -> None:
     """A text stream: anything with a callable ``write``."""
     if not callable(getattr(value, "write", None)):
@@ -207,6 +219,7 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "user": (optional(os_user),),
     "can_use_tool": (optional(sync_callable),),
     "stderr": (optional(sync_callable),),
+    "spawn_command": (optional(sync_callable),),
     "hooks": (optional(hook_table),),
     "verbatim_prompts": (boolean,),
     "slash_commands": (boolean,),
@@ -214,6 +227,9 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "client_app": (optional(text),),
     "debug_stderr": (optional(writable),),
     "output_format": (output_format,),
+    "managed_settings": (optional(mapping),),
+    "mcp_servers_delivery": (delivery,),
+    "plugin_delivery": (delivery,),
 }
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "HookProgressMessage",
     "HookResponseMessage",
     "InformationalMessage",
+    "CommandsChangedMessage",
     "ThinkingTokensMessage",
     "MirrorErrorMessage",
     "SessionStateChangedMessage",
@@ -399,6 +400,23 @@ class InformationalMessage(SystemMessage):
 
 
 @frozen_record
+class CommandsChangedMessage(SystemMessage):
+    """``system/commands_changed``: the session's slash commands and skills changed (a skill
+    appeared, ``reload_skills`` …); ``commands`` is the whole new list, and
+    ``supported_commands`` follows it from then on.
+
+    Attributes:
+        commands: Every command now (``{"name", "description", "argumentHint"}`` dicts).
+        session_id: The session this line belongs to.
+        uuid: The id of this line.
+    """
+
+    commands: Optional[List[Dict[str, Any]]] = None
+    session_id: Optional[str] = None
+    uuid: Optional[str] = None
+
+
+@frozen_record
 class ThinkingTokensMessage(SystemMessage):
     """``system/thinking_tokens``: a live estimate of thinking tokens while streaming.
 
@@ -490,6 +508,7 @@ SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
     "hook_progress": HookProgressMessage,
     "hook_response": HookResponseMessage,
     "informational": InformationalMessage,
+    "commands_changed": CommandsChangedMessage,
     "thinking_tokens": ThinkingTokensMessage,
     "mirror_error": MirrorErrorMessage,
     "session_state_changed": SessionStateChangedMessage,

@@ -27,13 +27,15 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
+from .._engine.control_methods import NEWEST_CHECKED_CLI
 from ._engine import SCRIPT_FORMAT
 from .record import RECORDING_FORMAT, RECORDING_VERSION
 
 __all__ = ["NEWEST_KNOWN_CLI", "Recording", "RecordingFormatError", "load_recording", "recording_script"]
 
-NEWEST_KNOWN_CLI = "2.1.331"
-"""The newest CLI version whose wire this claude_sync was tested against."""
+NEWEST_KNOWN_CLI = NEWEST_CHECKED_CLI
+"""The newest CLI version whose wire this claude_sync was tested against (the library's
+``NEWEST_CHECKED_CLI``: one figure for both)."""
 
 JsonDict = Dict[str, Any]
 

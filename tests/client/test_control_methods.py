@@ -21,6 +21,7 @@ from claude_sync import (
     UsageResult,
     create_sdk_mcp_server,
 )
+from claude_sync._engine.control_methods import NEWEST_CHECKED_CLI
 from claude_sync.testing import ScriptedCLI
 
 
@@ -151,7 +152,20 @@ def test_newer_requests_refuse_bad_arguments_and_name_a_cli_that_lacks_them() ->
             client.update_settings({"effortLevel": 3})  # type: ignore[dict-item]
         with pytest.raises(ValueError, match="'default', 'auto' or None"):
             client.set_mcp_permission_mode_override("web", "bypassPermissions")
-        with pytest.raises(ControlRequestError, match="reload_output_styles: this Claude Code CLI does not have it .*CLI 2.1.331 does") as info:
+        with pytest.raises(ControlRequestError, match=f"reload_output_styles: this Claude Code CLI does not have it .*CLI {NEWEST_CHECKED_CLI} does") as info:
             client.reload_output_styles()
         assert info.value.subtype == "reload_output_styles"
     script.verify()
+
+
+def test_seed_read_state_sends_the_path_and_millisecond_mtime_and_refuses_other_units() -> None:
+    script = ScriptedCLI().expect_control("seed_read_state", response={})
+    with ClaudeSDKClient(ClaudeAgentOptions(close_timeout=2.0), transport=script.transport()) as client:
+        for bad, error in ((1.5, TypeError), (True, TypeError), (-1, ValueError), ("12", TypeError)):
+            with pytest.raises(error, match="mtime_ms"):
+                client.seed_read_state("/a.txt", bad)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="path must be a str"):
+            client.seed_read_state(b"/a.txt", 1)  # type: ignore[arg-type]
+        assert client.seed_read_state("/a.txt", 1_700_000_000_123) is None
+    script.verify()
+    assert sent(script, "seed_read_state") == {"subtype": "seed_read_state", "path": "/a.txt", "mtime": 1_700_000_000_123}

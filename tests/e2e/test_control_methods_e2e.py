@@ -17,6 +17,7 @@ from claude_sync import (
     ResultMessage,
     create_sdk_mcp_server,
 )
+from claude_sync._engine.control_methods import NEWEST_CHECKED_CLI
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
 from .harness import STDIO_SERVER, cli_is_at_least
@@ -138,5 +139,82 @@ def test_server_info_properties_and_the_newer_control_requests(
         else:
             for call in (client.reload_output_styles, lambda: client.update_settings({"outputStyle": "x"}),
                          lambda: client.read_mcp_resource("nope", "ui://nope/app")):  # fmt: skip
-                with pytest.raises(ControlRequestError, match="this Claude Code CLI does not have it .*CLI 2.1.331 does"):
+                with pytest.raises(ControlRequestError, match=f"this Claude Code CLI does not have it .*CLI {NEWEST_CHECKED_CLI} does"):
                     call()
+
+
+@pytest.mark.parametrize("seeded", [False, True], ids=["unseeded", "seeded"])
+def test_seed_read_state_lets_an_edit_through_without_a_read(
+    seeded: bool, e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str
+) -> None:
+    """CLI 2.1.197 refuses an ``Edit`` of a file never ``Read`` in the session; after
+    ``seed_read_state(path, mtime_ms)`` with the file's mtime it goes through. 2.1.332 takes
+    the request and lets that ``Edit`` through either way."""
+    import os
+
+    target = e2e_workdir / "notes.txt"
+    target.write_text("hello world\n")
+    edit = {"file_path": str(target), "old_string": "hello", "new_string": "goodbye"}
+    fake_api.add(tool_use("Edit", edit), text("edited"))
+    with ClaudeSDKClient(e2e_options(env={"CLAUDE_CODE_MAX_RETRIES": "0"}, allowed_tools=["Edit"])) as client:
+        if seeded:
+            client.seed_read_state(str(target), os.stat(target).st_mtime_ns // 1_000_000, timeout=30)
+        client.query("edit it")
+        messages = list(client.receive_response(timeout=60))
+    assert isinstance(messages[-1], ResultMessage)
+    (result,) = fake_api.turn_requests()[1].tool_results
+    if seeded or cli_is_at_least(real_cli_path, "2.1.332"):  # 2.1.332 lets this Edit through unread
+        assert target.read_text() == "goodbye world\n" and not result.get("is_error")
+    else:
+        assert target.read_text() == "hello world\n" and result.get("is_error") is True
+        assert "read" in str(result["content"]).lower()
+
+
+def test_reinitialize_sends_initialize_again_and_the_hooks_still_fire_once(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str
+) -> None:
+    """Both CLIs answer a second ``initialize``; 2.1.332 says it re-registered the hooks.
+    Either way the ``PreToolUse`` hook is called once per tool call afterwards, and the fresh
+    answer is the server info."""
+    from claude_sync import HookMatcher
+
+    calls: List[str] = []
+
+    def hook(hook_input: Any, tool_use_id: Any, context: Any) -> Any:
+        calls.append(hook_input["hook_event_name"])
+        return {}
+
+    fake_api.add(tool_use("Bash", {"command": "true"}), text("done"))
+    hooks = {"PreToolUse": [HookMatcher(hooks=[hook], timeout=10)]}
+    with ClaudeSDKClient(e2e_options(env=FAST_FAIL, hooks=hooks, allowed_tools=["Bash"])) as client:
+        first = client.get_server_info()
+        answer = client.reinitialize(timeout=30)
+        assert client.get_server_info() is answer and answer is not first
+        assert [c["name"] for c in answer["commands"]] == [c["name"] for c in first["commands"]]  # type: ignore[index]
+        if cli_is_at_least(real_cli_path, "2.1.332"):
+            assert answer["hooks_applied"] is True
+        run_turn(client, "go")
+    assert calls == ["PreToolUse"]
+
+
+def test_supported_commands_follow_commands_changed(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str
+) -> None:
+    """A skill written after connect and ``reload_skills()``: CLI 2.1.332 pushes
+    ``system/commands_changed`` in the next turn (a ``CommandsChangedMessage``), and
+    ``supported_commands`` (the server info) has the new skill from then on."""
+    from claude_sync import CommandsChangedMessage
+
+    if not cli_is_at_least(real_cli_path, "2.1.331"):
+        pytest.skip("CLI 2.1.197 has no reload_skills")
+    fake_api.add(text("ok"))
+    with ClaudeSDKClient(e2e_options(env=FAST_FAIL)) as client:
+        assert "fresh" not in [c.name for c in client.supported_commands]
+        skill = e2e_workdir / ".claude" / "skills" / "fresh"
+        skill.mkdir(parents=True)
+        (skill / "SKILL.md").write_text("---\nname: fresh\ndescription: a fresh skill\n---\nHi\n")
+        assert "fresh" in [s.name for s in client.reload_skills(timeout=30)]
+        messages = run_turn(client, "go")
+        pushed = [m for m in messages if isinstance(m, CommandsChangedMessage)]
+        assert pushed and "fresh" in [c["name"] for c in pushed[-1].commands or []]
+        assert "fresh" in [c.name for c in client.supported_commands]

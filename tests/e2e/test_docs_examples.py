@@ -19,7 +19,7 @@ from typing import Dict, List, Tuple
 import pytest
 from helpers import distribution_of, extras_of, require_distribution
 
-from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, text, tool_use
 
 from .harness import hermetic_env
 
@@ -36,6 +36,10 @@ PAGE_REPLIES: Dict[str, List[Reply]] = {
         tool_use("StructuredOutput", {"name": "Sarah Chen", "email": "sarah@company.com", "wants_demo": True}),
         tool_use("StructuredOutput", {"name": "Li Wei", "email": "li@example.com", "wants_demo": False}),
         tool_use("StructuredOutput", {"day": "2024-06-01", "hours": 12}),  # the class refuses it
+    ],
+    "tutorial/approvals.rst": [
+        tool_use("Bash", {"command": "rm -rf build"}), text("Removed build."),
+        tool_use("Bash", {"command": "rm -rf dist"}), text("I left dist alone."),
     ],
 }  # fmt: skip
 """Turn replies, in order, for the pages whose examples need the model to call a tool."""

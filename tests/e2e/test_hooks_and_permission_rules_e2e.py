@@ -171,3 +171,74 @@ def test_directory_added_hook_gets_its_typed_input(
         assert hook_input["hook_event_name"] == "DirectoryAdded"
         assert (hook_input["directory"], hook_input["source"]) == (str(package), "register_repo_root")
         assert types.DirectoryAddedHookInput.__required_keys__ <= set(hook_input)
+
+
+def write_shell_skill(workdir: Path, line: str) -> None:
+    """A project skill ``/hello`` whose text holds the shell line ``!`line``` (allowed by its
+    ``allowed-tools``, so only a hook can stop it)."""
+    skill = workdir / ".claude" / "skills" / "hello"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: hello\ndescription: says hello\nallowed-tools: Bash(touch:*)\n---\n"
+        f"Run this:\n!`{line}`\nDone.\n"
+    )
+
+
+@pytest.mark.parametrize("decision", ["deny", "allow"])
+def test_a_skill_shell_line_goes_through_the_pre_skill_shell_command_hook(
+    decision: str, e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path, real_cli_path: str
+) -> None:
+    """``/hello`` runs the skill's ``!`touch ran.txt``` line while it expands. CLI 2.1.332 first
+    calls the ``PreSkillShellCommand`` hook with the typed input; ``deny`` keeps the line from
+    running and the model reads the reason in its place. Older CLIs have no such event: the
+    hook is registered, never called, and the line runs."""
+    import typing
+
+    import claude_sync.types as types
+
+    write_shell_skill(e2e_workdir, "touch ran.txt")
+    seen: List[Dict[str, Any]] = []
+
+    def hook(hook_input: Dict[str, Any], tool_use_id: Optional[str], context: Any) -> Dict[str, Any]:
+        seen.append(dict(hook_input))
+        output: types.PreSkillShellCommandHookSpecificOutput = {
+            "hookEventName": "PreSkillShellCommand",
+            "permissionDecision": "deny" if decision == "deny" else "allow",
+            "permissionDecisionReason": "no shell in skills here",
+        }
+        return {"hookSpecificOutput": output}
+
+    fake_api.add(text("ok"))
+    hooks = {"PreSkillShellCommand": [HookMatcher(matcher="Bash", hooks=[hook], timeout=10)]}
+    messages = run_turn(e2e_options(env=NO_RETRY, hooks=hooks), prompt="/hello")
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "ok"
+    (request,) = fake_api.turn_requests()
+    sent = str(request.body)
+    if cli_version(real_cli_path) < (2, 1, 332):
+        assert seen == [] and (e2e_workdir / "ran.txt").exists()
+        return
+    (hook_input,) = seen
+    assert types.PreSkillShellCommandHookInput.__required_keys__ <= set(hook_input)
+    assert set(hook_input) <= set(typing.get_type_hints(types.PreSkillShellCommandHookInput))
+    assert hook_input["hook_event_name"] == "PreSkillShellCommand"
+    assert (hook_input["tool_name"], hook_input["tool_input"]) == ("Bash", {"command": "touch ran.txt"})
+    assert (hook_input["command_name"], hook_input["invoked_by"]) == ("hello", "user")
+    if decision == "deny":
+        assert not (e2e_workdir / "ran.txt").exists()
+        assert "[not run: blocked by hook: no shell in skills here]" in sent
+    else:
+        assert (e2e_workdir / "ran.txt").exists()
+
+
+def test_settings_given_as_a_dict_reach_the_cli(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, e2e_workdir: Path
+) -> None:
+    """``settings={...}`` (a dict, as the TS SDK's ``Settings`` object): its allow rule lets the
+    Bash call run with no one to ask, and its deny rule stops the other."""
+    fake_api.add(tool_use("Bash", {"command": "touch made.txt"}), tool_use("Bash", {"command": "rm -f x"}), text("done"))
+    settings = {"permissions": {"allow": ["Bash(touch:*)"], "deny": ["Bash(rm:*)"]}}
+    messages = run_turn(e2e_options(env=NO_RETRY, permission_mode="default", settings=settings))
+    assert (e2e_workdir / "made.txt").exists()
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.result == "done"
+    assert [d["tool_name"] for d in result.permission_denials or []] == ["Bash"]

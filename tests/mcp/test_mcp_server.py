@@ -1020,3 +1020,55 @@ def test_tool_annotations_reach_tools_list_and_meta() -> None:
     assert entry["_meta"] == {"anthropic/maxResultSizeChars": 5}
     listed = reply_of(SdkMcpServer("s", tools=[made]).handle(request("tools/list", 1)))
     assert listed["result"]["tools"][0]["annotations"] == {"title": "T", "readOnlyHint": True}
+
+
+# ----------------------------------------------------------------------------- TS SDK extras
+
+
+def test_search_hint_and_always_load_go_in_the_tool_meta() -> None:
+    """The TS SDK's ``tool(…, {searchHint, alwaysLoad})`` → ``_meta`` keys the CLI reads."""
+    hinted = tool("t", "d", {}, {"maxResultSizeChars": 9}, search_hint="tortoise", always_load=True)(lambda a: "x")
+    assert hinted.to_wire()["_meta"] == {
+        "anthropic/maxResultSizeChars": 9, "anthropic/searchHint": "tortoise", "anthropic/alwaysLoad": True,
+    }  # fmt: skip
+    plain = tool("p", "d", {}, search_hint="", always_load=False)(lambda a: "x")
+    assert "_meta" not in plain.to_wire()
+    with pytest.raises(TypeError, match="search_hint must be a str"):
+        tool("t", "d", {}, search_hint=["x"])(lambda a: "x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="always_load must be a bool"):
+        tool("t", "d", {}, always_load="yes")(lambda a: "x")  # type: ignore[arg-type]
+
+
+def test_server_instructions_always_load_and_timeout() -> None:
+    own = tool("own", "d", {}, search_hint="h")(lambda a: "x")
+    off = tool("off", "d", {}, annotations={"maxResultSizeChars": 5})(lambda a: "x")
+    config = create_sdk_mcp_server("kit", tools=[own, off], instructions="Use own first.", always_load=True, timeout=2.5)
+    server = config["instance"]
+    result = reply_of(server.handle(request("initialize", 0, {})))["result"]  # type: ignore[index]
+    assert result["instructions"] == "Use own first."
+    listed = reply_of(server.handle(request("tools/list", 1, {})))["result"]["tools"]  # type: ignore[index]
+    assert [entry["_meta"] for entry in listed] == [
+        {"anthropic/alwaysLoad": True, "anthropic/searchHint": "h"},
+        {"anthropic/alwaysLoad": True, "anthropic/maxResultSizeChars": 5},
+    ]
+    assert "_meta" not in own.to_wire() or "anthropic/alwaysLoad" not in own.to_wire()["_meta"]  # the tool is not changed
+    assert server.wire_settings() == {"timeout": 2500}
+    assert "instructions" not in reply_of(calc().handle(request("initialize", 0, {})))["result"]  # type: ignore[index]
+    assert calc().wire_settings() == {}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"timeout": 0.5}, ValueError, "seconds >= 1"),
+        ({"timeout": float("inf")}, ValueError, "seconds >= 1"),
+        ({"timeout": float("nan")}, ValueError, "seconds >= 1"),
+        ({"timeout": True}, TypeError, "number of seconds"),
+        ({"timeout": "5"}, TypeError, "number of seconds"),
+        ({"instructions": b"x"}, TypeError, "instructions must be a str"),
+        ({"always_load": 1}, TypeError, "always_load must be a bool"),
+    ],
+)
+def test_bad_server_extras_are_named(kwargs: Dict[str, Any], error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        create_sdk_mcp_server("kit", **kwargs)

@@ -25,7 +25,7 @@ from claude_sync._options.discovery import CLI_INSTALL_HINT, find_cli
 from claude_sync._options.options import AgentDefinition, ClaudeAgentOptions
 from claude_sync._sessions.stores.memory import InMemorySessionStore
 from claude_sync._version import __version__
-from claude_sync._wire.errors import CLINotFoundError
+from claude_sync._wire.errors import CLIConnectionError, CLINotFoundError
 
 CLI = "/opt/claude/bin/claude"
 BASE = [CLI, "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"]
@@ -392,6 +392,56 @@ def test_settings_errors(kwargs: Dict[str, Any], message: Optional[str]) -> None
         plan_for(**kwargs)
 
 
+def test_settings_as_a_dict_become_a_file_like_inline_json() -> None:
+    """The TS SDK's ``settings?: string | Settings``: a dict is the settings object itself
+    (json.loads of a dict raised a raw TypeError before)."""
+    settings = {"model": "x", "permissions": {"deny": ["Bash(rm:*)"]}, "sandbox": {"old": 1}}
+    (flag, arg) = tail(plan_for(settings=settings))
+    assert flag == "--settings" and isinstance(arg, FileArg)
+    assert json.loads(arg.content) == settings
+    (_, merged) = tail(plan_for(settings=settings, sandbox={"enabled": True}))
+    assert json.loads(merged.content) == {**settings, "sandbox": {"enabled": True}}
+    assert settings["sandbox"] == {"old": 1}  # the caller's dict is not changed
+    (_, empty) = tail(plan_for(settings={}))
+    assert json.loads(empty.content) == {}
+
+
+def test_a_path_object_is_a_settings_path(tmp_path: Any) -> None:
+    assert tail(plan_for(settings=tmp_path / "s.json")) == ["--settings", str(tmp_path / "s.json")]
+
+
+def _circular() -> Dict[str, Any]:
+    loop: Dict[str, Any] = {}
+    loop["self"] = loop
+    return loop
+
+
+def _deep(depth: int) -> Dict[str, Any]:
+    value: Dict[str, Any] = {}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    "settings, error, message",
+    [
+        ({"model": object()}, TypeError, r"settings\['model'\]|settings.*not JSON"),
+        ({"budget": float("nan")}, ValueError, "settings.*not JSON"),
+        (_circular(), ValueError, "settings.*not JSON"),
+        (_deep(100_000), ValueError, "settings.*not JSON"),
+        ({1: "x"}, TypeError, "settings keys must be str"),
+        (["model"], TypeError, "settings must be a JSON text, a settings file path or a dict, not list"),
+        (42, TypeError, "not int"),
+        (b'{"model": "x"}', TypeError, "not bytes"),
+    ],
+    ids=["object", "nan", "circular", "deep", "int_key", "list", "int", "bytes"],
+)
+def test_bad_settings_values_are_named(settings: Any, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        plan_for(settings=settings)
+
+
 # ----------------------------------------------------------------------------- invalid options
 
 ERROR_CASES = [
@@ -574,7 +624,15 @@ NON_DEFAULT: Dict[str, Any] = {
     "agent_progress_summaries": True,
     "supported_dialog_kinds": [],  # a non-empty list needs on_user_dialog
     "per_task_stop_affordance": True,
+    "managed_settings": {"permissions": {"deny": ["Bash"]}},
+    "mcp_servers_delivery": "initialize",
+    "plugin_delivery": "initialize",
 }
+NEEDS = {
+    "mcp_servers_delivery": {"mcp_servers": {"ext": {"type": "stdio", "command": "srv"}}},
+    "plugin_delivery": {"plugins": [{"type": "local", "path": "/p"}]},
+}
+"""What a mapped field changes the plan only together with (both sides of the comparison get it)."""
 
 
 def test_every_option_field_is_either_mapped_or_left_to_the_shell_on_purpose() -> None:
@@ -593,7 +651,7 @@ def _observable(plan: SpawnPlan) -> Any:
 
 @pytest.mark.parametrize("name", sorted(NON_DEFAULT))
 def test_each_mapped_field_changes_the_plan(name: str) -> None:
-    default = ClaudeAgentOptions()
+    default = ClaudeAgentOptions(**NEEDS.get(name, {}))
     assert getattr(default, name) != NON_DEFAULT[name]
     changed = dataclasses.replace(default, **{name: NON_DEFAULT[name]})
     environ = {"PATH": "/bin", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}  # trace_cli needs one
@@ -620,6 +678,7 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "load_timeout_ms": 5,
         "on_elicitation": lambda request: {"action": "decline"},
         "on_user_dialog": lambda request: {"behavior": "cancelled"},
+        "spawn_command": lambda command: command,
     }
     changed = dataclasses.replace(ClaudeAgentOptions(), **{name: values[name]})
     environ = {"PATH": "/bin"}
@@ -844,3 +903,67 @@ def test_initialize_only_option_errors() -> None:
         plan_for(supported_dialog_kinds="refusal_fallback_prompt", on_user_dialog=print)
     with pytest.raises(TypeError, match="on_elicitation must be callable"):
         plan_for(on_elicitation="decline")
+
+
+def test_an_sdk_server_timeout_goes_in_initialize_sdk_mcp_server_configs() -> None:
+    from claude_sync import create_sdk_mcp_server
+
+    slow = create_sdk_mcp_server("slow", timeout=3)
+    plan = plan_for(mcp_servers={"slow": slow, "plain": create_sdk_mcp_server("plain"), "fake": FakeSdkServer("fake")})
+    assert plan.initialize_fields["sdkMcpServers"] == ["slow", "plain", "fake"]
+    assert plan.initialize_fields["sdkMcpServerConfigs"] == {"slow": {"timeout": 3000}}
+    assert "sdkMcpServerConfigs" not in plan_for(mcp_servers={"plain": create_sdk_mcp_server("plain")}).initialize_fields
+
+
+def test_launch_only_initialize_fields_wait_for_initialize() -> None:
+    """``managed_settings`` and the ``"initialize"`` deliveries: the fields go in ``initialize``
+    and the CLI is told to wait for it; nothing of them stays on argv."""
+    stdio = {"type": "stdio", "command": "srv", "env": {"TOKEN": "s3cret"}}
+    plan = plan_for(
+        managed_settings={"permissions": {"deny": ["Bash"]}},
+        mcp_servers={"ext": stdio}, mcp_servers_delivery="initialize",
+        plugins=[{"type": "local", "path": "/p"}], plugin_delivery="initialize",
+    )  # fmt: skip
+    args = plan.argv_strings()
+    assert {"--await-initialize", "--managed-settings-in-initialize"} <= set(args)
+    assert "--mcp-config" not in args and "--plugin-dir" not in args
+    fields = plan.initialize_fields
+    assert fields["managedSettings"] == {"permissions": {"deny": ["Bash"]}}
+    assert fields["mcpServers"] == {"ext": stdio} and fields["plugins"] == [{"type": "local", "path": "/p"}]
+    plan.check_initialize_answer({"managed_settings_applied": True, "mcp_servers_applied": True, "plugins_applied": True})
+    with pytest.raises(CLIConnectionError, match='plugin_delivery="initialize".*plugins_applied: False'):
+        plan.check_initialize_answer({"managed_settings_applied": True, "mcp_servers_applied": True, "plugins_applied": False})
+    with pytest.raises(CLIConnectionError, match="managed_settings .*managed_settings_applied: None"):
+        plan.check_initialize_answer({})
+    plain = plan_for(mcp_servers={"ext": stdio}, plugins=[{"type": "local", "path": "/p"}])
+    assert "--await-initialize" not in plain.argv_strings() and "--plugin-dir" in plain.argv_strings()
+    plain.check_initialize_answer({})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        (dict(mcp_servers_delivery="stdin"), ValueError, "'argv' or 'initialize'"),
+        (dict(plugin_delivery=None), ValueError, "'argv' or 'initialize'"),
+        (dict(managed_settings="{}"), TypeError, "managed_settings must be a dict"),
+        (dict(managed_settings={"x": float("nan")}), ValueError, "managed_settings is not JSON"),
+        (dict(mcp_servers="/etc/mcp.json", mcp_servers_delivery="initialize"), ValueError, "needs mcp_servers as a dict"),
+    ],
+)
+def test_bad_delivery_options_are_named(kwargs: Dict[str, Any], error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        plan_for(**kwargs)
+
+
+def test_settings_layers_read_settings_given_as_a_dict(tmp_path: Any) -> None:
+    """The layers the CLI will load (the kit's switch reads them for provider variables):
+    a dict is the flag layer itself; one that is not JSON is a layer that says so."""
+    from claude_sync._options.cli_settings import settings_layers
+
+    env = {"HOME": str(tmp_path)}
+    options = ClaudeAgentOptions(cwd=str(tmp_path), setting_sources=[], settings={"env": {"A": "1"}})
+    flag = [layer for layer in settings_layers(options, env) if layer.source == "flag"]
+    assert [(layer.origin, layer.settings) for layer in flag] == [("options.settings", {"env": {"A": "1"}})]
+    options.settings = {"x": object()}  # options are mutable after construction
+    (bad,) = [layer for layer in settings_layers(options, env) if layer.source == "flag"]
+    assert bad.settings is None and "not JSON" in str(bad.problem)

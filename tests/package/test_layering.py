@@ -28,7 +28,7 @@ IO_MODULES = {
     # the public modules that drive a live connection
     "claude_sync", "claude_sync._client", "claude_sync._query",
     # the command line: reads stdin and files, streams a run to stdout
-    "claude_sync.__main__", "claude_sync._cli.shell", "claude_sync._cli.console", "claude_sync._cli.locate",
+    "claude_sync.__main__", "claude_sync._cli.shell", "claude_sync._cli.approvals", "claude_sync._cli.console", "claude_sync._cli.locate",
     "claude_sync._cli.doctor",
     # the engine: one live CLI connection and its threads
     "claude_sync._engine.callback_pool", "claude_sync._engine.child",
@@ -45,6 +45,8 @@ IO_MODULES = {
     "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
     # the live view's redraw thread
     "claude_sync._display.show",
+    # approvals: claims in a store or a file, and the runs that defer and resume
+    "claude_sync._approvals.claims", "claude_sync._approvals.flow",
     # OpenTelemetry spans and metrics: clocks, the process-wide tracer and meter
     "claude_sync._tracing.otel",
     # many agents

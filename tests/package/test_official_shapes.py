@@ -8,6 +8,8 @@ from typing import Any, Dict, List
 
 import pytest
 
+import claude_sync
+
 from claude_sync import (
     KNOWN_HOOK_EVENTS,
     ClaudeAgentOptions,
@@ -124,11 +126,11 @@ def test_hook_context_reads_like_the_official_dict() -> None:
         context["nope"]
 
 
-def test_all_33_hook_events_have_typed_inputs_and_are_known() -> None:
+def test_all_34_hook_events_have_typed_inputs_and_are_known() -> None:
     import claude_sync.types as types
 
-    assert len(KNOWN_HOOK_EVENTS) == 33 and len(set(KNOWN_HOOK_EVENTS)) == 33
-    assert {"PreModelSwitch", "PostModelSwitch", "DirectoryAdded"} <= set(KNOWN_HOOK_EVENTS)
+    assert len(KNOWN_HOOK_EVENTS) == 34 and len(set(KNOWN_HOOK_EVENTS)) == 34
+    assert {"PreModelSwitch", "PostModelSwitch", "DirectoryAdded", "PreSkillShellCommand"} <= set(KNOWN_HOOK_EVENTS)
     members = typing.get_args(types.HookInput)
     events = {typing.get_args(typing.get_type_hints(m)["hook_event_name"])[0] for m in members}
     assert events == set(KNOWN_HOOK_EVENTS)
@@ -143,8 +145,10 @@ def test_hook_outputs_cover_every_event_with_specific_output() -> None:
     members = typing.get_args(types.HookSpecificOutput)
     names = {typing.get_args(typing.get_type_hints(m)["hookEventName"])[0] for m in members}
     assert names <= set(KNOWN_HOOK_EVENTS)
-    assert {"PreModelSwitch", "PostModelSwitch", "Setup", "MessageDisplay"} <= names
+    assert {"PreModelSwitch", "PostModelSwitch", "Setup", "MessageDisplay", "PreSkillShellCommand"} <= names
     assert set(typing.get_args(types.HookJSONOutput)) == {types.AsyncHookJSONOutput, types.SyncHookJSONOutput}
+    for member in members:  # as the official SDK's test: each one a top-level name too
+        assert getattr(claude_sync, member.__name__) is member and member.__name__ in claude_sync.__all__
 
 
 def test_not_required_keys_are_not_required() -> None:
@@ -163,6 +167,26 @@ def test_model_switch_hook_input_matches_the_cli_schema() -> None:
     required = types.PreModelSwitchHookInput.__required_keys__
     assert {"from_model", "to_model", "requested_model", "source", "context_tokens", "pricing"} <= required
     assert {"directory", "source"} <= types.DirectoryAddedHookInput.__required_keys__
+
+
+def test_skill_shell_command_hook_matches_the_cli_schema() -> None:
+    """CLI 2.1.332's ``PreSkillShellCommand`` input and output schemas (its bundle's zod
+    schemas and the TS SDK 0.3.332's ``sdk.d.ts`` agree)."""
+    import claude_sync.types as types
+
+    hook_input = types.PreSkillShellCommandHookInput
+    assert hook_input.__required_keys__ == {
+        "session_id", "transcript_path", "cwd", "hook_event_name", "tool_name", "tool_input",
+        "tool_use_id", "command_name", "invoked_by",
+    }  # fmt: skip
+    assert "command_source" in hook_input.__optional_keys__
+    hints = typing.get_type_hints(hook_input)
+    assert typing.get_args(hints["invoked_by"]) == ("user", "claude", "other")
+    assert typing.get_type_hints(hints["tool_input"])["command"] is str
+    output = types.PreSkillShellCommandHookSpecificOutput
+    assert output.__required_keys__ == {"hookEventName"}
+    assert output.__optional_keys__ == {"permissionDecision", "permissionDecisionReason", "updatedInput"}
+    assert typing.get_args(typing.get_type_hints(output)["permissionDecision"]) == ("allow", "deny", "ask", "defer")
 
 
 # ----------------------------------------------------------------------------- messages

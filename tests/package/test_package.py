@@ -33,7 +33,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "SystemMessage", "SystemInitMessage", "StatusMessage", "APIRetryMessage",
         "CompactBoundaryMessage", "TaskStartedMessage", "TaskProgressMessage",
         "TaskUpdatedMessage", "TaskNotificationMessage", "HookEventMessage", "HookStartedMessage",
-        "HookProgressMessage", "HookResponseMessage", "InformationalMessage",
+        "HookProgressMessage", "HookResponseMessage", "InformationalMessage", "CommandsChangedMessage",
         "ThinkingTokensMessage", "ResultMessage", "StreamEvent", "RateLimitEvent",
         "RateLimitInfo", "PromptSuggestionMessage", "ToolProgressMessage", "AuthStatusMessage",
         "UnknownMessage", "OversizedLineSkipped", "StreamItem", "message_from_dict", "ContentBlock",
@@ -43,6 +43,10 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "CLIJSONDecodeError", "MessageParseError", "ControlRequestError", "ControlTimeoutError",
         "ReceiveTimeoutError", "UsageError", "__version__",
         "run", "RunResult", "AgentUsage", "AgentPool",
+        # approvals that wait for a person
+        "run_with_approvals", "resume_approval", "pending_approval", "PendingApproval",
+        "ApprovalDecision", "ApprovalPolicy", "ApprovalGate", "ApprovalError", "ApprovalRecordError",
+        "ApprovalStaleError", "ApprovalClaimedError", "ApprovalNotAppliedError",
         # typed structured output
         "json_schema_of", "parse_output", "StructuredOutputError",
         # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/package/test_public_names.py)
@@ -61,11 +65,11 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "PostModelSwitchHookSpecificOutput", "PostToolBatchHookSpecificOutput",
         "PostToolUseFailureHookInput", "PostToolUseFailureHookSpecificOutput",
         "PostToolUseHookInput", "PostToolUseHookSpecificOutput", "PreCompactHookInput",
-        "PreModelSwitchHookSpecificOutput", "PreToolUseHookInput",
+        "PreModelSwitchHookSpecificOutput", "PreSkillShellCommandHookSpecificOutput", "PreToolUseHookInput",
         "PreToolUseHookSpecificOutput", "RateLimitStatus", "RateLimitType",
         "SandboxIgnoreViolations", "SandboxNetworkConfig", "SandboxSettings", "SdkBeta",
         "SdkPluginConfig", "ServerToolName", "SessionCronSummary",
-        "SessionStartHookSpecificOutput", "SettingSource", "StopHookInput",
+        "SessionStartHookSpecificOutput", "SettingSource", "SpawnCommand", "StopHookInput",
         "SetupHookSpecificOutput",  # in the HookSpecificOutput union, so importable from the top
         "ClaudeCodeOptions",  # the old claude_code_sdk name, with its defaults (deprecated)
         "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",  # typed control answers

@@ -448,3 +448,15 @@ def test_call_count_probe_sees_c_calls() -> None:
     finally:
         sys.setprofile(None)
     assert "c_call" in seen
+
+
+def test_commands_changed_is_typed() -> None:
+    from claude_sync import CommandsChangedMessage, SystemMessage
+    from claude_sync._wire.parse import parse_message
+
+    wire = {"type": "system", "subtype": "commands_changed", "uuid": "u", "session_id": "s",
+            "commands": [{"name": "fresh", "description": "d", "argumentHint": ""}]}  # fmt: skip
+    message = parse_message(wire)
+    assert isinstance(message, CommandsChangedMessage) and isinstance(message, SystemMessage)
+    assert message.commands == wire["commands"] and message.data == wire and message.session_id == "s"
+    assert parse_message({"type": "system", "subtype": "commands_changed"}).commands is None  # type: ignore[attr-defined]

@@ -1,0 +1,85 @@
+"""``ApprovalPolicy``: which tool calls must wait for a person (pure).
+
+::
+
+    ApprovalPolicy(rules=["Bash(rm:*)", "Write(/etc/*)"])         # the allowed_tools syntax
+    ApprovalPolicy(check=lambda name, tool_input: name == "Bash")  # or a callable
+    ApprovalPolicy(rules=["WebFetch"], check=costs_money)          # either one asks
+
+Rules are matched by ``_options.tool_rules.rule_matches`` (one matcher for the library).
+``check(tool_name, tool_input)`` returns a truthy value to ask (a ``str`` is the reason the
+person is shown) or a falsy one to let the call go on as usual; when it raises, the call
+waits for a person with the error as the reason (fail closed, never silently allowed). The
+policy pickles when ``check`` is a module-level function (for process pools and Dask).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+
+from .._options.tool_rules import check_rule, rule_matches
+
+__all__ = ["ApprovalPolicy", "PolicyCheck"]
+
+PolicyCheck = Callable[[str, Dict[str, Any]], Union[bool, str, None]]
+"""``check(tool_name, tool_input)``: truthy → ask a person (a ``str`` is the reason)."""
+
+
+@dataclass(frozen=True)
+class ApprovalPolicy:
+    """Which tool calls need a person's approval: any of ``rules`` matches, or ``check`` says so.
+
+    Raises ``TypeError`` when ``rules`` is a bare ``str`` or holds a non-str, or ``check`` is
+    not callable; ``ValueError`` for a malformed rule (named); ``ValueError`` when the policy
+    has neither rules nor a check (it would never ask).
+
+    Attributes:
+        rules: Rules in the ``allowed_tools`` syntax (``"Bash(rm:*)"``, ``"Write"``, …), a tuple.
+        check: ``check(tool_name, tool_input)``, or None (see ``PolicyCheck``).
+    """
+
+    rules: Sequence[str] = ()
+    check: Optional[PolicyCheck] = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.rules, (str, bytes)) or not isinstance(self.rules, (list, tuple)):
+            hint = f" Did you mean [{self.rules!r}]?" if isinstance(self.rules, str) else ""
+            raise TypeError(f"ApprovalPolicy.rules must be a list of rules, got {self.rules!r:.100}.{hint}")
+        for rule in self.rules:
+            check_rule(rule)
+        object.__setattr__(self, "rules", tuple(self.rules))
+        if self.check is not None and not callable(self.check):
+            raise TypeError(f"ApprovalPolicy.check must be callable, got {type(self.check).__name__}")
+        if not self.rules and self.check is None:
+            raise ValueError("an ApprovalPolicy needs rules or a check: this one would never ask")
+
+    def reason_for(self, tool_name: str, tool_input: Dict[str, Any]) -> Optional[str]:
+        """Why this call needs a person (None: it does not). Any thread; runs ``check``.
+
+        Never raises for the call's content: a malformed input or a ``check`` that raises
+        gives a reason (the call waits), not an error.
+        """
+        matched = self._matching_rule(tool_name, tool_input)
+        if matched is not None:
+            return f"{tool_name} call matches the approval rule {matched!r}"
+        if self.check is None:
+            return None
+        try:
+            verdict = self.check(tool_name, dict(tool_input))
+            if isinstance(verdict, str) and verdict:
+                return verdict
+            return f"{tool_name} call needs approval (policy check)" if verdict else None
+        except Exception as exc:  # noqa: BLE001 - fail closed: the call waits for a person
+            return f"the approval policy's check raised {type(exc).__name__}: {exc}"
+
+    def _matching_rule(self, tool_name: str, tool_input: Dict[str, Any]) -> Optional[str]:
+        for rule in self.rules:
+            if rule_matches(rule, tool_name, tool_input if isinstance(tool_input, dict) else {}):
+                return rule
+        return None
+
+    def shadowing_rules(self, allowed_tools: Sequence[str], tool_name: str, tool_input: Dict[str, Any]) -> Tuple[str, ...]:
+        """The ``allowed_tools`` entries that approve this call outright (dropped on resume, so
+        a CLI that skips the hook must ask ``can_use_tool``)."""
+        return tuple(rule for rule in allowed_tools if rule_matches(rule, tool_name, tool_input))

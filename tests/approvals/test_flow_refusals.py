@@ -1,0 +1,100 @@
+"""``resume_approval`` refuses before any CLI starts: wrong types, another session or cwd, a
+record whose call is not in the session (or has another input), a call that already ran, and a
+claim someone else holds. The options name a CLI that does not exist, so a refusal that came
+too late would be a ``CLINotFoundError`` instead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+
+from claude_sync import (
+    ApprovalClaimedError,
+    ApprovalDecision,
+    ApprovalPolicy,
+    ApprovalRecordError,
+    ApprovalStaleError,
+    ClaudeAgentOptions,
+    InMemorySessionStore,
+    PendingApproval,
+    project_key_for_directory,
+    resume_approval,
+)
+from claude_sync._approvals.claims import claim
+
+SESSION = "0b5e3c52-4f0c-4bb4-9a55-3f4c1c1b7a01"
+POLICY = ApprovalPolicy(rules=["Bash(rm:*)"])
+CALL = {"type": "tool_use", "id": "toolu_01", "name": "Bash", "input": {"command": "rm -rf build"}}
+
+
+def setup(tmp_path: Path, *after: Dict[str, Any]) -> Any:
+    store = InMemorySessionStore()
+    key = {"project_key": project_key_for_directory(str(tmp_path)), "session_id": SESSION}
+    store.append(key, [  # type: ignore[arg-type]
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "clean up"}},
+        {"type": "assistant", "uuid": "a1", "message": {"id": "m1", "role": "assistant", "content": [CALL]}},
+        *after,
+    ])  # fmt: skip
+    options = ClaudeAgentOptions(session_store=store, cli_path=str(tmp_path / "no-such-claude"))
+    pending = PendingApproval(
+        session_id=SESSION, tool_use_id="toolu_01", tool_name="Bash", tool_input={"command": "rm -rf build"},
+        cwd=str(tmp_path), permission_mode=None, reason="r", asked_at="2026-11-27T10:00:00.000+00:00",
+    )  # fmt: skip
+    return store, options, pending
+
+
+def test_wrong_types_and_other_sessions_are_refused(tmp_path: Path) -> None:
+    _, options, pending = setup(tmp_path)
+    with pytest.raises(ApprovalRecordError, match="PendingApproval"):
+        resume_approval(pending.to_dict(), ApprovalDecision.allow(), policy=POLICY, options=options)  # type: ignore[arg-type]
+    with pytest.raises(ApprovalRecordError, match="ApprovalDecision"):
+        resume_approval(pending, "allow", policy=POLICY, options=options)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="options.resume"):
+        resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=ClaudeAgentOptions(resume="other"))
+    with pytest.raises(ValueError, match="options.cwd"):
+        resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=ClaudeAgentOptions(cwd="/elsewhere"))
+
+
+def test_a_tampered_record_is_stale_and_runs_nothing(tmp_path: Path) -> None:
+    store, options, pending = setup(tmp_path)
+    data = pending.to_dict()
+    data["tool_input"] = {"command": "rm -rf /"}
+    with pytest.raises(ApprovalStaleError, match="different input"):
+        resume_approval(PendingApproval.from_dict(data), ApprovalDecision.allow(), policy=POLICY, options=options)
+    data = dict(pending.to_dict(), tool_use_id="toolu_99")
+    with pytest.raises(ApprovalStaleError, match="no tool call toolu_99"):
+        resume_approval(PendingApproval.from_dict(data), ApprovalDecision.allow(), policy=POLICY, options=options)
+    key = {"project_key": project_key_for_directory(str(tmp_path)), "session_id": SESSION}
+    assert store.list_subkeys(key) == []  # no claim was made
+
+
+def test_a_call_that_ran_is_stale(tmp_path: Path) -> None:
+    result = {"type": "user", "uuid": "u2", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_01", "content": "done"}]}}  # fmt: skip
+    _, options, pending = setup(tmp_path, result)
+    with pytest.raises(ApprovalStaleError, match="already has a result"):
+        resume_approval(pending, ApprovalDecision.deny("no"), policy=POLICY, options=options)
+
+
+def test_a_claim_held_elsewhere_is_refused(tmp_path: Path) -> None:
+    _, options, pending = setup(tmp_path)
+    claim(pending, ApprovalDecision.allow(), options, "worker-7", "t")
+    with pytest.raises(ApprovalClaimedError, match="worker-7") as caught:
+        resume_approval(pending, ApprovalDecision.deny("no"), policy=POLICY, options=options)
+    assert caught.value.claim["decision"]["behavior"] == "allow"
+
+
+def test_the_same_claimant_gets_past_its_own_claim(tmp_path: Path) -> None:
+    """A resume whose CLI never started (here: no such binary) keeps its claim; a deliberate
+    retry with the same ``claimant`` gets past it (to the missing CLI again), anyone else not."""
+    from claude_sync import CLINotFoundError
+
+    _, options, pending = setup(tmp_path)
+    with pytest.raises(CLINotFoundError):
+        resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=options, claimant="job-1")
+    with pytest.raises(CLINotFoundError):
+        resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=options, claimant="job-1")
+    with pytest.raises(ApprovalClaimedError, match="job-1"):
+        resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=options, claimant="job-2")
