@@ -11,7 +11,8 @@ Public means: the names in ``__all__`` of :data:`SURFACES`, and, for a public cl
 method, property and attribute without a leading underscore that the class defines itself or
 gets from a private base (``claude_sync._engine.control_methods.TsControlMethods`` …). Members
 of a public base are documented with that base; members of :data:`SHARED_BASES` once, on
-their own page; members from outside claude_sync (``dict``, ``distributed.WorkerPlugin``) not
+their own page — a class's entry names the methods and properties it inherits from either,
+each linked to where it is documented (:func:`inherited_members`); members from outside claude_sync (``dict``, ``distributed.WorkerPlugin``) not
 at all. Attributes (dataclass fields, ``TypedDict`` keys, class constants, ``self.x`` set in
 a method) are documented in the ``Attributes:`` (or ``Keys:``) section of the public class's
 own docstring (also those a private base declares), which napoleon turns into entries of the
@@ -539,6 +540,46 @@ def shown_bases(cls: type) -> List[type]:
     return shown
 
 
+def documented_qualname(klass: type) -> Optional[str]:
+    """The dotted name under which a public or shared class is documented, else None."""
+    for entry in entries():
+        if entry.obj is klass:
+            return entry.qualname
+    qualname = f"{klass.__module__}.{klass.__qualname__}"
+    return qualname if qualname in SHARED_BASES else None
+
+
+def inherited_members(cls: type) -> List[Tuple[str, List[Member]]]:
+    """``(documented base, members)``: the public methods and properties ``cls`` inherits
+    from public claude_sync classes and shared bases (documented there, not again here), by
+    base, nearest first; each name once, and none that ``cls`` documents itself."""
+    seen = {member.name for member in public_members(cls)}
+    found: List[Tuple[str, List[Member]]] = []
+    for klass in lineage(cls)[1:]:
+        if not _ours(klass) or klass in member_sources(cls):
+            continue
+        qualname = documented_qualname(klass)
+        if qualname is None:
+            continue
+        members = [m for m in public_members(klass) if m.kind != "attribute" and m.name not in seen]
+        seen.update(m.name for m in members)
+        if members:
+            found.append((qualname, members))
+    return found
+
+
+def inherited_lines(cls: type) -> List[str]:
+    """The "Inherited from" paragraph of a class's entry: a cross-reference to each member
+    :func:`inherited_members` finds."""
+    lines = []
+    for base, members in inherited_members(cls):
+        refs = ", ".join(
+            f":{'meth' if m.kind == 'method' else 'attr'}:`~{base}.{m.name}`" for m in members
+        )
+        lines.append(f"*Inherited from* :class:`~{base}`: {refs}.")
+    return lines
+
+
 def private_members_shown_here(cls: type) -> bool:
     """Whether ``cls`` shows methods it gets from private bases (``:inherited-members:``)."""
     return not is_typeddict(cls) and any(m.owner is not cls and m.kind != "attribute" for m in public_members(cls))
@@ -554,6 +595,9 @@ def directive(entry: Entry) -> str:
             lines.append(f"   :inherited-members: {', '.join(_excluded_bases(obj))}")
         if shown_bases(obj):
             lines.append("   :show-inheritance:")
+        inherited = inherited_lines(obj)
+        for line in inherited:  # a paragraph each
+            lines += ["", f"   {line}"]
         return "\n".join(lines) + "\n\n"
     if _is_fixture(obj):
         text = _indent(doc_for(entry) or "(undocumented)")

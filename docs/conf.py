@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import sys
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -46,6 +47,10 @@ try:
 except ImportError:  # pragma: no cover - the docs extra installs furo
     html_theme = "alabaster"
 html_title = f"claude_sync {release}"
+# Long signatures: one parameter a line past this length; CSS wraps what is still too long.
+maximum_signature_line_length = 88
+html_static_path = ["_static"]
+html_css_files = ["signatures.css"]
 
 autodoc_mock_imports: list = []
 
@@ -106,7 +111,49 @@ def _class_attribute(obj: object, name: str, *default: object) -> object:
     return safe_getattr(obj, name, *default)
 
 
-def setup(app: object) -> None:
+MEMBER_OBJTYPES = frozenset({"method", "classmethod", "staticmethod", "property", "attribute"})
+
+
+def _members_out_of_the_toc(app: object, domain: str, objtype: str, content: Any) -> None:
+    """The tables of contents (the sidebar's page list, "On this page") name sections,
+    classes, functions and data, not every method and attribute: with those (~3000 of them)
+    every page's navigation tree took most of the build's time. Members keep their anchors
+    and index entries."""
+    if domain == "py" and objtype in MEMBER_OBJTYPES:
+        content.parent["no-contents-entry"] = True
+
+
+def setup(app: Any) -> None:
+    from sphinx import addnodes
+    from sphinx.transforms.post_transforms import SphinxPostTransform
+
+    class NoHopelessFuzzySearch(SphinxPostTransform):
+        """A cross-reference Sphinx looks up "fuzzily" (``str``, ``None``, ``Any`` in a
+        signature or an attribute's type: ~10,000 of them) is compared with the name of
+        every documented object, one by one, and ``str`` never matches. Here such a
+        reference is looked up exactly, as an ordinary one is, when no documented name ends
+        with ``.<target>`` — when the fuzzy search could not find anything either — so the
+        result is the same; it runs just before the references are resolved."""
+
+        default_priority = 9  # ReferencesResolver: 10
+
+        def run(self, **kwargs: Any) -> None:
+            objects = self.env.domains["py"].objects
+            cached = getattr(self.env, "_claude_sync_tails", None)
+            if cached is None or cached[0] != len(objects):
+                tails = set()
+                for name in objects:
+                    parts = name.split(".")
+                    tails.update(".".join(parts[i:]) for i in range(1, len(parts)))
+                cached = (len(objects), tails)
+                self.env._claude_sync_tails = cached  # type: ignore[attr-defined]
+            tails = cached[1]
+            for node in self.document.findall(addnodes.pending_xref):
+                if node.get("refdomain") == "py" and node.hasattr("refspecific") and node["reftarget"] not in tails:
+                    del node["refspecific"]
+
+    app.add_post_transform(NoHopelessFuzzySearch)
+    app.connect("object-description-transform", _members_out_of_the_toc)
     app.add_autodoc_attrgetter(type, _class_attribute)  # type: ignore[attr-defined]
     app.connect("autodoc-process-docstring", _plain_section_headers, priority=400)  # type: ignore[attr-defined]
     app.connect("autodoc-process-bases", _public_bases)  # type: ignore[attr-defined]

@@ -96,16 +96,9 @@ def postgres_server() -> Any:
     """A real PostgreSQL server for the whole test session (``tests/pg_server.py``): started
     on first use, stopped by PID at the end. Skipped without server binaries, except under
     ``CI=true``, where that fails."""
-    from helpers import require_package
-    from pg_server import PostgresServer, require_pg_bin
+    from pg_server import running_server
 
-    require_package("psycopg", import_it=False, install="pip install -e '.[postgres]'")
-
-    server = PostgresServer(require_pg_bin()).start()
-    try:
-        yield server
-    finally:
-        server.cleanup()
+    yield from running_server()
 
 
 @pytest.fixture

@@ -1,15 +1,18 @@
 """Helpers shared by the tests: ``Kit`` (a kit ``ScriptedCLI`` and how a test connects to it,
 with ``SHORT_TIMEOUTS``), message filters (``texts`` is the kit's), ``wait_until``,
 ``child_pids``, ``require_package`` (optional packages: skipped locally, failed under
-CI=true), the steps several tests script, the host's processes as ``/proc`` shows them
+CI=true unless ``CLAUDE_SYNC_TEST_EXTRAS`` says their extra is not installed), the steps several tests script, the host's processes as ``/proc`` shows them
 (``alive``, ``clis_under``, ``clis_with_home``) and ``StallingResponder`` (a fake-API turn held
 in flight)."""
 
 from __future__ import annotations
 
+import configparser
+import functools
 import importlib
 import importlib.util
 import os
+import re
 import sys
 import threading
 import time
@@ -71,36 +74,143 @@ def child_pids() -> List[int]:
     return sorted(pids)
 
 
-INTEGRATIONS_INSTALL = "pip install -e '.[test,test-integrations]'"
-"""How to install what the integration tests need (``.ci/run`` does, so CI runs them all)."""
+EXTRAS_ENV = "CLAUDE_SYNC_TEST_EXTRAS"
+"""The environment variable naming the extras this run installed (comma-separated, e.g.
+``test``): under ``CI=true`` a package of an extra it does not name is skipped, not failed.
+Unset under ``CI=true``: every extra is installed (``.ci/run``'s full runs), so any missing
+optional package fails. ``scripts/test.sh`` sets it to the extras it installs."""
+
+MODULE_DISTRIBUTIONS: Dict[str, str] = {
+    "IPython": "ipython", "markdown_it": "markdown-it-py", "psycopg_pool": "psycopg-pool",
+    "opentelemetry": "opentelemetry-api", "opentelemetry.sdk": "opentelemetry-sdk",
+    "opentelemetry.proto": "opentelemetry-proto",
+}  # fmt: skip
+"""Importable name (or dotted prefix, for namespace packages) -> distribution name, where
+they differ (else the top-level name is the distribution's)."""
+
+ROOT_DIR = Path(__file__).resolve().parents[1]
+
+
+def _normalized(distribution: str) -> str:
+    return re.sub(r"[-_.]+", "-", distribution).lower()
+
+
+@functools.lru_cache(maxsize=None)
+def extras_table() -> Dict[str, Tuple[str, ...]]:
+    """Distribution (normalized) -> the extras of ``setup.cfg`` that install it, in file order."""
+    config = configparser.ConfigParser()
+    config.read(ROOT_DIR / "setup.cfg", encoding="utf-8")
+    table: Dict[str, List[str]] = {}
+    for extra, requirements in config.items("options.extras_require"):
+        for line in requirements.splitlines():
+            found = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
+            if found and not line.lstrip().startswith("#"):
+                table.setdefault(_normalized(found.group(1)), []).append(extra)
+    return {name: tuple(extras) for name, extras in table.items()}
+
+
+def distribution_of(module: str) -> str:
+    """The distribution that installs the (dotted) ``module``: the longest prefix of it in
+    ``MODULE_DISTRIBUTIONS``, else its top-level name."""
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in MODULE_DISTRIBUTIONS:
+            return MODULE_DISTRIBUTIONS[prefix]
+    return parts[0]
+
+
+def extras_of(module: str) -> Tuple[str, ...]:
+    """The extras that install the importable ``module`` (empty when none does)."""
+    return extras_table().get(_normalized(distribution_of(module)), ())
+
+
+RUN_EXTRAS = os.environ.get(EXTRAS_ENV, "")
+"""``CLAUDE_SYNC_TEST_EXTRAS`` as the run started: read once, at import, because what a run
+installed does not change while it runs, and the e2e fixtures scrub ``CLAUDE_*`` variables
+from a test's environment before its body asks for a package."""
+
+
+def declared_extras() -> Optional[Set[str]]:
+    """The extras ``CLAUDE_SYNC_TEST_EXTRAS`` named when the run started (``RUN_EXTRAS``);
+    None when it was unset (or empty)."""
+    named = {part.strip() for part in RUN_EXTRAS.split(",") if part.strip()}
+    return named or None
 
 
 def under_ci() -> bool:
     """Whether this is a CI run (``CI=true``): there, a missing optional package fails the
-    test instead of skipping it."""
+    test instead of skipping it, unless ``CLAUDE_SYNC_TEST_EXTRAS`` says its extra is not
+    installed in this run."""
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-def require_package(
-    name: str, *, import_it: bool = True, since: Tuple[int, int] = (3, 9), install: str = INTEGRATIONS_INSTALL
-) -> Any:
-    """The optional package ``name`` (one of the ``test-integrations`` extra), imported; or
+def missing_package_fails(extras: Iterable[str]) -> bool:
+    """Whether a missing package of ``extras`` is a failure here: under ``CI=true`` when
+    ``CLAUDE_SYNC_TEST_EXTRAS`` is unset (every extra installed) or names one of them."""
+    if not under_ci():
+        return False
+    declared = declared_extras()
+    return declared is None or bool(declared & set(extras))
+
+
+def install_command(extras: Iterable[str]) -> str:
+    """``pip install -e '.[test,<extra>]'`` for the narrowest extra (the one listing the
+    fewest packages) among ``extras``."""
+    sizes = {extra: sum(extra in owners for owners in extras_table().values()) for extra in extras}
+    if not sizes:
+        return "pip install -e '.[test,test-integrations]'"
+    narrowest = min(sizes, key=lambda extra: (sizes[extra], extra))
+    return f"pip install -e '.[test,{narrowest}]'" if narrowest != "test" else "pip install -e '.[test]'"
+
+
+def is_installed(name: str) -> bool:
+    """Whether the top-level module ``name`` can be imported (a namespace package, such as
+    the ``tests/mcp`` folder on ``sys.path``, does not count)."""
+    spec = importlib.util.find_spec(name)
+    return spec is not None and spec.origin not in (None, "namespace")
+
+
+def _missing(what: str, extras: Tuple[str, ...]) -> None:
+    """Skip (or, per ``missing_package_fails``, fail) for the missing package ``what`` of
+    ``extras``. Always raises."""
+    if not extras:  # a test asking for a package no extra installs: the test's own bug
+        pytest.fail(f"no extra of setup.cfg installs {what}", pytrace=False)
+    reason = f"the optional package {what} is not installed (extra {' or '.join(extras)}): {install_command(extras)}"
+    if missing_package_fails(extras):
+        declared = declared_extras()
+        told = f"{EXTRAS_ENV}={','.join(sorted(declared))}" if declared else f"{EXTRAS_ENV} unset: every extra"
+        pytest.fail(f"{reason} (CI=true, {told})", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def require_distribution(distribution: str) -> None:
+    """As ``require_package``, for a distribution checked through its installed metadata,
+    importing nothing (``opentelemetry-sdk``: an imported ``opentelemetry`` turns tracing on
+    for the rest of the process). Raises ``pytest.skip.Exception`` / ``pytest.fail.Exception``."""
+    from importlib import metadata
+
+    try:
+        metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        _missing(repr(distribution), extras_table().get(_normalized(distribution), ()))
+
+
+def require_package(name: str, *, import_it: bool = True, since: Tuple[int, int] = (3, 9)) -> Any:
+    """The optional package ``name`` (installed by an extra of ``setup.cfg``), imported; or
     only checked to be installed with ``import_it=False`` (returns None), for a test that must
-    not import it into this process. Missing: the test is skipped, naming the install command,
-    except under ``CI=true``, where that is a failure. On a Python older than ``since`` (the
-    package does not exist there; mcp needs 3.10) the test is always skipped. ``install``: the
-    command the skip message names.
+    not import it into this process. Missing: the test is skipped, naming its extra and the
+    install command — a failure instead under ``CI=true`` unless ``CLAUDE_SYNC_TEST_EXTRAS``
+    names the extras installed and none of them has it (``missing_package_fails``). On a
+    Python older than ``since`` (the package does not exist there; mcp needs 3.10) the test
+    is always skipped.
 
     ``tests/`` is on ``sys.path``, so a namespace package of the same name (``tests/mcp``)
     does not count as installed. Raises ``pytest.skip.Exception`` / ``pytest.fail.Exception``."""
     if sys.version_info < since:
         pytest.skip(f"{name} needs Python >= {since[0]}.{since[1]}", allow_module_level=True)
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.origin in (None, "namespace"):
-        reason = f"the optional package {name!r} is not installed: {install}"
-        if under_ci():
-            pytest.fail(f"{reason} (CI=true: .ci/run installs it)", pytrace=False)
-        pytest.skip(reason, allow_module_level=True)
+    if not is_installed(name):
+        _missing(repr(name), extras_of(name))
     if not import_it:
         return None
     with warnings.catch_warnings():  # as pytest.importorskip: a package's own import-time

@@ -4,6 +4,9 @@
   ``CLAUDE_SYNC_PG_BIN``, else the newest ``/usr/lib/postgresql/*/bin``, else ``PATH``).
 * ``require_pg_bin()``: that directory, or a pytest *skip* — a *failure* under ``CI=true``
   (``.ci/run`` installs the server with ``.ci/install_postgres.sh``).
+* ``running_server()``: what a fixture yields: psycopg checked first (``require_package``:
+  the postgres extra), then the binaries, then a started ``PostgresServer``, cleaned up
+  however the test — or the start itself — ends.
 * ``PostgresServer(bin_dir)``: ``start()`` runs ``initdb`` then the ``postgres`` binary itself
   on a free 127.0.0.1 port, its unix socket in the temp dir too, through a launcher process
   that exits at once: the server is a daemon, not a child of the test process (tests that
@@ -31,9 +34,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
+from helpers import require_package
 
 INSTALL_HINT = "bash .ci/install_postgres.sh  (then export CLAUDE_SYNC_PG_BIN=<the dir it prints>)"
 SUPERUSER = "claude_sync"
@@ -74,6 +78,20 @@ def require_pg_bin() -> str:
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def running_server(**settings: str) -> Iterator[PostgresServer]:
+    """For a fixture (``yield from running_server()``): a started server, stopped and its
+    temp dir removed when the fixture ends, or when starting it fails. psycopg and the
+    server binaries are required first (skipped, or failed under ``CI=true``), before
+    anything is created or launched."""
+    require_package("psycopg", import_it=False)
+    server = PostgresServer(require_pg_bin(), settings=settings or None)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.cleanup()
 
 
 def free_port() -> int:
@@ -123,7 +141,11 @@ class PostgresServer:
 
     def start(self, timeout: float = 60.0) -> PostgresServer:
         """initdb (first time), then start the server and wait until it accepts connections.
-        Raises ``RuntimeError`` with the server log's tail when it does not come up."""
+        Raises ``RuntimeError`` with the server log's tail when it does not come up, and
+        ``ImportError`` (before launching anything) without psycopg; a server launched by a
+        start that then fails is stopped before the error propagates."""
+        import psycopg  # noqa: F401 - _wait_ready needs it: fail before a server runs
+
         if not self.data.exists():
             result = subprocess.run(
                 [os.path.join(self.bin_dir, "initdb"), "-D", str(self.data), "-U", SUPERUSER, "--auth=trust",
@@ -144,7 +166,11 @@ class PostgresServer:
         if launched.returncode != 0:
             raise RuntimeError(f"could not launch postgres: {launched.stderr[-2000:]}")
         self.server_pid = int(launched.stdout.strip())
-        self._wait_ready(timeout)
+        try:
+            self._wait_ready(timeout)
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def _wait_ready(self, timeout: float) -> None:

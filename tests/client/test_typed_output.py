@@ -8,7 +8,7 @@ import dataclasses
 from typing import Any, List, Optional
 
 import pytest
-from helpers import Kit
+from helpers import Kit, require_package
 
 from claude_sync import ResultMessage, StructuredOutputError, run
 from claude_sync.testing import ScriptedCLI
@@ -121,7 +121,7 @@ def nested(depth: int) -> Any:
 
 
 def _strict_model() -> type:
-    pydantic = pytest.importorskip("pydantic", reason="a pydantic validator is the case")
+    pydantic = require_package("pydantic")  # a pydantic validator is the case
 
     class Strict(pydantic.BaseModel):  # type: ignore[name-defined,misc]
         answer: str

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
-from helpers import StallingResponder, alive, clis_under, clis_with_home, wait_until
+from helpers import StallingResponder, alive, clis_under, clis_with_home, require_package, wait_until
 from pg_server import free_port
 
 from claude_sync import ClaudeAgentOptions, PostgresSessionStore
@@ -28,14 +28,9 @@ from claude_sync.testing.fake_api import FakeAnthropicAPI, content_text
 
 from .harness import hermetic_env
 
-try:
-    import distributed
-except ImportError:  # the test extra installs it; CI must not quietly skip
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("distributed (the dask extra) is not installed", allow_module_level=True)
+distributed = require_package("distributed")  # the dask extra; failed under CI=true when missing
 
-from claude_sync.integrations.dask import (  # noqa: E402 - after the importorskip
+from claude_sync.integrations.dask import (  # noqa: E402 - after require_package
     install,
     pool_stats,
     run_conversation_on_worker,

@@ -2,10 +2,13 @@
 script (a page reads as one program): the real CLI is ``claude`` on
 ``PATH`` and talks to the fake API (which answers any turn with a short text when it has no
 script, and plays ``PAGE_REPLIES`` for the pages whose model must call a tool).
-``porting.rst``'s side-by-side table is not a program and is left out."""
+``porting.rst``'s side-by-side table is not a program and is left out. A page importing an
+optional package (pydantic, OpenTelemetry: the test-integrations extra) needs it: skipped without it, failed
+under ``CI=true`` unless the run says it lacks that extra (``helpers.require_package``)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -14,6 +17,7 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 import pytest
+from helpers import distribution_of, extras_of, require_distribution
 
 from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, text, tool_use
 
@@ -78,8 +82,27 @@ def test_docs_example_with_a_database_runs(
     run_example(name, code, fake_api, real_cli_path, tmp_path, {"DATABASE_URL": pg_conninfo})
 
 
+def optional_distributions(code: str) -> List[str]:
+    """The distributions of the modules ``code`` imports that an extra of setup.cfg installs."""
+    modules = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return sorted({distribution_of(module) for module in modules if extras_of(module)})
+
+
+def test_a_page_importing_an_optional_package_is_seen_to_need_it() -> None:
+    assert optional_distributions(dict(EXAMPLES)["tutorial/structured_output.rst"]) == ["pydantic"]
+    assert optional_distributions(dict(EXAMPLES)["tutorial/tracing.rst"]) == ["opentelemetry-api", "opentelemetry-sdk"]
+    assert optional_distributions("import os\nfrom claude_sync import query\nimport psycopg.rows") == ["psycopg"]
+
+
 def run_example(name: str, code: str, fake_api: FakeAnthropicAPI, real_cli_path: str, tmp_path: Path, extra: Dict[str, str]) -> None:
     """Run one page's examples as a script against the real CLI (``claude`` on PATH)."""
+    for distribution in optional_distributions(code):
+        require_distribution(distribution)  # nothing imported here (opentelemetry would trace)
     fake_api.add(*PAGE_REPLIES.get(name, []))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
+from helpers import require_package
 
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
@@ -109,7 +110,7 @@ def test_structured_outputs_example(
     real_cli_path: str, fake_api: FakeAnthropicAPI, e2e_workdir: Path, tmp_path: Path
 ) -> None:
     """The official example's wish, ``output_format=EmailExtraction``, run as written."""
-    pytest.importorskip("pydantic")
+    require_package("pydantic", import_it=False)  # the example script imports it
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "claude").symlink_to(real_cli_path)

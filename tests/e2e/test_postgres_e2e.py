@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List
 
 import pytest
-from pg_server import PostgresServer, require_pg_bin
+from pg_server import PostgresServer, running_server
 
 from claude_sync import (
     ClaudeSDKClient,
@@ -37,11 +37,7 @@ DOWN_SECONDS = 10.0
 @pytest.fixture
 def own_server() -> Iterator[PostgresServer]:
     """A server of this test's own (it is stopped and started again)."""
-    server = PostgresServer(require_pg_bin()).start()
-    try:
-        yield server
-    finally:
-        server.cleanup()
+    yield from running_server()
 
 
 def one_turn(client: ClaudeSDKClient, prompt: str) -> List[Any]:

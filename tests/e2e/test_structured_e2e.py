@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
+from helpers import require_package
 from typing_extensions import NotRequired, TypedDict
 
 from claude_sync import (
@@ -39,7 +40,7 @@ from .harness import cli_is_at_least, hermetic_env
 
 pytestmark = pytest.mark.e2e
 
-pydantic = pytest.importorskip("pydantic")  # the test extra has it
+pydantic = require_package("pydantic")  # the test-integrations extra has it
 
 NO_RETRIES = {"CLAUDE_CODE_MAX_RETRIES": "0"}
 TOOL = "StructuredOutput"
@@ -351,7 +352,7 @@ def test_a_class_defined_in_main_crosses_processes(
     which: str, real_cli_path: str, fake_api: FakeAnthropicAPI, tmp_path: Path
 ) -> None:
     if which == "dask":
-        pytest.importorskip("distributed")
+        require_package("distributed", import_it=False)
     fake_api.add(tool_use(TOOL, {"answer": "yes", "votes": [3, 1]}))
     script = tmp_path / "verdict.py"
     script.write_text(MAIN_SCRIPT)
@@ -371,8 +372,9 @@ def test_a_class_defined_in_main_crosses_processes(
 
 @pytest.mark.allow_leaks  # jupyter_client keeps a process-wide zmq context (see test_notebook_e2e)
 def test_a_class_from_a_notebook_cell_and_its_display(fake_api: FakeAnthropicAPI, e2e_options: Any) -> None:
-    nbformat = pytest.importorskip("nbformat", reason="nbclient/nbformat/ipykernel are in the test extra")
-    nbclient = pytest.importorskip("nbclient", reason="nbclient/nbformat/ipykernel are in the test extra")
+    nbformat = require_package("nbformat")
+    nbclient = require_package("nbclient")
+    require_package("ipykernel", import_it=False)  # the kernel nbclient starts
     value = {"title": "Up", "minutes": 96}
     fake_api.add(tool_use(TOOL, value), tool_use(TOOL, dict(value, title="Coco")))
     options = e2e_options(env=NO_RETRIES)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from helpers import require_distribution
 
 from .harness import cli_is_at_least
 
@@ -27,18 +28,11 @@ RUN = "invoke_agent claude_code"
 
 
 def require_otel() -> None:
-    """Skip (fail under ``CI=true``) without the OpenTelemetry SDK and protobuf decoder,
-    checked without importing them into this process."""
-    from importlib import metadata
-
-    for package in ("opentelemetry-sdk", "opentelemetry-proto"):
-        try:
-            metadata.version(package)
-        except metadata.PackageNotFoundError:
-            message = f"needs {package}: pip install -e '.[test-integrations]'"
-            if os.environ.get("CI") == "true":
-                pytest.fail(message)
-            pytest.skip(message)
+    """Skip without the OpenTelemetry SDK and protobuf decoder (fail under ``CI=true`` unless
+    the run says it lacks their extra: ``helpers.require_distribution``), checked without
+    importing them into this process."""
+    for distribution in ("opentelemetry-sdk", "opentelemetry-proto"):
+        require_distribution(distribution)
 
 
 def traced(scenario: str, cli: str, workdir: Path) -> Dict[str, Any]:

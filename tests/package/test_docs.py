@@ -64,7 +64,7 @@ def test_every_public_method_and_attribute_is_documented(entry: Any) -> None:
 
 @pytest.mark.parametrize("surface", sorted(apiref.OPTIONAL_SURFACES))
 def test_an_optional_module_is_covered_when_its_package_is_there(surface: str) -> None:
-    require_package(apiref.OPTIONAL_SURFACES[surface], import_it=False, install="pip install -e '.[dask]'")
+    require_package(apiref.OPTIONAL_SURFACES[surface], import_it=False)
     assert any(entry.surface == surface for entry in ENTRIES)
 
 
@@ -147,7 +147,7 @@ def _inventory(path: Path) -> Set[str]:
 @pytest.fixture(scope="module")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site built as CI builds it (``sphinx -W --keep-going``), from this checkout."""
-    require_package("sphinx", import_it=False, install="pip install -e '.[docs]'")
+    require_package("sphinx", import_it=False)
     out = tmp_path_factory.mktemp("docs_html")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     done = subprocess.run(
@@ -162,3 +162,50 @@ def test_the_built_reference_lists_every_public_name_and_member(built_site: Path
     listed = _inventory(built_site / "objects.inv")
     missing = [name for name in apiref.expected_objects() if name not in listed]
     assert not missing, f"{len(missing)} public names or members are not in the built reference:\n  " + "\n  ".join(missing[:80])
+
+
+def test_a_class_names_what_it_inherits_from_public_and_shared_bases() -> None:
+    by_name = {entry.name: entry for entry in ENTRIES}
+    serde = "claude_sync._wire.serde.SerdeMixin"
+    assert [(base, [m.name for m in members]) for base, members in apiref.inherited_members(by_name["ResultMessage"].obj)] == [
+        (serde, ["to_dict", "to_json", "from_dict", "from_json"])
+    ]
+    assert [base for base, _ in apiref.inherited_members(by_name["SystemInitMessage"].obj)] == ["claude_sync.SystemMessage", serde]
+    assert [m.name for _, m_list in apiref.inherited_members(by_name["UsageError"].obj) for m in m_list] == ["init_kwargs"]
+    # Never what the class documents itself, nor members of bases from outside claude_sync.
+    for entry in ENTRIES:
+        if apiref.is_our_class(entry.obj):
+            own = {m.name for m in apiref.public_members(entry.obj)}
+            inherited = [m.name for _, members in apiref.inherited_members(entry.obj) for m in members]
+            assert not own & set(inherited) and len(inherited) == len(set(inherited)), entry.qualname
+
+
+def _entry_html(site: Path, page: str, qualname: str) -> str:
+    """The HTML of one top-level entry of a reference page: from its anchor to the next
+    top-level class, exception, function or data entry."""
+    text = (site / "api" / f"{page}.html").read_text(encoding="utf-8")
+    start = text.index(f'id="{qualname}"')
+    ends = [text.find(f'<dl class="py {kind}"', start) for kind in ("class", "exception", "function", "data")]
+    return text[start : min([end for end in ends if end != -1] or [len(text)])]
+
+
+def test_every_inherited_member_is_linked_from_the_class_entry(built_site: Path) -> None:
+    unlinked = []
+    for entry in ENTRIES:
+        if not apiref.is_our_class(entry.obj) or not apiref.own_doc(entry.obj):
+            continue
+        inherited = apiref.inherited_members(entry.obj)
+        if not inherited:
+            continue
+        page, _section = apiref.section_of(entry)  # type: ignore[misc]
+        html = _entry_html(built_site, page, entry.qualname)
+        for base, members in inherited:
+            for member in members:
+                if not re.search(rf'href="[^"]*#{re.escape(base)}\.{member.name}"', html):
+                    unlinked.append(f"{entry.qualname}: {base}.{member.name}")
+    assert not unlinked, f"{len(unlinked)} inherited members are not linked from their class's entry:\n  " + "\n  ".join(unlinked[:40])
+
+
+def test_the_index_page_says_how_to_install() -> None:
+    text = (DOCS / "index.rst").read_text(encoding="utf-8")
+    assert "pip install -e ." in text and "git clone" in text

@@ -20,15 +20,14 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 from helpers import require_package, wait_until
-from pg_server import PostgresServer, require_pg_bin
+from pg_server import PostgresServer, running_server
 
 from claude_sync import UsageError
 from claude_sync._sessions.stores.postgres import PostgresSessionStore, schema_sql
 from claude_sync.testing import run_session_store_conformance
 
-POSTGRES_EXTRA = "pip install -e '.[postgres]'"
-psycopg = require_package("psycopg", install=POSTGRES_EXTRA)  # skipped without it, failed under CI=true
-ConnectionPool = require_package("psycopg_pool", install=POSTGRES_EXTRA).ConnectionPool
+psycopg = require_package("psycopg")  # skipped without it (the postgres extra), failed under CI=true
+ConnectionPool = require_package("psycopg_pool").ConnectionPool
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY: Any = {"project_key": "proj", "session_id": "sess"}
@@ -329,11 +328,7 @@ def test_writers_killed_at_random_keep_every_acknowledged_batch_whole(pg_conninf
 @pytest.fixture
 def own_server() -> Iterator[PostgresServer]:
     """A server of this test's own (it is stopped and started again)."""
-    server = PostgresServer(require_pg_bin()).start()
-    try:
-        yield server
-    finally:
-        server.cleanup()
+    yield from running_server()
 
 
 def test_a_store_reconnects_after_the_server_restarted(own_server: PostgresServer) -> None:

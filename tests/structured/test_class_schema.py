@@ -13,13 +13,14 @@ import weakref
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
+from helpers import require_package
 from typing_extensions import Annotated, TypedDict
 
 from claude_sync import json_schema_of
 from claude_sync._structured.class_schema import output_kind
 from claude_sync._structured.readonly import ReadOnlyDict
 
-pydantic = pytest.importorskip("pydantic")
+pydantic = require_package("pydantic")  # the test-integrations extra has it
 
 
 @dataclasses.dataclass

@@ -12,11 +12,12 @@ import math
 from typing import Any, Dict, Generic, List, Optional, TypeVar, Union
 
 import pytest
+from helpers import require_package
 from typing_extensions import TypedDict
 
 from claude_sync import StructuredOutputError, parse_output
 
-pydantic = pytest.importorskip("pydantic", reason="pydantic validators are one of the cases")
+pydantic = require_package("pydantic")  # pydantic validators are one of the cases (test-integrations)
 
 
 @dataclasses.dataclass

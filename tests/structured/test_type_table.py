@@ -39,12 +39,13 @@ from typing import (
 )
 
 import pytest
+from helpers import require_package
 from typing_extensions import Annotated, Literal, NotRequired, TypedDict
 
 from claude_sync import StructuredOutputError, json_schema_of, parse_output
 from claude_sync._mcp.schema_validation import validate
 
-pydantic = pytest.importorskip("pydantic")  # the test extra has it
+pydantic = require_package("pydantic")  # the test-integrations extra has it
 
 
 class Color(enum.Enum):

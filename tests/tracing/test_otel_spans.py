@@ -12,20 +12,15 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from helpers import require_distribution
 
 
 def require_otel_sdk() -> None:
-    """Skip (fail under ``CI=true``) without ``opentelemetry-sdk``, checked without importing
-    it here: an imported ``opentelemetry`` would turn tracing on for the rest of this process."""
-    from importlib import metadata
+    """Skip without ``opentelemetry-sdk`` (fail under ``CI=true`` unless the run says it lacks
+    its extra: ``helpers.require_distribution``), checked without importing it here: an
+    imported ``opentelemetry`` would turn tracing on for the rest of this process."""
+    require_distribution("opentelemetry-sdk")
 
-    try:
-        metadata.version("opentelemetry-sdk")
-    except metadata.PackageNotFoundError:
-        message = "needs opentelemetry-sdk: pip install -e '.[test-integrations]'"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
 
 ROOT = Path(__file__).resolve().parents[2]
 CHILD = Path(__file__).with_name("otel_child.py")
