@@ -461,3 +461,21 @@ def test_import_claude_sync_does_not_import_psycopg() -> None:
     out = subprocess.run([sys.executable, "-c", "import json\n" + code], capture_output=True, text=True,
                          env=child_env(), timeout=60, check=True).stdout  # fmt: skip
     assert json.loads(out) == []
+
+
+def test_the_schema_check_sees_tables_another_process_created_during_its_transaction(pg_conninfo: str) -> None:
+    """``create_schema`` checks again after waiting for the schema lock, in the same
+    transaction. ``to_regclass`` answered from the session's catalog cache there ("missing",
+    though another writer had just created the tables), so the DDL ran beside that writer's
+    appends and deadlocked with them (seen in CI: 1 of 8 writers, ``DeadlockDetected``)."""
+    checker = PostgresSessionStore(pg_conninfo, table_prefix="late", create_schema=False)
+    creator = PostgresSessionStore(pg_conninfo, table_prefix="late")
+    try:
+        with psycopg.connect(pg_conninfo) as conn, conn.transaction(), conn.cursor() as cur:
+            assert not checker._tables_exist(cur)
+            cur.execute("SELECT to_regclass('late_entries')")  # the old check, cached "missing"
+            creator.create_schema()  # another session creates and commits them meanwhile
+            assert checker._tables_exist(cur)
+    finally:
+        checker.close()
+        creator.close()

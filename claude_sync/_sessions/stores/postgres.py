@@ -370,9 +370,19 @@ class PostgresSessionStore:
         self._schema_ready = True
 
     def _tables_exist(self, cur: Any) -> bool:
-        cur.execute("SELECT to_regclass(%s), to_regclass(%s), to_regclass(%s)", (self._entries, self._transcripts, self._summaries))
+        """Whether the three tables are in the schema unqualified names create them in. A
+        query of ``pg_class`` under this statement's snapshot, not ``to_regclass``: that one
+        reads the session's catalog cache, which still says "missing" after waiting for the
+        advisory lock while another process created them (an advisory lock processes no
+        catalog invalidations). The DDL then ran beside running appends and deadlocked with
+        them (``CREATE INDEX`` takes a share lock on a table an append writes)."""
+        cur.execute(
+            "SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND c.relname = ANY(%s)",
+            ([self._entries, self._transcripts, self._summaries],),
+        )
         row = cur.fetchone()
-        return row is not None and None not in row
+        return row is not None and row[0] == 3
 
     # ------------------------------------------------------------------ writes
 
