@@ -4,6 +4,7 @@ run a kit ``ScriptedCLI`` in-process or as a subprocess (``helpers.Kit``)."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any, Callable, List, Optional
@@ -25,6 +26,16 @@ def _fds() -> List[int]:
         return sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
     except OSError:
         return []
+
+
+@pytest.fixture(autouse=True)
+def same_recursion_limit() -> Any:
+    """Give each test the interpreter's recursion limit as it was before: a library a test
+    drives may raise it for good (seen on Python 3.9 in a full run), and the tests of deep
+    values measure what happens at the default limit."""
+    limit = sys.getrecursionlimit()
+    yield
+    sys.setrecursionlimit(limit)
 
 
 @pytest.fixture(autouse=True)

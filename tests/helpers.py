@@ -95,7 +95,7 @@ def _normalized(distribution: str) -> str:
     return re.sub(r"[-_.]+", "-", distribution).lower()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def extras_table() -> Dict[str, Tuple[str, ...]]:
     """Distribution (normalized) -> the extras of ``setup.cfg`` that install it, in file order."""
     config = configparser.ConfigParser()

@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
-from helpers import StallingResponder, alive, clis_under, clis_with_home, require_package, wait_until
+from helpers import (
+    StallingResponder,
+    alive,
+    clis_under,
+    clis_with_home,
+    require_package,
+    wait_until,
+)
 from pg_server import free_port
 
 from claude_sync import ClaudeAgentOptions, PostgresSessionStore

@@ -9,7 +9,6 @@ from typing import Any, Dict, List
 import pytest
 
 import claude_sync
-
 from claude_sync import (
     KNOWN_HOOK_EVENTS,
     ClaudeAgentOptions,
@@ -186,7 +185,10 @@ def test_skill_shell_command_hook_matches_the_cli_schema() -> None:
     output = types.PreSkillShellCommandHookSpecificOutput
     assert output.__required_keys__ == {"hookEventName"}
     assert output.__optional_keys__ == {"permissionDecision", "permissionDecisionReason", "updatedInput"}
-    assert typing.get_args(typing.get_type_hints(output)["permissionDecision"]) == ("allow", "deny", "ask", "defer")
+    import typing_extensions  # strips NotRequired on every Python (3.9's typing keeps it)
+
+    decision = typing_extensions.get_type_hints(output)["permissionDecision"]
+    assert typing.get_args(decision) == ("allow", "deny", "ask", "defer")
 
 
 # ----------------------------------------------------------------------------- messages

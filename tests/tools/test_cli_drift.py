@@ -48,7 +48,7 @@ def installed_cli(version: str) -> str:
     return str(path)
 
 
-def run_tool(*args: str) -> "subprocess.CompletedProcess[str]":
+def run_tool(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(TOOL), *args], capture_output=True, text=True, timeout=300, check=False
     )
