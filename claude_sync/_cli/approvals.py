@@ -31,7 +31,7 @@ from .._approvals.records import (
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage
-from .arguments import CliParser, CliUsageError, positive_number
+from .arguments import CliParser, CliUsageError, parse_or_status, positive_number
 from .console import Console, silence_stdout
 from .exit_codes import (
     APPROVAL_PENDING,
@@ -89,10 +89,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def resume_main(argv: Sequence[str]) -> int:
     """``claude-sync resume-approval ARGS``; the exit status (main thread)."""
-    try:
-        args = _parser().parse_args(list(argv))
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else USAGE
+    args = parse_or_status(_parser(), argv)
+    if isinstance(args, int):
+        return args
     console = Console(sys.stdout, sys.stderr, progress=False)
     try:
         pending = PendingApproval.from_json(_read_record(args.file))

@@ -15,7 +15,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple, get_args
+from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple, Union, get_args
 
 from .._callbacks.permission_types import PermissionMode
 from .._options.options import ClaudeAgentOptions
@@ -383,6 +383,15 @@ def options_for(request: CliRequest, schema: Optional[Dict[str, Any]] = None) ->
         raise CliUsageError(usage_text(str(exc))) from None
     except RecursionError:
         raise CliUsageError("the schema is nested too deep to use") from None
+
+
+def parse_or_status(parser: argparse.ArgumentParser, argv: Sequence[str]) -> Union[argparse.Namespace, int]:
+    """A subcommand's arguments, or the exit status argparse chose (``--help``: 0, a usage
+    error: 2) instead of its ``SystemExit``. Main thread."""
+    try:
+        return parser.parse_args(list(argv))
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
 
 
 def parse(parser: argparse.ArgumentParser, argv: Optional[Sequence[str]]) -> CliRequest:

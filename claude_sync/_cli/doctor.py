@@ -26,10 +26,10 @@ from .._version import __version__
 from .._wire.errors import ClaudeSDKError, ResultError
 from .._wire.messages import ResultMessage, StreamEvent
 from .._wire.system_messages import SystemMessage
-from .arguments import CliParser, positive_number
+from .arguments import CliParser, parse_or_status, positive_number
 from .console import Console, silence_stdout
 from .diagnosis import FAIL, INFO, OK, Finding, environment_findings, version_finding
-from .exit_codes import CLI_NOT_FOUND, PROCESS_FAILED, SUCCESS, USAGE, OutputError, exit_code_for
+from .exit_codes import CLI_NOT_FOUND, PROCESS_FAILED, SUCCESS, OutputError, exit_code_for
 from .locate import cli_version, locate
 from .messages import INSTALL_HINT, error_lines
 
@@ -56,10 +56,9 @@ def _parser() -> argparse.ArgumentParser:
 
 def doctor_main(argv: Sequence[str]) -> int:
     """``claude-sync doctor ARGS``; the exit status (main thread)."""
-    try:
-        args = _parser().parse_args(list(argv))
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else USAGE
+    args = parse_or_status(_parser(), argv)
+    if isinstance(args, int):
+        return args
     console = Console(sys.stdout, sys.stderr, progress=False)
     try:
         if sys.stdout is None:
