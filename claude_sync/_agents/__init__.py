@@ -1,3 +1,3 @@
 """Many agents: ``run()`` and ``RunResult`` (``run``), ``AgentPool`` (``pool``) with its
-``RunFuture`` (``futures``) and the policy for reusing a warm CLI (``reuse``).
+``RunFuture`` (``futures``), its CLIs (``slots``) and the policy for reusing a warm CLI (``reuse``).
 """

@@ -42,7 +42,6 @@ options set hooks (they would see the reset: ``SessionEnd``/``SessionStart`` wit
 from __future__ import annotations
 
 import copy
-import time
 from typing import Any, Dict, List, Optional
 
 from .._options.options import ClaudeAgentOptions
@@ -131,7 +130,7 @@ class CliSlot:
     while parked).
     """
 
-    __slots__ = ("client", "options", "runs", "cost_before", "fingerprint", "session_ids", "parked_at")
+    __slots__ = ("client", "options", "runs", "cost_before", "fingerprint", "session_ids")
 
     def __init__(self, client: Any, options: ClaudeAgentOptions) -> None:
         self.client = client
@@ -140,7 +139,6 @@ class CliSlot:
         self.cost_before = 0.0
         self.fingerprint: Optional[Dict[str, Any]] = None
         self.session_ids: List[str] = []
-        self.parked_at = time.monotonic()
 
     @property
     def pid(self) -> Optional[int]:
