@@ -30,7 +30,8 @@ that for every run; every pending future ends cancelled or failed, never left pe
 A run's options are copied when it is submitted (``reuse.snapshot_options``): changing the
 options object afterwards changes later runs only, and a parked CLI serves a run only when its
 copy equals the run's. After ``shutdown`` the queued runs still reuse warm CLIs; the last
-worker to finish closes every parked CLI (also after ``shutdown(wait=False)``).
+worker to finish closes every parked CLI (also after ``shutdown(wait=False)``), and a run that
+ends once the pool is shut down with nothing queued closes its CLI without the ``/clear``.
 
 The pool keeps the jobs, their futures, the workers and shutdown; its CLIs — acquire, start,
 park, retire, keep warm, the cap — are a ``CliSlots`` (``claude_sync._agents.slots``), under
@@ -171,6 +172,12 @@ class AgentPool:
         """Called with a CLI's options each time the pool would start one; returns the
         ``Transport`` to use instead. None: the pool starts real CLIs."""
         return self._slots.transport_factory
+
+    def _never_wanted_again(self) -> bool:
+        """Worker, after a run: the pool is shut down with nothing queued, so a parked CLI would
+        serve no other run (``submit`` and ``client()`` refuse from now on): the reset is skipped."""
+        with self._cond:
+            return self._slots.closing and not self._jobs
 
     def _queued_runs_left(self) -> bool:
         """Holding ``_cond``: whether a queued run may still take a parked CLI (a worker is
@@ -465,6 +472,9 @@ class AgentPool:
             reason = "the run ended with an error result"
         if reason is None and job.future.cancelled():
             reason = "its run was cancelled"
+        if reason is None and self._never_wanted_again():
+            self._slots.retire(slot, "the pool is shut down and its queue is empty: no reset", counted=False)
+            return
         if reason is None:
             try:
                 with untraced():  # the pool's own turn: not a run of the application's
