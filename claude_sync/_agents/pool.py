@@ -334,7 +334,9 @@ class AgentPool:
         and runs ``queued`` now; so far: ``runs`` completed, CLIs ``started``, ``reused``
         (reset and parked again), ``retired``, ``replaced_dead`` and ``peak_alive``."""
         with self._cond:
-            return dict(self._slots.snapshot(), runs=self._runs, queued=len(self._jobs))
+            slots = self._slots.snapshot()
+            alive = slots.pop("alive")
+            return dict({"runs": self._runs}, **slots, queued=len(self._jobs), alive=alive)
 
     def parked_pids(self) -> List[Optional[int]]:
         """The process ids of the CLIs parked (started, idle) right now, oldest first; None for one
