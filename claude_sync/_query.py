@@ -43,7 +43,7 @@ from ._wire.messages import ResultMessage
 from ._wire.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._agents.result import RunResult
+    from ._result import RunResult
     from ._tracing.otel import RunTrace
 
 __all__ = ["query", "QueryStream"]
@@ -270,7 +270,7 @@ class QueryStream(TypedControlMethods):
             raise run.error
         if not run.finished:
             raise UsageError("the stream was closed before its run ended: there is no RunResult")
-        from ._agents.result import RunResult  # first use only: most streams are just iterated
+        from ._result import RunResult  # first use only: most streams are just iterated
 
         try:
             run.built = RunResult.from_messages(run.collected, output_format=run.options.output_format)

@@ -99,7 +99,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
         "claude_sync._sessions.stores.memory", "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
         "claude_sync._sessions.store_functions",
     )),
-    ("agents", "run()", ("claude_sync._agents.run", "claude_sync._agents.result", "claude_sync._wire.agent_usage")),
+    ("agents", "run()", ("claude_sync._agents.run", "claude_sync._result", "claude_sync._wire.agent_usage")),
     ("agents", "AgentPool", ("claude_sync._agents.pool",)),
     ("approvals", "Running and resuming", ("claude_sync._approvals.flow",)),
     ("approvals", "Policy and gate", ("claude_sync._approvals.policy", "claude_sync._approvals.gate")),
@@ -117,7 +117,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     )),
     ("testing", "Session store conformance", ("claude_sync.testing.conformance",)),
     ("integrations", "Dask", ("claude_sync.integrations.dask",)),
-    ("display", "show()", ("claude_sync._display.show",)),
+    ("display", "show()", ("claude_sync._show",)),
     ("port", "Porting a module's text", ("claude_sync.port.engine",)),
 )
 """``(page, section, modules)``: a public name goes to the section whose modules hold its

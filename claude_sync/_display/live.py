@@ -8,7 +8,7 @@ call (input and result) in collapsed ``<details>``, permission decisions and hoo
 marked, and a footer with turns, tokens, cost and elapsed time, then the final answer when
 the text shown so far does not already hold it.
 
-The shell (``claude_sync._display.show``) owns the clock, the output device and the throttling.
+The shell (``claude_sync._show``) owns the clock, the output device and the throttling.
 """
 
 from __future__ import annotations

@@ -27,6 +27,8 @@ FORBIDDEN = {
 IO_MODULES = {
     # the public modules that drive a live connection
     "claude_sync", "claude_sync._client", "claude_sync._query",
+    # show(): drives a run and redraws it from its own thread
+    "claude_sync._show",
     # the command line: reads stdin and files, streams a run to stdout
     "claude_sync.__main__", "claude_sync._cli.shell", "claude_sync._cli.approvals", "claude_sync._cli.console", "claude_sync._cli.locate",
     "claude_sync._cli.doctor",
@@ -43,8 +45,6 @@ IO_MODULES = {
     "claude_sync._sessions.store_resume", "claude_sync._sessions.transcript_edits",
     "claude_sync._sessions.transcript_files", "claude_sync._sessions.stores.memory",
     "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
-    # the live view's redraw thread
-    "claude_sync._display.show",
     # approvals: claims in a store or a file, and the runs that defer and resume
     "claude_sync._approvals.claims", "claude_sync._approvals.flow",
     # OpenTelemetry spans and metrics: clocks, the process-wide tracer and meter
