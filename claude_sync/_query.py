@@ -26,11 +26,11 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any, Dict, Generator, Iterable, Iterator, List, Optional, Union
 
-from ._display.redaction import redacted_logger
 from ._engine.connection import Session
 from ._engine.control_methods import TypedControlMethods
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
+from ._redaction.redactor import redacted_logger
 from ._wire.errors import (
     ClaudeSDKError,
     NotConnectedError,

@@ -35,9 +35,9 @@ from typing import Any, Dict, Iterable, Optional, Union, cast
 
 from .._agents.run import collect_turn, outcome_error
 from .._client import ClaudeSDKClient
-from .._display.redaction import redacted_logger
 from .._options.options import ClaudeAgentOptions
 from .._query import query
+from .._redaction.redactor import redacted_logger
 from .._result import RunResult
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage, UserMessage

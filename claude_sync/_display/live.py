@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Set
 
+from .._redaction.redactor import scrub_value
 from .._wire.agent_usage import AgentLedger, agents_footer
 from .._wire.text import BLOCK_SEPARATOR, TextDeltas
 from .markdown import markdown_html
-from .redaction import scrub_value
 from .render import (
     block_text,
     esc,
