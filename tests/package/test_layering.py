@@ -58,7 +58,8 @@ IO_MODULES = {
     "claude_sync._agents.run",
     # engines and the testing kit
     "claude_sync.integrations.dask",
-    "claude_sync.testing._engine", "claude_sync.testing._memory", "claude_sync.testing._steps",
+    "claude_sync.testing._scripted_cli.runner", "claude_sync.testing._scripted_cli.in_process",
+    "claude_sync.testing._scripted_cli.steps",
     "claude_sync.testing.cli", "claude_sync.testing.conformance", "claude_sync.testing.fake_api",
     "claude_sync.testing.offline", "claude_sync.testing.pytest_plugin",
     "claude_sync.testing.record", "claude_sync.testing.replay", "claude_sync.testing.scripted",
