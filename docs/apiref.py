@@ -107,7 +107,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("errors", "Exceptions", ("claude_sync._wire.errors",)),
     ("structured", "Output classes", ("claude_sync._structured.class_schema", "claude_sync._structured.outcome")),
     ("testing", "The scripted CLI", ("claude_sync.testing.scripted", "claude_sync.testing._scripted_cli.in_process",
-                                      "claude_sync.testing._scripted_cli.runner")),
+                                      "claude_sync.testing._scripted_cli.interpreter")),
     ("testing", "Keeping the real CLI out", ("claude_sync.testing.switch",)),
     ("testing", "pytest fixtures", ("claude_sync.testing.pytest_plugin",)),
     ("testing", "Assertions", ("claude_sync.testing.assertions",)),
@@ -317,7 +317,7 @@ def doc_for(entry: Entry) -> str:
         if doc:
             return doc
     module: Optional[str] = entry.home
-    for _hop in range(5):  # follow re-exports (``testing.scripted`` imports it from ``_scripted_cli.runner``)
+    for _hop in range(5):  # follow re-exports (``testing.scripted`` imports it from ``_scripted_cli.interpreter``)
         if module is None:
             break
         text = source_docstrings(module).get(entry.name)

@@ -47,9 +47,9 @@ _LAZY: Dict[str, str] = {
     "ScriptedCLI": ".scripted",
     "ScriptedTransport": "._scripted_cli.in_process",
     "SCRIPT_FORMAT": ".scripted",
-    "RunReport": "._scripted_cli.runner",
-    "ScriptFailure": "._scripted_cli.runner",
-    "SCRIPT_FAILED_EXIT": "._scripted_cli.runner",
+    "RunReport": "._scripted_cli.interpreter",
+    "ScriptFailure": "._scripted_cli.interpreter",
+    "SCRIPT_FAILED_EXIT": "._scripted_cli.interpreter",
     # the switch: every run in the process plays a script, never the real CLI
     "use_scripted_cli": ".switch",
     "no_real_cli": ".switch",

@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any, Dict, List, Optional
 
-from ._scripted_cli.runner import ClientGone, RunReport, Wire, check_script_format
+from ._scripted_cli.interpreter import ClientGone, RunReport, Wire, check_script_format
 from ._scripted_cli.steps import script_runner
 
 __all__ = ["main"]

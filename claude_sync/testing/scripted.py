@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ._scripted_cli.in_process import ScriptedTransport
-from ._scripted_cli.runner import (
+from ._scripted_cli.interpreter import (
     ECHO,
     NO_ANSWER,
     SCRIPT_FORMAT,
@@ -54,7 +54,7 @@ from ._scripted_cli.runner import (
 if TYPE_CHECKING:
     from .. import ClaudeAgentOptions
 
-# SCRIPT_FORMAT, check_script_format: from _scripted_cli.runner; ScriptedTransport: from _scripted_cli.in_process
+# SCRIPT_FORMAT, check_script_format (interpreter), ScriptedTransport (in_process): from _scripted_cli
 __all__ = ["SCRIPT_FORMAT", "ScriptedCLI", "ScriptedTransport", "check_script_format"]
 
 JsonDict = Dict[str, Any]

@@ -58,7 +58,7 @@ IO_MODULES = {
     "claude_sync._agents.run",
     # engines and the testing kit
     "claude_sync.integrations.dask",
-    "claude_sync.testing._scripted_cli.runner", "claude_sync.testing._scripted_cli.in_process",
+    "claude_sync.testing._scripted_cli.interpreter", "claude_sync.testing._scripted_cli.in_process",
     "claude_sync.testing._scripted_cli.steps",
     "claude_sync.testing.cli", "claude_sync.testing.conformance", "claude_sync.testing.fake_api",
     "claude_sync.testing.offline", "claude_sync.testing.pytest_plugin",

@@ -11,7 +11,7 @@ import threading
 from typing import Any, Dict, Optional
 
 from ..._engine.memory import MemoryTransport
-from .runner import ClientGone, RunReport, Wire
+from .interpreter import ClientGone, RunReport, Wire
 from .steps import script_runner
 
 __all__ = ["ScriptedTransport"]

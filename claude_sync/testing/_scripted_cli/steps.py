@@ -1,6 +1,6 @@
 """What each scripted-CLI step does: ``STEP_HANDLERS[op](runner, step)``.
 
-The engine (``runner.ScriptRunner``) knows how to read, write, wait and fail; this module
+The engine (``interpreter.ScriptRunner``) knows how to read, write, wait and fail; this module
 knows what the steps mean. ``script_runner`` binds the two: it is how the in-process
 transport and the subprocess CLI start a run.
 
@@ -21,8 +21,8 @@ import uuid
 from typing import Any, Callable, Dict, List, Optional
 
 from . import cli_lines
+from .interpreter import Handler, RunReport, ScriptRunner, Wire, check_script_format, new_request_id
 from .match import subset_mismatch
-from .runner import Handler, RunReport, ScriptRunner, Wire, check_script_format, new_request_id
 
 __all__ = ["STEP_HANDLERS", "script_runner"]
 
