@@ -27,8 +27,8 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Tuple
 
-from .._display.redaction import redacted_logger
 from .._options.options import ClaudeAgentOptions
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import UsageError
 from .futures import RunFuture
 from .reuse import CliSlot, is_alive, snapshot_options
