@@ -69,15 +69,12 @@ from .permission_types import (
 __all__ = [
     "DECISION_CLASSIFICATIONS",
     "PermissionRouting",
-    "callback_failure_reason",
     "deny_all_permission_wire",
     "fail_closed_permission_wire",
     "permission_call_from_request",
     "permission_result_to_wire",
     "suggestions_from_wire",
 ]
-
-_MAX_REASON_CHARS = 2000
 
 
 @frozen_record
@@ -383,22 +380,6 @@ def deny_all_permission_wire(tool_name: str, tool_use_id: Optional[str]) -> Dict
         f"permission request without asking; {tool_name} cannot be used in this session."
     )
     return _with_tool_use_id(_deny_wire(message, interrupt=False), tool_use_id)
-
-
-def callback_failure_reason(error: BaseException) -> str:
-    """A one-line, bounded description of a callback's exception, for the wire.
-
-    ``"ValueError: boom"``; cut to 2000 characters. Used as the ``reason`` of
-    ``fail_closed_permission_wire`` and as the text of a hook's error response. Secrets in
-    it are redacted (``redaction.redact_text``: failure text, where no value can be known).
-    """
-    from .._display.redaction import redact_text  # a failing callback: first use only
-
-    text = redact_text(str(error).strip())
-    reason = f"{type(error).__name__}: {text}" if text else type(error).__name__
-    if len(reason) > _MAX_REASON_CHARS:
-        reason = reason[: _MAX_REASON_CHARS - 1] + "…"
-    return reason
 
 
 def _deny_wire(message: str, *, interrupt: bool) -> Dict[str, Any]:

@@ -21,7 +21,7 @@ from claude_sync import (
     UsageResult,
     create_sdk_mcp_server,
 )
-from claude_sync._engine.control_methods import NEWEST_CHECKED_CLI
+from claude_sync._controls import NEWEST_CHECKED_CLI
 from claude_sync.testing import ScriptedCLI
 
 

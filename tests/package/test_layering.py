@@ -25,8 +25,9 @@ FORBIDDEN = {
 """Standard-library modules a pure module never imports: threads, processes, clocks, I/O."""
 
 IO_MODULES = {
-    # the public modules that drive a live connection
-    "claude_sync", "claude_sync._client", "claude_sync._query",
+    # the public modules that drive a live connection, their control methods, and the wiring
+    # that builds the connection from the options
+    "claude_sync", "claude_sync._client", "claude_sync._query", "claude_sync._controls", "claude_sync._wiring",
     # the command line: reads stdin and files, streams a run to stdout
     "claude_sync.__main__", "claude_sync._cli.shell", "claude_sync._cli.approvals", "claude_sync._cli.console", "claude_sync._cli.locate",
     "claude_sync._cli.doctor",
@@ -101,6 +102,28 @@ def package_modules_imported(module: str) -> Set[str]:
         subs = {f"{base}.{name}" for name in names if f"{base}.{name}" in MODULES}
         out |= subs or {base}
     return out - {module}
+
+
+ENGINE_MAY_IMPORT = (
+    "claude_sync._engine",  # itself
+    "claude_sync._wire",  # the protocol, messages and errors
+    "claude_sync._options",  # the options and the spawn plan made from them
+    "claude_sync._display.redaction",  # the redacting logger
+)
+"""What the engine (``claude_sync._engine``) may import from the package: the floors below it.
+No feature (``_callbacks``, ``_mcp``, ``_sessions``, ``_approvals``, ``_tracing`` …): which
+request handlers and connection extensions a session gets is ``claude_sync._wiring``'s choice."""
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("claude_sync._engine")))
+def test_the_engine_names_no_feature(module: str) -> None:
+    """Imports inside functions and under ``TYPE_CHECKING`` count too."""
+    outside = sorted(
+        imported
+        for imported in package_modules_imported(module)
+        if not any(imported == allowed or imported.startswith(allowed + ".") for allowed in ENGINE_MAY_IMPORT)
+    )
+    assert not outside, f"{module} imports {outside}: the engine imports only {ENGINE_MAY_IMPORT}"
 
 
 def test_the_io_list_names_real_modules() -> None:
