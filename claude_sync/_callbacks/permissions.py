@@ -53,9 +53,11 @@ So: permission failures always deny.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from .._wire.errors import CallbackRequestError
+from .._display.redaction import redacted_logger
+from .._wire.errors import CallbackRequestError, callback_failure_reason
+from .._wire.protocol import ControlRequestReceived
 from .._wire.record import FrozenRecord, frozen_record
 from .permission_types import (
     CancellationSignal,
@@ -69,12 +71,20 @@ from .permission_types import (
 __all__ = [
     "DECISION_CLASSIFICATIONS",
     "PermissionRouting",
+    "ServePermission",
+    "deny_on_failure",
+    "permission_server",
     "deny_all_permission_wire",
     "fail_closed_permission_wire",
     "permission_call_from_request",
     "permission_result_to_wire",
     "suggestions_from_wire",
 ]
+
+logger = redacted_logger("claude_sync.callbacks")
+
+ServePermission = Callable[[ControlRequestReceived, CancellationSignal], Dict[str, Any]]
+"""Serves one ``can_use_tool`` request (a callback-pool thread): the answer's payload."""
 
 
 @frozen_record
@@ -390,3 +400,37 @@ def _with_tool_use_id(wire: Dict[str, Any], tool_use_id: Optional[str]) -> Dict[
     if tool_use_id is not None:
         wire["toolUseID"] = tool_use_id
     return wire
+
+
+def permission_server(routing: PermissionRouting) -> ServePermission:
+    """How this run serves a ``can_use_tool`` request: the function a callback-pool thread
+    runs for each one (``serve_permission``). Never raises: a callback that raises denies the
+    tool (fail-closed, logged); the session goes on."""
+    callback, deny_all = routing.callback, routing.deny_all
+
+    def serve_permission(event: ControlRequestReceived, signal: CancellationSignal) -> Dict[str, Any]:
+        """Pool thread: the request → the callback's arguments → ``can_use_tool`` → the answer."""
+        request = event.request
+        tool_use_id = request.get("tool_use_id")
+        if deny_all:
+            return deny_all_permission_wire(str(request.get("tool_name", "")), tool_use_id)
+        if callback is None:
+            return fail_closed_permission_wire("claude_sync has no can_use_tool callback to ask", tool_use_id)
+        tool_name, tool_input, context = permission_call_from_request(
+            request, signal=signal, request_id=event.request_id
+        )
+        try:
+            result = callback(tool_name, tool_input, context)
+            return permission_result_to_wire(result, original_input=tool_input, tool_use_id=context.tool_use_id)
+        except Exception as exc:  # noqa: BLE001 - fail closed, keep the session
+            reason = callback_failure_reason(exc)
+            logger.error("can_use_tool failed for %s (%s); the tool is denied", tool_name, reason, exc_info=exc)
+            return fail_closed_permission_wire(reason, context.tool_use_id)
+
+    return serve_permission
+
+
+def deny_on_failure(event: ControlRequestReceived, reason: str) -> Dict[str, Any]:
+    """The answer when serving a ``can_use_tool`` request failed some other way (the request
+    server's refusal): permissions fail closed, the tool is denied."""
+    return fail_closed_permission_wire(reason, event.request.get("tool_use_id"))

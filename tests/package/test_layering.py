@@ -38,7 +38,7 @@ IO_MODULES = {
     "claude_sync._engine.process", "claude_sync._engine.spawn", "claude_sync._engine.host_death",
     "claude_sync._engine.reader", "claude_sync._engine.serving", "claude_sync._engine.tempfiles",
     # MCP: serving an ``mcp`` package server on its own event-loop thread
-    "claude_sync._mcp.bridge",
+    "claude_sync._mcp.bridge", "claude_sync._mcp.routing",
     # sessions: files, stores, and a live connection's mirror
     "claude_sync._sessions.store_bridge", "claude_sync._sessions.store_functions",
     "claude_sync._sessions.store_resume", "claude_sync._sessions.transcript_edits",
