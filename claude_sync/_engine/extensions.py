@@ -95,13 +95,13 @@ def _defines(extension: ConnectionExtension, hook: str) -> bool:
 class Extensions:
     """The extensions of one connection, in order; each hook goes to those that define it."""
 
-    __slots__ = ("items", "senders", "closed")
+    __slots__ = ("items", "senders", "_open")
 
     def __init__(self, items: Iterable[ConnectionExtension] = ()) -> None:
         self.items: List[ConnectionExtension] = list(items)
         self.senders = tuple(e.sent for e in self.items if _defines(e, "sent"))
         """Bound ``sent`` hooks, read on every write (an empty tuple for most connections)."""
-        self.closed = False
+        self._open = list(self.items)  # not closed yet, in order (close pops from the end)
 
     def prepare(
         self, options: ClaudeAgentOptions, plan: Optional[OptionsPlan], environ: Mapping[str, str]
@@ -135,16 +135,15 @@ class Extensions:
             extension.on_result(result)
 
     def close(self, timeout: float) -> None:
-        """Close each, last first, once (a second call does nothing); every one is closed even
-        when another raises (the first error is raised at the end)."""
-        if self.closed:
-            return
-        self.closed = True
+        """Close each, last first, once: a second call closes only those a first one did not
+        reach (cut short by a ``KeyboardInterrupt``, the one it interrupted included). Every
+        one is closed even when another raises (the first error is raised at the end)."""
         first: List[BaseException] = []
-        for extension in reversed(self.items):
+        while self._open:
             try:
-                extension.close(timeout)
+                self._open[-1].close(timeout)
             except Exception as exc:  # noqa: BLE001 - the others must close too
                 first.append(exc)
+            self._open.pop()
         if first:
             raise first[0]
