@@ -48,10 +48,10 @@ import weakref
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from ._controls import ControlMethods, send_interrupt
-from ._display.redaction import redacted_logger
 from ._engine.connection import Session
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
+from ._redaction.redactor import redacted_logger
 from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
 from ._wire.merge import AssistantMessageMerger
 from ._wire.messages import Message, ResultMessage

@@ -94,7 +94,7 @@ class ControlMethods:
         ``CLIConnectionError``, ``UsageError`` (not connected: ``NotConnectedError`` after the
         client closed or the ``query()`` run ended).
         """
-        from ._display.secrets import remember_config
+        from ._redaction.secrets import remember_config
 
         remember_config(payload)  # config sent live (set_mcp_servers, apply_flag_settings …)
         return self._live_session().request(subtype, payload, timeout=timeout)

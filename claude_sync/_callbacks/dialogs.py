@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Union
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import callback_failure_reason
 from .._wire.protocol import ControlRequestReceived
 from .._wire.record import FrozenRecord, frozen_record

@@ -65,7 +65,7 @@ from typing import (
     Tuple,
 )
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import (
     CallbackRequestError,
     ClaudeSDKError,

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import CallbackRequestError, callback_failure_reason
 from .._wire.protocol import ControlRequestReceived
 from .._wire.record import FrozenRecord, frozen_record

@@ -13,7 +13,7 @@ import threading
 import weakref
 from typing import Any, Dict, Tuple
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .._wire.protocol import ControlRequestReceived
 from .server import (
     McpAction,

@@ -55,14 +55,14 @@ __all__ = [
 
 class ClaudeSDKError(Exception):
     """Base class of every error claude_sync raises on purpose. Its text goes through the one
-    redactor (``_display.redaction``): a CLI's stderr tail, an error line or an echoed config
+    redactor (``_redaction.redactor``): a CLI's stderr tail, an error line or an echoed config
     shows no keys, tokens or header values (the attributes keep the data as it was). In
     IPython and Jupyter it shows once, with a short traceback of the caller's own frames
     (``%tb verbose`` for the whole one)."""
 
     def __init__(self, message: str = "") -> None:
         if message:
-            from .._display.redaction import redact_text  # first error only, not at import
+            from .._redaction.redactor import redact_text  # first error only, not at import
 
             message = redact_text(message)
         super().__init__(message)
@@ -461,10 +461,10 @@ def callback_failure_reason(error: BaseException) -> str:
 
     ``"ValueError: boom"``; cut to ``MAX_REASON_CHARS``. Used as the ``reason`` of
     ``fail_closed_permission_wire``, as the text of a hook's error response and of any
-    refused CLI request. Secrets in it are redacted (``redaction.redact_text``: failure text,
+    refused CLI request. Secrets in it are redacted (``redactor.redact_text``: failure text,
     where no value can be known).
     """
-    from .._display.redaction import redact_text  # a failing callback: first use only
+    from .._redaction.redactor import redact_text  # a failing callback: first use only
 
     text = redact_text(str(error).strip())
     reason = f"{type(error).__name__}: {text}" if text else type(error).__name__
