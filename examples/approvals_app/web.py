@@ -79,6 +79,14 @@ def create_app() -> Flask:
     def error_page(exc: HTTPException) -> Tuple[str, int]:
         return render_template("error.html", code=exc.code, name=exc.name, message=exc.description), exc.code or 500
 
+    def text_field(name: str, limit: int, what: str) -> str:
+        """The form field ``name``, stripped: 400 unless it has 1 to ``limit`` characters and no
+        NUL (PostgreSQL text cannot hold one)."""
+        value = request.form.get(name, "").strip()
+        if not value or len(value) > limit or "\x00" in value:
+            abort(400, f"{what} must have 1 to {limit} characters (and no NUL)")
+        return value
+
     def known(kind: str, item_id: str) -> Dict[str, Any]:
         row = (db.run if kind == "run" else db.approval)(item_id) if _ID.match(item_id) else None
         if row is None:
@@ -103,9 +111,7 @@ def create_app() -> Flask:
 
     @app.post("/runs")
     def start() -> Any:
-        prompt = request.form.get("prompt", "").strip()
-        if not prompt or len(prompt) > MAX_PROMPT:
-            abort(400, f"the prompt must have 1 to {MAX_PROMPT} characters")
+        prompt = text_field("prompt", MAX_PROMPT, "the prompt")
         run_id = db.create_run(prompt)
         try:
             tasks.start_run.apply_async((run_id,))
@@ -158,9 +164,7 @@ def create_app() -> Flask:
 
     @app.post("/approvals/<approval_id>/deny")
     def deny(approval_id: str) -> Any:
-        reason = request.form.get("reason", "").strip()
-        if not reason or len(reason) > MAX_REASON:
-            abort(400, f"a denial needs a reason (1 to {MAX_REASON} characters): the agent is told it")
+        reason = text_field("reason", MAX_REASON, "a denial needs a reason the agent is told: it")
         return decide(approval_id, "denied", reason)
 
     return app

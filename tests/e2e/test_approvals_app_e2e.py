@@ -294,6 +294,7 @@ def test_deny_with_a_reason_reaches_the_model_and_the_page_escapes_it(stack: Sta
     [approval] = wait_status(http, run_id, "waiting")["approvals"]
     status, body = decide(http, approval["id"], "deny", "   ")
     assert status == 400 and "needs a reason" in body
+    assert decide(http, approval["id"], "deny", "a\x00b")[0] == 400
     reason = "Not on a Friday <b>evening</b> & not in prod"
     status, body = decide(http, approval["id"], "deny", reason)
     assert status == 303, body[:2000]
@@ -405,7 +406,11 @@ def test_posts_need_the_token_and_the_same_origin(stack: Stack, http: Http) -> N
     assert Http(stack.web_url).post("/runs", {"prompt": "note zeta", "csrf_token": token})[0] == 400  # another session
     status, _, body = http.post("/runs", {"prompt": "note zeta", "csrf_token": token}, {"Origin": "http://evil.example"})
     assert status == 403 and "another origin" in body
-    assert http.post("/runs", {"prompt": "", "csrf_token": token})[0] == 400
+    for bad in ("", "   ", "a\x00b", "x" * 20_001):
+        status, _, body = http.post("/runs", {"prompt": bad, "csrf_token": token})
+        assert status == 400 and "must have 1 to 20000 characters" in body, (status, body[:500])
+    assert http.post("/runs", {"prompt": "y" * 300_000, "csrf_token": token})[0] == 413
+    assert http.get("/approvals/" + "a" * 32 + "/approve")[0] == 405
     assert not any("zeta" in run for run in [http.get("/")[2]])
     assert http.get("/runs/" + "f" * 32)[0] == 404 and http.get("/runs/x.json")[0] == 404
     for page in (http.get("/")[2], http.get("/approvals")[2]):
