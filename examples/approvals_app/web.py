@@ -9,7 +9,7 @@ buttons), ``/runs/<id>`` (one run: its approvals, the answer, which worker did w
 itself while a worker is busy) and ``/runs/<id>.json`` (the same, for scripts).
 
 POSTs carry a CSRF token (kept in the signed session cookie) and are refused from another
-origin. Deciding is one conditional UPDATE in PostgreSQL: of two racing clicks the first wins,
+origin; no page may be framed by another site (clickjacking an "Approve"). Deciding is one conditional UPDATE in PostgreSQL: of two racing clicks the first wins,
 the second gets HTTP 409. Templates escape every value (Jinja's autoescape).
 """
 
@@ -21,7 +21,17 @@ import re
 import secrets
 from typing import Any, Dict, List, Optional, Tuple
 
-from flask import Flask, abort, jsonify, redirect, render_template, request, session, url_for
+from flask import (
+    Flask,
+    Response,
+    abort,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from kombu.exceptions import OperationalError as BrokerError
 from werkzeug.exceptions import HTTPException
 
@@ -33,7 +43,6 @@ from .db import Database
 _ID = re.compile(r"\A[0-9a-f]{32}\Z")
 MAX_PROMPT = 20_000
 MAX_REASON = 2_000
-FINAL = ("done", "failed")
 
 
 class Conflict(HTTPException):
@@ -74,6 +83,14 @@ def create_app() -> Flask:
         sent, kept = request.form.get("csrf_token", ""), session.get("csrf", "")
         if not sent or not kept or not hmac.compare_digest(sent, kept):
             abort(400, "the form's CSRF token is missing or wrong: reload the page and try again")
+
+    @app.after_request
+    def no_framing(response: Response) -> Response:
+        # An "Approve" button inside someone else's frame could be clicked by trickery.
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Content-Security-Policy"] = "frame-ancestors 'none'"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
 
     @app.errorhandler(HTTPException)
     def error_page(exc: HTTPException) -> Tuple[str, int]:
@@ -123,14 +140,18 @@ def create_app() -> Flask:
     @app.get("/runs/<run_id>")
     def show_run(run_id: str) -> str:
         view = run_view(run_id)
-        busy = view["run"]["status"] not in FINAL and view["run"]["status"] != "waiting"
+        # Reload while a worker has something to do: the run itself, or a decision it has not
+        # taken up yet (right after "Approve" the run still says "waiting").
+        busy = view["run"]["status"] in ("queued", "running") or any(
+            a["status"] != "pending" and a["resume_status"] in ("queued", "running") for a in view["approvals"]
+        )
         return render_template("run.html", busy=busy, **view)
 
     @app.get("/runs/<run_id>.json")
     def run_json(run_id: str) -> Any:
         view = run_view(run_id)
         return jsonify({
-            "id": view["run"]["id"], "status": view["run"]["status"], "answer": view["run"]["answer"],
+            "id": view["run"]["id"], "prompt": view["run"]["prompt"], "status": view["run"]["status"], "answer": view["run"]["answer"],
             "error": view["run"]["error"], "session_id": view["run"]["session_id"], "started_by": view["run"]["started_by"],
             "approvals": [{key: a[key] for key in ("id", "status", "deny_message", "resume_status", "resumed_by", "resume_note")}
                           | {"tool_name": a["record"]["tool_name"], "tool_input": a["record"]["tool_input"],

@@ -45,7 +45,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SECRET = "test-secret-key-never-shown-0123456789"
-RUN_DEADLINE = 180.0  # a run or resume on a loaded machine (2.1.197 takes ~5 s alone)
+RUN_DEADLINE = 180.0
+FAKE_APIS: List[FakeAnthropicAPI] = []  # the module's fake API, for the failure messages  # a run or resume on a loaded machine (2.1.197 takes ~5 s alone)
 
 
 # ----------------------------------------------------------------------------- the fake agent
@@ -59,7 +60,8 @@ def _texts(content: Any) -> str:
 
 class Agent:
     """The fake API's responder. A prompt holding ``stall`` has its first turn held until
-    ``release`` is set (at most 120 s); ``stalled`` is set when that turn arrives."""
+    ``release`` is set (at most 120 s), one holding ``hold the answer`` its turn after the
+    tool's result; ``stalled`` is set when the held turn arrives."""
 
     def __init__(self) -> None:
         self.stalled = threading.Event()
@@ -75,6 +77,9 @@ class Agent:
         results = [b for m in messages if isinstance(m.get("content"), list)
                    for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]  # fmt: skip
         if results:
+            if "hold the answer" in first:
+                self.stalled.set()
+                self.release.wait(120)
             said = _texts(results[0].get("content"))
             return text(f"I did not run it. I was told: {said}") if results[0].get("is_error") else text(f"Done: {word} noted.")
         if "stall" in first:
@@ -176,6 +181,7 @@ def stack(postgres_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Ite
     try:
         redis.start()
         fake_api.start()
+        FAKE_APIS.append(fake_api)
         app = Stack(tmp_path_factory.mktemp("approvals_app"), cli, fake_api, agent, database_url, redis)
         starter = app.worker("start", "start", 1)
         resumer = app.worker("resume", "resume", 2)
@@ -188,6 +194,7 @@ def stack(postgres_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Ite
         if app is not None:
             app.stop()
         fake_api.stop()
+        FAKE_APIS.clear()
         redis.cleanup()
         with psycopg.connect(postgres_server.conninfo(), autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
@@ -210,6 +217,18 @@ def start_run(http: Http, prompt: str) -> str:
     return found.group(1)
 
 
+def conversation(fake_api: FakeAnthropicAPI, word: str) -> List[str]:
+    """What the fake API was asked and answered for the prompt about ``word`` (for failures)."""
+    lines = []
+    for request in fake_api.requests():
+        first = _texts(request.messages[0].get("content")) if request.messages else ""
+        if f"note {word}" in first:
+            shapes = [f"{m.get('role')}:{[b.get('type') for b in m['content']] if isinstance(m.get('content'), list) else 'text'}"
+                      for m in request.messages]  # fmt: skip
+            lines.append(f"#{request.index} {request.kind} {request.answer}: {shapes}")
+    return lines
+
+
 def wait_status(http: Http, run_id: str, wanted: str, timeout: float = RUN_DEADLINE) -> Dict[str, Any]:
     """Poll ``/runs/<id>.json`` until the run's status is ``wanted``; that JSON. Fails at
     once when the run reached another final status."""
@@ -220,11 +239,15 @@ def wait_status(http: Http, run_id: str, wanted: str, timeout: float = RUN_DEADL
         time.sleep(0.05)  # a poll every 50 ms, not every 2: the page is a real request
         seen = http.json(f"/runs/{run_id}.json")
         if seen["status"] in ("done", "failed") and seen["status"] != wanted:
-            raise AssertionError(f"run {run_id} ended {seen['status']}, not {wanted}: {seen}")
+            raise AssertionError(f"run {run_id} ended {seen['status']}, not {wanted}: {seen}\n" + explain())
         return bool(seen["status"] == wanted)
 
+    def explain() -> str:
+        found = re.search(r"note (\w+)", seen.get("prompt", ""))
+        return "\n".join(conversation(FAKE_APIS[-1], found.group(1))) if found and FAKE_APIS else ""
+
     if not wait_until(reached, timeout, fail=False):
-        raise AssertionError(f"run {run_id} not {wanted} within {timeout} s; last seen: {seen}")
+        raise AssertionError(f"run {run_id} not {wanted} within {timeout} s; last seen: {seen}\n" + explain())
     return seen
 
 
@@ -413,8 +436,10 @@ def test_posts_need_the_token_and_the_same_origin(stack: Stack, http: Http) -> N
     assert http.get("/approvals/" + "a" * 32 + "/approve")[0] == 405
     assert not any("zeta" in run for run in [http.get("/")[2]])
     assert http.get("/runs/" + "f" * 32)[0] == 404 and http.get("/runs/x.json")[0] == 404
-    for page in (http.get("/")[2], http.get("/approvals")[2]):
+    for path in ("/", "/approvals"):
+        status, headers, page = http.get(path)
         assert SECRET not in page and "postgresql://" not in page
+        assert headers["X-Frame-Options"] == "DENY" and "frame-ancestors 'none'" in headers["Content-Security-Policy"]
 
 
 def test_a_worker_killed_mid_run_fails_the_run_and_leaves_no_cli(stack: Stack, http: Http) -> None:
@@ -440,6 +465,30 @@ def test_a_worker_killed_mid_run_fails_the_run_and_leaves_no_cli(stack: Stack, h
     [approval] = wait_status(http, run_id, "waiting")["approvals"]
     assert decide(http, approval["id"], "deny", "no need")[0] == 303
     assert "no need" in wait_status(http, run_id, "done")["answer"]
+
+
+def test_a_worker_killed_mid_resume_fails_the_run_and_the_decision_is_not_made_twice(stack: Stack, http: Http) -> None:
+    """Killed after the approved call ran, before the model's answer: the run is marked failed,
+    the tool ran once, the approval cannot be decided again (409), and the store keeps the
+    claim of the dead resume."""
+    stack.agent.stalled.clear()
+    stack.agent.release.clear()
+    run_id = start_run(http, "Please note lambda, and hold the answer.")
+    [approval] = wait_status(http, run_id, "waiting")["approvals"]
+    assert decide(http, approval["id"], "approve")[0] == 303
+    assert stack.agent.stalled.wait(RUN_DEADLINE), "the held turn did not arrive"
+    [cli] = clis_with_home(stack.homes["resume"], stack.cli)
+    resumer = next(p for p in stack.processes if p.name == "resume")
+    [child] = [pid for pid in stack.pool_children(resumer) if f"PPid:\t{pid}\n" in Path(f"/proc/{cli}/status").read_text()]
+    os.kill(child, signal.SIGKILL)
+    failed = wait_status(http, run_id, "failed", 60)
+    stack.agent.release.set()
+    assert "worker process running it was lost" in failed["error"]
+    [decided] = failed["approvals"]
+    assert decided["resume_status"] == "failed" and len(decided["claimants"]) == 1
+    assert ran_lines(stack, "lambda") == ["lambda"]  # it ran before the kill, once
+    assert wait_until(lambda: cli not in clis_with_home(stack.homes["resume"], stack.cli), 30, "the dead worker's CLI gone")
+    assert decide(http, approval["id"], "approve")[0] == 409
 
 
 def test_with_redis_down_nothing_is_half_done(stack: Stack, http: Http) -> None:
