@@ -11,6 +11,8 @@ exits). Rows:
 
 - submit → first message: a cold ``query()`` vs. a warm CLI leased from
   ``AgentPool(warm=1)``; and submit → *result* on a reused CLI (reset by ``/clear``).
+- one warm CLI: CPU (CLI + client) of a turn, of ``/clear`` + a turn (what a pooled run
+  costs), of ``/clear`` alone, and of ``/clear`` written together with the next prompt.
 - ``n`` one-turn runs: ``AgentPool(max_workers=4)`` (start-up inside the timing), the same
   once ``warm=4`` CLIs are parked (steady state), ``n`` threads each calling ``query()``,
   and the official SDK's ``asyncio.gather`` over ``n`` ``query()`` calls (its venv comes from
@@ -42,6 +44,7 @@ from claude_sync.testing.fake_api import FakeAnthropicAPI, text  # noqa: E402
 from tests.e2e.harness import default_cli_path, hermetic_env  # noqa: E402
 
 WORKER = BENCH / "agents_worker.py"
+MODES = ("cold_first", "warm_first", "reset", "pool", "pool_warm", "threads", "official")
 
 
 def tree_rss(root: int) -> int:
@@ -102,6 +105,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--no-official", action="store_true")
     parser.add_argument("--json")
+    parser.add_argument("--only", action="append", choices=MODES,
+                        help="measure only these modes (repeatable; cold_first is always measured: the ratios need it)")
     opts = parser.parse_args(argv)
 
     official = None if opts.no_official else ensure_official(install=True)
@@ -114,8 +119,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         env = hermetic_env(tmp, api.base_url)
         env["PYTHONPATH"] = str(ROOT)
         base = {"cli": opts.cli, "cwd": str(work), "n": opts.n, "reps": opts.reps}
-        plan = [("cold_first", sys.executable), ("warm_first", sys.executable), ("pool", sys.executable),
+        plan = [("cold_first", sys.executable), ("warm_first", sys.executable), ("reset", sys.executable),
+                ("pool", sys.executable),
                 ("pool_warm", sys.executable), ("threads", sys.executable)] + ([("official", official)] if official else [])  # fmt: skip
+        if opts.only:
+            plan = [(mode, python) for mode, python in plan if mode in opts.only or mode == "cold_first"]
         for mode, python in plan:
             print(f"measuring {mode} …", file=sys.stderr, flush=True)
             run_env = dict(env)
@@ -131,21 +139,26 @@ def main(argv: Optional[List[str]] = None) -> int:
 def render(raw: Dict[str, Any], n: int) -> str:
     med = statistics.median
     cold = raw["cold_first"]
-    warm = raw["warm_first"]
     cold_first = med(cold["first_message_s"])
     cold_cpu = med(cold["cpu_per_run_s"])
-    rows = [
-        ("submit → first message, cold query()", f"{cold_first * 1000:.0f} ms", ""),
-        ("submit → first message, warm (AgentPool warm=1)", f"{med(warm['first_message_s']) * 1000:.0f} ms",
-         _goal(med(warm["first_message_s"]) / cold_first, 0.1)),
-        ("submit → result (whole run), reused CLI (after /clear)", f"{med(warm['reused_result_s']) * 1000:.0f} ms",
-         f"{med(warm['reused_result_s']) / cold_first:.2f}× of a cold first message (no goal)"),
-        ("CPU of one cold run (client + CLI)", f"{cold_cpu:.2f} s", ""),
-    ]  # fmt: skip
+    rows = [("submit → first message, cold query()", f"{cold_first * 1000:.0f} ms", "")]
+    warm = raw.get("warm_first")
+    if warm and "error" not in warm:
+        rows += [
+            ("submit → first message, warm (AgentPool warm=1)", f"{med(warm['first_message_s']) * 1000:.0f} ms",
+             _goal(med(warm["first_message_s"]) / cold_first, 0.1)),
+            ("submit → result (whole run), reused CLI (after /clear)", f"{med(warm['reused_result_s']) * 1000:.0f} ms",
+             f"{med(warm['reused_result_s']) / cold_first:.2f}× of a cold first message (no goal)"),
+        ]  # fmt: skip
+    rows.append(("CPU of one cold run (client + CLI)", f"{cold_cpu:.2f} s", ""))
+    if "reset" in raw:
+        rows += _reset_rows(raw["reset"], cold_cpu)
     official = raw.get("official") or {}
     for mode, label in (("pool", "AgentPool(max_workers=4)"), ("threads", f"{n} threads × query()"),
                         ("official", f"official asyncio.gather × {n}")):  # fmt: skip
         r = raw.get(mode)
+        if mode not in raw and mode != "official":
+            continue
         if not r or "error" in r:
             rows.append((f"{n} runs: {label}", (r or {}).get("error", "not measured"), ""))
             continue
@@ -167,6 +180,22 @@ def render(raw: Dict[str, Any], n: int) -> str:
     lines = [f"{'measurement'.ljust(width)} | value      | goal"]
     lines += [f"{a.ljust(width)} | {b.ljust(10)} | {c}" for a, b, c in rows]
     return "\n".join(lines)
+
+
+def _reset_rows(reset: Dict[str, Any], cold_cpu: float) -> List[Any]:
+    """One warm CLI: CPU per operation (CLI + client, medians) and its share of a cold run."""
+    if "reset" not in reset:
+        return [("one warm CLI: turn / reset", reset.get("error", "not measured"), "")]
+    med = statistics.median
+    labels = {"turn": "a turn", "clear_turn": "/clear + a turn (a pooled run)", "clear": "/clear alone",
+              "pipelined": "/clear written with the next prompt + the turn"}  # fmt: skip
+    rows = []
+    for name, label in labels.items():
+        samples = reset["reset"][name]
+        cli, own = med(s[0] for s in samples), med(s[1] for s in samples)
+        rows.append((f"one warm CLI: CPU of {label}", f"{(cli + own) * 1000:.0f} ms",
+                     f"{(cli + own) / cold_cpu:.3f}× of a cold run (CLI {cli * 1000:.0f} ms, client {own * 1000:.1f} ms)"))  # fmt: skip
+    return rows
 
 
 def _goal(ratio: float, bound: float) -> str:

@@ -15,6 +15,11 @@ Modes:
   the steady state (CPU of the live CLIs read from /proc).
 - ``threads``: ``n`` threads, each iterating its own ``query()``.
 - ``official``: the official SDK, ``asyncio.gather`` over ``n`` ``query()`` calls.
+- ``reset``: one warm ``ClaudeSDKClient``; ``reps`` rounds, each of ``RESET_BATCH`` turns,
+  ``RESET_BATCH`` × (``/clear`` + a turn), ``RESET_BATCH`` × ``/clear`` alone,
+  ``RESET_BATCH`` × (``/clear`` and the prompt written together, both answers read after):
+  CPU per operation of the CLI (its /proc counters, children included) and of this process.
+  What ``AgentPool`` pays for its reset, apart from the turn itself.
 """
 
 from __future__ import annotations
@@ -184,7 +189,60 @@ def many_official(args: Dict[str, Any]) -> Dict[str, Any]:
     return {"runs": asyncio.run(main())}
 
 
+RESET_BATCH = 5
+"""Operations per timed batch of the ``reset`` mode (the CLI's CPU counters tick in 10 ms)."""
+
+
+def proc_cpu(pid: int) -> float:
+    """CPU seconds of a live process and its reaped children (utime, stime, cutime, cstime)."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def reset_cost(args: Dict[str, Any]) -> Dict[str, Any]:
+    from claude_sync import ClaudeSDKClient
+
+    client = ClaudeSDKClient(ours(args))
+    client.connect()
+
+    def turn(prompt: str = "say ok") -> None:
+        client.query(prompt, timeout=120)
+        for _message in client.receive_response(timeout=120):
+            pass
+
+    def pipelined() -> None:
+        client.query("/clear", timeout=120)
+        client.query("say ok", timeout=120)
+        for _ in range(2):
+            for _message in client.receive_response(timeout=120):
+                pass
+
+    ops = {
+        "turn": turn,
+        "clear_turn": lambda: (turn("/clear"), turn()),
+        "clear": lambda: turn("/clear"),
+        "pipelined": pipelined,
+    }
+    out: Dict[str, List[List[float]]] = {name: [] for name in ops}
+    try:
+        turn()
+        turn("/clear")
+        pid = client.session.pid if client.session is not None else None
+        assert pid is not None
+        for _ in range(args["reps"]):
+            for name, op in ops.items():
+                cli0, own0 = proc_cpu(pid), cpu_seconds()
+                for _ in range(RESET_BATCH):
+                    op()
+                out[name].append([(proc_cpu(pid) - cli0) / RESET_BATCH, (cpu_seconds() - own0) / RESET_BATCH])
+    finally:
+        client.close()
+    return {"reset": out}
+
+
 MODES = {
+    "reset": reset_cost,
     "cold_first": cold_first,
     "warm_first": warm_first,
     "pool": many_pool,

@@ -11,7 +11,7 @@ Threads (all named ``claude_sync-agentpool-…`` and joined by ``shutdown``):
 
 - ``…-worker-<n>`` (``max_workers`` of them): take a job, take a parked CLI whose options
   equal the job's (or start one cold), run it (``collect_turn``, the turn driver ``run()`` uses too), settle the future, then reset
-  the CLI with ``/clear`` and park it — or close it (see ``reuse`` for when).
+  the CLI with ``/clear`` and park it — or close it (see ``claude_sync._agents.reuse`` for when).
 - ``…-keeper``: keeps ``warm`` CLIs with the pool's options started and initialized, and
   replaces a parked CLI that died (checked every ``KEEPER_TICK`` s and again when taken).
 
@@ -30,11 +30,13 @@ that for every run; every pending future ends cancelled or failed, never left pe
 A run's options are copied when it is submitted (``reuse.snapshot_options``): changing the
 options object afterwards changes later runs only, and a parked CLI serves a run only when its
 copy equals the run's. After ``shutdown`` the queued runs still reuse warm CLIs; the last
-worker to finish closes every parked CLI (also after ``shutdown(wait=False)``).
+worker to finish closes every parked CLI (also after ``shutdown(wait=False)``), and a run that
+ends once the pool is shut down with nothing queued closes its CLI without the ``/clear``.
 
-(About 500 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
-and one set of counts, and reads best in one place; the typed overloads of ``submit`` and
-``map`` add the rest. ``RunFuture`` is in ``futures``, the reset and its policy in ``reuse``.)
+The pool keeps the jobs, their futures, the workers and shutdown; its CLIs — acquire, start,
+park, retire, keep warm, the cap — are a ``CliSlots`` (``claude_sync._agents.slots``), under
+the same lock. ``RunFuture`` is in ``claude_sync._agents.futures``, the reset and its policy
+in ``claude_sync._agents.reuse``.
 """
 
 from __future__ import annotations
@@ -44,9 +46,7 @@ import threading
 from collections import deque
 from contextlib import contextmanager
 from typing import (
-    TYPE_CHECKING,
     Any,
-    Callable,
     Deque,
     Dict,
     Iterable,
@@ -54,7 +54,6 @@ from typing import (
     List,
     Optional,
     Set,
-    Tuple,
     Type,
     overload,
 )
@@ -65,24 +64,13 @@ from .._tracing.otel import attached, caller_context, untraced, watch_pool
 from .._wire.errors import CLIConnectionError, ProcessError, UsageError
 from .._wire.protocol import StreamItem
 from .futures import RunFuture, settle
-from .reuse import CliSlot, is_alive, reset_conversation, retire_reason, snapshot_options
+from .reuse import CliSlot, reset_conversation, retire_reason, snapshot_options
 from .run import RunResult, T, collect_turn, outcome_error
-
-if TYPE_CHECKING:
-    from .._engine.transport import Transport
-
-TransportFactory = Callable[[ClaudeAgentOptions], "Transport"]
-"""``AgentPool(transport_factory=…)``: a fresh ``Transport`` for each CLI the pool would start
-(called on the starting thread with that CLI's options)."""
+from .slots import KEEPER_TICK, CliSlots, TransportFactory
 
 __all__ = ["AgentPool", "TransportFactory"]
 
 logger = redacted_logger("claude_sync.agents")
-
-KEEPER_TICK = 0.5
-"""Seconds between the keeper's checks of parked CLIs (it also wakes on every change)."""
-START_RETRY_DELAY = 2.0
-"""Seconds the keeper waits after a warm CLI failed to start before trying again."""
 
 
 class _Job:
@@ -114,17 +102,11 @@ class AgentPool:
     callable).
 
     Attributes:
-        options: The options runs use unless ``submit`` gets others; only runs with these options
-            take a warm or reused CLI.
         max_workers: The most runs (and CLIs) at once.
-        warm: How many CLIs the pool keeps started ahead, past ``initialize``.
         reuse: Whether a CLI serves another run after a ``/clear`` reset, where that is proven to
             isolate runs.
         max_runs_per_cli: The most runs one CLI serves before it is retired.
         reset_timeout: Seconds one ``/clear`` reset may take before the CLI is retired instead.
-        max_clis: The most CLIs of the pool alive at once.
-        transport_factory: Called with a CLI's options each time the pool would start one; returns
-            the ``Transport`` to use instead. None: the pool starts real CLIs.
     """
 
     def __init__(
@@ -140,41 +122,67 @@ class AgentPool:
         transport_factory: Optional[TransportFactory] = None,
     ) -> None:
         self._check_sizes(max_workers, warm, max_runs_per_cli)
-        self.max_clis = self._check_max_clis(max_clis, max_workers)
+        checked_max_clis = self._check_max_clis(max_clis, max_workers)
         if transport_factory is not None and not callable(transport_factory):
             raise TypeError(f"transport_factory must be callable, got {type(transport_factory).__name__}")
-        self.transport_factory = transport_factory
-        self.options = options or ClaudeAgentOptions()
-        if warm and self.options.trace_cli:
+        options = options or ClaudeAgentOptions()
+        if warm and options.trace_cli:
             raise ValueError("warm CLIs cannot have trace_cli=True: a CLI started ahead has no run's trace to join")
         self.max_workers = max_workers
-        self.warm = warm
         self.reuse = reuse
         self.max_runs_per_cli = max_runs_per_cli
         self.reset_timeout = reset_timeout
         self._cond = threading.Condition()
         self._jobs: Deque[_Job] = deque()
-        self._parked: List[CliSlot] = []
-        self._busy: Set[CliSlot] = set()  # running, starting, leased: closed by shutdown
-        self._starting_warm = 0
         self._running: Set[RunFuture[Any]] = set()  # stopped (cancelled) by shutdown(cancel_futures=True)
-        self._warming: Set[CliSlot] = set()  # the keeper's CLI being started: closed by shutdown
-        self._leased: Set[CliSlot] = set()  # client() leases: not under max_clis, closed at the end
-        self._reserved = 0  # room taken under max_clis for a CLI not started yet
-        self._capped_logged = False
-        self._closing = False
         self._workers_left = max_workers  # the last worker out closes the parked CLIs
-        self._counts: Dict[str, int] = {
-            "runs": 0, "started": 0, "reused": 0, "retired": 0, "replaced_dead": 0, "peak_alive": 0,
-        }  # fmt: skip
+        self._runs = 0
+        self._slots = CliSlots(
+            options, warm=warm, max_clis=checked_max_clis, max_parked=max(warm, max_workers),
+            transport_factory=transport_factory, cond=self._cond, still_wanted=self._queued_runs_left,
+        )  # fmt: skip
         self._threads = [
             threading.Thread(target=self._work, name=f"claude_sync-agentpool-worker-{n}", daemon=True)
             for n in range(max_workers)
         ]
-        self._threads.append(threading.Thread(target=self._keep_warm, name="claude_sync-agentpool-keeper", daemon=True))
         for thread in self._threads:
             thread.start()
+        self._slots.start_keeper()
+        self._threads.append(self._slots.keeper)
         watch_pool(self)
+
+    @property
+    def options(self) -> ClaudeAgentOptions:
+        """The options runs use unless ``submit`` gets others; only runs with these options
+        take a warm or reused CLI."""
+        return self._slots.options
+
+    @property
+    def warm(self) -> int:
+        """How many CLIs the pool keeps started ahead, past ``initialize``."""
+        return self._slots.warm
+
+    @property
+    def max_clis(self) -> int:
+        """The most CLIs of the pool alive at once (leased clients not counted)."""
+        return self._slots.max_clis
+
+    @property
+    def transport_factory(self) -> Optional[TransportFactory]:
+        """Called with a CLI's options each time the pool would start one; returns the
+        ``Transport`` to use instead. None: the pool starts real CLIs."""
+        return self._slots.transport_factory
+
+    def _never_wanted_again(self) -> bool:
+        """Worker, after a run: the pool is shut down with nothing queued, so a parked CLI would
+        serve no other run (``submit`` and ``client()`` refuse from now on): the reset is skipped."""
+        with self._cond:
+            return self._slots.closing and not self._jobs
+
+    def _queued_runs_left(self) -> bool:
+        """Holding ``_cond``: whether a queued run may still take a parked CLI (a worker is
+        left to run it)."""
+        return bool(self._jobs) and self._workers_left != 0
 
     @staticmethod
     def _check_sizes(max_workers: int, warm: int, max_runs_per_cli: int) -> None:
@@ -242,7 +250,7 @@ class AgentPool:
         frozen = snapshot_options(options)
         future: RunFuture[Any] = RunFuture()
         with self._cond:
-            if self._closing:
+            if self._slots.closing:
                 raise UsageError("cannot submit to an AgentPool that is shut down")
             self._jobs.append(_Job(future, prompt, frozen, timeout))
             self._cond.notify_all()
@@ -313,47 +321,41 @@ class AgentPool:
         Raises ``UsageError`` after shutdown, and what ``connect()`` raises."""
         options = snapshot_options(options or self.options)
         with self._cond:
-            if self._closing:
+            if self._slots.closing:
                 raise UsageError("cannot lease a client from an AgentPool that is shut down")
-        slot = self._take_parked(options) or self._start(options, lease=True)
-        with self._cond:
-            self._busy.discard(slot)
-            self._leased.add(slot)
+        slot = self._slots.lease(options)
         try:
             yield slot.client
         finally:
-            self._retire(slot, "leased clients are not reused")
+            self._slots.retire(slot, "leased clients are not reused")
 
     def stats(self) -> Dict[str, int]:
         """A snapshot: CLIs ``parked``/``busy``/``alive`` (the pool's own, under ``max_clis``)
         and runs ``queued`` now; so far: ``runs`` completed, CLIs ``started``, ``reused``
         (reset and parked again), ``retired``, ``replaced_dead`` and ``peak_alive``."""
         with self._cond:
-            return dict(self._counts, parked=len(self._parked), busy=len(self._busy), queued=len(self._jobs),
-                        alive=self._alive())
+            slots = self._slots.snapshot()
+            alive = slots.pop("alive")
+            return dict({"runs": self._runs}, **slots, queued=len(self._jobs), alive=alive)
 
     def parked_pids(self) -> List[Optional[int]]:
         """The process ids of the CLIs parked (started, idle) right now, oldest first; None for one
         whose transport has no pid. Any thread.
         """
-        with self._cond:
-            return [slot.pid for slot in self._parked]
+        return self._slots.parked_pids()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Stop taking work. ``cancel_futures``: cancel queued runs *and stop running ones*
         (their CLIs are reaped). ``wait``: join every thread, then close every CLI."""
         with self._cond:
-            self._closing = True
+            self._slots.closing = True
             jobs = list(self._jobs) if cancel_futures else []
             if cancel_futures:
                 self._jobs.clear()
             self._cond.notify_all()
         for job in jobs:
             job.future.cancel()
-        with self._cond:
-            warming = list(self._warming)
-        for slot in warming:
-            slot.close()
+        self._slots.close_warming()
         if cancel_futures:
             self._stop_busy()
         if not wait:
@@ -382,12 +384,11 @@ class AgentPool:
         closes the parked CLIs."""
         while True:
             with self._cond:
-                while not self._jobs and not self._closing:
+                while not self._jobs and not self._slots.closing:
                     self._cond.wait(KEEPER_TICK)
                 if not self._jobs:
                     self._workers_left -= 1
-                    last = self._workers_left == 0
-                    parked, self._parked = (self._parked, []) if last else ([], self._parked)
+                    parked = self._slots.drain_parked() if self._workers_left == 0 else []
                     break
                 job = self._jobs.popleft()
                 started = job.future.start()
@@ -401,32 +402,35 @@ class AgentPool:
                     with self._cond:
                         self._running.discard(job.future)
         for slot in parked:
-            self._retire(slot, "the pool is shut down and its queue is empty", counted=False)
+            self._slots.retire(slot, "the pool is shut down and its queue is empty", counted=False)
 
     def _execute(self, job: _Job) -> None:
+        """Worker: run ``job`` on a CLI and settle its future (with the result, or with what
+        the run raised); then reset and park the CLI, or close it. Never raises."""
+        slots = self._slots
         slot: Optional[CliSlot] = None
         try:
-            slot, was_parked = self._acquire(job)
+            slot, was_parked = slots.acquire(job.options, job.future)
             if was_parked and not job.future.attach(slot):
-                self._retire(slot, "its run was cancelled")
+                slots.retire(slot, "its run was cancelled")
                 return
             messages = self._turn(slot, job, may_retry=was_parked)
             if messages is None:
-                self._retire(slot, "it died while parked", dead=True)
+                slots.retire(slot, "it died while parked", dead=True)
                 slot = None
-                slot = self._start(job.options, job.future, reserved=self._room_for_one(job.future))
+                slot = slots.start(job.options, job.future, reserved=slots.room_for_one(job.future))
                 messages = self._turn(slot, job, may_retry=False)
             assert messages is not None
             outcome = RunResult.from_messages(messages, slot.cost_before, job.options.output_format)
         except BaseException as exc:  # noqa: BLE001 - the future carries it to the caller
             if slot is not None:
-                self._retire(slot, f"the run failed: {exc!r}")
+                slots.retire(slot, f"the run failed: {exc!r}")
             settle(job.future, exc=exc)
             return
         slot.runs += 1
         slot.session_ids.append(outcome.session_id)
         with self._cond:
-            self._counts["runs"] += 1
+            self._runs += 1
         error = outcome_error(outcome)
         if error is not None and job.options.raise_on_error_result:
             settle(job.future, exc=error)
@@ -460,7 +464,8 @@ class AgentPool:
             raise
 
     def _after_run(self, slot: CliSlot, outcome: RunResult[Any], job: _Job) -> None:
-        """Worker: reset and park the CLI, or close it."""
+        """Worker: reset and park the CLI, or close it. Never raises (a failed reset retires
+        the CLI)."""
         reason = (
             "reuse=False" if not self.reuse
             else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli, prompt=job.prompt)
@@ -469,6 +474,9 @@ class AgentPool:
             reason = "the run ended with an error result"
         if reason is None and job.future.cancelled():
             reason = "its run was cancelled"
+        if reason is None and self._never_wanted_again():
+            self._slots.retire(slot, "the pool is shut down and its queue is empty: no reset", counted=False)
+            return
         if reason is None:
             try:
                 with untraced():  # the pool's own turn: not a run of the application's
@@ -476,207 +484,26 @@ class AgentPool:
             except BaseException as exc:  # noqa: BLE001 - any failure retires the CLI
                 reason = f"/clear failed: {exc!r}"
         if reason is not None:
-            self._retire(slot, reason)
+            self._slots.retire(slot, reason)
             return
-        self._park(slot, reused=True)
-
-    # ------------------------------------------------------------------ CLIs
-
-    def _alive(self) -> int:
-        """The pool's CLIs alive or about to start (caller holds ``_cond``): what ``max_clis``
-        bounds. Leased clients are not counted."""
-        return len(self._parked) + len(self._busy) + len(self._warming) + self._reserved
-
-    def _acquire(self, job: _Job) -> Tuple[CliSlot, bool]:
-        """Worker: a parked CLI with the job's options (``True``), or a new one started once
-        there is room under ``max_clis`` (``False``). Raises what ``_start`` raises."""
-        slot = self._take_parked(job.options)
-        while slot is None:
-            reserved = self._room_for_one(job.future, wait=False)
-            if reserved:
-                return self._start(job.options, job.future, reserved=True), False
-            slot = self._take_parked(job.options)  # one may have been parked meanwhile
-        return slot, True
-
-    def _room_for_one(self, future: RunFuture[Any], *, wait: bool = True) -> bool:
-        """Worker: reserve room for one new CLI under ``max_clis``; True once reserved (the
-        caller must start it with ``reserved=True``). At the cap a parked CLI is closed to make
-        room; with none parked this waits for a change (one tick) — returning False with
-        ``wait=False`` so the caller can look for a newly parked CLI, else until there is room.
-        Raises ``UsageError`` when the run is cancelled meanwhile."""
-        while True:
-            victims: List[CliSlot] = []
-            with self._cond:
-                if future.cancelled():
-                    raise UsageError("the run was cancelled before its CLI started")
-                while self._alive() >= self.max_clis and self._parked:
-                    others = [s for s in self._parked if s.options != self.options]
-                    victims.append(others[0] if others else self._parked[0])
-                    self._parked.remove(victims[-1])
-                room = self._alive() < self.max_clis
-                if room:
-                    self._reserved += 1
-            for victim in victims:
-                self._retire(victim, f"making room for a new CLI (max_clis={self.max_clis})", counted=False)
-            if room:
-                return True
-            with self._cond:
-                self._cond.wait(KEEPER_TICK)
-            if not wait:
-                return False
-
-    def _start(
-        self,
-        options: ClaudeAgentOptions,
-        future: Optional[RunFuture[Any]] = None,
-        *,
-        reserved: bool = False,
-        lease: bool = False,
-    ) -> CliSlot:
-        """Start and initialize a CLI for ``future``'s run, a warm one (``future`` None) or a
-        lease, on the calling thread. ``reserved``: room under ``max_clis`` was reserved for
-        it (released here). Raises ``UsageError`` (a warm start after shutdown, or the run
-        was cancelled before its CLI started) and what ``connect()`` raises; the CLI is
-        closed on any failure."""
-        from .._client import ClaudeSDKClient
-
-        try:
-            transport = None if self.transport_factory is None else self.transport_factory(options)
-            slot = CliSlot(ClaudeSDKClient(options, transport=transport), options)
-        except BaseException:
-            with self._cond:
-                self._reserved -= 1 if reserved else 0
-            raise
-        with self._cond:
-            if reserved:  # the room reserved becomes this CLI, in one step
-                self._reserved -= 1
-            if self._closing and future is None and not lease:
-                raise UsageError("the AgentPool is shut down")
-            (self._busy if future is not None else self._leased if lease else self._warming).add(slot)
-            self._counts["started"] += 1
-            self._counts["peak_alive"] = max(self._counts["peak_alive"], self._alive())
-        if future is not None and not future.attach(slot):
-            self._retire(slot, "its run was cancelled")
-            raise UsageError("the run was cancelled before its CLI started")
-        try:
-            slot.client.connect()
-        except BaseException:
-            self._retire(slot, "it failed to start")
-            raise
-        if future is not None:
-            future.note_pid(slot)
-        return slot
-
-    def _take_parked(self, options: ClaudeAgentOptions) -> Optional[CliSlot]:
-        """A live parked CLI started with equal options, now busy; None if there is none."""
-        while True:
-            with self._cond:
-                slot = next((s for s in reversed(self._parked) if s.options == options), None)
-                if slot is None:
-                    return None
-                self._parked.remove(slot)
-                self._busy.add(slot)
-                self._cond.notify_all()  # the keeper may need to warm another
-            if is_alive(slot):
-                return slot
-            self._retire(slot, "it died while parked", dead=True)
-
-    def _park(self, slot: CliSlot, *, reused: bool) -> None:
-        evicted: Optional[CliSlot] = None
-        with self._cond:
-            self._busy.discard(slot)
-            self._warming.discard(slot)
-            if self._closing and (not self._jobs or self._workers_left == 0):
-                evicted = slot  # nothing queued will want it (queued runs drain on warm CLIs)
-            else:
-                self._parked.append(slot)
-                if reused:
-                    self._counts["reused"] += 1
-                if len(self._parked) > max(self.warm, self.max_workers):
-                    # The oldest CLI with other options goes first: the pool's own are the warm ones.
-                    others = [s for s in self._parked if s.options != self.options]
-                    evicted = others[0] if others else self._parked[0]
-                    self._parked.remove(evicted)
-                self._cond.notify_all()
-        if evicted is not None:
-            self._retire(evicted, "the pool is closing or full", counted=False)
-
-    def _retire(self, slot: CliSlot, reason: str, *, dead: bool = False, counted: bool = True) -> None:
-        logger.debug("Closing CLI pid %s: %s", slot.pid, reason)
-        slot.close()
-        with self._cond:
-            self._busy.discard(slot)
-            self._warming.discard(slot)
-            self._leased.discard(slot)
-            if dead:
-                self._counts["replaced_dead"] += 1
-            elif counted:
-                self._counts["retired"] += 1
-            self._cond.notify_all()
-
-    # ------------------------------------------------------------------ keeper
-
-    def _keep_warm(self) -> None:
-        """Keeper thread: top the pool's own warm CLIs up to ``warm``; drop dead parked ones."""
-        while True:
-            with self._cond:
-                if self._closing:
-                    return
-                ready = sum(1 for s in self._parked if s.options == self.options) + self._starting_warm
-                warming = ready < self.warm and self._alive() < self.max_clis
-                self._note_cap(ready < self.warm and not warming)
-                if not warming:
-                    self._cond.wait(KEEPER_TICK)
-                    dead = [s for s in self._parked if not is_alive(s)]
-                    for slot in dead:
-                        self._parked.remove(slot)
-                else:
-                    dead = []
-                    self._starting_warm += 1
-                    self._reserved += 1
-            for slot in dead:
-                self._retire(slot, "it died while parked", dead=True)
-            if warming:
-                self._warm_one()
-
-    def _note_cap(self, capped: bool) -> None:
-        """Keeper (holding ``_cond``): log once each time ``max_clis`` starts holding back a
-        warm CLI."""
-        if capped and not self._capped_logged:
-            logger.debug("%d CLIs alive (max_clis=%d): not warming another CLI", self._alive(), self.max_clis)
-        self._capped_logged = capped
-
-    def _warm_one(self) -> None:
-        try:
-            slot = self._start(snapshot_options(self.options), reserved=True)
-        except BaseException as exc:  # noqa: BLE001 - logged; retried after a delay
-            with self._cond:
-                self._starting_warm -= 1
-                if not self._closing:
-                    logger.warning("A warm CLI failed to start (%r); retrying in %.0fs", exc, START_RETRY_DELAY)
-                    self._cond.wait(START_RETRY_DELAY)
-            return
-        with self._cond:
-            self._starting_warm -= 1
-        self._park(slot, reused=False)
+        self._slots.park(slot, reused=True)
 
     # ------------------------------------------------------------------ shutdown
 
     def _stop_busy(self) -> None:
+        """Shutdown's thread: cancel (stop) every running run and close every busy CLI.
+        Never raises."""
         with self._cond:
             running = list(self._running)
-            busy = list(self._busy)
         for future in running:
             future.cancel()
-        for slot in busy:
-            slot.close()
+        self._slots.close_busy()
 
     def _join(self) -> None:
+        """Shutdown's thread: join the workers and the keeper (unbounded: each run is bounded
+        by its own timeout), then close every CLI left. Raises ``KeyboardInterrupt`` if the
+        wait is interrupted (``shutdown`` then stops every run)."""
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join()
-        with self._cond:
-            parked, self._parked = self._parked, []
-            busy = list(self._busy) + list(self._leased)
-        for slot in parked + busy:
-            slot.close()
+        self._slots.close_all()

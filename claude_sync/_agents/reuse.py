@@ -16,6 +16,21 @@ Measured against the real CLI (2.1.197 and 2.1.330, fake API):
   ``local_command: "clear"`` and ``total_cost_usd == 0`` (its totals restart).
 - Both: the next API request carries none of the earlier conversation.
 
+What ``/clear`` costs and does (``python bench/agents.py --only reset``; fake API, one warm
+CLI, CPU of the CLI and its children from /proc, medians): on 2.1.197 a turn costs ~20 ms,
+``/clear`` alone ~6-8 ms, ``/clear`` + a turn ~28 ms; on 2.1.332 a turn ~27 ms, ``/clear``
+~20 ms, ``/clear`` + a turn ~55 ms (the turn after a reset costs ~8 ms more: the CLI's caches
+were dropped). Neither version sends an API request for it (no title, no summary) or runs a
+hook unless one is configured; both write the new session's transcript (~1.7 KB: mode, the
+command, its output), a line to the old one (2.1.332: ``cost-state``) and
+``sessions/<pid>.json``; 2.1.332 also rewrites ``.claude.json`` (lock, backup, rename). Writing
+``/clear`` and the next prompt together costs the same CPU (2.1.332: 54-59 vs 52-55 ms), and
+would send the prompt before the reset is proven. Neither CLI has a control request that
+resets the conversation, and a user frame's ``session_id`` is ignored (the next request still
+carries the earlier turns). ``--no-session-persistence`` saves no measurable CPU on
+``/clear`` and would drop the transcripts a run's ``session_id`` resumes. So the pool keeps
+the ``/clear``, and skips it only when no run can follow (shut down, nothing queued).
+
 What the reset clears, measured on both versions (a ``ClaudeSDKClient``, the same CLI, with
 and without ``/clear`` in between): the conversation; the files read (2.1.197 refuses an
 ``Edit`` of a file read before the reset, "File has not been read yet"; 2.1.330 no longer
@@ -42,7 +57,6 @@ options set hooks (they would see the reset: ``SessionEnd``/``SessionStart`` wit
 from __future__ import annotations
 
 import copy
-import time
 from typing import Any, Dict, List, Optional
 
 from .._options.options import ClaudeAgentOptions
@@ -131,7 +145,7 @@ class CliSlot:
     while parked).
     """
 
-    __slots__ = ("client", "options", "runs", "cost_before", "fingerprint", "session_ids", "parked_at")
+    __slots__ = ("client", "options", "runs", "cost_before", "fingerprint", "session_ids")
 
     def __init__(self, client: Any, options: ClaudeAgentOptions) -> None:
         self.client = client
@@ -140,7 +154,6 @@ class CliSlot:
         self.cost_before = 0.0
         self.fingerprint: Optional[Dict[str, Any]] = None
         self.session_ids: List[str] = []
-        self.parked_at = time.monotonic()
 
     @property
     def pid(self) -> Optional[int]:

@@ -160,3 +160,24 @@ def test_a_cli_that_ran_a_slash_command_is_retired(tmp_path: Path) -> None:
         third.result(WAIT)
     assert first.cli_pid != second.cli_pid  # retired: it may have written settings
     assert second.cli_pid == third.cli_pid  # a plain prompt is reset and reused
+
+
+def test_a_run_that_ends_after_shutdown_with_nothing_queued_is_not_reset(tmp_path: Path) -> None:
+    """Its CLI will never serve another run: it is closed without the ``/clear`` (a reset is
+    ~half of a pooled run's CPU on CLI 2.1.332); the run's own result is untouched."""
+    gate = tmp_path / "answer-now"
+    cli = ScriptedCLI(directory=tmp_path, auto_init=False, timeout=60)
+    cli.expect_user().wait_for_file(gate).emit(dict(INIT, session_id="s0")).text("ran")
+    cli.emit(result_line("s0", "ran", 1))
+    cli.expect_user("/clear").emit(dict(INIT, session_id="s1")).emit(result_line("s1", "", 0))
+    pool = AgentPool(cli.options(), max_workers=1)
+    run = pool.submit("the last run")
+    wait_until(run.running, "the run to start")
+    pool.shutdown(wait=False)  # closing, and the queue is empty
+    gate.touch()
+    assert run.result(WAIT).text == "ran"
+    pool.shutdown(wait=True)
+    [report] = cli.runs
+    prompts = [frame["message"]["content"] for frame in report.received if frame.get("type") == "user"]
+    assert prompts == ["the last run"], prompts
+    assert pool.stats()["reused"] == 0 and pool.stats()["alive"] == 0

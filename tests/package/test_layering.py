@@ -55,8 +55,8 @@ IO_MODULES = {
     # OpenTelemetry spans and metrics: clocks, the process-wide tracer and meter
     "claude_sync._tracing.otel",
     # many agents
-    "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.reuse",
-    "claude_sync._agents.run",
+    "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.run",
+    "claude_sync._agents.slots",
     # engines and the testing kit
     "claude_sync.integrations.dask",
     "claude_sync.testing._scripted_cli.interpreter", "claude_sync.testing._scripted_cli.in_process",
