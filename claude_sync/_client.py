@@ -47,11 +47,11 @@ import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Union
 
-from ._display.redaction import redacted_logger
 from ._engine.connection import Session
 from ._engine.control_methods import TypedControlMethods
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
+from ._redaction.redactor import redacted_logger
 from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
 from ._wire.merge import AssistantMessageMerger
 from ._wire.messages import Message, ResultMessage
@@ -440,7 +440,7 @@ class ClaudeSDKClient(TypedControlMethods):
         request subtype: …"), ``ControlTimeoutError`` (also a ``TimeoutError``),
         ``CLIConnectionError``, ``UsageError``.
         """
-        from ._display.secrets import remember_config
+        from ._redaction.secrets import remember_config
 
         remember_config(payload)  # config sent live (set_mcp_servers, apply_flag_settings …)
         return self._live_session().request(subtype, payload, timeout=timeout)

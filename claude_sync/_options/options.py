@@ -452,7 +452,7 @@ class ClaudeAgentOptions(Record):
 
     def __post_init__(self) -> None:
         """Raises ``TypeError``/``ValueError`` naming a bad option (see ``validation``)."""
-        from .._display.secrets import remember_options
+        from .._redaction.secrets import remember_options
         from .validation import validate_options
 
         validate_options(self)
@@ -460,7 +460,7 @@ class ClaudeAgentOptions(Record):
 
     def __repr__(self) -> str:
         """The fields, with ``env`` values and anything that looks like a secret redacted."""
-        from .._display.redaction import redacted_repr
+        from .._redaction.redactor import redacted_repr
 
         return redacted_repr(self)
 

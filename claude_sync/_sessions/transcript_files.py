@@ -23,7 +23,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .transcript import (
     HEAD_TAIL_BYTES,
     MAX_SANITIZED_LENGTH,
