@@ -154,8 +154,8 @@ _encode = _encoder.encode
 
 
 def _one_c_encoder() -> Optional[Callable[[Any, int], Sequence[str]]]:
-    """The C encoder ``_encode`` builds afresh on every call, built once (None without
-    ``_json``). It has no dict of the containers being encoded (no cycle check: a cycle ends
+    """The C encoder ``_encode`` builds afresh on every call, built once (None where the
+    interpreter's json has no C encoder). It has no dict of the containers being encoded (no cycle check: a cycle ends
     in ``RecursionError``), so one object serves every thread; ``encode_frame`` hands any
     failure to ``_encode``, which raises what it always raised."""
     make = getattr(json.encoder, "c_make_encoder", None)
