@@ -389,7 +389,8 @@ _target("can_use_tool round trips", "can_use_tool", ">= 1.3x official", _ge("vs_
 _target("import: wall over bare python", "import", "<= 70 ms", _le("cs", 70))
 _target("import: modules added (python -S)", "import:S", "<= 120", _le("cs", 120))
 _target("calls / streamed message", "calls:stream", "<= 35", _le("cs", 35))
-_target("calls / can_use_tool rt", "calls:can_use_tool", "<= 90", _le("cs", 90))
+_target("calls / can_use_tool rt", "calls:can_use_tool", "<= 86", _le("cs", 86))
+_target("calls / hook_callback rt", "calls:hook_callback", "<= 70", _le("cs", 70))
 
 
 def fmt_value(value: float, kind: str) -> str:

@@ -15,7 +15,8 @@ Modes:
   ``t_total``, ``messages`` (assistant messages seen), ``text_bytes`` (of the last assistant
   message), ``result`` text, ``callbacks`` (calls of our callback), peak RSS (``VmHWM``, KiB)
   and the most OS threads seen (``/proc/self/status``, sampled every 1024 messages and 64
-  callbacks).
+  callbacks), ``usage_stream`` (``getrusage`` over the same span as ``cpu_stream``: user and
+  system seconds, voluntary and involuntary context switches).
 - ``calls``: Python+C function calls (``sys.setprofile`` + ``threading.setprofile``, events
   ``call`` and ``c_call``, every thread of this process) for a warm-up run, then two sizes
   ``n1`` < ``n2`` of the workload; ``per_item`` = (calls(n2) − calls(n1)) / (n2 − n1), so
@@ -30,10 +31,25 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 perf = time.perf_counter
 cpu = time.process_time  # this process, all threads: robust to other load on the machine
+
+
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
+
+
+def usage() -> Tuple[float, float, int, int]:
+    """This process's (user s, system s, voluntary, involuntary context switches), all threads;
+    zeros without the ``resource`` module (Windows)."""
+    if resource is None:
+        return (0.0, 0.0, 0, 0)
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return (r.ru_utime, r.ru_stime, r.ru_nvcsw, r.ru_nivcsw)
 
 
 def proc_status() -> Dict[str, int]:
@@ -67,6 +83,8 @@ class Outcome:
         self.t_result: Optional[float] = None
         self.cpu_first = 0.0
         self.cpu_result = 0.0
+        self.ru_first = (0.0, 0.0, 0, 0)
+        self.ru_result = (0.0, 0.0, 0, 0)
         self.t_end = 0.0
         self.messages = 0
         self.text_bytes = 0
@@ -85,6 +103,9 @@ class Outcome:
             "t_first": first,
             "t_stream": None if first is None or result is None else result - first,
             "cpu_stream": self.cpu_result - self.cpu_first,
+            # the same span from getrusage: user s, system s, voluntary and involuntary
+            # context switches (all threads)
+            "usage_stream": [b - a for a, b in zip(self.ru_first, self.ru_result)],
             "t_total": self.t_end - self.t0,
             "messages": self.messages,
             "text_bytes": self.text_bytes,
@@ -178,7 +199,7 @@ def run_floor(cli: str, workload: str, outcome: Outcome, sampler: Sampler) -> No
             break
         if outcome.t_first is None:
             outcome.t_first = perf()
-            outcome.cpu_first = cpu()
+            outcome.cpu_first, outcome.ru_first = cpu(), usage()
         seen += 1
         if seen % every == 0:
             sampler.sample()
@@ -188,7 +209,7 @@ def run_floor(cli: str, workload: str, outcome: Outcome, sampler: Sampler) -> No
             last = obj
         elif kind == "result":
             outcome.t_result = perf()
-            outcome.cpu_result = cpu()
+            outcome.cpu_result, outcome.ru_result = cpu(), usage()
             outcome.result = obj["result"]
             stdin.close()
     proc.wait()
@@ -243,7 +264,7 @@ def run_claude_sync(cli: str, workload: str, outcome: Outcome, sampler: Sampler)
     for message in query("go", options=options, keep_messages=os.environ.get("KEEP_MESSAGES") == "1"):
         if outcome.t_first is None:
             outcome.t_first = perf()
-            outcome.cpu_first = cpu()
+            outcome.cpu_first, outcome.ru_first = cpu(), usage()
         seen += 1
         if seen % every == 0:
             sampler.sample()
@@ -253,7 +274,7 @@ def run_claude_sync(cli: str, workload: str, outcome: Outcome, sampler: Sampler)
             last = message
         elif cls is ResultMessage:
             outcome.t_result = perf()
-            outcome.cpu_result = cpu()
+            outcome.cpu_result, outcome.ru_result = cpu(), usage()
             outcome.result = message.result
     outcome.t_end = perf()
     if last is not None:
@@ -304,7 +325,7 @@ def run_official(cli: str, workload: str, outcome: Outcome, sampler: Sampler) ->
         async for message in query(prompt="go", options=options):
             if outcome.t_first is None:
                 outcome.t_first = perf()
-                outcome.cpu_first = cpu()
+                outcome.cpu_first, outcome.ru_first = cpu(), usage()
             seen += 1
             if seen % every == 0:
                 sampler.sample()
@@ -314,7 +335,7 @@ def run_official(cli: str, workload: str, outcome: Outcome, sampler: Sampler) ->
                 last = message
             elif cls is ResultMessage:
                 outcome.t_result = perf()
-                outcome.cpu_result = cpu()
+                outcome.cpu_result, outcome.ru_result = cpu(), usage()
                 outcome.result = message.result
         outcome.t_end = perf()
         if last is not None:

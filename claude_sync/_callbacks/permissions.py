@@ -53,12 +53,13 @@ So: permission failures always deny.
 
 from __future__ import annotations
 
+from dataclasses import fields as dataclass_fields
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from .._redaction.redactor import redacted_logger
 from .._wire.errors import CallbackRequestError, callback_failure_reason
 from .._wire.protocol import ControlRequestReceived
-from .._wire.record import FrozenRecord, frozen_record
+from .._wire.record import FrozenRecord, construct, frozen_record
 from .permission_types import (
     CancellationSignal,
     CanUseTool,
@@ -174,7 +175,8 @@ def permission_call_from_request(
             f"got {type(tool_input).__name__}",
             subtype="can_use_tool",
         )
-    fields: Dict[str, Any] = {"signal": signal, "request_id": request_id, "raw": dict(request)}
+    fields = _CONTEXT_DEFAULTS.copy()
+    fields["signal"], fields["request_id"], fields["raw"], fields["suggestions"] = signal, request_id, dict(request), []
     for key, value in request.items():  # one pass: this runs for every permission request
         name = _CONTEXT_STR_FIELDS.get(key)
         if name is not None:
@@ -182,7 +184,14 @@ def permission_call_from_request(
                 fields[name] = value
         elif key == "permission_suggestions":
             fields["suggestions"] = suggestions_from_wire(value)
-    return tool_name, tool_input, ToolPermissionContext(**fields)
+    # Every field is in ``fields`` (a plain dataclass, no __post_init__): the instance's
+    # __dict__ is set at once instead of a call with up to twelve keyword arguments.
+    return tool_name, tool_input, construct(ToolPermissionContext, fields)
+
+
+_CONTEXT_DEFAULTS: Dict[str, Any] = {f.name: None for f in dataclass_fields(ToolPermissionContext)}
+"""Every ``ToolPermissionContext`` field; those with a default factory (``suggestions``, ``raw``)
+are given fresh values per request."""
 
 
 _CONTEXT_STR_FIELDS = {

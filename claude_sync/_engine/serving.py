@@ -24,6 +24,7 @@ from .._wire.errors import ClaudeSDKError, callback_failure_reason
 from .._wire.framing import encode_frame
 from .._wire.protocol import ControlRequestReceived, control_error_frame, control_success_frame
 from .callback_pool import CallbackPool
+from .green import request_signal
 
 __all__ = ["CloseFn", "Handler", "RefuseFn", "RequestServer", "RouteFn", "ServeFn"]
 
@@ -85,7 +86,7 @@ class RequestServer:
 
     def dispatch(self, event: ControlRequestReceived) -> None:
         """Register the request as in flight and queue it for the pool (reader thread)."""
-        signal = threading.Event()
+        signal = request_signal()
         with self._lock:
             if not self._accepting:
                 return

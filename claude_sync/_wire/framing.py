@@ -19,7 +19,7 @@ Rules:
 from __future__ import annotations
 
 import json
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional, Sequence
 
 from .record import FrozenRecord, frozen_record
 
@@ -149,13 +149,36 @@ class LineFramer:
         self._skip_prefix = b""
 
 
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_encode = _encoder.encode
+
+
+def _one_c_encoder() -> Optional[Callable[[Any, int], Sequence[str]]]:
+    """The C encoder ``_encode`` builds afresh on every call, built once (None where the
+    interpreter's json has no C encoder). It has no dict of the containers being encoded (no cycle check: a cycle ends
+    in ``RecursionError``), so one object serves every thread; ``encode_frame`` hands any
+    failure to ``_encode``, which raises what it always raised."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    try:
+        return make(None, _encoder.default, json.encoder.encode_basestring, None, ":", ",", False, False, False)  # type: ignore[no-any-return]
+    except TypeError:  # another interpreter's signature: the standard path only
+        return None
+
+
+_c_encode = _one_c_encoder()
 
 
 def encode_frame(obj: Any) -> bytes:
     """One JSON document as one ``\\n``-terminated UTF-8 line.
 
     Raises ``TypeError``/``ValueError`` for objects JSON cannot represent (NaN included:
-    the CLI's parser rejects it and would exit).
+    the CLI's parser rejects it and would exit; a cycle is ``ValueError``).
     """
+    if _c_encode is not None:
+        try:
+            return ("".join(_c_encode(obj, 0)) + "\n").encode("utf-8")
+        except (TypeError, ValueError, RecursionError):
+            pass  # the standard encoder below raises the error (a cycle: ValueError, not RecursionError)
     return (_encode(obj) + "\n").encode("utf-8")

@@ -7,6 +7,7 @@ Wire examples are the ones the real CLI 2.1.197 sent (docs/protocol/REAL_CLI_2.1
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 import pickle
@@ -1004,3 +1005,24 @@ def test_conflicting_spellings_in_hook_output_raise(output: Dict[str, Any], frag
 def test_hook_output_of_a_wrong_type_raises(output: Any, type_name: str) -> None:
     with pytest.raises(TypeError, match=f"must return a dict .* or None, got {type_name}$"):
         hook_output_to_wire(output)
+
+
+def test_permission_context_is_the_one_its_init_builds() -> None:
+    # The context is made without calling __init__ (cheaper per request): it must be the very
+    # instance the dataclass's own __init__ makes from the same values, fields in order.
+    request = dict(copy.deepcopy(BASH_TOUCH_REQUEST), agent_id="a1", title="T", blocked_path="/x")
+    signal = _Signal()
+    _, _, context = permission_call_from_request(request, signal=signal, request_id="req-1")
+    by_init = ToolPermissionContext(**{f.name: getattr(context, f.name) for f in dataclasses.fields(context)})
+    assert context == by_init and repr(context) == repr(by_init)
+    assert list(vars(context)) == list(vars(by_init))
+    assert dataclasses.asdict(context)["raw"] == request
+
+
+def test_permission_contexts_share_no_mutable_field() -> None:
+    request = {"tool_name": "Bash", "input": {"command": "ls"}}  # no suggestions
+    _, _, first = permission_call_from_request(request, signal=None, request_id="r1")
+    _, _, second = permission_call_from_request(request, signal=None, request_id="r2")
+    first.suggestions.append(PermissionUpdate(type="setMode", mode="plan"))
+    first.raw["added"] = True
+    assert second.suggestions == [] and "added" not in second.raw and "added" not in request

@@ -67,3 +67,59 @@ def test_queues_come_from_the_queue_module_when_it_is_patched(monkeypatch: Any) 
         assert mailbox.wait(0.01) is False  # the timed get raises the module's Empty
     finally:
         pool.shutdown(2.0)
+
+
+def test_a_request_signal_is_an_event_whose_condition_waits_for_first_use() -> None:
+    import threading
+
+    from claude_sync._engine.green import request_signal
+
+    signal = request_signal()
+    assert isinstance(signal, threading.Event) and not signal.is_set()
+    assert "_made_cond" not in vars(signal)  # is_set alone never builds the condition
+    assert signal.wait(0.01) is False
+    signal.set()
+    assert signal.is_set() and signal.wait(0) is True
+    signal.clear()
+    assert not signal.is_set()
+
+
+def test_a_request_signal_wakes_every_waiter_when_set_from_another_thread() -> None:
+
+    from claude_sync._engine.green import request_signal
+
+    for _ in range(20):  # fresh signals: the waiters race to build the condition
+        _wake_four_waiters(request_signal())
+
+
+def _wake_four_waiters(signal: Any) -> None:
+    import threading
+
+    woke: List[bool] = []
+    start = threading.Barrier(5)
+
+    def wait_for_it() -> None:
+        start.wait(5)
+        woke.append(signal.wait(10))
+
+    waiters = [threading.Thread(target=wait_for_it, name=f"claude_sync-test-wait-{i}") for i in range(4)]
+    for thread in waiters:
+        thread.start()
+    start.wait(5)
+    signal.set()
+    for thread in waiters:
+        thread.join(10)
+    assert woke == [True] * 4
+
+
+def test_a_request_signal_is_the_patched_event_class_when_threading_is_patched(monkeypatch: Any) -> None:
+    # gevent's patch_all() replaces threading.Event; its Event must be used then, as before.
+    import threading
+
+    from claude_sync._engine.green import request_signal
+
+    class _GreenEvent(threading.Event):
+        pass
+
+    monkeypatch.setattr(threading, "Event", _GreenEvent)
+    assert type(request_signal()) is _GreenEvent

@@ -28,7 +28,8 @@ WORKER = ROOT / "bench" / "worker.py"
 FAKE_CLI = ROOT / "bench" / "fake_cli.py"
 
 MAX_CALLS_PER_MESSAGE = 35
-MAX_CALLS_PER_PERMISSION_ROUND_TRIP = 90
+MAX_CALLS_PER_PERMISSION_ROUND_TRIP = 86
+MAX_CALLS_PER_HOOK_ROUND_TRIP = 70
 MAX_IMPORT_MODULES = 120
 
 
@@ -80,6 +81,15 @@ def test_calls_per_can_use_tool_round_trip(fake_claude: str) -> None:
     assert report["per_item"] <= MAX_CALLS_PER_PERMISSION_ROUND_TRIP, (
         f"{report['per_item']:.1f} Python+C calls per can_use_tool round trip "
         f"(ceiling {MAX_CALLS_PER_PERMISSION_ROUND_TRIP}); see `python bench/run.py --only calls --profile`"
+    )
+
+
+def test_calls_per_hook_callback_round_trip(fake_claude: str) -> None:
+    report = _count_calls(fake_claude, {"workload": "hook_callback"}, 50, 250)
+    assert report["results"] == ["answered=50 errors=0", "answered=250 errors=0"]
+    assert report["per_item"] <= MAX_CALLS_PER_HOOK_ROUND_TRIP, (
+        f"{report['per_item']:.1f} Python+C calls per hook_callback round trip "
+        f"(ceiling {MAX_CALLS_PER_HOOK_ROUND_TRIP}); see `python bench/run.py --only calls --profile`"
     )
 
 

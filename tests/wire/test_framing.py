@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
@@ -110,3 +110,68 @@ def test_encode_frame_is_one_utf8_line() -> None:
 def test_encode_frame_rejects_nan() -> None:
     with pytest.raises(ValueError):
         encode_frame({"x": float("nan")})
+
+
+_STANDARD = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+class _Str(str):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"type": "control_response", "response": {"subtype": "success", "request_id": "r-1", "response": {}}},
+        {"a": [1, 2.5, -0.0, 1e300, None, True, False], "é\u2028": "tab\t\"quote\" \\ \x00 \U0001f600"},
+        {"nested": [[[{"k": [{}]}]]], "big": 10**40, "float": 0.1 + 0.2},
+        {_Str("sub"): _Int(3), "keys": {1: "int key", 2.5: "float key", False: "bool key", None: "none"}},
+        [],
+        "a bare string",
+    ],
+)
+def test_encode_frame_bytes_are_the_standard_encoders(value: Any) -> None:
+    # encode_frame keeps one C encoder for every call: the bytes must be exactly those the
+    # standard JSONEncoder (the one it replaced) writes.
+    assert encode_frame(value) == (_STANDARD.encode(value) + "\n").encode("utf-8")
+
+
+def test_encode_frame_raises_what_the_standard_encoder_raises() -> None:
+    cycle: Dict[str, Any] = {}
+    cycle["self"] = cycle
+    with pytest.raises(ValueError, match="Circular reference detected"):  # not a RecursionError
+        encode_frame({"frame": cycle})
+    with pytest.raises(TypeError, match="Object of type set is not JSON serializable"):
+        encode_frame({"x": {1, 2}})
+    with pytest.raises(ValueError, match="Out of range float values"):
+        encode_frame({"x": float("inf")})
+    with pytest.raises(UnicodeEncodeError):  # a lone surrogate: the caller escapes and retries
+        encode_frame({"x": "\ud800"})
+    # and a failure leaves nothing behind: the same encoder serves the next frame
+    assert encode_frame({"after": "ok"}) == b'{"after":"ok"}\n'
+
+
+def test_encode_frame_from_many_threads_at_once() -> None:
+    import threading
+
+    shared = {"list": list(range(50)), "text": "é" * 20}
+    failures: List[BaseException] = []
+
+    def encode_often(index: int) -> None:
+        try:
+            for _ in range(300):
+                frame = {"index": index, "shared": shared}
+                assert encode_frame(frame) == (_STANDARD.encode(frame) + "\n").encode("utf-8")
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=encode_often, args=(i,), name=f"claude_sync-test-{i}") for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert not failures and not any(thread.is_alive() for thread in threads)
