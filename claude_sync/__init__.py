@@ -133,6 +133,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._sessions.transcript_edits": (
         "rename_session", "tag_session", "delete_session", "fork_session",
     ),
+    "._sessions.archive_files": ("archive_session", "unarchive_session"),
     "._sessions.store_functions": (
         "project_key_for_directory", "import_session_to_store", "list_sessions_from_store",
         "get_session_info_from_store", "get_session_messages_from_store",
@@ -271,6 +272,8 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._options.options import TaskBudget as TaskBudget
     from ._query import QueryStream as QueryStream
     from ._query import query as query
+    from ._sessions.archive_files import archive_session as archive_session
+    from ._sessions.archive_files import unarchive_session as unarchive_session
     from ._sessions.store_functions import delete_session_via_store as delete_session_via_store
     from ._sessions.store_functions import fork_session_via_store as fork_session_via_store
     from ._sessions.store_functions import get_session_info_from_store as get_session_info_from_store

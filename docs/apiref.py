@@ -93,7 +93,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("mcp", "In-process tools", ("claude_sync._mcp.tools", "claude_sync._mcp.server", "claude_sync._mcp.annotations")),
     ("mcp", "Server configs", ()),
     ("mcp", "Server status", ()),
-    ("sessions", "Transcript files", ("claude_sync._sessions.transcript_files", "claude_sync._sessions.transcript_edits")),
+    ("sessions", "Transcript files", ("claude_sync._sessions.transcript_files", "claude_sync._sessions.transcript_edits", "claude_sync._sessions.archive_files")),
     ("sessions", "Session types", ("claude_sync._sessions.types", "claude_sync._sessions.summary")),
     ("sessions", "Session stores", (
         "claude_sync._sessions.stores.memory", "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",

@@ -40,7 +40,7 @@ IO_MODULES = {
     "claude_sync._mcp.bridge",
     # sessions: files, stores, and a live connection's mirror
     "claude_sync._sessions.store_bridge", "claude_sync._sessions.store_functions",
-    "claude_sync._sessions.store_resume", "claude_sync._sessions.transcript_edits",
+    "claude_sync._sessions.store_resume", "claude_sync._sessions.transcript_edits", "claude_sync._sessions.archive_files",
     "claude_sync._sessions.transcript_files", "claude_sync._sessions.stores.memory",
     "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
     # the live view's redraw thread

@@ -84,6 +84,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         # sessions and session stores
         "list_sessions", "get_session_info", "get_session_messages", "list_subagents",
         "get_subagent_messages", "rename_session", "tag_session", "delete_session", "fork_session",
+        "archive_session", "unarchive_session",
         "SDKSessionInfo", "SessionMessage", "ForkSessionResult", "SessionKey", "SessionListSubkeysKey",
         "SessionStore", "SessionStoreEntry", "SessionStoreFlushMode", "SessionStoreListEntry",
         "SessionSummaryEntry", "InMemorySessionStore", "SQLiteSessionStore", "PostgresSessionStore",
