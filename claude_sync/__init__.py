@@ -82,6 +82,8 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "McpSetServersResult", "ReadFileResult", "ReloadPluginsResult", "UsageResult",
         "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",
     ),
+    "._wire.settings_result": ("ResolvedSettings", "ResolvedSettingsSource"),
+    "._options.resolve": ("resolve_settings",),
     "._options.config_types": (
         "ContextUsageCategory", "ContextUsageResponse", "McpServerConnectionStatus",
         "McpServerInfo", "McpServerStatus", "McpServerStatusConfig", "McpStatusResponse",
@@ -270,6 +272,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._options.options import SettingSource as SettingSource
     from ._options.options import SpawnCommand as SpawnCommand
     from ._options.options import TaskBudget as TaskBudget
+    from ._options.resolve import resolve_settings as resolve_settings
     from ._query import QueryStream as QueryStream
     from ._query import query as query
     from ._sessions.archive_files import archive_session as archive_session
@@ -359,6 +362,8 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.messages import UserMessage as UserMessage
     from ._wire.messages import message_from_dict as message_from_dict
     from ._wire.protocol import StreamItem as StreamItem
+    from ._wire.settings_result import ResolvedSettings as ResolvedSettings
+    from ._wire.settings_result import ResolvedSettingsSource as ResolvedSettingsSource
     from ._wire.shapes import FastModeDisabledReason as FastModeDisabledReason
     from ._wire.shapes import FastModeState as FastModeState
     from ._wire.shapes import MessageOrigin as MessageOrigin

@@ -77,6 +77,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("options", "ClaudeAgentOptions", ("claude_sync._options.options",)),
     ("options", "Code written for claude_code_sdk", ("claude_sync._options.code_options",)),
     ("options", "Settings shapes", ("claude_sync._options.config_types",)),
+    ("options", "The settings the CLI merged", ("claude_sync._options.resolve", "claude_sync._wire.settings_result")),
     ("messages", "Messages", ("claude_sync._wire.messages", "claude_sync._wire.protocol")),
     ("messages", "System messages", ("claude_sync._wire.system_messages",)),
     ("messages", "Content blocks", ("claude_sync._wire.blocks",)),

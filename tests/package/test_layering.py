@@ -27,6 +27,8 @@ FORBIDDEN = {
 IO_MODULES = {
     # the public modules that drive a live connection
     "claude_sync", "claude_sync._client", "claude_sync._query",
+    # resolve_settings(): starts a CLI to ask it for its merged settings
+    "claude_sync._options.resolve",
     # the command line: reads stdin and files, streams a run to stdout
     "claude_sync.__main__", "claude_sync._cli.shell", "claude_sync._cli.approvals", "claude_sync._cli.console", "claude_sync._cli.locate",
     "claude_sync._cli.doctor",
