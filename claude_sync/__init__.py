@@ -83,6 +83,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",
     ),
     "._wire.settings_result": ("ResolvedSettings", "ResolvedSettingsSource"),
+    "._callbacks.exit_report": ("ProcessExit",),
     "._options.resolve": ("resolve_settings",),
     "._options.config_types": (
         "ContextUsageCategory", "ContextUsageResponse", "McpServerConnectionStatus",
@@ -182,6 +183,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._callbacks.dialogs import OnUserDialog as OnUserDialog
     from ._callbacks.dialogs import UserDialogRequest as UserDialogRequest
     from ._callbacks.dialogs import UserDialogResult as UserDialogResult
+    from ._callbacks.exit_report import ProcessExit as ProcessExit
     from ._callbacks.hook_input_base import BaseHookInput as BaseHookInput
     from ._callbacks.hook_input_base import HookEffort as HookEffort
     from ._callbacks.hook_inputs import BackgroundTaskSummary as BackgroundTaskSummary

@@ -93,7 +93,10 @@ def build_session(
 
         handlers = traced_handlers(handlers, tracing)
     server = RequestServer(handlers, options.callback_workers)
-    return Session(options, plan=plan, server=server, transport=transport)
+    from ._callbacks.process_exit import process_exit_watch
+
+    extensions = [watch for watch in (process_exit_watch(options.on_process_exit),) if watch is not None]
+    return Session(options, plan=plan, server=server, transport=transport, extensions=extensions)
 
 
 def _trace_holder() -> Optional[TraceHolder]:

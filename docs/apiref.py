@@ -91,6 +91,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     )),
     ("callbacks", "Hook outputs", ("claude_sync._callbacks.hook_outputs",)),
     ("callbacks", "Elicitations and user dialogs", ("claude_sync._callbacks.dialogs",)),
+    ("callbacks", "When the CLI process ends", ("claude_sync._callbacks.exit_report", "claude_sync._callbacks.process_exit")),
     ("mcp", "In-process tools", ("claude_sync._mcp.tools", "claude_sync._mcp.server", "claude_sync._mcp.annotations")),
     ("mcp", "Server configs", ()),
     ("mcp", "Server status", ()),

@@ -45,7 +45,7 @@ from .._wire.protocol import (
     without_slash_command,
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
-from .extensions import Extensions
+from .extensions import ConnectionExtension, Extensions
 from .pending import PendingRequests
 from .reader import END, Reader
 from .states import SessionState, SessionStateMachine
@@ -76,6 +76,7 @@ class Session:
         plan: Optional[OptionsPlan] = None,
         environ: Optional[Dict[str, str]] = None,
         transport: Optional[Transport] = None,
+        extensions: Optional[List[ConnectionExtension]] = None,
     ) -> None:
         self.options = options
         self._server = server
@@ -94,7 +95,7 @@ class Session:
             max_buffer_size=options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE,
             close_timeout=options.close_timeout,
         )
-        self._extensions = Extensions()  # the store mirror, wire log, host-death watch … (extensions.py)
+        self._extensions = Extensions(extensions or ())  # the caller's; at connect the engine's first (extensions.py)
         calls_back = plan is not None and plan.calls_back
         self._ledger = TurnLedger(RunEnd(calls_back, run_end_ceiling(options.env or {}, environ)))
         self.last_result: Optional[ResultMessage] = None
@@ -203,7 +204,7 @@ class Session:
             self._undo_start(started)
         assert self._transport is not None
         label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix
-        self._extensions = Extensions(connection_extensions(self, self._store_bridge, label))
+        self._extensions = Extensions([*connection_extensions(self, self._store_bridge, label), *self._extensions.items])
         self._extensions.started(self._transport)
         self._reader.start(self._transport, self._server, label, self._extensions.tap)
         return plan
@@ -412,6 +413,7 @@ class Session:
             logger.debug("Ignoring reader error during close: %r", error)
             error = None
         self.fail_pending(error if error is not None else CLIConnectionError("The CLI closed its stdout"))
+        self._extensions.ended(transport, self.closed)
         return error
 
     def mirror_received(self, frame: TranscriptMirrorReceived) -> None:

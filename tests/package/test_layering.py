@@ -29,6 +29,8 @@ IO_MODULES = {
     "claude_sync", "claude_sync._client", "claude_sync._query",
     # resolve_settings(): starts a CLI to ask it for its merged settings
     "claude_sync._options.resolve",
+    # on_process_exit: the callback runs on its own thread
+    "claude_sync._callbacks.process_exit",
     # the command line: reads stdin and files, streams a run to stdout
     "claude_sync.__main__", "claude_sync._cli.shell", "claude_sync._cli.approvals", "claude_sync._cli.console", "claude_sync._cli.locate",
     "claude_sync._cli.doctor",

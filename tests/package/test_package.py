@@ -73,7 +73,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "SetupHookSpecificOutput",  # in the HookSpecificOutput union, so importable from the top
         "ClaudeCodeOptions",  # the old claude_code_sdk name, with its defaults (deprecated)
         "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",  # typed control answers
-        "ResolvedSettings", "ResolvedSettingsSource", "resolve_settings",
+        "ResolvedSettings", "ResolvedSettingsSource", "resolve_settings", "ProcessExit",
         "StopHookSpecificOutput", "SubagentStartHookInput", "SubagentStartHookSpecificOutput",
         "SubagentStopHookInput", "SubagentStopHookSpecificOutput", "SystemInitData",
         "SystemInitMcpServer", "SystemInitPlugin", "SystemInitPluginError",
