@@ -11,7 +11,7 @@ Threads (all named ``claude_sync-agentpool-…`` and joined by ``shutdown``):
 
 - ``…-worker-<n>`` (``max_workers`` of them): take a job, take a parked CLI whose options
   equal the job's (or start one cold), run it (``collect_turn``, the turn driver ``run()`` uses too), settle the future, then reset
-  the CLI with ``/clear`` and park it — or close it (see ``_reuse`` for when).
+  the CLI with ``/clear`` and park it — or close it (see ``reuse`` for when).
 - ``…-keeper``: keeps ``warm`` CLIs with the pool's options started and initialized, and
   replaces a parked CLI that died (checked every ``KEEPER_TICK`` s and again when taken).
 
@@ -34,7 +34,7 @@ worker to finish closes every parked CLI (also after ``shutdown(wait=False)``).
 
 (About 500 lines: the pool's lifecycle — workers, keeper, shutdown — shares one lock
 and one set of counts, and reads best in one place; the typed overloads of ``submit`` and
-``map`` add the rest. ``RunFuture`` is in ``_futures``, the reset and its policy in ``_reuse``.)
+``map`` add the rest. ``RunFuture`` is in ``futures``, the reset and its policy in ``reuse``.)
 """
 
 from __future__ import annotations

@@ -45,8 +45,8 @@ _EXIT_CODE = re.compile(r" \(exit code (-?\d+)\)$")
 
 
 def hint_line(hint: str) -> str:
-    """``hint: …`` in flags: a known hint from ``CLI_HINTS``, another with any
-    ``ClaudeAgentOptions.field`` named by its flag."""
+    """``hint: …`` in flags: a known hint from ``CLI_HINTS``, another naming the
+    ``ClaudeAgentOptions`` field its flag stands for."""
     return "hint: " + CLI_HINTS.get(hint, usage_text(hint))
 
 

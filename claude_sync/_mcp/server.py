@@ -40,10 +40,6 @@ Rules the dispatcher follows (MCP 2025-11-25, JSON-RPC 2.0):
   user message arrives during the first handshake), and any order works.
 
 Tools themselves (``@tool``, ``SdkMcpTool``, result normalisation) are in ``mcp_tools``.
-
-Why over 400 lines: the JSON-RPC dispatch of one in-process server (initialize, tools,
-resources, prompts, notifications, errors) is one table of small handlers; the tool definitions
-already live in ``mcp_tools``.
 """
 
 from __future__ import annotations

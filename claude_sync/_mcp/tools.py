@@ -3,8 +3,8 @@
 ``@tool`` turns a plain function into an ``SdkMcpTool`` whose ``inputSchema`` listing is
 worked out once, when the tool is made; ``normalize_tool_result`` turns what a handler
 returned into an MCP ``CallToolResult`` (any mistake becomes ``isError`` text the model can
-read); ``_tool_result`` runs one call's handler for ``mcp.run_tool_call``. The JSON-RPC side
-(servers, dispatch) is in ``mcp``.
+read; ``server.run_tool_call`` runs one call's handler and hands its return value here).
+The JSON-RPC side (servers, dispatch) is in ``server``.
 """
 
 from __future__ import annotations

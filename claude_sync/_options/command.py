@@ -82,10 +82,6 @@ Big values never go raw on argv: Linux refuses any single argv string over 128 K
 request (one stdin line, no size limit); MCP config and JSON settings become ``FileArg``
 placeholders that the shell writes to temp files. Anything else that is still too long
 raises ``ValueError`` here, naming the option, instead of failing in ``Popen``.
-
-Why over 400 lines: ``OptionsPlan`` is the one place the options are interpreted (argv pieces
-live in ``argv``, discovery in ``discovery``, the environment in ``environment``); what remains
-is that plan and the MCP configuration it carries.
 """
 
 from __future__ import annotations

@@ -94,7 +94,7 @@ def _nearest_message(entry: Entry, by_uuid: Dict[str, Entry]) -> Optional[Entry]
 def build_chain(entries: List[Entry]) -> List[Entry]:
     """The conversation, root to leaf: from the newest leaf of the main chain (not a
     sidechain, team or meta entry, when there is one) back along ``parentUuid``; parallel
-    tool calls and results left on side branches are put back (see ``_restore_parallel``).
+    tool calls and results left on side branches are put back (see ``transcript_parallel.restore_parallel``).
     ``logicalParentUuid`` (compaction) is not followed: the compact summary stands in for
     what came before it."""
     if not entries:

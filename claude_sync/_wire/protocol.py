@@ -15,11 +15,7 @@ Line rules (``decode_line``):
   visible as ``UnknownMessage``). A known type with a broken shape raises
   ``MessageParseError`` (also session-ending, for the same reason).
 
-Outgoing frames are dicts built here and encoded by ``_framing.encode_frame``.
-
-Why over 400 lines: the events, their decoding, the outgoing frame builders and the turn ledger
-are the one wire vocabulary; each part is small, and splitting it would make every reader of
-the protocol open several files.
+Outgoing frames are dicts built here and encoded by ``framing.encode_frame``.
 """
 
 from __future__ import annotations

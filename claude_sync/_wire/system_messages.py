@@ -437,8 +437,8 @@ class ThinkingTokensMessage(SystemMessage):
 class SessionStateChangedMessage(SystemMessage):
     """``system/session_state_changed`` (CLI 2.1.330): ``state`` is ``running``, ``idle`` or
     ``requires_action``. Frames with ``sdk_host_only`` exist only because we set
-    ``CLAUDE_CODE_SDK_READS_SESSION_STATE`` (as the official SDK does): the session keeps
-    their state (``Session.session_state``) and never delivers them; the others (asked for
+    ``CLAUDE_CODE_SDK_READS_SESSION_STATE`` (as the official SDK does): the session's run-end
+    bookkeeping keeps their state (``RunEnd.state``) and never delivers them; the others (asked for
     with ``CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS``) are delivered.
 
     Attributes:

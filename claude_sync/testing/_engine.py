@@ -19,9 +19,6 @@ stops, the message goes to the CLI's stderr (so the client's own error quotes it
 exits with ``SCRIPT_FAILED_EXIT``, and ``RunReport.failure`` holds it for ``verify()``.
 Every wait is bounded by the step's ``timeout`` (the script's, by default), except the wait
 for the client to end its input after the last step.
-
-Why over 400 lines: one interpreter; its reading, backlog, auto-answers, waits and report
-share one run state.
 """
 
 from __future__ import annotations

@@ -4,9 +4,6 @@ script gives (``text``, ``tool_use``, ``thinking``, ``reply``, ``error`` …) wi
 as the Messages API's server-sent events.
 
 Pure: no sockets, no threads. ``fake_api`` (the server) re-exports every public name.
-
-Why over 400 lines: the two halves of one exchange, which refer to each other (a request is
-classified with the canned replies; a responder maps a request to a reply).
 """
 
 from __future__ import annotations

@@ -9,9 +9,6 @@ A handler writes lines through ``runner.send``, reads through ``runner.next_fram
 raising ``ScriptFailure`` with the step named), and returns ``"stop"`` when the run ends at
 this step (crash, exit). Answers the client gave to ``ask_*`` steps are appended to
 ``runner.report.answers``.
-
-Why over 400 lines: one small handler per step kind: the meaning of the script language, in
-one place.
 """
 
 from __future__ import annotations

@@ -27,9 +27,6 @@ after ``idle_timeout`` seconds without a request or ``lifetime`` seconds in all.
 only. The requests and replies as data, and the SSE encoding, live in ``_messages_api``
 (re-exported here); this module is the server and its handler, kept together because they
 share the request records' locking.
-
-Why over 400 lines: one HTTP server speaking the Messages API (streaming and not, scripted
-turns, errors, delays, side requests, self-stop).
 """
 
 from __future__ import annotations

@@ -29,9 +29,6 @@ status 97 and its stderr says which step expected what and what arrived instead;
 
 Threads: the builder is for one thread. An in-process run plays on a ``claude_sync-scripted-cli``
 thread that ``close()`` of its transport joins.
-
-Why over 400 lines: the public DSL — one small builder method per step kind, each documented
-for users — is meant to be read in one place.
 """
 
 from __future__ import annotations
