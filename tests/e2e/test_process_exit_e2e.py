@@ -83,3 +83,15 @@ def test_a_callback_that_raises_or_closes_the_client_changes_nothing_else(
     for thread in [t for t in threading.enumerate() if t.name == f"claude_sync-process-exit-{pid}"]:
         thread.join(30)
     assert any("on_process_exit raised" in r.getMessage() for r in caplog.records)
+
+
+def test_a_query_run_reports_its_cli_once_after_the_run(e2e_options: Any, fake_api: FakeAnthropicAPI) -> None:
+    """``query()`` ends the CLI's input after the result: the CLI exits 0 on its own."""
+    from claude_sync import query
+
+    fake_api.add(text("done"))
+    reports = Reports()
+    messages = list(query("one shot", options=e2e_options(env=FAST_FAIL, on_process_exit=reports)))
+    assert isinstance(messages[-1], ResultMessage)
+    [(report, thread)] = reports.items  # the stream's close joined the callback's thread
+    assert (report.exit_code, report.signal) == (0, None) and thread.startswith("claude_sync-process-exit-")
