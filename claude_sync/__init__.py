@@ -58,9 +58,10 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     ),
     # loaded on first use (PEP 562): the live view, many agents, typed output, MCP tools, host dialogs,
     # typed control answers, type-hint-only TypedDicts and Literals, sessions and stores
-    "._display.show": ("show",),
+    "._show": ("show",),
     "._options.code_options": ("ClaudeCodeOptions",),
-    "._agents.run": ("run", "RunResult"),
+    "._agents.run": ("run",),
+    "._result": ("RunResult",),
     "._wire.agent_usage": ("AgentUsage",),
     "._agents.pool": ("AgentPool",),
     "._approvals.flow": ("run_with_approvals", "resume_approval", "pending_approval"),
@@ -84,7 +85,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     ),
     "._wire.settings_result": ("ResolvedSettings", "ResolvedSettingsSource"),
     "._callbacks.exit_report": ("ProcessExit",),
-    "._options.resolve": ("resolve_settings",),
+    "._resolve_settings": ("resolve_settings",),
     "._options.config_types": (
         "ContextUsageCategory", "ContextUsageResponse", "McpServerConnectionStatus",
         "McpServerInfo", "McpServerStatus", "McpServerStatusConfig", "McpStatusResponse",
@@ -163,7 +164,6 @@ _AT_IMPORT = (
 
 if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table.py --write)
     from ._agents.pool import AgentPool as AgentPool
-    from ._agents.run import RunResult as RunResult
     from ._agents.run import run as run
     from ._approvals.flow import pending_approval as pending_approval
     from ._approvals.flow import resume_approval as resume_approval
@@ -239,7 +239,6 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._callbacks.permission_types import ToolPermissionContext as ToolPermissionContext
     from ._client import ClaudeSDKClient as ClaudeSDKClient
     from ._client import merge_assistant_messages as merge_assistant_messages
-    from ._display.show import show as show
     from ._engine.transport import Transport as Transport
     from ._mcp.server import SdkMcpServer as SdkMcpServer
     from ._mcp.server import create_sdk_mcp_server as create_sdk_mcp_server
@@ -274,9 +273,10 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._options.options import SettingSource as SettingSource
     from ._options.options import SpawnCommand as SpawnCommand
     from ._options.options import TaskBudget as TaskBudget
-    from ._options.resolve import resolve_settings as resolve_settings
     from ._query import QueryStream as QueryStream
     from ._query import query as query
+    from ._resolve_settings import resolve_settings as resolve_settings
+    from ._result import RunResult as RunResult
     from ._sessions.archive_files import archive_session as archive_session
     from ._sessions.archive_files import unarchive_session as unarchive_session
     from ._sessions.store_functions import delete_session_via_store as delete_session_via_store
@@ -313,6 +313,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._sessions.types import SessionStoreFlushMode as SessionStoreFlushMode
     from ._sessions.types import SessionStoreListEntry as SessionStoreListEntry
     from ._sessions.types import SessionSummaryEntry as SessionSummaryEntry
+    from ._show import show as show
     from ._structured.class_schema import json_schema_of as json_schema_of
     from ._structured.outcome import parse_output as parse_output
     from ._wire.agent_usage import AgentUsage as AgentUsage

@@ -47,11 +47,11 @@ import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Union
 
-from ._display.redaction import redacted_logger
 from ._engine.connection import Session
 from ._engine.control_methods import TypedControlMethods
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
+from ._redaction.redactor import redacted_logger
 from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
 from ._wire.merge import AssistantMessageMerger
 from ._wire.messages import Message, ResultMessage
@@ -93,7 +93,7 @@ def build_session(
 
         handlers = traced_handlers(handlers, tracing)
     server = RequestServer(handlers, options.callback_workers)
-    from ._callbacks.process_exit import process_exit_watch
+    from ._engine.exit_watch import process_exit_watch
 
     extensions = [watch for watch in (process_exit_watch(options.on_process_exit),) if watch is not None]
     return Session(options, plan=plan, server=server, transport=transport, extensions=extensions)
@@ -443,7 +443,7 @@ class ClaudeSDKClient(TypedControlMethods):
         request subtype: …"), ``ControlTimeoutError`` (also a ``TimeoutError``),
         ``CLIConnectionError``, ``UsageError``.
         """
-        from ._display.secrets import remember_config
+        from ._redaction.secrets import remember_config
 
         remember_config(payload)  # config sent live (set_mcp_servers, apply_flag_settings …)
         return self._live_session().request(subtype, payload, timeout=timeout)

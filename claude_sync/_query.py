@@ -26,11 +26,11 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any, Dict, Generator, Iterable, Iterator, List, Optional, Union
 
-from ._display.redaction import redacted_logger
 from ._engine.connection import Session
 from ._engine.control_methods import TypedControlMethods
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
+from ._redaction.redactor import redacted_logger
 from ._wire.errors import (
     ClaudeSDKError,
     NotConnectedError,
@@ -43,7 +43,7 @@ from ._wire.messages import ResultMessage
 from ._wire.protocol import StreamItem, iter_user_frames, result_error, user_message_frame
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._agents.result import RunResult
+    from ._result import RunResult
     from ._tracing.otel import RunTrace
 
 __all__ = ["query", "QueryStream"]
@@ -270,7 +270,7 @@ class QueryStream(TypedControlMethods):
             raise run.error
         if not run.finished:
             raise UsageError("the stream was closed before its run ended: there is no RunResult")
-        from ._agents.result import RunResult  # first use only: most streams are just iterated
+        from ._result import RunResult  # first use only: most streams are just iterated
 
         try:
             run.built = RunResult.from_messages(run.collected, output_format=run.options.output_format)

@@ -77,7 +77,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("options", "ClaudeAgentOptions", ("claude_sync._options.options",)),
     ("options", "Code written for claude_code_sdk", ("claude_sync._options.code_options",)),
     ("options", "Settings shapes", ("claude_sync._options.config_types",)),
-    ("options", "The settings the CLI merged", ("claude_sync._options.resolve", "claude_sync._wire.settings_result")),
+    ("options", "The settings the CLI merged", ("claude_sync._resolve_settings", "claude_sync._wire.settings_result")),
     ("messages", "Messages", ("claude_sync._wire.messages", "claude_sync._wire.protocol")),
     ("messages", "System messages", ("claude_sync._wire.system_messages",)),
     ("messages", "Content blocks", ("claude_sync._wire.blocks",)),
@@ -91,7 +91,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     )),
     ("callbacks", "Hook outputs", ("claude_sync._callbacks.hook_outputs",)),
     ("callbacks", "Elicitations and user dialogs", ("claude_sync._callbacks.dialogs",)),
-    ("callbacks", "When the CLI process ends", ("claude_sync._callbacks.exit_report", "claude_sync._callbacks.process_exit")),
+    ("callbacks", "When the CLI process ends", ("claude_sync._callbacks.exit_report", "claude_sync._engine.exit_watch")),
     ("mcp", "In-process tools", ("claude_sync._mcp.tools", "claude_sync._mcp.server", "claude_sync._mcp.annotations")),
     ("mcp", "Server configs", ()),
     ("mcp", "Server status", ()),
@@ -101,25 +101,26 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
         "claude_sync._sessions.stores.memory", "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
         "claude_sync._sessions.store_functions",
     )),
-    ("agents", "run()", ("claude_sync._agents.run", "claude_sync._agents.result", "claude_sync._wire.agent_usage")),
+    ("agents", "run()", ("claude_sync._agents.run", "claude_sync._result", "claude_sync._wire.agent_usage")),
     ("agents", "AgentPool", ("claude_sync._agents.pool",)),
     ("approvals", "Running and resuming", ("claude_sync._approvals.flow",)),
     ("approvals", "Policy and gate", ("claude_sync._approvals.policy", "claude_sync._approvals.gate")),
     ("approvals", "Records, decisions and errors", ("claude_sync._approvals.records",)),
     ("errors", "Exceptions", ("claude_sync._wire.errors",)),
     ("structured", "Output classes", ("claude_sync._structured.class_schema", "claude_sync._structured.outcome")),
-    ("testing", "The scripted CLI", ("claude_sync.testing.scripted", "claude_sync.testing._memory", "claude_sync.testing._engine")),
+    ("testing", "The scripted CLI", ("claude_sync.testing.scripted", "claude_sync.testing._scripted_cli.in_process",
+                                      "claude_sync.testing._scripted_cli.interpreter")),
     ("testing", "Keeping the real CLI out", ("claude_sync.testing.switch",)),
     ("testing", "pytest fixtures", ("claude_sync.testing.pytest_plugin",)),
     ("testing", "Assertions", ("claude_sync.testing.assertions",)),
     ("testing", "Recording and replay", ("claude_sync.testing.record", "claude_sync.testing.replay")),
     ("testing", "The real CLI, offline", (
-        "claude_sync.testing.fake_api", "claude_sync.testing._messages_api",
+        "claude_sync.testing.fake_api", "claude_sync.testing._fake_api.messages_api",
         "claude_sync.testing.offline",
     )),
     ("testing", "Session store conformance", ("claude_sync.testing.conformance",)),
     ("integrations", "Dask", ("claude_sync.integrations.dask",)),
-    ("display", "show()", ("claude_sync._display.show",)),
+    ("display", "show()", ("claude_sync._show",)),
     ("port", "Porting a module's text", ("claude_sync.port.engine",)),
 )
 """``(page, section, modules)``: a public name goes to the section whose modules hold its
@@ -318,7 +319,7 @@ def doc_for(entry: Entry) -> str:
         if doc:
             return doc
     module: Optional[str] = entry.home
-    for _hop in range(5):  # follow re-exports (``testing.scripted`` imports it from ``_engine``)
+    for _hop in range(5):  # follow re-exports (``testing.scripted`` imports it from ``_scripted_cli.interpreter``)
         if module is None:
             break
         text = source_docstrings(module).get(entry.name)

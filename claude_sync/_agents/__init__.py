@@ -1,3 +1,4 @@
-"""Many agents: ``run()`` and ``RunResult`` (``run``), ``AgentPool`` (``pool``) with its
-``RunFuture`` (``futures``) and the policy for reusing a warm CLI (``reuse``).
+"""Many agents: ``run()`` (``run``; its ``RunResult`` lives beside ``query()``, in
+``claude_sync._result``), ``AgentPool`` (``pool``) with its ``RunFuture`` (``futures``) and the
+policy for reusing a warm CLI (``reuse``).
 """

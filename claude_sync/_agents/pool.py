@@ -59,8 +59,8 @@ from typing import (
     overload,
 )
 
-from .._display.redaction import redacted_logger
 from .._options.options import ClaudeAgentOptions
+from .._redaction.redactor import redacted_logger
 from .._tracing.otel import attached, caller_context, untraced, watch_pool
 from .._wire.errors import CLIConnectionError, ProcessError, UsageError
 from .._wire.protocol import StreamItem

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Type, Uni
 
 from .._options.options import ClaudeAgentOptions
 from .._options.portable import CALLABLE_FIELDS, check_picklable_options
+from .._result import RunResult, T
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage
 from .._wire.protocol import StreamItem, result_error
-from .result import RunResult, T
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._engine.transport import Transport

@@ -33,12 +33,12 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, Dict, Iterable, Optional, Union, cast
 
-from .._agents.result import RunResult
 from .._agents.run import collect_turn, outcome_error
 from .._client import ClaudeSDKClient
-from .._display.redaction import redacted_logger
 from .._options.options import ClaudeAgentOptions
 from .._query import query
+from .._redaction.redactor import redacted_logger
+from .._result import RunResult
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage, UserMessage
 from .claims import claim, load_transcript

@@ -1,5 +1,5 @@
 """``ProcessExit``: how a CLI process ended, as ``on_process_exit`` is told (pure; the watch
-that calls it is ``process_exit``)."""
+that calls it is ``_engine.exit_watch``)."""
 
 from __future__ import annotations
 

@@ -390,9 +390,9 @@ def callback_failure_reason(error: BaseException) -> str:
 
     ``"ValueError: boom"``; cut to 2000 characters. Used as the ``reason`` of
     ``fail_closed_permission_wire`` and as the text of a hook's error response. Secrets in
-    it are redacted (``redaction.redact_text``: failure text, where no value can be known).
+    it are redacted (``redactor.redact_text``: failure text, where no value can be known).
     """
-    from .._display.redaction import redact_text  # a failing callback: first use only
+    from .._redaction.redactor import redact_text  # a failing callback: first use only
 
     text = redact_text(str(error).strip())
     reason = f"{type(error).__name__}: {text}" if text else type(error).__name__

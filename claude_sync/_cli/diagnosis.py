@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import List, Mapping, Optional, Tuple
 
-from .._display.redaction import redact, redact_text
+from .._redaction.redactor import redact, redact_text
 from .exit_codes import CLI_TOO_OLD
 
 __all__ = ["OK", "FAIL", "INFO", "WARN", "Finding", "environment_findings", "parse_version", "version_finding"]

@@ -8,7 +8,7 @@ call (input and result) in collapsed ``<details>``, permission decisions and hoo
 marked, and a footer with turns, tokens, cost and elapsed time, then the final answer when
 the text shown so far does not already hold it.
 
-The shell (``claude_sync._display.show``) owns the clock, the output device and the throttling.
+The shell (``claude_sync._show``) owns the clock, the output device and the throttling.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Set
 
+from .._redaction.redactor import scrub_value
 from .._wire.agent_usage import AgentLedger, agents_footer
 from .._wire.text import BLOCK_SEPARATOR, TextDeltas
 from .markdown import markdown_html
-from .redaction import scrub_value
 from .render import (
     block_text,
     esc,

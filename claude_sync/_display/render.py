@@ -17,7 +17,7 @@ program's output is often ``print(message)``:
 * fields still at their default (``None``, ``[]``, ``False`` …) are left out;
 * secrets are redacted: values of ``env`` / ``headers`` dicts, string values of keys that
   name a secret (``api_key``, ``access_token``, ``Authorization`` …), and in every string the
-  secret values claude_sync knows (``redaction.scrub``); the model's words are not otherwise
+  secret values claude_sync knows (``redactor.scrub``); the model's words are not otherwise
   rewritten.
 
 ``rich_fields`` is what ``__rich_repr__`` yields: the same fields with their whole values
@@ -36,9 +36,9 @@ import re
 from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Optional, Tuple
 
+from .._redaction.redactor import REDACTED, scrub
 from .._wire.hints import hint_for
 from .markdown import markdown_html
-from .redaction import REDACTED, scrub
 
 __all__ = [
     "FULL_FIELDS",
@@ -85,7 +85,7 @@ _ALL_VALUES_SECRET = frozenset(("env", "headers"))
 
 
 def _redact_text(text: str) -> str:
-    """``text`` with the known secret values redacted (``redaction.scrub``: the model's and
+    """``text`` with the known secret values redacted (``redactor.scrub``: the model's and
     the user's words are never rewritten otherwise)."""
     return scrub(text)
 

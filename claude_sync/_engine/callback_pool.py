@@ -14,7 +14,7 @@ import threading
 import time
 from typing import Any, Callable, List, Tuple
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .green import simple_queue
 
 __all__ = ["CallbackPool"]

@@ -24,8 +24,8 @@ import time
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, NoReturn, Optional
 
-from .._display.redaction import redacted_logger
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import (
     ClaudeSDKError,
     CLIConnectionError,

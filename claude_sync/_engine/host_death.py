@@ -56,7 +56,7 @@ import time
 import weakref
 from typing import Any, Callable, List, Optional
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .extensions import ConnectionExtension
 from .green import simple_queue
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import ClaudeSDKError
 from .extensions import ConnectionExtension, RequestFn
 

@@ -18,7 +18,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from typing import Dict
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import ControlTimeoutError
 from .._wire.protocol import ControlResponseReceived
 

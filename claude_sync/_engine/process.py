@@ -29,7 +29,7 @@ import time
 import weakref
 from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Union, cast
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import CLIConnectionError, CLINotFoundError
 from .child import ChildProcess
 from .green import wait_readable

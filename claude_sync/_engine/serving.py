@@ -45,7 +45,6 @@ from .._callbacks.permissions import (
     permission_call_from_request,
     permission_result_to_wire,
 )
-from .._display.redaction import redacted_logger
 from .._mcp.server import (
     McpAction,
     McpCancelled,
@@ -57,6 +56,7 @@ from .._mcp.server import (
     run_tool_call,
 )
 from .._options.command import OptionsPlan
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import ClaudeSDKError
 from .._wire.framing import encode_frame
 from .._wire.protocol import ControlRequestReceived, control_error_frame, control_success_frame
@@ -159,7 +159,7 @@ class RequestServer:
                 data = self._encode_harder(event, handler, frame, exc)
         except Exception as exc:  # noqa: BLE001 - any failure becomes an error response
             if not isinstance(exc, ClaudeSDKError):
-                from .._display.redaction import redact_text  # a failing handler: first use only
+                from .._redaction.redactor import redact_text  # a failing handler: first use only
 
                 logger.error("Handler for CLI request %r failed: %s", event.subtype, redact_text(repr(exc)))
             data = encode_frame(control_error_frame(event.request_id, _wire_text(str(exc) or type(exc).__name__)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Dict, Optional
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 
 __all__ = ["trace_carrier"]
 

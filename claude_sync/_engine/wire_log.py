@@ -2,7 +2,7 @@
 
 **The wire log.** With ``logging.getLogger("claude_sync.wire")`` at DEBUG when a session
 connects, every NDJSON line the CLI writes (``<``) and every line we write to it (``>``) is
-logged at DEBUG, redacted by the one redactor (``_display.redaction.redact_frame``: the line
+logged at DEBUG, redacted by the one redactor (``_redaction.redactor.redact_frame``: the line
 is parsed, every secret value the process knows is removed wherever it stands, and inside the
 config of control frames every ``env``/``headers`` value and every value of a key that names
 a secret too — so the MCP headers ``get_mcp_status()`` echoes and the ``env`` that
@@ -33,7 +33,7 @@ import os
 import sys
 from typing import Iterator, Mapping, Optional
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .extensions import ConnectionExtension
 
 __all__ = ["WIRE_LOGGER", "WireTap", "wire_tap", "configure_from_env", "MAX_LINE_CHARS"]
@@ -51,7 +51,7 @@ _configured = False
 def redact_line(text: str) -> str:
     """A wire line with secrets replaced by ``<redacted>``, then cut to ``MAX_LINE_CHARS``
     (a JSON line is redacted as a frame: written back compact when anything changed)."""
-    from .._display.redaction import redact_frame, redact_text  # DEBUG only
+    from .._redaction.redactor import redact_frame, redact_text  # DEBUG only
 
     size = len(text)
     try:

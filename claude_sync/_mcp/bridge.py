@@ -28,7 +28,7 @@ import concurrent.futures
 import threading
 from typing import Any, Dict, Optional
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 
 __all__ = ["McpPackageBridge"]
 

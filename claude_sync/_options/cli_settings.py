@@ -167,10 +167,10 @@ def remember_run_secrets(
     options: ClaudeAgentOptions, environ: Mapping[str, str], read_text: Callable[[str], str] = read_utf8
 ) -> None:
     """Put every secret a run of ``options`` holds into the redactor's registry
-    (``_display.secrets``): the options' own (settings and MCP config files read), the
+    (``_redaction.secrets``): the options' own (settings and MCP config files read), the
     secret variables of the inherited ``environ``, and the secrets of every settings file
     the CLI will load (``env`` blocks, ``apiKeyHelper`` …). Spawn planning calls it."""
-    from .._display.secrets import remember_config, remember_env, remember_options
+    from .._redaction.secrets import remember_config, remember_env, remember_options
 
     remember_options(options, read_text)
     remember_env(environ)

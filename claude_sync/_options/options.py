@@ -376,7 +376,7 @@ class ClaudeAgentOptions(Record):
         on_process_exit: Called once with a ``ProcessExit`` (exit code or signal, whether
             ``close()`` ended it, the stderr tail) when the CLI process ends and has been
             reaped, on the ``claude_sync-process-exit-<pid>`` thread; ``close()`` joins it. Not
-            called for a custom ``transport`` (see ``claude_sync._callbacks.process_exit``).
+            called for a custom ``transport`` (see ``claude_sync._engine.exit_watch``).
     """
 
     tools: Optional[Union[List[str], ToolsPreset]] = None
@@ -458,7 +458,7 @@ class ClaudeAgentOptions(Record):
 
     def __post_init__(self) -> None:
         """Raises ``TypeError``/``ValueError`` naming a bad option (see ``validation``)."""
-        from .._display.secrets import remember_options
+        from .._redaction.secrets import remember_options
         from .validation import validate_options
 
         validate_options(self)
@@ -466,7 +466,7 @@ class ClaudeAgentOptions(Record):
 
     def __repr__(self) -> str:
         """The fields, with ``env`` values and anything that looks like a secret redacted."""
-        from .._display.redaction import redacted_repr
+        from .._redaction.redactor import redacted_repr
 
         return redacted_repr(self)
 

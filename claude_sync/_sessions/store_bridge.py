@@ -37,11 +37,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
-from .._display.redaction import redacted_logger
 from .._engine.extensions import ConnectionExtension
 from .._engine.tempfiles import remove_private_dir
 from .._engine.transport import Transport
 from .._options.options import ClaudeAgentOptions
+from .._redaction.redactor import redacted_logger
 from .._wire.messages import ResultMessage
 from .._wire.protocol import TranscriptMirrorReceived
 from .store_resume import materialize

@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .fork import (
     custom_title_entry,
     fork_entries,

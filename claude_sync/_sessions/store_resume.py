@@ -19,9 +19,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from .._display.redaction import redacted_logger
 from .._engine.tempfiles import make_private_dir, remove_private_dir
 from .._options.options import ClaudeAgentOptions
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import SessionStoreError
 from .store_functions import project_key_for_directory
 from .transcript import json_line, valid_uuid

@@ -24,7 +24,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .._display.redaction import redacted_logger
+from .._redaction.redactor import redacted_logger
 from .archive import ARCHIVE_FILE, RECORD_LIMIT, archived_state, parse_record
 from .transcript import (
     HEAD_TAIL_BYTES,

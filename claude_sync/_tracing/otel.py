@@ -36,7 +36,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional
 
-from .._display.redaction import redacted_logger, scrub
+from .._redaction.redactor import redacted_logger, scrub
 from .._version import __version__
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.system_messages import SystemMessage

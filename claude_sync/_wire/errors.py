@@ -54,14 +54,14 @@ __all__ = [
 
 class ClaudeSDKError(Exception):
     """Base class of every error claude_sync raises on purpose. Its text goes through the one
-    redactor (``_display.redaction``): a CLI's stderr tail, an error line or an echoed config
+    redactor (``_redaction.redactor``): a CLI's stderr tail, an error line or an echoed config
     shows no keys, tokens or header values (the attributes keep the data as it was). In
     IPython and Jupyter it shows once, with a short traceback of the caller's own frames
     (``%tb verbose`` for the whole one)."""
 
     def __init__(self, message: str = "") -> None:
         if message:
-            from .._display.redaction import redact_text  # first error only, not at import
+            from .._redaction.redactor import redact_text  # first error only, not at import
 
             message = redact_text(message)
         super().__init__(message)

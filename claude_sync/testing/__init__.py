@@ -45,11 +45,11 @@ _LAZY: Dict[str, str] = {
     "PINNED_CLI_VERSION": ".offline",
     # the scripted CLI: in-process (transport()) or as a subprocess (install() -> cli_path)
     "ScriptedCLI": ".scripted",
-    "ScriptedTransport": "._memory",
+    "ScriptedTransport": "._scripted_cli.in_process",
     "SCRIPT_FORMAT": ".scripted",
-    "RunReport": "._engine",
-    "ScriptFailure": "._engine",
-    "SCRIPT_FAILED_EXIT": "._engine",
+    "RunReport": "._scripted_cli.interpreter",
+    "ScriptFailure": "._scripted_cli.interpreter",
+    "SCRIPT_FAILED_EXIT": "._scripted_cli.interpreter",
     # the switch: every run in the process plays a script, never the real CLI
     "use_scripted_cli": ".switch",
     "no_real_cli": ".switch",

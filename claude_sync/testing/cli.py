@@ -20,8 +20,8 @@ import sys
 import time
 from typing import Any, Dict, List, Optional
 
-from ._engine import ClientGone, RunReport, Wire, check_script_format
-from ._steps import script_runner
+from ._scripted_cli.interpreter import ClientGone, RunReport, Wire, check_script_format
+from ._scripted_cli.steps import script_runner
 
 __all__ = ["main"]
 

@@ -24,7 +24,7 @@ Every request is recorded (``api.requests()``), thread-safely, with its parsed J
 Server threads are named ``fake_api-…``; ``stop()`` closes open connections, joins every thread
 and closes the listening socket. It binds 127.0.0.1 only, and a forgotten server stops by itself
 after ``idle_timeout`` seconds without a request or ``lifetime`` seconds in all. Standard library
-only. The requests and replies as data, and the SSE encoding, live in ``_messages_api``
+only. The requests and replies as data, and the SSE encoding, live in ``_fake_api.messages_api``
 (re-exported here); this module is the server and its handler, kept together because they
 share the request records' locking.
 """
@@ -42,7 +42,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qs, urlsplit
 
-from ._messages_api import (  # noqa: F401 - re-exported: the public names of the fake API
+from ._fake_api.messages_api import (  # noqa: F401 - re-exported: the public names of the fake API
     CANNED_SIDE_REPLIES,
     DEFAULT_CHUNK_SIZE,
     SIDE_REQUEST_MARKERS,

@@ -18,8 +18,8 @@ The file (``RECORDING_FORMAT`` version ``RECORDING_VERSION``): a header line
 ``{"dir": "in" | "out", "t": seconds, "frame": {...}}`` (``in``: client → CLI stdin, ``out``:
 CLI stdout → client; a line that is not a JSON object is kept as ``"raw"``), then
 ``{"end": {"exit_code": …}}``. Redacted before writing, by the one redactor
-(``claude_sync._display.redaction.redact_frame``, also ``claude_sync.testing.redact``): every
-secret value the process knows (``_display.secrets``: the options' env, MCP headers and env,
+(``claude_sync._redaction.redactor.redact_frame``, also ``claude_sync.testing.redact``): every
+secret value the process knows (``_redaction.secrets``: the options' env, MCP headers and env,
 settings, secret flags, the inherited environment's secret variables …) wherever it stands;
 inside control frames' config (MCP headers echoed by ``get_mcp_status``, the ``env`` sent by
 ``set_mcp_servers``/``apply_flag_settings``) also every ``env``/``headers`` value and the
@@ -53,7 +53,7 @@ RECORDING_VERSION = 1
 def redact(value: Any) -> Any:
     """A frame ``value`` with secrets replaced (see the module docstring): the one redactor's
     ``redact_frame``; ``value`` itself when nothing needed redacting."""
-    from .._display.redaction import redact_frame
+    from .._redaction.redactor import redact_frame
 
     return redact_frame(value)
 
@@ -104,7 +104,7 @@ class RecordingTransport(Transport):
         if isinstance(frame, dict):
             entry["frame"] = redact(frame)
         else:
-            from .._display.redaction import redact_text
+            from .._redaction.redactor import redact_text
 
             entry["raw"] = redact_text(line.decode("utf-8", "replace"))
         self._append(entry)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from .._engine.control_methods import NEWEST_CHECKED_CLI
-from ._engine import SCRIPT_FORMAT
+from ._scripted_cli.interpreter import SCRIPT_FORMAT
 from .record import RECORDING_FORMAT, RECORDING_VERSION
 
 __all__ = ["NEWEST_KNOWN_CLI", "Recording", "RecordingFormatError", "load_recording", "recording_script"]

@@ -41,13 +41,20 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
-from ._engine import ECHO, NO_ANSWER, SCRIPT_FORMAT, UNSUPPORTED, RunReport, check_script_format
-from ._memory import ScriptedTransport
+from ._scripted_cli.in_process import ScriptedTransport
+from ._scripted_cli.interpreter import (
+    ECHO,
+    NO_ANSWER,
+    SCRIPT_FORMAT,
+    UNSUPPORTED,
+    RunReport,
+    check_script_format,
+)
 
 if TYPE_CHECKING:
     from .. import ClaudeAgentOptions
 
-# SCRIPT_FORMAT, check_script_format: from _engine; ScriptedTransport: from _memory
+# SCRIPT_FORMAT, check_script_format (interpreter), ScriptedTransport (in_process): from _scripted_cli
 __all__ = ["SCRIPT_FORMAT", "ScriptedCLI", "ScriptedTransport", "check_script_format"]
 
 JsonDict = Dict[str, Any]

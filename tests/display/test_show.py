@@ -1,4 +1,4 @@
-"""``show()`` and the run view behind it (``_display/live.py``, ``_display/show.py``)."""
+"""``show()`` and the run view behind it (``_display/live.py``, ``_show.py``)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ import pytest
 from helpers import Kit
 
 import claude_sync
-from claude_sync import ClaudeAgentOptions, PermissionResultDeny, ResultError, query, show
-from claude_sync._display import show as _display
+from claude_sync import ClaudeAgentOptions, PermissionResultDeny, ResultError, _show, query, show
 from claude_sync._display.live import RunView
 from claude_sync._wire.parse import parse_message
 from claude_sync.testing import ScriptedCLI
@@ -140,7 +139,7 @@ def test_notebook_sink_updates_one_display_area(monkeypatch: pytest.MonkeyPatch)
         displayed.append(obj)
         return _FakeHandle(log)
 
-    monkeypatch.setattr(_display, "_notebook_sink", lambda: _display._NotebookSink(display, str))
+    monkeypatch.setattr(_show, "_notebook_sink", lambda: _show._NotebookSink(display, str))
     show(RUN)
     assert len(displayed) == 1  # one output area ...
     assert log and log[-1].endswith("**Answer**\n\nIt is 42.")  # ... redrawn, the last time complete
@@ -148,7 +147,7 @@ def test_notebook_sink_updates_one_display_area(monkeypatch: pytest.MonkeyPatch)
 
 def test_no_ipython_import_and_terminal_mode_without_a_kernel() -> None:
     assert "IPython" not in sys.modules or sys.modules["IPython"].get_ipython() is None
-    assert _display._notebook_sink() is None
+    assert _show._notebook_sink() is None
     assert claude_sync.show is show
 
 
@@ -210,8 +209,8 @@ def test_the_notebook_footer_keeps_ticking_while_no_message_arrives(monkeypatch:
             if len(drawn) >= 3:
                 ticked.set()
 
-    monkeypatch.setattr(_display, "TICK_SECONDS", 0.05)
-    monkeypatch.setattr(_display, "_notebook_sink", lambda: _display._NotebookSink(lambda obj, display_id: Handle(), str))
+    monkeypatch.setattr(_show, "TICK_SECONDS", 0.05)
+    monkeypatch.setattr(_show, "_notebook_sink", lambda: _show._NotebookSink(lambda obj, display_id: Handle(), str))
 
     def slow_run() -> Any:
         yield RUN[0]

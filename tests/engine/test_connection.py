@@ -33,7 +33,7 @@ from claude_sync import (
 from claude_sync._engine import connection as _session_module
 from claude_sync._engine import reader as _reader
 from claude_sync.testing import ScriptedCLI
-from claude_sync.testing._shapes import result_line
+from claude_sync.testing._scripted_cli.cli_lines import result_line
 
 # ----------------------------------------------------------------------------- one-shot
 

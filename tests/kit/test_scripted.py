@@ -446,7 +446,7 @@ def test_an_interrupted_turn_ends_like_the_real_clis(mode: str, tmp_path: Path) 
 
 
 def test_result_errors_are_written_as_given() -> None:
-    from claude_sync.testing._shapes import result_line
+    from claude_sync.testing._scripted_cli.cli_lines import result_line
 
     def errors(value: Any) -> Any:
         return result_line(session_id="s", model="m", result=None, subtype="error_during_execution", is_error=True, errors=value)["errors"]

@@ -4,6 +4,10 @@ Purity is a per-module rule: ``IO_MODULES`` is the one explicit list of the modu
 touch threads, processes, clocks, sockets or the signal machinery, directly or through another
 module on the list. Every other module is pure: it imports none of the forbidden standard
 library modules and none of the listed modules, so it can be tested line in → events out.
+
+The floors are a rule too: ``LAYERS`` orders the folders (and the top-level modules) bottom →
+top, and a module imports only from its own floor or the floors below. The few imports that run
+up are each listed, with the reason, in ``UPWARD_IMPORTS``; any other fails.
 """
 
 from __future__ import annotations
@@ -28,9 +32,9 @@ IO_MODULES = {
     # the public modules that drive a live connection
     "claude_sync", "claude_sync._client", "claude_sync._query",
     # resolve_settings(): starts a CLI to ask it for its merged settings
-    "claude_sync._options.resolve",
-    # on_process_exit: the callback runs on its own thread
-    "claude_sync._callbacks.process_exit",
+    "claude_sync._resolve_settings",
+    # show(): drives a run and redraws it from its own thread
+    "claude_sync._show",
     # the command line: reads stdin and files, streams a run to stdout
     "claude_sync.__main__", "claude_sync._cli.shell", "claude_sync._cli.approvals", "claude_sync._cli.console", "claude_sync._cli.locate",
     "claude_sync._cli.doctor",
@@ -40,6 +44,7 @@ IO_MODULES = {
     "claude_sync._engine.mailbox", "claude_sync._engine.memory", "claude_sync._engine.pending",
     "claude_sync._engine.process", "claude_sync._engine.spawn", "claude_sync._engine.host_death",
     "claude_sync._engine.reader", "claude_sync._engine.serving", "claude_sync._engine.tempfiles",
+    "claude_sync._engine.exit_watch",
     # MCP: serving an ``mcp`` package server on its own event-loop thread
     "claude_sync._mcp.bridge",
     # sessions: files, stores, and a live connection's mirror
@@ -47,8 +52,6 @@ IO_MODULES = {
     "claude_sync._sessions.store_resume", "claude_sync._sessions.transcript_edits", "claude_sync._sessions.archive_files",
     "claude_sync._sessions.transcript_files", "claude_sync._sessions.stores.memory",
     "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
-    # the live view's redraw thread
-    "claude_sync._display.show",
     # approvals: claims in a store or a file, and the runs that defer and resume
     "claude_sync._approvals.claims", "claude_sync._approvals.flow",
     # OpenTelemetry spans and metrics: clocks, the process-wide tracer and meter
@@ -58,12 +61,57 @@ IO_MODULES = {
     "claude_sync._agents.run",
     # engines and the testing kit
     "claude_sync.integrations.dask",
-    "claude_sync.testing._engine", "claude_sync.testing._memory", "claude_sync.testing._steps",
+    "claude_sync.testing._scripted_cli.interpreter", "claude_sync.testing._scripted_cli.in_process",
+    "claude_sync.testing._scripted_cli.steps",
     "claude_sync.testing.cli", "claude_sync.testing.conformance", "claude_sync.testing.fake_api",
     "claude_sync.testing.offline", "claude_sync.testing.pytest_plugin",
     "claude_sync.testing.record", "claude_sync.testing.replay", "claude_sync.testing.scripted",
     "claude_sync.testing.switch",
 }  # fmt: skip
+
+
+LAYERS = (
+    "claude_sync._version",  # the version string, read by the command line, the options, OTel
+    "claude_sync._redaction",  # the one redactor and the logger factory: every folder logs through it
+    "claude_sync._wire",  # the CLI's lines, parsed to typed messages; our errors
+    "claude_sync._display",  # pure renderers: reprs, HTML/Markdown, the run view, tracebacks
+    "claude_sync._callbacks",  # permission, hook and dialog shapes and their wire forms
+    "claude_sync._mcp",  # MCP configs, tools, schemas; the in-process server
+    "claude_sync._structured",  # typed output: class → JSON schema → instance
+    "claude_sync._options",  # ClaudeAgentOptions → argv, env, initialize
+    "claude_sync._engine",  # one live CLI connection and its threads
+    "claude_sync._sessions",  # transcripts, stores, the store bridge (an engine extension)
+    "claude_sync._tracing",  # OpenTelemetry around a connection
+    "claude_sync._client",  # ClaudeSDKClient
+    "claude_sync._resolve_settings",  # resolve_settings(): a client asked for its merged settings
+    "claude_sync._result",  # RunResult, built from a run's messages
+    "claude_sync._query",  # query(): one run as an iterator
+    "claude_sync._show",  # show(): watches a query() or a client's turn
+    "claude_sync._agents",  # run(), AgentPool: runs of query() and clients
+    "claude_sync._approvals",  # runs that defer and resume a permission decision
+    "claude_sync._cli",  # the command line
+    "claude_sync.types",  # the official SDK's ``types`` names, re-exported
+    "claude_sync",  # the package: public names (``_NAMES``)
+    "claude_sync.__main__",  # ``python -m claude_sync``
+    "claude_sync.port",  # porting official-SDK code (imports no other floor)
+    "claude_sync.integrations",  # Dask: AgentPool on a cluster
+    "claude_sync.testing",  # the testing kit: drives the public package
+)
+"""The floors, bottom → top: a module's floor is the longest entry its name starts with (the
+package ``claude_sync`` itself is only its ``__init__``)."""
+
+UPWARD_IMPORTS = {
+    # a message's / an error's rich repr renders through _display, imported lazily on the first
+    # repr (the renderers read every wire record; the records only hand themselves over)
+    ("claude_sync._wire.blocks", "claude_sync._display.render"),
+    ("claude_sync._wire.errors", "claude_sync._display.tracebacks"),
+    # the options hold a session store: its protocol lives with the stores (pure; TYPE_CHECKING)
+    ("claude_sync._options.options", "claude_sync._sessions.types"),
+    # the engine still names the store bridge (issue 29 item 2 moves it into the wiring layer)
+    ("claude_sync._engine.connection", "claude_sync._sessions.store_bridge"),
+    ("claude_sync._engine.spawn", "claude_sync._sessions.store_bridge"),
+}
+"""``(importer, imported)``: the imports allowed to run up ``LAYERS``, each with its reason."""
 
 
 def module_name(path: Path) -> str:
@@ -178,3 +226,41 @@ def test_no_import_circles() -> None:
         if len(plain) > 1:
             circles.add(" / ".join(plain))
     assert not circles, sorted(circles)
+
+
+def floor(module: str) -> int:
+    """``module``'s index in ``LAYERS``: the longest entry it starts with."""
+    matches = [
+        (len(entry), index)
+        for index, entry in enumerate(LAYERS)
+        if module == entry or (entry != "claude_sync" and module.startswith(entry + "."))
+    ]
+    assert matches, f"{module} is on no floor: add its folder to LAYERS"
+    return max(matches)[1]
+
+
+def upward_imports() -> Set[Tuple[str, str]]:
+    """Every ``(importer, imported)`` pair where the imported module's floor is above the
+    importer's (imports inside functions and under ``TYPE_CHECKING`` counted)."""
+    return {
+        (module, target)
+        for module, targets in _edges().items()
+        for target in targets
+        if floor(target) > floor(module)
+    }
+
+
+def test_every_module_is_on_a_floor() -> None:
+    assert len(set(LAYERS)) == len(LAYERS)
+    for module in MODULES:
+        floor(module)
+
+
+def test_no_import_runs_up_the_floors_unless_listed() -> None:
+    unlisted = sorted(f"{m} -> {t}" for m, t in upward_imports() - UPWARD_IMPORTS)
+    assert not unlisted, f"imports running up LAYERS (move the piece, or list it with a reason): {unlisted}"
+
+
+def test_the_upward_list_is_exact() -> None:
+    stale = sorted(f"{m} -> {t}" for m, t in UPWARD_IMPORTS - upward_imports())
+    assert not stale, f"no longer imported upward: take off UPWARD_IMPORTS: {stale}"

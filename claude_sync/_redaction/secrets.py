@@ -33,7 +33,7 @@ Limits, and why:
 - ``MIN_SECRET_LENGTH`` (8): shorter values are not removed from free text — ``"x"``,
   ``"1"`` or ``"true"`` would eat letters out of every sentence. They stay hidden where
   structure says what they are (``repr(options)``: env values, secret-named keys, args after
-  a secret flag; ``redaction.redact``).
+  a secret flag; ``redactor.redact``).
 - ``MAX_SECRET_LENGTH`` (64 KiB): longer strings are documents, not secrets.
 - Lifetime: process-wide and add-only. A secret stays a secret after its options object is
   gone — a traceback, a late log record or a recording written after ``close()`` may still

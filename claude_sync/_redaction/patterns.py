@@ -1,6 +1,6 @@
 """The names that say "secret", and the pattern pass: secrets found by their shape (pure).
 
-Used where no value can be known (``redaction.redact_text``: the CLI's stderr, its error
+Used where no value can be known (``redactor.redact_text``: the CLI's stderr, its error
 lines, a failing callback's exception), and to *find* secrets in config text the user gave
 (``secrets``: a shell command in MCP ``args``, a header line …) so that they are then
 removed by value everywhere.
@@ -23,7 +23,7 @@ What the pass replaces (each value by ``<redacted>``, the name or scheme kept):
   ``${VAR}``, ``<…>``) or a short number; a bare value stops at a separator or closing
   bracket, so ``connect(api_key=None).`` keeps its bracket and full stop.
 
-The table in ``tests/display/test_redaction.py`` holds the shapes it must catch and the
+The table in ``tests/redaction/test_redaction.py`` holds the shapes it must catch and the
 look-alikes it must leave alone. Patterns compiled on first use.
 """
 

@@ -28,10 +28,10 @@ import threading
 import time
 from typing import Any, Deque, Dict, Iterable, List, Optional, TextIO, Tuple
 
-from .._wire.errors import ResultError
-from .._wire.protocol import StreamItem
-from .live import RunView
-from .render import result_footer
+from ._display.live import RunView
+from ._display.render import result_footer
+from ._wire.errors import ResultError
+from ._wire.protocol import StreamItem
 
 __all__ = ["show", "Transcript"]
 
@@ -96,7 +96,7 @@ def show(messages: Iterable[StreamItem], *, file: Optional[TextIO] = None) -> Tr
 
 
 def _prepare_query_stream(messages: Any, decisions: Deque[Tuple[str, Optional[str], str]]) -> None:
-    from .._query import QueryStream
+    from ._query import QueryStream
 
     if not isinstance(messages, QueryStream) or messages.started:
         return

@@ -116,7 +116,7 @@ def test_a_known_value_the_model_repeats_is_redacted_everywhere(tmp_path: Path) 
 
 
 def test_short_values_stay_out_of_free_text_and_the_minimum_is_eight() -> None:
-    from claude_sync._display.secrets import MIN_SECRET_LENGTH, remember, scrub
+    from claude_sync._redaction.secrets import MIN_SECRET_LENGTH, remember, scrub
 
     assert MIN_SECRET_LENGTH == 8
     for short in ("x", "true", "hunter2"):
@@ -130,8 +130,8 @@ def test_short_values_stay_out_of_free_text_and_the_minimum_is_eight() -> None:
 
 
 def test_escaped_and_encoded_forms_are_removed(tmp_path: Path) -> None:
-    from claude_sync._display.redaction import redact_frame, redact_text
-    from claude_sync._display.secrets import scrub
+    from claude_sync._redaction.redactor import redact_frame, redact_text
+    from claude_sync._redaction.secrets import scrub
 
     secret = 'q"uo\\te/slash+plus=1 ü'
     ClaudeAgentOptions(env={"DB_PASSWORD": secret})
@@ -147,8 +147,8 @@ def test_escaped_and_encoded_forms_are_removed(tmp_path: Path) -> None:
 
 
 def test_secrets_collected_at_spawn_planning(tmp_path: Path) -> None:
-    from claude_sync._display.secrets import scrub
     from claude_sync._options.command import build_spawn_plan
+    from claude_sync._redaction.secrets import scrub
 
     config = tmp_path / "config"
     config.mkdir()
@@ -172,7 +172,7 @@ def test_secrets_collected_at_spawn_planning(tmp_path: Path) -> None:
 
 
 def test_values_sent_in_control_requests_are_known(tmp_path: Path) -> None:
-    from claude_sync._display.secrets import scrub
+    from claude_sync._redaction.secrets import scrub
 
     cli = ScriptedCLI(directory=tmp_path, auto_answers={"apply_flag_settings": ScriptedCLI.ECHO})
     with ClaudeSDKClient(cli.options()) as client:
@@ -181,7 +181,7 @@ def test_values_sent_in_control_requests_are_known(tmp_path: Path) -> None:
 
 
 def test_concurrent_remember_and_scrub_lose_nothing() -> None:
-    from claude_sync._display.secrets import remember, scrub
+    from claude_sync._redaction.secrets import remember, scrub
 
     errors: List[BaseException] = []
     start = threading.Barrier(8)
@@ -205,7 +205,7 @@ def test_concurrent_remember_and_scrub_lose_nothing() -> None:
 
 
 def test_hostile_values_do_not_break_collection() -> None:
-    from claude_sync._display.secrets import MAX_SECRET_LENGTH, remember, remember_config, scrub
+    from claude_sync._redaction.secrets import MAX_SECRET_LENGTH, remember, remember_config, scrub
 
     remember("\ud800lone-surrogate-secret")
     assert scrub("a \ud800lone-surrogate-secret b") == "a <redacted> b"
@@ -242,7 +242,7 @@ def records() -> Iterator[List[logging.LogRecord]]:
 
 
 def test_the_log_filter_removes_known_values_and_keeps_words(records: List[logging.LogRecord]) -> None:
-    from claude_sync._display.redaction import redacted_logger
+    from claude_sync._redaction.redactor import redacted_logger
 
     ClaudeAgentOptions(env={"LOGGED_PASSWORD": "logged-secret-123"})
     log = redacted_logger("claude_sync.test")
@@ -263,7 +263,7 @@ def test_header_list_variables_are_secrets_by_value() -> None:
     """``ANTHROPIC_CUSTOM_HEADERS`` / ``OTEL_EXPORTER_OTLP_HEADERS`` carry auth headers: each
     header's value is known (public ones such as ``Accept`` excepted)."""
     from claude_sync import ClaudeAgentOptions
-    from claude_sync._display.redaction import redact_text
+    from claude_sync._redaction.redactor import redact_text
 
     custom = "X-Gateway-Auth: gw-4f8a9c2e71d0b3aa\nAccept: application/json"
     otlp = "authorization=Basic%20b3RscC11c2VyOnMzY3JldA,x-tenant=tenant-7788aabbcc"

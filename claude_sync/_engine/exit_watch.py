@@ -22,7 +22,7 @@ the next call, as a ``CLIConnectionError``. The contract:
   on, which ends when the callback returns), or start a new client. If it raises, the error
   is logged (``claude_sync.process_exit``) and nothing else changes.
 
-A ``ConnectionExtension``: the engine knows nothing of it; ``build_session`` plugs it in.
+A ``ConnectionExtension``: the connection knows nothing of it; ``build_session`` plugs it in.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ import signal as signals
 import threading
 from typing import Optional
 
-from .._display.redaction import redacted_logger
-from .._engine.extensions import ConnectionExtension
-from .._engine.transport import Transport
-from .exit_report import OnProcessExit, exit_report
+from .._callbacks.exit_report import OnProcessExit, exit_report
+from .._redaction.redactor import redacted_logger
+from .extensions import ConnectionExtension
+from .transport import Transport
 
 __all__ = ["ProcessExitWatch", "process_exit_watch"]
 

@@ -3,7 +3,8 @@
 script gives (``text``, ``tool_use``, ``thinking``, ``reply``, ``error`` …) with their encoding
 as the Messages API's server-sent events.
 
-Pure: no sockets, no threads. ``fake_api`` (the server) re-exports every public name.
+Pure: no sockets, no threads. ``claude_sync.testing.fake_api`` (the server) re-exports every
+public name.
 """
 
 from __future__ import annotations

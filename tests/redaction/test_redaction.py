@@ -14,8 +14,8 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, ProcessError
-from claude_sync._display.redaction import REDACTED, is_secret_name, redact, redact_text
 from claude_sync._engine import wire_log
+from claude_sync._redaction.redactor import REDACTED, is_secret_name, redact, redact_text
 from claude_sync._wire.errors import CLIJSONDecodeError, ControlRequestError, ResultError
 from claude_sync.testing import RecordingTransport, ScriptedCLI
 
@@ -257,7 +257,7 @@ def test_logged_cli_noise_and_callback_failures_are_redacted(tmp_path: Path, wir
 
 
 def test_the_kit_redact_is_the_one_redactor() -> None:
-    from claude_sync._display.redaction import redact_frame
+    from claude_sync._redaction.redactor import redact_frame
     from claude_sync.testing import redact as kit_redact
 
     frame: Dict[str, Any] = {"type": "control_request", "request": {"servers": {"s": {"env": {"A": "b"}, "args": ["--password", "p"]}}}}
@@ -273,10 +273,10 @@ def test_every_claude_sync_logger_goes_through_the_redactor() -> None:
     package = Path(claude_sync.__file__).parent
     plain = []
     for path in package.rglob("*.py"):
-        if path.name == "redaction.py":
+        if path.relative_to(package).as_posix() == "_redaction/redactor.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "getLogger":
                 if not (path.name == "wire_log.py" and node.args and getattr(node.args[0], "value", None) == "claude_sync"):
                     plain.append(f"{path.relative_to(package)}:{node.lineno}")
-    assert plain == [], f"use _display.redaction.redacted_logger: {plain}"
+    assert plain == [], f"use _redaction.redactor.redacted_logger: {plain}"

@@ -3,7 +3,7 @@
 The engine is the interpreter: reading the client's frames (kept in order for later steps
 when they arrive early), answering ``initialize`` and the ``auto_answers`` subtypes whenever
 it reads them, writing lines, bounded waits, the failure messages and the ``RunReport``. What
-each step does is not here: ``_steps`` holds one handler per step kind and hands its table to
+each step does is not here: ``steps`` holds one handler per step kind and hands its table to
 ``ScriptRunner``. The script format (``SCRIPT_FORMAT``, ``check_script_format``) is defined
 here because every runner checks it.
 
@@ -30,8 +30,8 @@ import uuid
 from abc import ABC, abstractmethod
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
-from . import _shapes as shapes
-from ._match import describe_frame, describe_step, frame_mismatch
+from . import cli_lines
+from .match import describe_frame, describe_step, frame_mismatch
 
 __all__ = [
     "ECHO", "NO_ANSWER", "SCRIPT_FAILED_EXIT", "SCRIPT_FORMAT", "UNSUPPORTED", "ClientGone", "Handler",
@@ -189,7 +189,7 @@ class RunReport:
 
 class ScriptRunner:
     """Plays ``script`` (``{"settings": {...}, "steps": [...]}``) over ``wire``; ``handlers``
-    maps each step ``op`` to what it does (``_steps.STEP_HANDLERS``)."""
+    maps each step ``op`` to what it does (``steps.STEP_HANDLERS``)."""
 
     def __init__(self, script: JsonDict, wire: Wire, handlers: Mapping[str, Handler],
                  report: Optional[RunReport] = None, on_change: Optional[Callable[[RunReport], None]] = None) -> None:
@@ -355,11 +355,11 @@ class ScriptRunner:
         if answer == NO_ANSWER:
             return True
         if answer == UNSUPPORTED:
-            self.send(shapes.control_error(request_id, f"Unsupported control request subtype: {subtype}"))
+            self.send(cli_lines.control_error(request_id, f"Unsupported control request subtype: {subtype}"))
             return True
         if answer == ECHO:
             answer = {"echo": request}
-        self.send(shapes.control_success(request_id, answer))
+        self.send(cli_lines.control_success(request_id, answer))
         return True
 
     def initialize_answer(self, request_id: str, response: Optional[JsonDict] = None) -> JsonDict:
@@ -367,10 +367,10 @@ class ScriptRunner:
         ``initialize_response``, else a copy of the real CLI's; ``pid`` added if absent."""
         payload = response if response is not None else self.settings.get("initialize_response")
         if payload is None:
-            return shapes.initialize_response(request_id)
+            return cli_lines.initialize_response(request_id)
         payload = dict(payload)
         payload.setdefault("pid", os.getpid())
-        return shapes.control_success(request_id, payload)
+        return cli_lines.control_success(request_id, payload)
 
     def next_frame(self, step: JsonDict, what: str, accept: Callable[[JsonDict], bool]) -> JsonDict:
         """The next frame (kept ones first), which must satisfy ``accept``.
@@ -479,7 +479,7 @@ class ScriptRunner:
                 continue
             request = frame.get("request") or {}
             if frame.get("type") == "control_request" and request.get("subtype") == "interrupt":
-                self.send(shapes.control_success(str(frame.get("request_id"))))
+                self.send(cli_lines.control_success(str(frame.get("request_id"))))
                 continue
             raise ScriptFailure(f"{where}: unexpected {describe_frame(frame)}")
 

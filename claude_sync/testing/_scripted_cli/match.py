@@ -58,7 +58,7 @@ def normalise_frame(frame: Any, ids: Optional[Dict[str, str]] = None) -> Any:
 def frame_mismatch(expected: Any, actual: Any, ids: Optional[Dict[str, str]] = None) -> Optional[str]:
     """None when ``actual`` is equivalent to the recorded ``expected``; else a unified diff
     (``-`` recorded, ``+`` sent now), at most 60 lines."""
-    from .._display.redaction import redact_frame
+    from ..._redaction.redactor import redact_frame
 
     left, right = normalise_frame(redact_frame(expected), ids), normalise_frame(redact_frame(actual), ids)
     if left == right:

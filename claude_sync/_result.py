@@ -1,9 +1,9 @@
 """``RunResult``: what one run produced, built from its messages (pure, no I/O).
 
-Made by ``run()``, ``AgentPool`` and ``QueryStream.result()`` (so it lives apart from them:
-``run`` drives ``query``, and ``query``'s stream builds one). Generic in the class of a typed
-run's output (``RunResult[Invoice]``); ``typing_extensions`` (for the TypeVar default) is
-only read by type checkers, so ``import claude_sync`` does not load it.
+Made by ``run()``, ``AgentPool`` and ``QueryStream.result()``: it lives beside ``query()``
+(``_query``), whose stream builds one, below ``_agents`` (``run`` drives ``query``). Generic in
+the class of a typed run's output (``RunResult[Invoice]``); ``typing_extensions`` (for the
+TypeVar default) is only read by type checkers, so ``import claude_sync`` does not load it.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ import dataclasses
 import warnings
 from typing import TYPE_CHECKING, Any, Dict, Generic, Iterable, List, Optional, Tuple
 
-from .._wire.agent_usage import AgentUsage, usage_by_agent
-from .._wire.blocks import TextBlock
-from .._wire.errors import StructuredOutputError
-from .._wire.messages import AssistantMessage, ResultMessage, message_from_dict
-from .._wire.protocol import StreamItem
-from .._wire.record import FrozenRecord, frozen_record
-from .._wire.serde import SerdeMixin, decoder_metadata
+from ._wire.agent_usage import AgentUsage, usage_by_agent
+from ._wire.blocks import TextBlock
+from ._wire.errors import StructuredOutputError
+from ._wire.messages import AssistantMessage, ResultMessage, message_from_dict
+from ._wire.protocol import StreamItem
+from ._wire.record import FrozenRecord, frozen_record
+from ._wire.serde import SerdeMixin, decoder_metadata
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing_extensions import TypeVar
@@ -158,13 +158,13 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
 
     def _repr_html_(self) -> str:
         """Notebooks: the answer, the footer, the transcript collapsed (``live.run_result_html``)."""
-        from .._display.live import run_result_html
+        from ._display.live import run_result_html
 
         return run_result_html(self)
 
     def _repr_markdown_(self) -> str:
         """The run as ``show()`` ends it (``live.run_result_markdown``)."""
-        from .._display.live import run_result_markdown
+        from ._display.live import run_result_markdown
 
         return run_result_markdown(self)
 
@@ -187,7 +187,7 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
         output: Any = None
         output_error: Optional[StructuredOutputError] = None
         if output_format is not None:
-            from .._structured import outcome  # typed output: first use only
+            from ._structured import outcome  # typed output: first use only
 
             output, output_error = outcome.output_outcome(output_format, result, outcome.AttemptLog.of(messages))
         return cls(

@@ -10,9 +10,9 @@ from __future__ import annotations
 import threading
 from typing import Any, Dict, Optional
 
-from .._engine.memory import MemoryTransport
-from ._engine import ClientGone, RunReport, Wire
-from ._steps import script_runner
+from ..._engine.memory import MemoryTransport
+from .interpreter import ClientGone, RunReport, Wire
+from .steps import script_runner
 
 __all__ = ["ScriptedTransport"]
 

@@ -1,6 +1,6 @@
 """What each scripted-CLI step does: ``STEP_HANDLERS[op](runner, step)``.
 
-The engine (``_engine.ScriptRunner``) knows how to read, write, wait and fail; this module
+The engine (``interpreter.ScriptRunner``) knows how to read, write, wait and fail; this module
 knows what the steps mean. ``script_runner`` binds the two: it is how the in-process
 transport and the subprocess CLI start a run.
 
@@ -20,9 +20,9 @@ import time
 import uuid
 from typing import Any, Callable, Dict, List, Optional
 
-from . import _shapes as shapes
-from ._engine import Handler, RunReport, ScriptRunner, Wire, check_script_format, new_request_id
-from ._match import subset_mismatch
+from . import cli_lines
+from .interpreter import Handler, RunReport, ScriptRunner, Wire, check_script_format, new_request_id
+from .match import subset_mismatch
 
 __all__ = ["STEP_HANDLERS", "script_runner"]
 
@@ -45,7 +45,7 @@ def _message_id(step: JsonDict) -> str:
 
 
 def _assistant(runner: ScriptRunner, step: JsonDict, block: JsonDict, error: Optional[str] = None) -> None:
-    runner.send(shapes.assistant_line(
+    runner.send(cli_lines.assistant_line(
         block, session_id=runner.session_id, model=runner.model, message_id=_message_id(step),
         parent_tool_use_id=step.get("parent_tool_use_id"), error=error,
     ))
@@ -69,7 +69,7 @@ def play_tool_result(runner: ScriptRunner, step: JsonDict) -> None:
     block = {"tool_use_id": step["tool_use_id"], "type": "tool_result", "content": step["content"], "is_error": bool(step.get("is_error"))}
     content = step["content"]
     outcome = f"Error: {content}" if step.get("is_error") and isinstance(content, str) else content
-    runner.send(shapes.user_line([block], session_id=runner.session_id, tool_use_result=outcome))
+    runner.send(cli_lines.user_line([block], session_id=runner.session_id, tool_use_result=outcome))
 
 
 def play_result(runner: ScriptRunner, step: JsonDict) -> None:
@@ -80,7 +80,7 @@ def play_result(runner: ScriptRunner, step: JsonDict) -> None:
     fields.setdefault("result", None)
     is_error = bool(fields.get("is_error", False))
     runner.note_result(is_error)
-    runner.send(shapes.result_line(session_id=runner.session_id, model=runner.model, **fields))
+    runner.send(cli_lines.result_line(session_id=runner.session_id, model=runner.model, **fields))
 
 
 def play_api_error(runner: ScriptRunner, step: JsonDict) -> None:
@@ -89,13 +89,13 @@ def play_api_error(runner: ScriptRunner, step: JsonDict) -> None:
     status = int(step.get("status", 401))
     kind = {401: "authentication_failed", 429: "rate_limit", 500: "server_error", 529: "server_error"}.get(status, "unknown")
     text = str(step.get("message") or f"API Error: {status} scripted {kind}")
-    line = shapes.assistant_line({"type": "text", "text": text}, session_id=runner.session_id, model="<synthetic>",
+    line = cli_lines.assistant_line({"type": "text", "text": text}, session_id=runner.session_id, model="<synthetic>",
                                  message_id=str(uuid.uuid4()), error=kind)
     line["message"]["stop_reason"] = "stop_sequence"
     runner.send(line)
     runner.take_texts()
     runner.note_result(True)
-    runner.send(shapes.result_line(session_id=runner.session_id, model=runner.model, result=text, is_error=True,
+    runner.send(cli_lines.result_line(session_id=runner.session_id, model=runner.model, result=text, is_error=True,
                                    api_error_status=status, stop_reason="stop_sequence"))
 
 
@@ -105,10 +105,10 @@ def play_interrupted(runner: ScriptRunner, step: JsonDict) -> None:
     tool, ``aborted_tools``)."""
     tools = step.get("during") == "tools"
     text = "[Request interrupted by user for tool use]" if tools else "[Request interrupted by user]"
-    runner.send(shapes.user_line([{"type": "text", "text": text}], session_id=runner.session_id))
+    runner.send(cli_lines.user_line([{"type": "text", "text": text}], session_id=runner.session_id))
     runner.take_texts()
     runner.note_result(True)
-    runner.send(shapes.result_line(
+    runner.send(cli_lines.result_line(
         session_id=runner.session_id, model=runner.model, result=None, subtype="error_during_execution",
         is_error=True, errors=["[ede_diagnostic] result_type=user last_content_type=n/a"],
         usage={"input_tokens": 0, "output_tokens": 0}, stop_reason=None,
@@ -150,7 +150,7 @@ def play_numbered_texts(runner: ScriptRunner, step: JsonDict) -> None:
     count, batch = int(step["count"]), max(1, int(step.get("batch", 64)))
     per_message = max(1, int(step.get("per_message", 1)))
     # one line encoded once, its text, message id and uuid filled in per line (cheap floods)
-    line = shapes.assistant_line({"type": "text", "text": "\0T"}, session_id=runner.session_id, model=runner.model,
+    line = cli_lines.assistant_line({"type": "text", "text": "\0T"}, session_id=runner.session_id, model=runner.model,
                                  message_id="\0M")
     line["uuid"] = "\0U"
     template = json.dumps(line)
@@ -169,7 +169,7 @@ def play_flood(runner: ScriptRunner, step: JsonDict) -> None:
     client takes them."""
     count, text = int(step["count"]), str(step.get("text", "flood"))
     runner.note_text(text * count)
-    line = json.dumps(shapes.assistant_line({"type": "text", "text": text}, session_id=runner.session_id,
+    line = json.dumps(cli_lines.assistant_line({"type": "text", "text": text}, session_id=runner.session_id,
                                             model=runner.model, message_id=_message_id(step))).encode("utf-8") + b"\n"
     for _ in range(count // 256):
         runner.wire.write(line * 256)
@@ -223,9 +223,9 @@ def play_expect_user(runner: ScriptRunner, step: JsonDict) -> None:
 def _after_user(runner: ScriptRunner) -> None:
     """The first user message of a run is followed by ``system/init`` (unless turned off)."""
     if runner.note_user() == 1 and runner.settings.get("auto_init", True):
-        runner.send(shapes.system_init_line(
+        runner.send(cli_lines.system_init_line(
             runner.session_id, runner.model, str(runner.settings.get("cwd") or os.getcwd()),
-            list(runner.settings.get("tools") or shapes.DEFAULT_TOOLS),
+            list(runner.settings.get("tools") or cli_lines.DEFAULT_TOOLS),
             _sdk_servers(runner), str(runner.settings.get("permission_mode", "default")),
         ))
 
@@ -244,7 +244,7 @@ def play_echo_turns(runner: ScriptRunner, step: JsonDict) -> None:
         runner.take_texts()
         _assistant(runner, {"message_id": f"msg_echo_{turns[0]}"}, {"type": "text", "text": said})
         runner.note_result(False)
-        runner.send(shapes.result_line(session_id=runner.session_id, model=runner.model, result=said, num_turns=turns[0]))
+        runner.send(cli_lines.result_line(session_id=runner.session_id, model=runner.model, result=said, num_turns=turns[0]))
         return True
 
     runner.serve_until_input_ends(echo, "echo_turns")
@@ -282,13 +282,13 @@ def play_expect_control(runner: ScriptRunner, step: JsonDict) -> None:
         runner.send(runner.initialize_answer(request_id, step.get("response")))
         return
     if step.get("error") is not None:
-        runner.send(shapes.control_error(request_id, str(step["error"])))
+        runner.send(cli_lines.control_error(request_id, str(step["error"])))
         return
     if subtype == "set_model":  # the real CLI first replays the command's output
         model = request.get("model")
-        runner.send(shapes.user_line(f"<local-command-stdout>Set model to {model}</local-command-stdout>",
+        runner.send(cli_lines.user_line(f"<local-command-stdout>Set model to {model}</local-command-stdout>",
                                      session_id=runner.session_id, isReplay=True))
-    runner.send(shapes.control_success(request_id, step.get("response")))
+    runner.send(cli_lines.control_success(request_id, step.get("response")))
 
 
 def play_expect_frame(runner: ScriptRunner, step: JsonDict) -> None:
@@ -306,7 +306,7 @@ def _ask(runner: ScriptRunner, step: JsonDict, request: JsonDict, what: str, kin
     """Send a control_request, wait for the answer, check it against ``expect_error``; the
     success payload (``{}`` for an expected error)."""
     request_id = str(step.get("request_id") or new_request_id())
-    runner.send(shapes.control_request(request_id, request))
+    runner.send(cli_lines.control_request(request_id, request))
     response = runner.await_response(step, request_id, what)
     return _judge(runner, step, response, what, kind)
 
@@ -395,7 +395,7 @@ def play_ask_mcp(runner: ScriptRunner, step: JsonDict) -> None:
     if next_id is None:  # the handshake the real CLI runs first
         _mcp_request(runner, step, server, {"method": "initialize", "jsonrpc": "2.0", "id": 0, "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "claude-code", "title": "Claude Code", "version": shapes.CLI_VERSION}}}, "mcp:initialize")
+            "clientInfo": {"name": "claude-code", "title": "Claude Code", "version": cli_lines.CLI_VERSION}}}, "mcp:initialize")
         _mcp_request(runner, step, server, {"method": "notifications/initialized", "jsonrpc": "2.0"}, "mcp:initialized")
         _mcp_request(runner, step, server, {"method": "tools/list", "jsonrpc": "2.0", "id": 1}, "mcp:tools/list")
         runner.mcp_handshake_done(server, 1)
@@ -415,7 +415,7 @@ def play_ask_control(runner: ScriptRunner, step: JsonDict) -> None:
         return
     request_id = str(step.get("request_id") or new_request_id())
     runner.pending_asks[request_id] = step
-    runner.send(shapes.control_request(request_id, request))
+    runner.send(cli_lines.control_request(request_id, request))
 
 
 def play_expect_answer(runner: ScriptRunner, step: JsonDict) -> None:
@@ -452,7 +452,7 @@ def play_answer_held(runner: ScriptRunner, step: JsonDict) -> None:
     if subtype == "initialize":
         runner.send(runner.initialize_answer(request_id, step.get("response")))
     else:
-        runner.send(shapes.control_success(request_id, step.get("response")))
+        runner.send(cli_lines.control_success(request_id, step.get("response")))
 
 
 STEP_HANDLERS: Dict[str, Handler] = {
