@@ -84,7 +84,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",
     ),
     "._wire.settings_result": ("ResolvedSettings", "ResolvedSettingsSource"),
-    "._callbacks.exit_report": ("ProcessExit",),
+    "._wire.process_exit": ("ProcessExit",),
     "._resolve_settings": ("resolve_settings",),
     "._options.config_types": (
         "ContextUsageCategory", "ContextUsageResponse", "McpServerConnectionStatus",
@@ -183,7 +183,6 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._callbacks.dialogs import OnUserDialog as OnUserDialog
     from ._callbacks.dialogs import UserDialogRequest as UserDialogRequest
     from ._callbacks.dialogs import UserDialogResult as UserDialogResult
-    from ._callbacks.exit_report import ProcessExit as ProcessExit
     from ._callbacks.hook_input_base import BaseHookInput as BaseHookInput
     from ._callbacks.hook_input_base import HookEffort as HookEffort
     from ._callbacks.hook_inputs import BackgroundTaskSummary as BackgroundTaskSummary
@@ -364,6 +363,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.messages import UnknownMessage as UnknownMessage
     from ._wire.messages import UserMessage as UserMessage
     from ._wire.messages import message_from_dict as message_from_dict
+    from ._wire.process_exit import ProcessExit as ProcessExit
     from ._wire.protocol import StreamItem as StreamItem
     from ._wire.settings_result import ResolvedSettings as ResolvedSettings
     from ._wire.settings_result import ResolvedSettingsSource as ResolvedSettingsSource

@@ -22,7 +22,7 @@ the next call, as a ``CLIConnectionError``. The contract:
   on, which ends when the callback returns), or start a new client. If it raises, the error
   is logged (``claude_sync.process_exit``) and nothing else changes.
 
-A ``ConnectionExtension``: the connection knows nothing of it; ``build_session`` plugs it in.
+A ``ConnectionExtension``: the connection knows nothing of it; ``_wiring.connection_extensions`` plugs it in.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ import signal as signals
 import threading
 from typing import Optional
 
-from .._callbacks.exit_report import OnProcessExit, exit_report
 from .._redaction.redactor import redacted_logger
+from .._wire.process_exit import OnProcessExit, exit_report
 from .extensions import ConnectionExtension
 from .transport import Transport
 
-__all__ = ["ProcessExitWatch", "process_exit_watch"]
+__all__ = ["ProcessExitWatch"]
 
 logger = redacted_logger("claude_sync.process_exit")
 
@@ -104,6 +104,3 @@ class ProcessExitWatch(ConnectionExtension):
             logger.exception("on_process_exit raised for CLI pid %s", pid)
 
 
-def process_exit_watch(callback: Optional[OnProcessExit]) -> Optional[ConnectionExtension]:
-    """The extension for ``options.on_process_exit`` (None without one)."""
-    return None if callback is None else ProcessExitWatch(callback)

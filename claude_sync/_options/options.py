@@ -40,9 +40,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
     from .._callbacks.dialogs import OnElicitation, OnUserDialog
-    from .._callbacks.exit_report import OnProcessExit
     from .._mcp.server import SdkMcpServer
     from .._sessions.types import SessionStore, SessionStoreFlushMode
+    from .._wire.process_exit import OnProcessExit
     from .config_types import SandboxSettings, SdkPluginConfig, ThinkingConfig
 
 SettingSource = Literal["user", "project", "local"]

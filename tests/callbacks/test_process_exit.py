@@ -12,7 +12,7 @@ import pytest
 from helpers import Kit
 
 from claude_sync import ClaudeAgentOptions, ProcessExit
-from claude_sync._callbacks.exit_report import exit_report
+from claude_sync._wire.process_exit import exit_report
 from claude_sync.testing import ScriptedCLI
 
 
