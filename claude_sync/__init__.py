@@ -83,6 +83,9 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
         "McpSetServersResult", "ReadFileResult", "ReloadPluginsResult", "UsageResult",
         "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",
     ),
+    "._wire.settings_result": ("ResolvedSettings", "ResolvedSettingsSource"),
+    "._wire.process_exit": ("ProcessExit",),
+    "._resolve_settings": ("resolve_settings",),
     "._options.config_types": (
         "ContextUsageCategory", "ContextUsageResponse", "McpServerConnectionStatus",
         "McpServerInfo", "McpServerStatus", "McpServerStatusConfig", "McpStatusResponse",
@@ -134,6 +137,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._sessions.transcript_edits": (
         "rename_session", "tag_session", "delete_session", "fork_session",
     ),
+    "._sessions.archive_files": ("archive_session", "unarchive_session"),
     "._sessions.store_functions": (
         "project_key_for_directory", "import_session_to_store", "list_sessions_from_store",
         "get_session_info_from_store", "get_session_messages_from_store",
@@ -270,7 +274,10 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._options.options import TaskBudget as TaskBudget
     from ._query import QueryStream as QueryStream
     from ._query import query as query
+    from ._resolve_settings import resolve_settings as resolve_settings
     from ._result import RunResult as RunResult
+    from ._sessions.archive_files import archive_session as archive_session
+    from ._sessions.archive_files import unarchive_session as unarchive_session
     from ._sessions.store_functions import delete_session_via_store as delete_session_via_store
     from ._sessions.store_functions import fork_session_via_store as fork_session_via_store
     from ._sessions.store_functions import get_session_info_from_store as get_session_info_from_store
@@ -356,7 +363,10 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.messages import UnknownMessage as UnknownMessage
     from ._wire.messages import UserMessage as UserMessage
     from ._wire.messages import message_from_dict as message_from_dict
+    from ._wire.process_exit import ProcessExit as ProcessExit
     from ._wire.protocol import StreamItem as StreamItem
+    from ._wire.settings_result import ResolvedSettings as ResolvedSettings
+    from ._wire.settings_result import ResolvedSettingsSource as ResolvedSettingsSource
     from ._wire.shapes import FastModeDisabledReason as FastModeDisabledReason
     from ._wire.shapes import FastModeState as FastModeState
     from ._wire.shapes import MessageOrigin as MessageOrigin

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
         SlashCommand,
         UsageResult,
     )
+    from ._wire.settings_result import ResolvedSettings
 
 __all__ = ["ControlMethods", "NEWEST_CHECKED_CLI", "send_interrupt"]
 
@@ -294,6 +295,14 @@ class ControlMethods:
         if mtime_ms < 0:
             raise ValueError(f"mtime_ms must be >= 0, not {mtime_ms}")
         self.send_control_request("seed_read_state", {"path": path, "mtime": mtime_ms}, timeout=timeout)
+
+    def get_settings(self, *, timeout: Optional[float] = None) -> ResolvedSettings:
+        """The settings this session runs with, merged by the CLI itself (``get_settings``):
+        ``effective``, each source's raw ``sources``, per-key ``provenance``, ``applied``
+        (see ``ResolvedSettings``). Raises what ``send_control_request`` raises."""
+        from ._wire.settings_result import ResolvedSettings
+
+        return ResolvedSettings.from_wire(self._newer_request("get_settings", {}, timeout))
 
     # ------------------------------------------------------------------ newer requests
 

@@ -17,7 +17,8 @@ engine, which names none of them.
   ``_callbacks.hooks``;
 - the **connection extensions** (``connection_extensions``, made when ``connect`` starts):
   the session store's bridge (``_sessions.store_bridge``: its ``prepare`` re-plans the options
-  for a resume from the store), the host-death watch, the wire log, the CLI-version check;
+  for a resume from the store), the host-death watch, the wire log, the CLI-version check, the
+  ``on_process_exit`` watch (``_engine.exit_watch``);
 - the **plan** itself, which the engine turns into argv, env and ``initialize``
   (``_engine.spawn``).
 
@@ -78,8 +79,9 @@ def build_session(
 def connection_extensions(session: Session) -> List[ConnectionExtension]:
     """A connection's extensions, in order (the connecting thread, when ``connect`` starts):
     the session store's bridge (with ``options.session_store``), the host-death watch, the
-    wire log (``claude_sync.wire`` at DEBUG) and, with ``verbatim_prompts``, the CLI-version
-    check. Loads each feature's module on its first use only."""
+    wire log (``claude_sync.wire`` at DEBUG), with ``verbatim_prompts`` the CLI-version check
+    and with ``on_process_exit`` the exit watch. Loads each feature's module on its first use
+    only."""
     from ._engine.host_death import HostDeathWatch
     from ._engine.wire_log import wire_tap
 
@@ -100,6 +102,10 @@ def connection_extensions(session: Session) -> List[ConnectionExtension]:
         from ._engine.notices import VerbatimPromptsCheck
 
         found.append(VerbatimPromptsCheck())
+    if options.on_process_exit is not None:
+        from ._engine.exit_watch import ProcessExitWatch
+
+        found.append(ProcessExitWatch(options.on_process_exit))
     return [extension for extension in found if extension is not None]
 
 

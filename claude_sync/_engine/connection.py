@@ -420,6 +420,7 @@ class Session:
             logger.debug("Ignoring reader error during close: %r", error)
             error = None
         self.fail_pending(error if error is not None else CLIConnectionError("The CLI closed its stdout"))
+        self._extensions.ended(transport, self.closed)
         return error
 
     def mirror_received(self, frame: TranscriptMirrorReceived) -> None:

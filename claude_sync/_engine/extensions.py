@@ -14,6 +14,7 @@ hook           thread                   when
 ``connected``  the connecting thread    ``initialize`` was answered (may send requests)
 ``on_frame``   the reader thread        a ``transcript_mirror`` frame arrived
 ``on_result``  the reader thread        a result arrived, before it is queued
+``ended``      the reader thread        end of stream (``closing``: the connection ends it)
 ``close``      the closing thread       after the reader ended (bounded by ``timeout``)
 =============  =======================  ===============================================
 
@@ -84,6 +85,10 @@ class ConnectionExtension:
     def on_result(self, result: ResultMessage) -> None:
         """A turn's result, before the consumer can see it."""
 
+    def ended(self, transport: Transport, closing: bool) -> None:
+        """The CLI's stdout ended: on its own (``closing`` False; the connection waited for
+        the exit status first), or because the connection is closing."""
+
     def close(self, timeout: float) -> None:
         """The connection is closing and its reader has ended; release what this holds."""
 
@@ -133,6 +138,10 @@ class Extensions:
     def on_result(self, result: ResultMessage) -> None:
         for extension in self.items:
             extension.on_result(result)
+
+    def ended(self, transport: Transport, closing: bool) -> None:
+        for extension in self.items:
+            extension.ended(transport, closing)
 
     def close(self, timeout: float) -> None:
         """Close each, last first, once: a second call closes only those a first one did not

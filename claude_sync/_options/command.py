@@ -181,6 +181,7 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "load_timeout_ms",  # bounds the store bridge's loads for a resume from the store
         "on_elicitation",  # the shell answers the CLI's elicitation requests with it
         "on_user_dialog",  # ... and its request_user_dialog requests
+        "on_process_exit",  # build_session plugs in its watch (_engine.exit_watch)
         "spawn_command",  # spawn.start_transport turns the built command into the one it runs
     }
 )

@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._callbacks.dialogs import OnElicitation, OnUserDialog
     from .._mcp.server import SdkMcpServer
     from .._sessions.types import SessionStore, SessionStoreFlushMode
+    from .._wire.process_exit import OnProcessExit
     from .config_types import SandboxSettings, SdkPluginConfig, ThinkingConfig
 
 SettingSource = Literal["user", "project", "local"]
@@ -372,6 +373,10 @@ class ClaudeAgentOptions(Record):
             ElicitationResult``); without it, or when it raises, the answer is a decline.
         on_user_dialog: Answers the CLI's ``request_user_dialog`` (``UserDialogRequest ->
             UserDialogResult``); raising answers cancelled.
+        on_process_exit: Called once with a ``ProcessExit`` (exit code or signal, whether
+            ``close()`` ended it, the stderr tail) when the CLI process ends and has been
+            reaped, on the ``claude_sync-process-exit-<pid>`` thread; ``close()`` joins it. Not
+            called for a custom ``transport`` (see ``claude_sync._engine.exit_watch``).
     """
 
     tools: Optional[Union[List[str], ToolsPreset]] = None
@@ -449,6 +454,7 @@ class ClaudeAgentOptions(Record):
     plugin_delivery: Literal["argv", "initialize"] = "argv"
     on_elicitation: Optional[OnElicitation] = None
     on_user_dialog: Optional[OnUserDialog] = None
+    on_process_exit: Optional[OnProcessExit] = None
 
     def __post_init__(self) -> None:
         """Raises ``TypeError``/``ValueError`` naming a bad option (see ``validation``)."""

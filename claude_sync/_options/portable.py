@@ -14,7 +14,7 @@ from typing import Any
 
 __all__ = ["CALLABLE_FIELDS", "check_picklable_options"]
 
-CALLABLE_FIELDS = ("can_use_tool", "hooks", "stderr", "spawn_command", "on_elicitation", "on_user_dialog")
+CALLABLE_FIELDS = ("can_use_tool", "hooks", "stderr", "spawn_command", "on_elicitation", "on_user_dialog", "on_process_exit")
 """Options fields that hold Python callables (in-process MCP servers are checked apart)."""
 
 _HOW = (

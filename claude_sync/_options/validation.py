@@ -219,6 +219,7 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "user": (optional(os_user),),
     "can_use_tool": (optional(sync_callable),),
     "stderr": (optional(sync_callable),),
+    "on_process_exit": (optional(sync_callable),),
     "spawn_command": (optional(sync_callable),),
     "hooks": (optional(hook_table),),
     "verbatim_prompts": (boolean,),

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import unicodedata
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .._redaction.redactor import redacted_logger
+from .archive import ARCHIVE_FILE, RECORD_LIMIT, archived_state, parse_record
 from .transcript import (
     HEAD_TAIL_BYTES,
     MAX_SANITIZED_LENGTH,
@@ -169,6 +171,23 @@ def read_lite(path: Path) -> Optional[Lite]:
     return Lite(head, tail, stat.st_size, int(stat.st_mtime * 1000))
 
 
+def read_archived(transcript: Path, lite: Lite) -> Optional[bool]:
+    """The ``archived`` a listing reports for ``transcript`` (its windows are ``lite``; see
+    ``archive``): None when there is no mark, or it is unreadable, not a regular file (a FIFO
+    is not waited on) or not a mark. Never raises."""
+    try:
+        fd = os.open(transcript.with_suffix("") / ARCHIVE_FILE, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, RECORD_LIMIT + 1) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except OSError:
+        data = None
+    finally:
+        os.close(fd)
+    return None if data is None else archived_state(parse_record(data), lite.head, lite.tail)
+
+
 def _sessions_in(folder: Path, project: Optional[str]) -> List[SDKSessionInfo]:
     try:
         names = os.listdir(folder)
@@ -187,6 +206,7 @@ def _sessions_in(folder: Path, project: Optional[str]) -> List[SDKSessionInfo]:
             logger.warning("Skipping transcript %s: %r", folder / name, exc)
             continue
         if info is not None:
+            info.archived = read_archived(folder / name, lite)
             out.append(info)
     return out
 
@@ -232,7 +252,10 @@ def get_session_info(session_id: str, directory: Optional[str] = None) -> Option
     if found is None:
         return None
     lite = read_lite(found[0])
-    return session_info(session_id, lite, found[1]) if lite is not None else None
+    info = session_info(session_id, lite, found[1]) if lite is not None else None
+    if info is not None and lite is not None:
+        info.archived = read_archived(found[0], lite)
+    return info
 
 
 def read_entries(path: Path) -> List[Dict[str, Any]]:

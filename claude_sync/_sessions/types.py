@@ -47,6 +47,10 @@ class SDKSessionInfo:
         cwd: The working directory it ran in.
         tag: The tag set with ``tag_session``, if any.
         created_at: When the session started, in epoch milliseconds, when known.
+        archived: ``True`` if ``archive_session`` marked it and no prompt was sent in it
+            since; ``False`` if it was and has been unarchived (``unarchive_session``, or a
+            prompt); ``None`` if it never was, and always from a session store (the mark is
+            a file beside the local transcript).
     """
 
     session_id: str
@@ -59,6 +63,7 @@ class SDKSessionInfo:
     cwd: Optional[str] = None
     tag: Optional[str] = None
     created_at: Optional[int] = None
+    archived: Optional[bool] = None
 
 
 @dataclass

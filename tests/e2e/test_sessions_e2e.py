@@ -23,6 +23,7 @@ from claude_sync import (
     SessionStoreError,
     SQLiteSessionStore,
     SystemMessage,
+    archive_session,
     delete_session,
     fork_session,
     get_session_info,
@@ -35,8 +36,11 @@ from claude_sync import (
     query,
     rename_session,
     tag_session,
+    unarchive_session,
 )
 from claude_sync.testing.fake_api import FakeAnthropicAPI, content_text, text, tool_use
+
+from .harness import cli_is_at_least
 
 pytestmark = pytest.mark.e2e
 
@@ -102,6 +106,37 @@ def test_fork_then_resume_continues_from_the_fork_point(
     assert sent.index("question A") < sent.index("answer A") < sent.index("question C") and "question B" not in sent
     assert texts_of(get_session_messages(fork.session_id, str(e2e_workdir))) == ["question A", "answer A", "question C", "answer C"]
     assert texts_of(get_session_messages(sid, str(e2e_workdir)))[-1] == "answer B"  # the source is untouched
+
+
+def test_an_archived_session_resumes_continues_and_a_prompt_unarchives_it(
+    e2e_options: Options, fake_api: FakeAnthropicAPI, e2e_workdir: Path, config_dir: Path, real_cli_path: str
+) -> None:
+    """``archive_session`` marks a session; the CLI still resumes it (and ``--continue`` still
+    takes it when it is the newest), and the prompt sent in it unarchives it: CLI 2.1.332
+    rewrites the mark (``{"archived":false,…,"by":"cli"}``), 2.1.197 leaves the file, and the
+    listing reads the later prompt either way."""
+    fake_api.add(text("older"), text("newest"), text("continued"), text("again"))
+    older = run(e2e_options(), "older session")[-1].session_id
+    sid = run(e2e_options(), "newest session")[-1].session_id
+    archive_session(sid, str(e2e_workdir))
+    mark = next((config_dir / "projects").rglob(f"{sid}/archived.json"))
+    assert json.loads(mark.read_text())["archived"] is True
+    assert {i.session_id: i.archived for i in list_sessions(str(e2e_workdir))} == {sid: True, older: None}
+    continued = run(e2e_options(continue_conversation=True), "go on")[-1].session_id
+    assert continued == sid  # --continue does not skip an archived newest session
+    info = get_session_info(sid, str(e2e_workdir))
+    assert info is not None and info.archived is False  # the prompt lifted the mark
+    record = json.loads(mark.read_text())
+    if cli_is_at_least(real_cli_path, "2.1.332"):
+        assert record["archived"] is False and record["by"] == "cli"
+    else:
+        assert record["archived"] is True and record["by"] == "sdk"  # 2.1.197 does not know the mark
+    archive_session(sid)
+    run(e2e_options(resume=sid), "resumed while archived")  # --resume of an archived session works
+    assert get_session_info(sid).archived is False  # type: ignore[union-attr]
+    unarchive_session(sid, str(e2e_workdir))
+    assert json.loads(mark.read_text())["archived"] is False
+    assert texts_of(get_session_messages(sid))[-2:] == ["resumed while archived", "again"]  # transcript intact
 
 
 def test_delete_removes_it(e2e_options: Options, fake_api: FakeAnthropicAPI, e2e_workdir: Path, config_dir: Path) -> None:

@@ -32,6 +32,8 @@ IO_MODULES = {
     # the public modules that drive a live connection, their control methods, and the wiring
     # that builds the connection from the options
     "claude_sync", "claude_sync._client", "claude_sync._query", "claude_sync._controls", "claude_sync._wiring",
+    # resolve_settings(): starts a CLI to ask it for its merged settings
+    "claude_sync._resolve_settings",
     # show(): drives a run and redraws it from its own thread
     "claude_sync._show",
     # the command line: reads stdin and files, streams a run to stdout
@@ -43,11 +45,12 @@ IO_MODULES = {
     "claude_sync._engine.mailbox", "claude_sync._engine.memory", "claude_sync._engine.pending",
     "claude_sync._engine.process", "claude_sync._engine.spawn", "claude_sync._engine.host_death",
     "claude_sync._engine.reader", "claude_sync._engine.serving", "claude_sync._engine.tempfiles",
+    "claude_sync._engine.exit_watch",
     # MCP: serving an ``mcp`` package server on its own event-loop thread
     "claude_sync._mcp.bridge", "claude_sync._mcp.routing",
     # sessions: files, stores, and a live connection's mirror
     "claude_sync._sessions.store_bridge", "claude_sync._sessions.store_functions",
-    "claude_sync._sessions.store_resume", "claude_sync._sessions.transcript_edits",
+    "claude_sync._sessions.store_resume", "claude_sync._sessions.transcript_edits", "claude_sync._sessions.archive_files",
     "claude_sync._sessions.transcript_files", "claude_sync._sessions.stores.memory",
     "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
     # approvals: claims in a store or a file, and the runs that defer and resume
@@ -83,6 +86,7 @@ LAYERS = (
     "claude_sync._wiring",  # options → a Session: request handlers and extensions from the features
     "claude_sync._controls",  # the control methods the client and the query() stream share
     "claude_sync._client",  # ClaudeSDKClient
+    "claude_sync._resolve_settings",  # resolve_settings(): a client asked for its merged settings
     "claude_sync._result",  # RunResult, built from a run's messages
     "claude_sync._query",  # query(): one run as an iterator
     "claude_sync._show",  # show(): watches a query() or a client's turn

@@ -73,6 +73,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "SetupHookSpecificOutput",  # in the HookSpecificOutput union, so importable from the top
         "ClaudeCodeOptions",  # the old claude_code_sdk name, with its defaults (deprecated)
         "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",  # typed control answers
+        "ResolvedSettings", "ResolvedSettingsSource", "resolve_settings", "ProcessExit",
         "StopHookSpecificOutput", "SubagentStartHookInput", "SubagentStartHookSpecificOutput",
         "SubagentStopHookInput", "SubagentStopHookSpecificOutput", "SystemInitData",
         "SystemInitMcpServer", "SystemInitPlugin", "SystemInitPluginError",
@@ -84,6 +85,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         # sessions and session stores
         "list_sessions", "get_session_info", "get_session_messages", "list_subagents",
         "get_subagent_messages", "rename_session", "tag_session", "delete_session", "fork_session",
+        "archive_session", "unarchive_session",
         "SDKSessionInfo", "SessionMessage", "ForkSessionResult", "SessionKey", "SessionListSubkeysKey",
         "SessionStore", "SessionStoreEntry", "SessionStoreFlushMode", "SessionStoreListEntry",
         "SessionSummaryEntry", "InMemorySessionStore", "SQLiteSessionStore", "PostgresSessionStore",
