@@ -55,6 +55,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from .._redaction.redactor import redact_text
 from .._wire.errors import CallbackRequestError
 from .._wire.record import FrozenRecord, frozen_record
 from .permission_types import (
@@ -392,8 +393,6 @@ def callback_failure_reason(error: BaseException) -> str:
     ``fail_closed_permission_wire`` and as the text of a hook's error response. Secrets in
     it are redacted (``redactor.redact_text``: failure text, where no value can be known).
     """
-    from .._redaction.redactor import redact_text  # a failing callback: first use only
-
     text = redact_text(str(error).strip())
     reason = f"{type(error).__name__}: {text}" if text else type(error).__name__
     if len(reason) > _MAX_REASON_CHARS:

@@ -31,6 +31,8 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
+from .._redaction.redactor import redact_text
+
 __all__ = [
     "ClaudeSDKError",
     "CLIConnectionError",
@@ -61,8 +63,6 @@ class ClaudeSDKError(Exception):
 
     def __init__(self, message: str = "") -> None:
         if message:
-            from .._redaction.redactor import redact_text  # first error only, not at import
-
             message = redact_text(message)
         super().__init__(message)
 
