@@ -35,11 +35,36 @@ from typing import Dict, List, Set, Tuple
 
 import pytest
 from helpers import extras_of
-from test_layering import MODULES, UPWARD_IMPORTS
+
+import claude_sync
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(claude_sync.__file__).parent
 
 Pair = Tuple[str, str]
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES: Dict[str, Path] = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _upward_imports() -> Set[Pair]:
+    """``UPWARD_IMPORTS`` of ``test_layering.py``, read from its source (test modules do not
+    import each other: ``test_suite_layout``)."""
+    tree = ast.parse((Path(__file__).parent / "test_layering.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["UPWARD_IMPORTS"]:
+            return set(ast.literal_eval(node.value))
+    raise AssertionError("test_layering.py defines no UPWARD_IMPORTS")
+
+
+UPWARD_IMPORTS = _upward_imports()
 
 FUNCTION_IMPORTS: Dict[Pair, str] = {
     # ClaudeSDKClient: what connect() and a turn need, not `import claude_sync`
