@@ -61,7 +61,6 @@ from typing import (
 
 from .._wire.record import FrozenRecord, frozen_record
 from .config import McpSdkServerConfig, is_own_server, mcp_package_lowlevel_server
-from .schema_validation import validate
 from .tools import (
     ALWAYS_LOAD_META,
     RpcId,
@@ -403,7 +402,6 @@ def create_sdk_mcp_server(
 def _check_timeout(name: str, timeout: Any) -> Optional[float]:
     """A per-server tool-call timeout in seconds: None, or a finite number >= 1 (the CLI
     ignores values under 1000 ms, and an option accepted and ignored is a bug)."""
-
     if timeout is None:
         return None
     if isinstance(timeout, bool) or not isinstance(timeout, Real):
@@ -505,6 +503,8 @@ def _call_tool(
     signal: Optional[CancellationSignal],
     on_error: Optional[Callable[[str, Exception], None]] = None,
 ) -> Dict[str, Any]:
+    from .schema_validation import validate  # a tool call: first use only
+
     spec = call.tool
     if signal is not None and signal.is_set():
         return error_result(f"Tool '{spec.name}' was cancelled before it started.")

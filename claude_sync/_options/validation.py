@@ -22,7 +22,6 @@ import math
 from typing import Any, Callable, Dict, Mapping, Tuple
 
 from .._callbacks.hooks import HookRegistry
-from .._structured.class_schema import json_schema_of
 
 __all__ = ["RULES", "Check", "add_rule", "is_async_callable", "validate_options"]
 
@@ -187,6 +186,7 @@ def output_format(name: str, value: Any) -> None:
             "a dataclass, TypedDict or pydantic v2 model class, or {'type': 'json_schema', 'schema': {...}}",
             value,
         )
+    from .._structured.class_schema import json_schema_of  # typed output: first use only
 
     try:
         json_schema_of(value)

@@ -13,6 +13,9 @@ this test can check:
   (``UPWARD_IMPORTS`` of ``test_layering.py``), kept lazy on purpose.
 - ``platform``: the import may fail on some platforms or builds (``pwd`` off POSIX,
   ``ctypes`` without ``_ctypes``) and stands in a ``try`` that handles ``ImportError``.
+- ``first-use``: a plain ``query()`` run (``PLAIN_RUN``: no typed output, no tools, against
+  the bench's fake CLI) loads the importer and not the target — the target serves a feature
+  (typed output, an in-process MCP tool, binary tool content) only some runs use.
 - ``heavy``: importing the target loads a heavy standard-library package (``HEAVY``) that
   importing the importer does not, for a feature only some runs use.
 - ``pending:<helper>``: in a module another helper is restructuring; unchecked, to be
@@ -116,6 +119,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._options.argv", "claude_sync._options.validation"): "import-time",
     ("claude_sync._options.argv", "claude_sync._structured.class_schema"): "import-time",
     ("claude_sync._options.validation", "pwd"): "platform",
+    ("claude_sync._options.validation", "claude_sync._structured.class_schema"): "first-use",
     # the redactor: the pattern pass and the secret registry load on the first redaction
     ("claude_sync._redaction.redactor", "claude_sync._redaction.patterns"): "import-time",
     ("claude_sync._redaction.redactor", "claude_sync._redaction.secrets"): "import-time",
@@ -139,6 +143,10 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync.testing.pytest_plugin", "claude_sync.testing.offline"): "import-time",
     ("claude_sync.testing.pytest_plugin", "claude_sync.testing.scripted"): "import-time",
     ("claude_sync.testing.pytest_plugin", "claude_sync.testing.switch"): "import-time",
+    # in-process MCP tools: the schema converter and validator load with the first tool
+    ("claude_sync._mcp.tools", "claude_sync._mcp.schema"): "first-use",
+    ("claude_sync._mcp.tools", "base64"): "first-use",
+    ("claude_sync._mcp.server", "claude_sync._mcp.schema_validation"): "first-use",
     # optional packages
     ("claude_sync._display.markdown", "markdown_it"): "optional",
     ("claude_sync._sessions.stores.postgres", "psycopg"): "optional",
@@ -154,7 +162,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
 }  # fmt: skip
 """``(importing module, imported module)`` → why the import stays inside a function."""
 
-REASONS = {"import-time", "optional", "upward", "platform", "heavy"}
+REASONS = {"import-time", "first-use", "optional", "upward", "platform", "heavy"}
 PENDING_HELPERS = {"wiring", "perf", "slots"}
 
 ENTRY_POINTS = (
@@ -166,6 +174,14 @@ ENTRY_POINTS = (
 )
 """The light entry points: what ``import claude_sync`` (and ``from claude_sync.types import``,
 the testing kit, the pytest plugin's entry point, the ``claude-sync`` console script) loads."""
+
+FAKE_CLI = ROOT / "bench" / "fake_cli.py"
+
+PLAIN_RUN = """
+import claude_sync
+list(claude_sync.query("hi", options=claude_sync.ClaudeAgentOptions(cli_path={cli!r})))
+"""
+"""One plain run: the modules every user's first ``query()`` loads."""
 
 USERS_OWN_PACKAGES = {"dataclasses_json"}
 """Optional packages no extra installs: the user's own classes bring them."""
@@ -224,13 +240,15 @@ def function_imports() -> Dict[Pair, List[Tuple[int, bool]]]:
     return found
 
 
-def _fresh_modules(statement: str) -> Set[str]:
+def _fresh_modules(statement: str, **environ: str) -> Set[str]:
     """``sys.modules`` of a bare interpreter (``-S``: no ``site``, so no ``.pth`` file of the
     machine adds modules; this worktree first on the path, then site-packages) after
     ``statement``, read before the interpreter loads anything to print it."""
     code = f"import sys\n{statement}\nloaded = sorted(sys.modules)\nprint(repr(loaded))"
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *site.getsitepackages(), env.get("PYTHONPATH", "")])
+    env.pop("BENCH_FAKE_SPEC", None)
+    env.update(environ)
     done = subprocess.run(
         [sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=str(ROOT)
     )  # fmt: skip
@@ -328,3 +346,21 @@ def test_a_heavy_entry_spares_its_importer_a_heavy_package(pair: Pair) -> None:
     importer, target = pair
     spared = HEAVY & (_fresh_modules(f"import {target}") - _fresh_modules(f"import {importer}"))
     assert spared, f"importing {target} loads none of {sorted(HEAVY)} that {importer} does not: hoist it"
+
+
+@pytest.fixture(scope="module")
+def plain_run_modules(tmp_path_factory: pytest.TempPathFactory) -> Set[str]:
+    launcher = tmp_path_factory.mktemp("fake_cli") / "claude"
+    launcher.write_text(f"#!{sys.executable} -SE\nimport runpy\nrunpy.run_path({str(FAKE_CLI)!r}, run_name='__main__')\n")
+    launcher.chmod(0o755)
+    return _fresh_modules(PLAIN_RUN.format(cli=str(launcher)))
+
+
+@pytest.mark.parametrize("pair", _listed("first-use"), ids=" -> ".join)
+def test_a_first_use_entry_spares_a_plain_run(pair: Pair, plain_run_modules: Set[str]) -> None:
+    importer, target = pair
+    assert importer in plain_run_modules and target not in plain_run_modules, (
+        f"{importer} -> {target} is listed for first use, but a plain query() run "
+        f"{'loads ' + target if target in plain_run_modules else 'does not load ' + importer}: "
+        f"hoist it to the top of {importer} and take it off FUNCTION_IMPORTS"
+    )
