@@ -102,7 +102,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._engine.serving", "claude_sync._redaction.redactor"): "pending:wiring",
     ("claude_sync._engine.spawn", "claude_sync._sessions.store_bridge"): "upward",
     ("claude_sync._engine.spawn", "claude_sync._engine.host_death"): "pending:wiring",
-    ("claude_sync._engine.spawn", "claude_sync._engine.notices"): "pending:wiring",
+    ("claude_sync._engine.spawn", "claude_sync._engine.notices"): "first-use",
     ("claude_sync._engine.spawn", "claude_sync._engine.process"): "pending:wiring",
     ("claude_sync._engine.spawn", "claude_sync._engine.stand_in"): "pending:wiring",
     ("claude_sync._engine.spawn", "claude_sync._engine.tempfiles"): "pending:wiring",
