@@ -83,7 +83,7 @@ optional package fails. ``scripts/test.sh`` sets it to the extras it installs.""
 MODULE_DISTRIBUTIONS: Dict[str, str] = {
     "IPython": "ipython", "markdown_it": "markdown-it-py", "psycopg_pool": "psycopg-pool",
     "opentelemetry": "opentelemetry-api", "opentelemetry.sdk": "opentelemetry-sdk",
-    "opentelemetry.proto": "opentelemetry-proto",
+    "opentelemetry.proto": "opentelemetry-proto", "websocket": "websocket-client",
 }  # fmt: skip
 """Importable name (or dotted prefix, for namespace packages) -> distribution name, where
 they differ (else the top-level name is the distribution's)."""
@@ -420,3 +420,19 @@ class StallingResponder:
         if first and "stall" in prompt:
             self.release.wait(self.hold)
         return text("answer to " + prompt.split()[-1])
+
+
+def require_program(variable: str, name: str, install_hint: str) -> str:
+    """The executable ``$variable`` names, else ``name`` on PATH: its path. Missing: a skip
+    naming ``install_hint``, a *failure* under ``CI=true`` (``.ci/run`` installs it). Raises
+    ``pytest.skip.Exception`` / ``pytest.fail.Exception``."""
+    import shutil
+
+    found = os.environ.get(variable) or shutil.which(name)
+    if found and os.access(found, os.X_OK):
+        return found
+    reason = f"{name} not found (${variable} or PATH); install it: {install_hint}"
+    if under_ci():
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -62,7 +62,7 @@ def test_every_package_of_the_integration_extra_maps_back_to_it() -> None:
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg", encoding="utf-8")
     modules = {"gevent", "distributed", "mcp", "flask", "pydantic", "markdown_it", "IPython", "ipykernel",
-               "nbclient", "nbformat", "mypy", "psycopg", "psycopg_pool", "kombu"}  # fmt: skip
+               "nbclient", "nbformat", "mypy", "psycopg", "psycopg_pool", "kombu", "celery", "redis", "websocket"}  # fmt: skip
     assert all("test-integrations" in extras_of(name) for name in modules), {name: extras_of(name) for name in modules}
     assert extras_of("sphinx") == ("docs",) and extras_of("distributed") == ("dask", "test-integrations")
     assert extras_of("opentelemetry.sdk.trace") == ("test-integrations",) and extras_of("opentelemetry") == ("otel",)
