@@ -47,8 +47,8 @@ import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Union
 
+from ._controls import ControlMethods, send_interrupt
 from ._engine.connection import Session
-from ._engine.control_methods import TypedControlMethods
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
 from ._redaction.redactor import redacted_logger
@@ -60,40 +60,11 @@ from ._wire.protocol import StreamItem, iter_user_frames, user_message_frame
 if TYPE_CHECKING:  # pragma: no cover
     from ._tracing.otel import TraceHolder
 
-__all__ = ["ClaudeSDKClient", "build_session"]
+__all__ = ["ClaudeSDKClient"]
 
 logger = redacted_logger("claude_sync.client")
 
 _INTERRUPT_ON_CTRL_C_TIMEOUT = 2.0
-
-
-def build_session(
-    options: ClaudeAgentOptions, transport: Optional[Transport] = None, *, tracing: Optional[TraceHolder] = None
-) -> Session:
-    """A not-yet-connected session for ``options``, interpreted once (``interpret_options``):
-    the session spawns from that plan and the request handlers serve from it; over
-    ``transport`` (None: the CLI as a child process). ``tracing``: the runs the callbacks
-    belong to, for their spans (``claude_sync._tracing.otel``; None: no callback spans).
-
-    Raises ``ValueError`` / ``TypeError`` for invalid options (e.g. ``can_use_tool`` together
-    with ``permission_prompt_tool_name``), before anything starts.
-    """
-    from ._engine.serving import (  # callback machinery loads on first use
-        RequestServer,
-        build_handlers,
-    )
-    from ._options.command import interpret_options  # first use only, not at import
-    from ._options.validation import validate_options
-
-    validate_options(options)  # again: options are mutable after construction
-    plan = interpret_options(options)
-    handlers = build_handlers(plan)
-    if tracing is not None:
-        from ._tracing.otel import traced_handlers
-
-        handlers = traced_handlers(handlers, tracing)
-    server = RequestServer(handlers, options.callback_workers)
-    return Session(options, plan=plan, server=server, transport=transport)
 
 
 def _trace_holder() -> Optional[TraceHolder]:
@@ -105,11 +76,11 @@ def _trace_holder() -> Optional[TraceHolder]:
     return TraceHolder()
 
 
-class ClaudeSDKClient(TypedControlMethods):
+class ClaudeSDKClient(ControlMethods):
     """A multi-turn conversation with one CLI process. Threads, interrupts and closing: see the
     reference page of ``query()`` and ``ClaudeSDKClient`` (and this module's docstring).
-    The typed TypeScript-SDK control methods (``apply_flag_settings`` … ``get_usage``) come
-    from ``TypedControlMethods``.
+    The control methods (``send_control_request``, ``set_model`` … ``get_usage``) come from
+    ``ControlMethods`` (``claude_sync._controls``), shared with the ``query()`` stream.
 
     ``transport``: a ``Transport`` (or any object with its official methods: ``connect``,
     ``write``, ``read_messages``, ``close``, ``is_ready``, ``end_input``) to use instead of
@@ -152,6 +123,8 @@ class ClaudeSDKClient(TypedControlMethods):
             self._closed = False
             self._end_turn_trace()
             self._tracing = _trace_holder()
+            from ._wiring import build_session  # the features' modules load on the first connect
+
             session = self._session = build_session(self.options, self._transport, tracing=self._tracing)
             self._reaper = weakref.finalize(self, _reap_dropped_client, session)
             self._reaper.atexit = False  # at exit the transport's own reaper stops the CLI
@@ -417,12 +390,7 @@ class ClaudeSDKClient(TypedControlMethods):
             raise UsageError("interrupt(drain=True) needs the consumer slot; another thread is receiving")
         if drain:
             self._consumer.release()
-        try:
-            session.request("interrupt", timeout=timeout)
-        finally:
-            # Only after the interrupt frame is out: a callback woken by its signal must not
-            # get an answer (say, an allow) onto stdin ahead of the interrupt.
-            session.signal_all_inflight()
+        send_interrupt(session, timeout)
         if not (drain and running):
             return []
         return list(self._receive(until_result=True, timeout=timeout, idle_timeout=None))
@@ -430,20 +398,6 @@ class ClaudeSDKClient(TypedControlMethods):
     def get_server_info(self) -> Optional[Dict[str, Any]]:
         """The initialize response (commands, agents, models, account, pid …), cached."""
         return self._live_session().server_info
-
-    def send_control_request(
-        self, subtype: str, payload: Optional[Dict[str, Any]] = None, *, timeout: Optional[float] = None
-    ) -> Dict[str, Any]:
-        """Any control request the CLI knows; returns its response payload (``{}`` if none).
-
-        Raises ``ControlRequestError`` with the CLI's own text (e.g. "Unsupported control
-        request subtype: …"), ``ControlTimeoutError`` (also a ``TimeoutError``),
-        ``CLIConnectionError``, ``UsageError``.
-        """
-        from ._redaction.secrets import remember_config
-
-        remember_config(payload)  # config sent live (set_mcp_servers, apply_flag_settings …)
-        return self._live_session().request(subtype, payload, timeout=timeout)
 
     # ------------------------------------------------------------------ introspection
 

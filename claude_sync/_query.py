@@ -26,8 +26,8 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any, Dict, Generator, Iterable, Iterator, List, Optional, Union
 
+from ._controls import ControlMethods, send_interrupt
 from ._engine.connection import Session
-from ._engine.control_methods import TypedControlMethods
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
 from ._redaction.redactor import redacted_logger
@@ -98,12 +98,12 @@ def query(
     )  # fmt: skip
 
 
-class QueryStream(TypedControlMethods):
+class QueryStream(ControlMethods):
     """An iterator of messages that is also a context manager; ``close()`` reaps the CLI.
 
     One thread iterates; ``close()`` may be called from any thread, and so may the control
     methods (``interrupt``, ``set_permission_mode``, ``set_model``, ``get_mcp_status``,
-    ``stop_task``, ``send_control_request``, the typed ones of ``TypedControlMethods`` …, as
+    ``stop_task``, ``send_control_request``, the others of ``ControlMethods`` …, as
     on ``ClaudeSDKClient`` and the TS SDK's ``Query``) once the first ``next()`` started the
     CLI and until the run ended: before, they raise ``UsageError``; after,
     ``NotConnectedError``. The generator doing the
@@ -217,14 +217,6 @@ class QueryStream(TypedControlMethods):
             raise NotConnectedError("the query() run ended: its CLI is gone")
         return session
 
-    def send_control_request(
-        self, subtype: str, payload: Optional[Dict[str, Any]] = None, *, timeout: Optional[float] = None
-    ) -> Dict[str, Any]:
-        """Any control request the CLI knows, to this run's CLI; its response payload (any
-        thread). Raises ``UsageError`` before the first ``next()``, ``NotConnectedError``
-        after the run ended, and what ``ClaudeSDKClient.send_control_request`` raises."""
-        return self._live_session().request(subtype, payload, timeout=timeout)
-
     def get_server_info(self) -> Optional[Dict[str, Any]]:
         """The CLI's ``initialize`` answer (commands, agents, models, account …); None before
         the first ``next()`` has connected."""
@@ -237,11 +229,7 @@ class QueryStream(TypedControlMethods):
         ``options.raise_on_error_result`` is False). Every in-flight callback's
         ``context.signal`` is set. Raises ``UsageError`` before the first ``next()``,
         ``NotConnectedError`` after the run ended, ``ControlTimeoutError``."""
-        session = self._live_session()
-        try:
-            session.request("interrupt", timeout=timeout)
-        finally:
-            session.signal_all_inflight()  # after the interrupt frame, as the client does
+        send_interrupt(self._live_session(), timeout)
 
     def result(self) -> RunResult[Any]:
         """The run as ``run()`` returns it: a ``RunResult`` of every message the stream
@@ -300,7 +288,7 @@ class _Run:
 
     def messages(self) -> Generator[StreamItem, None, None]:
         """The generator behind the stream; its ``finally`` is the cleanup for every exit."""
-        from ._client import build_session  # callback wiring lives with the client
+        from ._wiring import build_session  # the features' modules load on the first run
 
         started = time.monotonic()
         trace = _begin_trace(self.options, self.prompt)

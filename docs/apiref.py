@@ -9,7 +9,7 @@ exactly one page, that every public method and attribute has a docstring
 
 Public means: the names in ``__all__`` of :data:`SURFACES`, and, for a public class, every
 method, property and attribute without a leading underscore that the class defines itself or
-gets from a private base (``claude_sync._engine.control_methods.TsControlMethods`` …). Members
+gets from a private base (``claude_sync._controls.ControlMethods`` …). Members
 of a public base are documented with that base; members of :data:`SHARED_BASES` once, on
 their own page — a class's entry names the methods and properties it inherits from either,
 each linked to where it is documented (:func:`inherited_members`); members from outside claude_sync (``dict``, ``distributed.WorkerPlugin``) not

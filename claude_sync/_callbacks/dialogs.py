@@ -18,6 +18,9 @@ from __future__ import annotations
 from dataclasses import field
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Union
 
+from .._redaction.redactor import redacted_logger
+from .._wire.errors import callback_failure_reason
+from .._wire.protocol import ControlRequestReceived
 from .._wire.record import FrozenRecord, frozen_record
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,9 +38,16 @@ __all__ = [
     "UserDialogResult",
     "elicitation_request_from_wire",
     "elicitation_result_to_wire",
+    "elicitation_server",
     "user_dialog_request_from_wire",
     "user_dialog_result_to_wire",
+    "user_dialog_server",
 ]
+
+logger = redacted_logger("claude_sync.callbacks")
+
+ServeDialog = Callable[[ControlRequestReceived, "CancellationSignal"], Dict[str, Any]]
+"""Serves one host-dialog request (a callback-pool thread): the answer's payload."""
 
 DECLINE_ELICITATION: Dict[str, Any] = {"action": "decline"}
 CANCELLED_DIALOG: Dict[str, Any] = {"behavior": "cancelled"}
@@ -248,3 +258,39 @@ class HostCallbacks(FrozenRecord):
 
     on_elicitation: Optional[OnElicitation] = None
     on_user_dialog: Optional[OnUserDialog] = None
+
+
+def elicitation_server(callback: Optional[OnElicitation]) -> ServeDialog:
+    """How this run serves an ``elicitation`` request: the function a callback-pool thread
+    runs for each one. Never raises: without ``on_elicitation``, or when it raises (logged),
+    the answer is a decline; the session goes on."""
+
+    def serve_elicitation(event: ControlRequestReceived, signal: CancellationSignal) -> Dict[str, Any]:
+        if callback is None:
+            return dict(DECLINE_ELICITATION)
+        request = elicitation_request_from_wire(event.request, signal, event.request_id)
+        try:
+            return elicitation_result_to_wire(callback(request))
+        except Exception as exc:  # noqa: BLE001 - fail safe: decline, keep the session
+            reason = callback_failure_reason(exc)
+            logger.error("on_elicitation failed for %s (%s); declined", request.server_name, reason)
+            return dict(DECLINE_ELICITATION)
+
+    return serve_elicitation
+
+
+def user_dialog_server(callback: OnUserDialog) -> ServeDialog:
+    """How this run serves a ``request_user_dialog`` request: the function a callback-pool
+    thread runs for each one. Never raises: when ``on_user_dialog`` raises (logged), the
+    answer is ``cancelled`` (the dialog's default); the session goes on."""
+
+    def serve_user_dialog(event: ControlRequestReceived, signal: CancellationSignal) -> Dict[str, Any]:
+        request = user_dialog_request_from_wire(event.request, signal, event.request_id)
+        try:
+            return user_dialog_result_to_wire(callback(request))
+        except Exception as exc:  # noqa: BLE001 - fail safe: cancelled (the dialog's default)
+            reason = callback_failure_reason(exc)
+            logger.error("on_user_dialog failed for %s (%s); answered cancelled", request.dialog_kind, reason)
+            return dict(CANCELLED_DIALOG)
+
+    return serve_user_dialog

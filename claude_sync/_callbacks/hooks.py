@@ -52,11 +52,33 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
-from .._wire.errors import CallbackRequestError, CLIConnectionError, UnknownHookCallbackError
+from .._redaction.redactor import redacted_logger
+from .._wire.errors import (
+    CallbackRequestError,
+    ClaudeSDKError,
+    CLIConnectionError,
+    UnknownHookCallbackError,
+    callback_failure_reason,
+)
+from .._wire.protocol import ControlRequestReceived
 from .._wire.record import FrozenRecord, frozen_record
-from .hook_types import HookCallback, HookMatcher
+from .hook_types import HookCallback, HookContext, HookMatcher
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .permission_types import CancellationSignal
 
 __all__ = [
     "HookRegistry",
@@ -64,7 +86,10 @@ __all__ = [
     "check_fail_closed_answer",
     "hook_call_from_request",
     "hook_output_to_wire",
+    "hook_server",
 ]
+
+logger = redacted_logger("claude_sync.callbacks")
 
 _PYTHON_SAFE_HOOK_KEYS: Dict[str, str] = {"continue_": "continue", "async_": "async"}
 
@@ -347,3 +372,29 @@ def check_fail_closed_answer(response: Mapping[str, Any]) -> None:
             'a hook has on_failure="block", but the CLI did not register the hooks '
             "(hooks_applied: false): start a new session"
         )
+
+
+def hook_server(registry: HookRegistry) -> Callable[[ControlRequestReceived, CancellationSignal], Dict[str, Any]]:
+    """How this run serves a ``hook_callback`` request: the function a callback-pool thread
+    runs for each one (``serve_hook``). It raises ``UnknownHookCallbackError`` /
+    ``CallbackRequestError`` for a request it cannot read and a ``ClaudeSDKError`` naming the
+    hook when the hook raised (logged): the request server sends either as the error
+    response, which the CLI treats as no decision (fail-open)."""
+
+    def serve_hook(event: ControlRequestReceived, signal: CancellationSignal) -> Dict[str, Any]:
+        """Pool thread: the request → the hook's arguments → the hook → the answer."""
+        callback_id, hook_input, tool_use_id = hook_call_from_request(event.request)
+        callback = registry.lookup(callback_id)
+        context = HookContext(signal=signal, request_id=event.request_id, callback_id=callback_id)
+        try:
+            return hook_output_to_wire(callback(hook_input, tool_use_id, context))
+        except Exception as exc:  # noqa: BLE001 - becomes the error response, fail-open
+            # The error response's text: "Hook hook_0 (PreToolUse) failed: ValueError: boom".
+            # A ClaudeSDKError, so the request server sends it without logging it a second time.
+            failure = ClaudeSDKError(
+                f"Hook {callback_id} ({hook_input.get('hook_event_name')}) failed: {callback_failure_reason(exc)}"
+            )
+            logger.error("%s; the CLI treats this as no decision (fail-open)", failure, exc_info=exc)
+            raise failure from exc
+
+    return serve_hook

@@ -53,10 +53,11 @@ So: permission failures always deny.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from .._redaction.redactor import redact_text
-from .._wire.errors import CallbackRequestError
+from .._redaction.redactor import redacted_logger
+from .._wire.errors import CallbackRequestError, callback_failure_reason
+from .._wire.protocol import ControlRequestReceived
 from .._wire.record import FrozenRecord, frozen_record
 from .permission_types import (
     CancellationSignal,
@@ -70,7 +71,9 @@ from .permission_types import (
 __all__ = [
     "DECISION_CLASSIFICATIONS",
     "PermissionRouting",
-    "callback_failure_reason",
+    "ServePermission",
+    "deny_on_failure",
+    "permission_server",
     "deny_all_permission_wire",
     "fail_closed_permission_wire",
     "permission_call_from_request",
@@ -78,7 +81,10 @@ __all__ = [
     "suggestions_from_wire",
 ]
 
-_MAX_REASON_CHARS = 2000
+logger = redacted_logger("claude_sync.callbacks")
+
+ServePermission = Callable[[ControlRequestReceived, CancellationSignal], Dict[str, Any]]
+"""Serves one ``can_use_tool`` request (a callback-pool thread): the answer's payload."""
 
 
 @frozen_record
@@ -386,20 +392,6 @@ def deny_all_permission_wire(tool_name: str, tool_use_id: Optional[str]) -> Dict
     return _with_tool_use_id(_deny_wire(message, interrupt=False), tool_use_id)
 
 
-def callback_failure_reason(error: BaseException) -> str:
-    """A one-line, bounded description of a callback's exception, for the wire.
-
-    ``"ValueError: boom"``; cut to 2000 characters. Used as the ``reason`` of
-    ``fail_closed_permission_wire`` and as the text of a hook's error response. Secrets in
-    it are redacted (``redactor.redact_text``: failure text, where no value can be known).
-    """
-    text = redact_text(str(error).strip())
-    reason = f"{type(error).__name__}: {text}" if text else type(error).__name__
-    if len(reason) > _MAX_REASON_CHARS:
-        reason = reason[: _MAX_REASON_CHARS - 1] + "…"
-    return reason
-
-
 def _deny_wire(message: str, *, interrupt: bool) -> Dict[str, Any]:
     return {"behavior": "deny", "message": message, "interrupt": interrupt}
 
@@ -408,3 +400,37 @@ def _with_tool_use_id(wire: Dict[str, Any], tool_use_id: Optional[str]) -> Dict[
     if tool_use_id is not None:
         wire["toolUseID"] = tool_use_id
     return wire
+
+
+def permission_server(routing: PermissionRouting) -> ServePermission:
+    """How this run serves a ``can_use_tool`` request: the function a callback-pool thread
+    runs for each one (``serve_permission``). Never raises: a callback that raises denies the
+    tool (fail-closed, logged); the session goes on."""
+    callback, deny_all = routing.callback, routing.deny_all
+
+    def serve_permission(event: ControlRequestReceived, signal: CancellationSignal) -> Dict[str, Any]:
+        """Pool thread: the request → the callback's arguments → ``can_use_tool`` → the answer."""
+        request = event.request
+        tool_use_id = request.get("tool_use_id")
+        if deny_all:
+            return deny_all_permission_wire(str(request.get("tool_name", "")), tool_use_id)
+        if callback is None:
+            return fail_closed_permission_wire("claude_sync has no can_use_tool callback to ask", tool_use_id)
+        tool_name, tool_input, context = permission_call_from_request(
+            request, signal=signal, request_id=event.request_id
+        )
+        try:
+            result = callback(tool_name, tool_input, context)
+            return permission_result_to_wire(result, original_input=tool_input, tool_use_id=context.tool_use_id)
+        except Exception as exc:  # noqa: BLE001 - fail closed, keep the session
+            reason = callback_failure_reason(exc)
+            logger.error("can_use_tool failed for %s (%s); the tool is denied", tool_name, reason, exc_info=exc)
+            return fail_closed_permission_wire(reason, context.tool_use_id)
+
+    return serve_permission
+
+
+def deny_on_failure(event: ControlRequestReceived, reason: str) -> Dict[str, Any]:
+    """The answer when serving a ``can_use_tool`` request failed some other way (the request
+    server's refusal): permissions fail closed, the tool is denied."""
+    return fail_closed_permission_wire(reason, event.request.get("tool_use_id"))

@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any, List, Optional, Sequence
 
-from .._engine.control_methods import NEWEST_CHECKED_CLI
+from .._controls import NEWEST_CHECKED_CLI
 from .._options.options import ClaudeAgentOptions
 from .._query import query
 from .._version import __version__

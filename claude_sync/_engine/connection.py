@@ -9,7 +9,8 @@ named ``claude_sync-…``, all joined — bounded — by ``close``):
   (``serving.py``), cancels too. It never runs user code, never writes, and blocks only on
   the transport — or, deliberately, on flow control (``reader.py``).
 - ``claude_sync-stderr-<pid>`` (in the subprocess transport): drains stderr into a tail.
-- ``claude_sync-mirror-<pid>`` (only with a ``session_store``): see ``store_bridge``.
+- threads an extension starts (``extensions.py``; e.g. ``claude_sync-mirror-<pid>`` of a
+  ``session_store``), stopped by its ``close``.
 - ``claude_sync-callback-<n>``: the request server's pool (permissions, hooks, MCP).
 - the caller's threads: iterate messages, send control requests, close.
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, NoReturn, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NoReturn, Optional
 
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
 from .._redaction.redactor import redacted_logger
@@ -45,7 +46,7 @@ from .._wire.protocol import (
     without_slash_command,
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
-from .extensions import Extensions
+from .extensions import ConnectionExtension, Extensions, ExtensionsFn
 from .pending import PendingRequests
 from .reader import END, Reader
 from .states import SessionState, SessionStateMachine
@@ -53,7 +54,6 @@ from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan, SpawnPlan
-    from .._sessions.store_bridge import StoreBridge
     from .serving import RequestServer
 
 
@@ -63,7 +63,6 @@ logger = redacted_logger("claude_sync.session")
 
 ABANDON_GRACE = 0.05
 """Seconds each close step waits for an abandoned run (a timeout), instead of ``close_timeout``."""
-
 
 class Session:
     """One connected CLI. See the module docstring for the threads and the states."""
@@ -76,14 +75,15 @@ class Session:
         plan: Optional[OptionsPlan] = None,
         environ: Optional[Dict[str, str]] = None,
         transport: Optional[Transport] = None,
+        extensions: Optional[ExtensionsFn] = None,
     ) -> None:
         self.options = options
         self._server = server
+        self._make_extensions = extensions
         self._options_plan = plan  # interpret_options(options), when the caller made it
         self._environ = environ
         self._custom_transport = transport
         self._transport: Optional[Transport] = None
-        self._store_bridge: Optional[StoreBridge] = None  # options.session_store's mirror/resume
         self._temp_files: List[str] = []
         self._lock = threading.Lock()
         self._spawning = threading.Lock()  # held while connect starts the CLI; close waits for it
@@ -94,7 +94,7 @@ class Session:
             max_buffer_size=options.max_buffer_size or DEFAULT_MAX_BUFFER_SIZE,
             close_timeout=options.close_timeout,
         )
-        self._extensions = Extensions()  # the store mirror, wire log, host-death watch … (extensions.py)
+        self._extensions = Extensions()  # made at connect by ``extensions`` (the wiring's list)
         calls_back = plan is not None and plan.calls_back
         self._ledger = TurnLedger(RunEnd(calls_back, run_end_ceiling(options.env or {}, environ)))
         self.last_result: Optional[ResultMessage] = None
@@ -177,16 +177,15 @@ class Session:
 
     def _start_transport_locked(self) -> SpawnPlan:
         from .spawn import (  # first connect only, not at import
-            connection_extensions,
             plan_spawn,
             routed_transport,
             start_transport,
         )
 
+        if self._make_extensions is not None:
+            self._extensions = Extensions(self._make_extensions(self))
         transport, cli_path = routed_transport(self.options, self._environ, self._custom_transport)
-        plan, self._store_bridge = plan_spawn(
-            self.options, self._options_plan, self._environ, transport, self._report_mirror_error, cli_path
-        )
+        plan = plan_spawn(self.options, self._options_plan, self._environ, transport, self._extensions, cli_path)
         if self._closed_while_connecting():
             self._undo_start(None)
         if self._server is None:
@@ -202,21 +201,18 @@ class Session:
         if closed:
             self._undo_start(started)
         assert self._transport is not None
-        label = self._transport.pid if self._transport.pid is not None else self._pending.id_prefix
-        self._extensions = Extensions(connection_extensions(self, self._store_bridge, label))
         self._extensions.started(self._transport)
-        self._reader.start(self._transport, self._server, label, self._extensions.tap)
+        self._reader.start(self._transport, self._server, self.label, self._extensions.tap)
         return plan
 
     def _undo_start(self, transport: Optional[Transport]) -> NoReturn:
         """``close()`` began while the CLI was being started (its ladder may have run already):
-        reap what this connect started — the CLI, the store bridge's resume dir, temp files —
-        and raise ``UsageError``."""
+        reap what this connect started — the CLI, what the extensions prepared (a store's resume
+        dir), temp files — and raise ``UsageError``."""
         if transport is not None:
             transport.stop(self.options.close_timeout)
             transport.close()
-        if self._store_bridge is not None:
-            self._store_bridge.close(self.options.close_timeout)
+        self._extensions.close(self.options.close_timeout)
         self._remove_temp_files()
         raise UsageError("the session was closed while it was connecting")
 
@@ -225,8 +221,20 @@ class Session:
         return self._transport.pid if self._transport else None
 
     @property
+    def label(self) -> object:
+        """What names this connection in thread names and logs: the CLI's pid, or (no process,
+        e.g. a memory transport) the prefix of its request ids."""
+        transport = self._transport
+        return transport.pid if transport is not None and transport.pid is not None else self._pending.id_prefix
+
+    @property
     def transport(self) -> Optional[Transport]:
         return self._transport
+
+    @property
+    def extensions(self) -> List[ConnectionExtension]:
+        """The extensions plugged into this connection, in order (empty before ``connect``)."""
+        return list(self._extensions.items)
 
     @property
     def server(self) -> Optional[RequestServer]:
@@ -415,7 +423,7 @@ class Session:
         return error
 
     def mirror_received(self, frame: TranscriptMirrorReceived) -> None:
-        """Reader thread: a ``transcript_mirror`` frame, for the extensions (the store's bridge)."""
+        """Reader thread: a ``transcript_mirror`` frame, for the extensions (``on_frame``)."""
         self._extensions.on_frame(frame)
 
     def resolve(self, response: ControlResponseReceived) -> None:
@@ -442,18 +450,12 @@ class Session:
     def frames_seen(self) -> int:
         return self._reader.frames_seen
 
-    # ------------------------------------------------------------------ session store
-
-    @property
-    def store_bridge(self) -> Optional[StoreBridge]:
-        return self._store_bridge
-
-    def _report_mirror_error(self, key: Optional[Mapping[str, Any]], error: str) -> None:
-        """Mirror thread (or reader): a ``SystemMessage`` ``mirror_error`` for the consumer."""
+    def put_message(self, frame: Dict[str, Any]) -> None:
+        """Queue a message the CLI did not send (``frame``, parsed like a stdout line) for the
+        consumer, after what is queued (any thread; e.g. an extension's report, such as a
+        session store's ``mirror_error``). Raises what ``parse_message`` raises."""
         from .._wire.parse import parse_message
 
-        session_id = key.get("session_id", "") if key else ""
-        frame = {"type": "system", "subtype": "mirror_error", "error": error, "key": key, "session_id": session_id}
         self._reader.mailbox.put(parse_message(frame))
 
     # ------------------------------------------------------------------ callbacks
@@ -572,11 +574,8 @@ class Session:
         return min(ABANDON_GRACE, self.options.close_timeout) if self._abandoned else self.options.close_timeout
 
     def _close_extensions(self) -> None:
-        """After the reader: every mirror frame is in. A store bridge made for a connect that
-        failed before the extensions were plugged in is closed too (its resume dir)."""
+        """After the reader: every mirror frame is in."""
         self._extensions.close(self.options.close_timeout)
-        if self._store_bridge is not None and self._store_bridge not in self._extensions.items:
-            self._store_bridge.close(self.options.close_timeout)
 
     def _close_transport(self) -> None:
         if self._transport is not None:

@@ -1,11 +1,13 @@
 """What rides along one live connection without being the connection: the session store's
 mirror, the wire log, the host-death watch, the CLI-version check. Each is a
 ``ConnectionExtension``; the connection calls its hooks at fixed points and knows nothing
-else about it.
+else about it. Which extensions a connection gets is the wiring's choice
+(``claude_sync._wiring.connection_extensions``), never the engine's.
 
 =============  =======================  ===============================================
 hook           thread                   when
 =============  =======================  ===============================================
+``prepare``    the connecting thread    before the spawn plan: may re-plan the options
 ``started``    the connecting thread    the transport is up, before the reader starts
 ``tap``        the reader thread        wraps the stdout chunks it reads (once)
 ``sent``       any writing thread       bytes about to be written to the CLI
@@ -22,21 +24,46 @@ it, so the per-write and per-chunk paths cost nothing for the others. Pure: no t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Tuple,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .._options.command import OptionsPlan
+    from .._options.options import ClaudeAgentOptions
     from .._wire.messages import ResultMessage
     from .._wire.protocol import TranscriptMirrorReceived
     from .transport import Transport
 
-__all__ = ["ConnectionExtension", "Extensions", "RequestFn"]
+__all__ = ["ConnectionExtension", "Extensions", "ExtensionsFn", "RequestFn"]
 
 RequestFn = Callable[[str, Dict[str, Any]], Dict[str, Any]]
 """The connection's control request: ``request(subtype, payload) -> answer``."""
 
+ExtensionsFn = Callable[[Any], Iterable["ConnectionExtension"]]
+"""Makes a connection's extensions, in order, given its ``Session`` (the connecting thread,
+when ``connect`` starts; the wiring's ``connection_extensions``)."""
+
 
 class ConnectionExtension:
     """One piece that plugs into a connection (see the module table for threads and times)."""
+
+    def prepare(
+        self, options: ClaudeAgentOptions, plan: Optional[OptionsPlan], environ: Mapping[str, str]
+    ) -> Tuple[ClaudeAgentOptions, Optional[OptionsPlan]]:
+        """The options to spawn with and their plan (``interpret_options``; None when the
+        caller made none): ``(options, plan)`` unchanged, or re-planned (a session store's
+        resume repoints them). May raise: the connect fails with that error."""
+        return options, plan
 
     def started(self, transport: Transport) -> None:
         """The transport is connected; the reader has not started yet."""
@@ -68,12 +95,22 @@ def _defines(extension: ConnectionExtension, hook: str) -> bool:
 class Extensions:
     """The extensions of one connection, in order; each hook goes to those that define it."""
 
-    __slots__ = ("items", "senders")
+    __slots__ = ("items", "senders", "_open")
 
     def __init__(self, items: Iterable[ConnectionExtension] = ()) -> None:
         self.items: List[ConnectionExtension] = list(items)
         self.senders = tuple(e.sent for e in self.items if _defines(e, "sent"))
         """Bound ``sent`` hooks, read on every write (an empty tuple for most connections)."""
+        self._open = list(self.items)  # not closed yet, in order (close pops from the end)
+
+    def prepare(
+        self, options: ClaudeAgentOptions, plan: Optional[OptionsPlan], environ: Mapping[str, str]
+    ) -> Tuple[ClaudeAgentOptions, Optional[OptionsPlan]]:
+        """Each ``prepare`` in order, each given what the one before returned."""
+        for extension in self.items:
+            if _defines(extension, "prepare"):
+                options, plan = extension.prepare(options, plan, environ)
+        return options, plan
 
     def started(self, transport: Transport) -> None:
         for extension in self.items:
@@ -98,13 +135,15 @@ class Extensions:
             extension.on_result(result)
 
     def close(self, timeout: float) -> None:
-        """Close each, last first; every one is closed even when another raises (the first
-        error is raised at the end)."""
+        """Close each, last first, once: a second call closes only those a first one did not
+        reach (cut short by a ``KeyboardInterrupt``, the one it interrupted included). Every
+        one is closed even when another raises (the first error is raised at the end)."""
         first: List[BaseException] = []
-        for extension in reversed(self.items):
+        while self._open:
             try:
-                extension.close(timeout)
+                self._open[-1].close(timeout)
             except Exception as exc:  # noqa: BLE001 - the others must close too
                 first.append(exc)
+            self._open.pop()
         if first:
             raise first[0]

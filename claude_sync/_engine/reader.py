@@ -144,8 +144,6 @@ class Reader:
         self.paused = False
         self._resume_below = 0
         self.frames_seen = 0
-        self.session_state: Optional[str] = None
-        """The CLI's latest ``session_state_changed`` state (CLI 2.1.330+; None before)."""
 
     def start(
         self, transport: Transport, server: RequestServer, label: Any, tap: Optional[Callable[[Iterator[bytes]], Iterator[bytes]]] = None
@@ -244,8 +242,7 @@ class Reader:
                     run_frame(item)
                     if item.sdk_host_only is True:
                         # Sent only because we set CLAUDE_CODE_SDK_READS_SESSION_STATE (as
-                        # the official SDK does): kept as state, never delivered.
-                        self.session_state = item.state
+                        # the official SDK does): followed by the run end, never delivered.
                         continue
                 elif item.__class__ in task_frames:
                     run_frame(item)

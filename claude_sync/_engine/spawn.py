@@ -1,5 +1,5 @@
-"""From options to a started transport: the spawn plan (with a session store's resume, when
-there is one), private temp files for arguments too big for argv, the CLI subprocess, and the
+"""From options to a started transport: the spawn plan (after the extensions' ``prepare``: a
+session store's resume, when there is one), private temp files for arguments too big for argv, the CLI subprocess, and the
 ``initialize`` handshake.
 
 Runs on the caller's thread during ``connect``. Everything imported here is loaded on the
@@ -9,18 +9,15 @@ first connect only, not at ``import claude_sync``.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError
-from .extensions import ConnectionExtension
+from .extensions import Extensions
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan, SpawnPlan
-    from .._sessions.store_bridge import StoreBridge
-
-
 
 __all__ = ["initialize", "materialize_argv", "plan_spawn", "routed_transport", "start_transport"]
 
@@ -72,31 +69,25 @@ def plan_spawn(
     plan: Optional[OptionsPlan],
     environ: Optional[Dict[str, str]],
     custom_transport: Optional[Transport],
-    report_mirror_error: Callable[[Optional[Mapping[str, Any]], str], None],
+    extensions: Extensions,
     cli_path: Optional[str] = None,
-) -> Tuple[SpawnPlan, Optional[StoreBridge]]:
-    """The spawn plan, and the session store's bridge when ``options.session_store`` is set.
+) -> SpawnPlan:
+    """The spawn plan, from the options and their plan as the ``extensions`` prepared them
+    (``ConnectionExtension.prepare``: e.g. a session store's resume re-plans them).
 
     With a custom transport only the protocol part of the plan is used (the options are
     still validated); the CLI path is a placeholder, so no CLI needs to be installed.
     ``cli_path``: spawn this executable instead of discovering one (the kit's switch).
-    Raises ``CLINotFoundError``, ``SessionStoreError`` (resume from the store failed),
-    ``ValueError``/``TypeError`` for options that cannot be carried out.
+    Raises ``CLINotFoundError``, what an extension's ``prepare`` raises (``SessionStoreError``
+    …), ``ValueError``/``TypeError`` for options that cannot be carried out.
     """
     from .._options.command import build_spawn_plan, find_cli
     from .tracing import trace_carrier
 
     environ = environ if environ is not None else dict(os.environ)
     cli = "claude" if custom_transport is not None else cli_path or find_cli(options.cli_path)
-    bridge = None
-    spawned = options
-    if options.session_store is not None:
-        from .._sessions.store_bridge import StoreBridge  # session stores: first use only
-
-        bridge, spawned = StoreBridge.prepare(options, environ, report_mirror_error)
-        plan = StoreBridge.replan(plan, options, spawned)
-    spawn = build_spawn_plan(spawned, cli, environ=environ, interpreted=plan, trace_carrier=trace_carrier())
-    return spawn, bridge
+    spawned, plan = extensions.prepare(options, plan, environ)
+    return build_spawn_plan(spawned, cli, environ=environ, interpreted=plan, trace_carrier=trace_carrier())
 
 
 def start_transport(
@@ -224,18 +215,3 @@ def startup_failure(
             return error
         stderr = transport.stderr_tail()
     return ProcessError("Claude Code CLI exited during start-up", exit_code=code, stderr=stderr or None)
-
-
-def connection_extensions(session: Any, bridge: Optional[StoreBridge], label: object) -> List[ConnectionExtension]:
-    """A connection's extensions (connecting thread): the session store's ``bridge``, the
-    host-death watch, the wire log (``claude_sync.wire`` at DEBUG), and with
-    ``verbatim_prompts`` the CLI-version check."""
-    from .host_death import HostDeathWatch
-    from .wire_log import wire_tap
-
-    found: List[Optional[ConnectionExtension]] = [bridge, HostDeathWatch(session), wire_tap(f"cli[{label}]")]
-    if session.options.verbatim_prompts:
-        from .notices import VerbatimPromptsCheck
-
-        found.append(VerbatimPromptsCheck())
-    return [extension for extension in found if extension is not None]

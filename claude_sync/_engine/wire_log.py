@@ -31,7 +31,7 @@ import json
 import logging
 import os
 import sys
-from typing import Iterator, Mapping, Optional
+from typing import Any, Iterator, Mapping, Optional
 
 from .._redaction.redactor import redact_frame, redact_text, redacted_logger
 from .extensions import ConnectionExtension
@@ -71,9 +71,15 @@ class WireTap(ConnectionExtension):
     """Logs one session's lines, as a connection extension (``tap`` on the reader thread,
     ``sent`` on the writing one). Only made when the wire logger is at DEBUG (``wire_tap``)."""
 
-    def __init__(self, label: object) -> None:
+    def __init__(self, label: object, *, session: Any = None) -> None:
         self.label = label
+        self._session = session
         self._pending = b""
+
+    def started(self, transport: Any) -> None:
+        """The connecting thread: the lines are labelled with the session's label from now."""
+        if self._session is not None:
+            self.label = f"cli[{self._session.label}]"
 
     def tap(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         """``chunks`` unchanged, each complete stdout line logged (the reader thread)."""
@@ -106,12 +112,13 @@ class WireTap(ConnectionExtension):
         WIRE_LOGGER.debug("%s %s %s", self.label, direction, redact_line(text), extra=_ALREADY_REDACTED)
 
 
-def wire_tap(label: object) -> Optional[WireTap]:
-    """A ``WireTap`` if the wire logger is at DEBUG now, else None (then nothing is logged
-    and the session pays nothing per line)."""
+def wire_tap(session: Any) -> Optional[WireTap]:
+    """A ``WireTap`` for ``session`` (its lines labelled ``cli[<session.label>]`` once the CLI
+    started) if the wire logger is at DEBUG now, else None (then nothing is logged and the
+    session pays nothing per line)."""
     configure_from_env()
     if WIRE_LOGGER.isEnabledFor(logging.DEBUG):
-        return WireTap(label)
+        return WireTap(None, session=session)
     return None
 
 

@@ -61,6 +61,7 @@ from typing import (
 
 from .._wire.record import FrozenRecord, frozen_record
 from .config import McpSdkServerConfig, is_own_server, mcp_package_lowlevel_server
+from .schema_validation import validate
 from .tools import (
     ALWAYS_LOAD_META,
     RpcId,
@@ -503,8 +504,6 @@ def _call_tool(
     signal: Optional[CancellationSignal],
     on_error: Optional[Callable[[str, Exception], None]] = None,
 ) -> Dict[str, Any]:
-    from .schema_validation import validate  # a tool call: first use only
-
     spec = call.tool
     if signal is not None and signal.is_set():
         return error_result(f"Tool '{spec.name}' was cancelled before it started.")

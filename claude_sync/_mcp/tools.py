@@ -9,6 +9,7 @@ The JSON-RPC side (servers, dispatch) is in ``server``.
 
 from __future__ import annotations
 
+import base64
 import inspect
 import json
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Tuple,
 
 from .._wire.record import FrozenRecord, frozen_record
 from .annotations import ANNOTATION_ALIASES, ToolAnnotations
+from .schema import to_json_schema
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._callbacks.permission_types import CancellationSignal
@@ -165,8 +167,6 @@ def _tool_input_schema(name: str, spec: Any) -> Dict[str, Any]:
         ValueError: the schema describes something other than an object (the CLI drops
             such tools).
     """
-    from .schema import to_json_schema  # tools with an input schema: first use only
-
     schema = to_json_schema(spec)
     if "type" not in schema:  # the CLI lists only tools whose inputSchema says "object"
         schema = {"type": "object", **schema}
@@ -323,8 +323,6 @@ def _content_block(index: int, block: Any) -> Dict[str, Any]:
         known = ", ".join(_BLOCK_FIELDS)
         raise _BadResult(f"{where} has type {kind!r}; expected one of {known}")
     if kind in ("image", "audio") and isinstance(checked.get("data"), (bytes, bytearray)):
-        import base64  # binary content: first use only
-
         checked = {**checked, "data": base64.b64encode(checked["data"]).decode("ascii")}
     for name in required:
         if not isinstance(checked.get(name), str):

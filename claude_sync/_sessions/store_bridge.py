@@ -1,6 +1,6 @@
 """A running session and its ``session_store``: resume from the store, mirror into it.
 
-Resume (``prepare``, the connecting thread, before the CLI starts): with ``resume`` (or
+Resume (``prepare``, the extension hook the connecting thread calls before the spawn plan): with ``resume`` (or
 ``continue_conversation``) and a store, ``store_resume.materialize`` writes the session to a
 temporary config dir and the CLI runs with ``CLAUDE_CONFIG_DIR`` pointing there and
 ``--resume=<id>`` (``load_timeout_ms`` bounds each store call; ``SessionStoreError``).
@@ -52,7 +52,7 @@ from .types import SessionKey, SessionStore, store_implements
 if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan
 
-__all__ = ["StoreBridge", "file_key"]
+__all__ = ["StoreBridge", "file_key", "mirror_error_frame"]
 
 logger = redacted_logger("claude_sync.session_store")
 
@@ -63,6 +63,13 @@ MAX_BACKLOG_ENTRIES = 10_000
 MAX_BACKLOG_BYTES = 16 << 20
 
 ErrorSink = Callable[[Optional[SessionKey], str], None]
+
+
+def mirror_error_frame(key: Optional[Mapping[str, Any]], error: str) -> Dict[str, Any]:
+    """The ``system/mirror_error`` frame that tells the consumer the store missed entries of
+    the transcript ``key`` (None: no single transcript), and why."""
+    session_id = key.get("session_id", "") if key else ""
+    return {"type": "system", "subtype": "mirror_error", "error": error, "key": key, "session_id": session_id}
 
 
 def _slot(key: SessionKey) -> Tuple[str, str, str]:
@@ -91,11 +98,13 @@ def file_key(file_path: str, projects: str) -> Optional[SessionKey]:
 
 class StoreBridge(ConnectionExtension):
     """One session's link to its store, plugged into the connection as an extension. See the
-    module docstring for threads and timing."""
+    module docstring for threads and timing. ``prepare`` (the connect's first step) sets
+    ``projects``, ``eager``, ``flush_timeout`` and, for a resume, ``temp_dir`` and
+    ``real_projects`` from the options; ``on_error`` reports what the store missed."""
 
     def __init__(
-        self, store: SessionStore, projects: str, *, eager: bool, flush_timeout: float,
-        on_error: ErrorSink, temp_dir: Optional[Path] = None, real_projects: Optional[Path] = None,
+        self, store: SessionStore, on_error: ErrorSink, *, projects: str = "", eager: bool = False,
+        flush_timeout: float = 60.0, temp_dir: Optional[Path] = None, real_projects: Optional[Path] = None,
     ) -> None:  # fmt: skip
         self.store = store
         self.projects = projects
@@ -122,51 +131,46 @@ class StoreBridge(ConnectionExtension):
 
     # ------------------------------------------------------------------ set-up
 
-    @classmethod
     def prepare(
-        cls, options: ClaudeAgentOptions, environ: Mapping[str, str], on_error: ErrorSink
-    ) -> Tuple[StoreBridge, ClaudeAgentOptions]:
-        """The bridge and the options to spawn with (repointed at a materialized resume).
+        self, options: ClaudeAgentOptions, plan: Optional[OptionsPlan], environ: Mapping[str, str]
+    ) -> Tuple[ClaudeAgentOptions, Optional[OptionsPlan]]:
+        """The options to spawn with (repointed at a materialized resume) and their plan.
 
         Connecting thread. Raises ``ValueError`` (options the store cannot serve) and
         ``SessionStoreError`` (a store call failed or passed ``load_timeout_ms``).
         """
-        store = options.session_store
-        assert store is not None
         if options.session_store_flush not in ("batched", "eager"):
             raise ValueError(f'session_store_flush must be "batched" or "eager", not {options.session_store_flush!r}')
         if not isinstance(options.load_timeout_ms, (int, float)) or options.load_timeout_ms < 0:
             raise ValueError(f"load_timeout_ms must be a number of milliseconds >= 0, not {options.load_timeout_ms!r}")
         if options.enable_file_checkpointing:
             raise ValueError("session_store cannot be combined with enable_file_checkpointing (checkpoints stay on local disk)")
-        if options.continue_conversation and options.resume is None and not store_implements(store, "list_sessions"):
+        if options.continue_conversation and options.resume is None and not store_implements(self.store, "list_sessions"):
             raise ValueError("continue_conversation with a session_store needs a store that implements list_sessions()")
         env = {**environ, **options.env}
         real_projects = config_dir(env) / "projects"
-        flush_timeout = options.control_timeout
-        eager = options.session_store_flush == "eager"
-        resumed = materialize(store, options, env)
+        self.flush_timeout = options.control_timeout
+        self.eager = options.session_store_flush == "eager"
+        self.projects = str(real_projects)
+        resumed = materialize(self.store, options, env)
         if resumed is None:
-            return cls(store, str(real_projects), eager=eager, flush_timeout=flush_timeout, on_error=on_error), options
+            return options, plan
         temp_dir, session_id = resumed
-        options = replace(
+        self.temp_dir, self.real_projects, self.projects = temp_dir, real_projects, str(temp_dir / "projects")
+        spawned = replace(
             options, env={**options.env, "CLAUDE_CONFIG_DIR": str(temp_dir)}, resume=session_id, continue_conversation=False
         )
-        bridge = cls(
-            store, str(temp_dir / "projects"), eager=eager, flush_timeout=flush_timeout,
-            on_error=on_error, temp_dir=temp_dir, real_projects=real_projects,
-        )  # fmt: skip
-        return bridge, options
+        return spawned, self.replan(plan, spawned)
 
     @staticmethod
-    def replan(plan: Optional[OptionsPlan], original: ClaudeAgentOptions, spawned: ClaudeAgentOptions) -> Optional[OptionsPlan]:
-        """The caller's ``interpret_options`` plan, updated for the options ``prepare`` returned.
+    def replan(plan: Optional[OptionsPlan], spawned: ClaudeAgentOptions) -> Optional[OptionsPlan]:
+        """The caller's ``interpret_options`` plan, updated for the resumed options ``spawned``.
 
         A resume from the store changes only the session flags and ``CLAUDE_CONFIG_DIR``, so
         only the argv and the environment overlay are worked out again: the callbacks the
         request handlers were built from (hook ids, permission routing) stay the same objects.
         """
-        if plan is None or spawned is original:
+        if plan is None:
             return plan
 
         fresh = interpret_options(spawned)

@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Optional
 from .._redaction.redactor import redact_text
 
 __all__ = [
+    "callback_failure_reason",
     "ClaudeSDKError",
     "CLIConnectionError",
     "CLINotFoundError",
@@ -449,3 +450,22 @@ class UnscriptedRunError(ClaudeSDKError, AssertionError):
     ``claude_cli`` fixture, or ``CLAUDE_SYNC_TESTING=block``) and a run was given neither a
     transport nor a script: it was refused before any CLI started. An ``AssertionError``, as
     a mock library's "request not mocked" is: the test, not the code under test, is wrong."""
+
+
+MAX_REASON_CHARS = 2000
+"""Characters of a callback failure's text sent to the CLI (``callback_failure_reason``)."""
+
+
+def callback_failure_reason(error: BaseException) -> str:
+    """A one-line, bounded description of a callback's exception, for the wire.
+
+    ``"ValueError: boom"``; cut to ``MAX_REASON_CHARS``. Used as the ``reason`` of
+    ``fail_closed_permission_wire``, as the text of a hook's error response and of any
+    refused CLI request. Secrets in it are redacted (``redactor.redact_text``: failure text,
+    where no value can be known).
+    """
+    text = redact_text(str(error).strip())
+    reason = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    if len(reason) > MAX_REASON_CHARS:
+        reason = reason[: MAX_REASON_CHARS - 1] + "…"
+    return reason

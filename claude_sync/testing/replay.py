@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-from .._engine.control_methods import NEWEST_CHECKED_CLI
+from .._controls import NEWEST_CHECKED_CLI
 from ._scripted_cli.interpreter import SCRIPT_FORMAT
 from .record import RECORDING_FORMAT, RECORDING_VERSION
 

@@ -30,14 +30,18 @@ from claude_sync._callbacks.permission_types import (
     ToolPermissionContext,
 )
 from claude_sync._callbacks.permissions import (
-    callback_failure_reason,
     deny_all_permission_wire,
     fail_closed_permission_wire,
     permission_call_from_request,
     permission_result_to_wire,
     suggestions_from_wire,
 )
-from claude_sync._wire.errors import CallbackRequestError, ClaudeSDKError, UnknownHookCallbackError
+from claude_sync._wire.errors import (
+    CallbackRequestError,
+    ClaudeSDKError,
+    UnknownHookCallbackError,
+    callback_failure_reason,
+)
 
 # ----------------------------------------------------------------------------- wire examples
 

@@ -21,7 +21,7 @@ from claude_sync import (
     UsageResult,
     create_sdk_mcp_server,
 )
-from claude_sync._engine.control_methods import NEWEST_CHECKED_CLI
+from claude_sync._controls import NEWEST_CHECKED_CLI
 from claude_sync.testing import ScriptedCLI
 
 
@@ -169,3 +169,18 @@ def test_seed_read_state_sends_the_path_and_millisecond_mtime_and_refuses_other_
         assert client.seed_read_state("/a.txt", 1_700_000_000_123) is None
     script.verify()
     assert sent(script, "seed_read_state") == {"subtype": "seed_read_state", "path": "/a.txt", "mtime": 1_700_000_000_123}
+
+
+def test_the_client_and_the_query_stream_share_one_implementation_of_each_control_method() -> None:
+    """``_controls.ControlMethods`` is the one place: neither class overrides one of them, and
+    the base declares nothing it leaves to them at run time (no ``NotImplementedError`` stubs)."""
+    import inspect
+
+    from claude_sync._controls import ControlMethods
+    from claude_sync._query import QueryStream
+
+    shared = [name for name in vars(ControlMethods) if not name.startswith("__")]
+    assert "send_control_request" in shared and "set_model" in shared and "get_usage" in shared
+    for name in shared:
+        assert getattr(ClaudeSDKClient, name) is getattr(QueryStream, name) is getattr(ControlMethods, name), name
+    assert "NotImplementedError" not in inspect.getsource(ControlMethods)

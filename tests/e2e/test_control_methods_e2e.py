@@ -17,7 +17,7 @@ from claude_sync import (
     ResultMessage,
     create_sdk_mcp_server,
 )
-from claude_sync._engine.control_methods import NEWEST_CHECKED_CLI
+from claude_sync._controls import NEWEST_CHECKED_CLI
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
 from .harness import STDIO_SERVER, cli_is_at_least

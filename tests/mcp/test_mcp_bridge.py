@@ -75,7 +75,7 @@ def test_our_own_servers_never_import_mcp() -> None:
         "import sys\n"
         "from claude_sync import ClaudeAgentOptions, create_sdk_mcp_server\n"
         "from claude_sync._options.command import interpret_options\n"
-        "from claude_sync._engine.serving import build_handlers\n"
+        "from claude_sync._wiring import build_handlers\n"
         "opts = ClaudeAgentOptions(mcp_servers={'c': create_sdk_mcp_server('c')})\n"
         "handlers = build_handlers(interpret_options(opts))\n"
         "assert 'mcp_message' in handlers\n"

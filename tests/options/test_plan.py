@@ -10,8 +10,6 @@ import pytest
 
 from claude_sync._callbacks.hook_types import HookMatcher
 from claude_sync._callbacks.permission_types import PermissionResultAllow
-from claude_sync._client import build_session
-from claude_sync._engine.serving import build_handlers
 from claude_sync._mcp.server import create_sdk_mcp_server
 from claude_sync._mcp.tools import tool
 from claude_sync._options.command import (
@@ -24,6 +22,7 @@ from claude_sync._options.options import ClaudeAgentOptions
 from claude_sync._wire.blocks import BLOCK_CLASSES, block_class
 from claude_sync._wire.parse import parse_message
 from claude_sync._wire.protocol import ControlRequestReceived
+from claude_sync._wiring import build_handlers, build_session
 
 CLI = "/opt/claude/bin/claude"
 

@@ -29,8 +29,9 @@ FORBIDDEN = {
 """Standard-library modules a pure module never imports: threads, processes, clocks, I/O."""
 
 IO_MODULES = {
-    # the public modules that drive a live connection
-    "claude_sync", "claude_sync._client", "claude_sync._query",
+    # the public modules that drive a live connection, their control methods, and the wiring
+    # that builds the connection from the options
+    "claude_sync", "claude_sync._client", "claude_sync._query", "claude_sync._controls", "claude_sync._wiring",
     # show(): drives a run and redraws it from its own thread
     "claude_sync._show",
     # the command line: reads stdin and files, streams a run to stdout
@@ -43,7 +44,7 @@ IO_MODULES = {
     "claude_sync._engine.process", "claude_sync._engine.spawn", "claude_sync._engine.host_death",
     "claude_sync._engine.reader", "claude_sync._engine.serving", "claude_sync._engine.tempfiles",
     # MCP: serving an ``mcp`` package server on its own event-loop thread
-    "claude_sync._mcp.bridge",
+    "claude_sync._mcp.bridge", "claude_sync._mcp.routing",
     # sessions: files, stores, and a live connection's mirror
     "claude_sync._sessions.store_bridge", "claude_sync._sessions.store_functions",
     "claude_sync._sessions.store_resume", "claude_sync._sessions.transcript_edits",
@@ -79,6 +80,8 @@ LAYERS = (
     "claude_sync._engine",  # one live CLI connection and its threads
     "claude_sync._sessions",  # transcripts, stores, the store bridge (an engine extension)
     "claude_sync._tracing",  # OpenTelemetry around a connection
+    "claude_sync._wiring",  # options → a Session: request handlers and extensions from the features
+    "claude_sync._controls",  # the control methods the client and the query() stream share
     "claude_sync._client",  # ClaudeSDKClient
     "claude_sync._result",  # RunResult, built from a run's messages
     "claude_sync._query",  # query(): one run as an iterator
@@ -103,9 +106,6 @@ UPWARD_IMPORTS = {
     ("claude_sync._wire.errors", "claude_sync._display.tracebacks"),
     # the options hold a session store: its protocol lives with the stores (pure; TYPE_CHECKING)
     ("claude_sync._options.options", "claude_sync._sessions.types"),
-    # the engine still names the store bridge (issue 29 item 2 moves it into the wiring layer)
-    ("claude_sync._engine.connection", "claude_sync._sessions.store_bridge"),
-    ("claude_sync._engine.spawn", "claude_sync._sessions.store_bridge"),
 }
 """``(importer, imported)``: the imports allowed to run up ``LAYERS``, each with its reason."""
 
@@ -149,6 +149,28 @@ def package_modules_imported(module: str) -> Set[str]:
         subs = {f"{base}.{name}" for name in names if f"{base}.{name}" in MODULES}
         out |= subs or {base}
     return out - {module}
+
+
+ENGINE_MAY_IMPORT = (
+    "claude_sync._engine",  # itself
+    "claude_sync._wire",  # the protocol, messages and errors
+    "claude_sync._options",  # the options and the spawn plan made from them
+    "claude_sync._redaction",  # the redacting logger (the bottom floor)
+)
+"""What the engine (``claude_sync._engine``) may import from the package: the floors below it.
+No feature (``_callbacks``, ``_mcp``, ``_sessions``, ``_approvals``, ``_tracing`` …): which
+request handlers and connection extensions a session gets is ``claude_sync._wiring``'s choice."""
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("claude_sync._engine")))
+def test_the_engine_names_no_feature(module: str) -> None:
+    """Imports inside functions and under ``TYPE_CHECKING`` count too."""
+    outside = sorted(
+        imported
+        for imported in package_modules_imported(module)
+        if not any(imported == allowed or imported.startswith(allowed + ".") for allowed in ENGINE_MAY_IMPORT)
+    )
+    assert not outside, f"{module} imports {outside}: the engine imports only {ENGINE_MAY_IMPORT}"
 
 
 def test_the_io_list_names_real_modules() -> None:

@@ -15,7 +15,7 @@ import pytest
 from helpers import Kit, ask, hook_request, responses, turn_script
 
 from claude_sync import ClaudeSDKClient, InMemorySessionStore, ResultMessage, SystemMessage, query
-from claude_sync._sessions.store_bridge import file_key
+from claude_sync._sessions.store_bridge import StoreBridge, file_key
 from claude_sync._sessions.store_functions import project_key_for_directory
 from claude_sync._wire.errors import SessionStoreError
 from claude_sync.testing import ScriptedCLI
@@ -26,6 +26,13 @@ def mirror(config: Path, sid: str, *entries: Dict[str, Any], subpath: str = "") 
     pk = project_key_for_directory(os.getcwd())
     path = config / "projects" / pk / (f"{sid}/{subpath}.jsonl" if subpath else f"{sid}.jsonl")
     return {"type": "transcript_mirror", "filePath": str(path), "entries": list(entries)}
+
+
+def _bridge(client: ClaudeSDKClient) -> StoreBridge:
+    """The session store's bridge among the client's connection extensions (exactly one)."""
+    assert client.session is not None
+    (bridge,) = [e for e in client.session.extensions if isinstance(e, StoreBridge)]
+    return bridge
 
 
 def line(sid: str, n: int) -> Dict[str, Any]:
@@ -241,7 +248,7 @@ def test_resume_from_a_store_materializes_the_session(tmp_path: Path) -> None:
     cli = ScriptedCLI(directory=tmp_path).expect_user().text("ok").result()
     options = cli.options(session_store=store, resume=sid, env={"CLAUDE_CONFIG_DIR": str(home)})
     with ClaudeSDKClient(options) as client:
-        bridge = client._session._store_bridge  # type: ignore[union-attr]
+        bridge = _bridge(client)
         temp = bridge.temp_dir
         project = temp / "projects" / key(sid)["project_key"]
         assert [x["n"] for x in map(json.loads, (project / f"{sid}.jsonl").read_text().splitlines())] == [1, 2]
@@ -260,7 +267,7 @@ def test_resume_of_a_session_the_store_lacks_goes_to_the_cli_unchanged(tmp_path:
     sid = str(uuid.uuid4())
     cli = ScriptedCLI(directory=tmp_path)
     with ClaudeSDKClient(cli.options(session_store=InMemorySessionStore(), resume=sid)) as client:
-        assert client._session._store_bridge.temp_dir is None  # type: ignore[union-attr]
+        assert _bridge(client).temp_dir is None
     assert f"--resume={sid}" in cli.last_run.argv
 
 
@@ -331,15 +338,13 @@ def test_continue_conversation_resumes_the_newest_non_sidechain_session_of_the_s
 
 
 def test_a_resumed_transcript_the_store_missed_is_kept_locally(tmp_path: Path) -> None:
-    from claude_sync._sessions.store_bridge import StoreBridge
-
     temp = tmp_path / "claude_sync-resume-x"
     (temp / "projects" / "pk").mkdir(parents=True)
     (temp / "projects" / "pk" / "s.jsonl").write_text('{"type":"user"}\n')
     real = tmp_path / "config" / "projects"
     reports: List[Any] = []
-    bridge = StoreBridge(Failing(), str(temp / "projects"), eager=False, flush_timeout=5, on_error=lambda k, e: reports.append(e),
-                         temp_dir=temp, real_projects=real)  # fmt: skip
+    bridge = StoreBridge(Failing(), lambda k, e: reports.append(e), projects=str(temp / "projects"), eager=False,
+                         flush_timeout=5, temp_dir=temp, real_projects=real)  # fmt: skip
     bridge.start(0)
     bridge.enqueue(str(temp / "projects" / "pk" / "s.jsonl"), [{"type": "user"}])
     assert bridge.flush(30) and len(reports) == 1  # finished: failed after its retries

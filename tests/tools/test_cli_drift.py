@@ -19,7 +19,7 @@ from typing import Any, Dict, Set
 
 import pytest
 
-from claude_sync._engine.control_methods import NEWEST_CHECKED_CLI
+from claude_sync._controls import NEWEST_CHECKED_CLI
 from claude_sync.testing.offline import PINNED_CLI_VERSION, default_cli_path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,8 +1,10 @@
-"""Typed client methods for the control requests the TypeScript SDK wraps (one place for all).
+"""The control methods of ``ClaudeSDKClient`` and of the ``query()`` stream, in one place.
 
 ``ClaudeSDKClient`` and ``QueryStream`` (the ``query()`` stream, as the TS SDK's ``Query``)
-inherit them (``TypedControlMethods``), with the official SDK's simple ones; neither Python SDK
-has the typed ones. Each
+inherit them (``ControlMethods``): ``send_control_request``, the official SDK's simple ones and
+the typed ones the TypeScript SDK wraps (neither Python SDK has those); ``send_interrupt`` is
+the interrupt both classes' ``interrupt`` sends. Each class says which session is live
+(``_live_session``) and what its server info is (``get_server_info``). Each method
 sends one control request (any thread, like every control method) and returns a typed answer
 from ``_wire.control_results``; each raises what ``send_control_request`` raises:
 ``ControlRequestError`` with the CLI's own text (e.g. a missing file for ``read_file``),
@@ -17,13 +19,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
-from .._mcp.config import sdk_server_instance
-from .._options.options import ClaudeAgentOptions
-from .._wire.errors import ControlRequestError, UsageError
+from ._mcp.config import sdk_server_instance
+from ._options.options import ClaudeAgentOptions
+from ._wire.errors import ControlRequestError, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._callbacks.permission_types import PermissionMode
-    from .._wire.control_results import (
+    from ._callbacks.permission_types import PermissionMode
+    from ._engine.connection import Session
+    from ._wire.control_results import (
         AccountInfo,
         AgentInfo,
         McpResourceContent,
@@ -35,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
         UsageResult,
     )
 
-__all__ = ["TypedControlMethods"]
+__all__ = ["ControlMethods", "NEWEST_CHECKED_CLI", "send_interrupt"]
 
 UNSUPPORTED = "Unsupported control request subtype"
 """How a CLI answers a control request it does not know (2.1.197 and 2.1.332)."""
@@ -49,30 +52,53 @@ MCP_OVERRIDE_MODES = (None, "default", "auto")
 """What ``set_mcp_permission_mode_override`` accepts over the control channel (tighten-only)."""
 
 
-class TypedControlMethods:
-    """The control methods of ``ClaudeSDKClient`` and of the ``query()`` stream: the official
-    SDK's ``set_permission_mode``, ``set_model``, ``set_max_thinking_tokens``,
+def send_interrupt(session: Session, timeout: Optional[float]) -> None:
+    """Send ``interrupt`` and wait for its answer (any thread), then set every in-flight
+    callback's signal — only after the interrupt frame is out: a callback woken by its signal
+    must not get an answer (say, an allow) onto stdin ahead of the interrupt. Raises what
+    ``Session.request`` raises."""
+    try:
+        session.request("interrupt", timeout=timeout)
+    finally:
+        session.signal_all_inflight()
+
+
+class ControlMethods:
+    """The control methods of ``ClaudeSDKClient`` and of the ``query()`` stream:
+    ``send_control_request``, the official SDK's ``set_permission_mode``, ``set_model``, ``set_max_thinking_tokens``,
     ``rewind_files``, ``get_mcp_status``, ``get_context_usage``, ``stop_task``,
     ``reconnect_mcp_server``, ``toggle_mcp_server``; and ``apply_flag_settings``, ``set_mcp_servers``, ``reload_plugins``, ``read_file``,
     ``background_tasks``, ``get_usage``, ``update_settings``, ``reload_skills``,
     ``reload_output_styles``, ``read_mcp_resource``, ``set_mcp_permission_mode_override`` and
     the server info's ``account_info`` / ``supported_*`` (mixed into ``ClaudeSDKClient``)."""
 
-    if TYPE_CHECKING:  # pragma: no cover - the client's attribute, the stream's property
+    if TYPE_CHECKING:  # pragma: no cover - what each class has of its own
 
         @property
         def options(self) -> ClaudeAgentOptions: ...
 
         @property
-        def session(self) -> Any: ...  # the live Session (None before connect): I/O, not imported here
+        def session(self) -> Optional[Session]: ...
+
+        def _live_session(self) -> Session: ...
+
+        def get_server_info(self) -> Optional[Dict[str, Any]]: ...
 
     def send_control_request(
         self, subtype: str, payload: Optional[Dict[str, Any]] = None, *, timeout: Optional[float] = None
     ) -> Dict[str, Any]:
-        raise NotImplementedError  # pragma: no cover - ClaudeSDKClient's own wins
+        """Any control request the CLI knows; returns its response payload (``{}`` if none).
+        Any thread.
 
-    def get_server_info(self) -> Optional[Dict[str, Any]]:
-        raise NotImplementedError  # pragma: no cover - ClaudeSDKClient's own wins
+        Raises ``ControlRequestError`` with the CLI's own text (e.g. "Unsupported control
+        request subtype: …"), ``ControlTimeoutError`` (also a ``TimeoutError``),
+        ``CLIConnectionError``, ``UsageError`` (not connected: ``NotConnectedError`` after the
+        client closed or the ``query()`` run ended).
+        """
+        from ._redaction.secrets import remember_config
+
+        remember_config(payload)  # config sent live (set_mcp_servers, apply_flag_settings …)
+        return self._live_session().request(subtype, payload, timeout=timeout)
 
     # ------------------------------------------------------------------ the Python SDKs' own
 
@@ -149,7 +175,7 @@ class TypedControlMethods:
 
         Raises ``ValueError`` for such a server, ``TypeError`` for a malformed entry.
         """
-        from .._wire.control_results import McpSetServersResult
+        from ._wire.control_results import McpSetServersResult
 
         wire: Dict[str, Any] = {}
         for name, config in servers.items():
@@ -185,7 +211,7 @@ class TypedControlMethods:
         """Reload plugins from disk (``add_plugins``: more ``{"type": "local", "path": …}``
         plugins, absolute paths); returns the refreshed commands, agents, plugins and MCP
         server status. ``hold_on_cache_impact`` / ``refuse_if_busy`` as in the TypeScript SDK."""
-        from .._wire.control_results import ReloadPluginsResult
+        from ._wire.control_results import ReloadPluginsResult
 
         payload: Dict[str, Any] = {}
         if hold_on_cache_impact:
@@ -209,7 +235,7 @@ class TypedControlMethods:
         permission rules). ``max_bytes`` caps it (the CLI's default is 1 MB); ``encoding``
         ``"base64"`` for binary files. A missing or denied file raises ``ControlRequestError``
         (the TypeScript SDK returns null)."""
-        from .._wire.control_results import ReadFileResult
+        from ._wire.control_results import ReadFileResult
 
         if encoding not in (None, "utf-8", "base64"):
             raise ValueError(f"encoding must be 'utf-8' or 'base64', not {encoding!r}")
@@ -231,7 +257,7 @@ class TypedControlMethods:
     def get_usage(self, *, skip_behaviors: bool = False, timeout: Optional[float] = None) -> UsageResult:
         """The session's cost and usage, and plan rate limits where they apply (the
         TypeScript SDK's experimental ``usage_…`` method; its shape may change)."""
-        from .._wire.control_results import UsageResult
+        from ._wire.control_results import UsageResult
 
         payload: Dict[str, Any] = {"skip_behaviors": True} if skip_behaviors else {}
         return UsageResult.from_wire(self.send_control_request("get_usage", payload, timeout=timeout))
@@ -301,7 +327,7 @@ class TypedControlMethods:
 
     def reload_skills(self, *, timeout: Optional[float] = None) -> List[SlashCommand]:
         """Re-read the skills from disk; the refreshed skill commands."""
-        from .._wire.control_results import SlashCommand, records_from_wire
+        from ._wire.control_results import SlashCommand, records_from_wire
 
         answer = self._newer_request("reload_skills", {}, timeout)
         return records_from_wire(SlashCommand, answer.get("skills"))
@@ -316,7 +342,7 @@ class TypedControlMethods:
         """Read one MCP Apps UI resource (a ``ui://`` URI) from an MCP server the CLI connected
         (not an in-process one: read it directly). The contents are the server's, untrusted.
         CLI 2.1.331+; the CLI names what it refuses (another scheme, an unknown server …)."""
-        from .._wire.control_results import McpResourceContent, records_from_wire
+        from ._wire.control_results import McpResourceContent, records_from_wire
 
         answer = self._newer_request("mcp_read_resource", {"serverName": server_name, "uri": uri}, timeout)
         return records_from_wire(McpResourceContent, answer.get("contents"))
@@ -345,7 +371,7 @@ class TypedControlMethods:
     @property
     def account_info(self) -> AccountInfo:
         """Where the session's credential came from (the server info's ``account``)."""
-        from .._wire.control_results import AccountInfo
+        from ._wire.control_results import AccountInfo
 
         account = self._server_info().get("account")
         return AccountInfo.from_wire(account if isinstance(account, Mapping) else {})
@@ -353,21 +379,21 @@ class TypedControlMethods:
     @property
     def supported_commands(self) -> List[SlashCommand]:
         """The slash commands and skills of the session (the server info's ``commands``)."""
-        from .._wire.control_results import SlashCommand, records_from_wire
+        from ._wire.control_results import SlashCommand, records_from_wire
 
         return records_from_wire(SlashCommand, self._server_info().get("commands"))
 
     @property
     def supported_models(self) -> List[ModelInfo]:
         """The models ``set_model`` can switch to (the server info's ``models``)."""
-        from .._wire.control_results import ModelInfo, records_from_wire
+        from ._wire.control_results import ModelInfo, records_from_wire
 
         return records_from_wire(ModelInfo, self._server_info().get("models"))
 
     @property
     def supported_agents(self) -> List[AgentInfo]:
         """The subagents the session can start (the server info's ``agents``)."""
-        from .._wire.control_results import AgentInfo, records_from_wire
+        from ._wire.control_results import AgentInfo, records_from_wire
 
         return records_from_wire(AgentInfo, self._server_info().get("agents"))
 

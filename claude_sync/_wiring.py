@@ -1,0 +1,133 @@
+"""The wiring: options → a ``Session`` with the request handlers and extensions that serve them.
+
+The one module that puts the features (``_callbacks``, ``_mcp``, ``_sessions``) onto the
+engine, which names none of them.
+
+``build_session`` (called by ``ClaudeSDKClient.connect`` and by ``query()``'s first
+``next()``) validates and interprets the options once (``_options.command.interpret_options``
+→ an ``OptionsPlan``) and gives the engine three things made from them:
+
+- the **request handlers** (``build_handlers``), one per CLI request subtype the run serves,
+  each made by its feature: ``can_use_tool`` (``_callbacks.permissions.permission_server``),
+  ``hook_callback`` (``_callbacks.hooks.hook_server``), ``mcp_message``
+  (``_mcp.routing.McpRequests``), ``elicitation`` and ``request_user_dialog``
+  (``_callbacks.dialogs``). The ``RequestServer`` (``_engine.serving``) runs them on the
+  callback pool and writes their answers. What the CLI does with each outcome is the
+  fail-closed / fail-open table in the docstrings of ``_callbacks.permissions`` and
+  ``_callbacks.hooks``;
+- the **connection extensions** (``connection_extensions``, made when ``connect`` starts):
+  the session store's bridge (``_sessions.store_bridge``: its ``prepare`` re-plans the options
+  for a resume from the store), the host-death watch, the wire log, the CLI-version check;
+- the **plan** itself, which the engine turns into argv, env and ``initialize``
+  (``_engine.spawn``).
+
+A ``can_use_tool`` request, end to end (no wiring on the way: it was done at connect): the
+reader thread (``_engine.reader``) frames and decodes the line (``_wire.framing``,
+``_wire.protocol``) and hands it to ``RequestServer.dispatch`` (``_engine.serving``), which
+queues it on the pool (``_engine.callback_pool``); a pool thread runs ``serve_permission``
+(``_callbacks.permissions``): the request → the callback's arguments → the user's
+``can_use_tool`` → the answer's payload; ``RequestServer`` frames it and writes it through
+the session (``_engine.connection.Session.write_encoded``) to the transport
+(``_engine.process``). ``docs/architecture.rst`` has this walk and the others.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+from ._callbacks.dialogs import HostCallbacks, elicitation_server, user_dialog_server
+from ._callbacks.hooks import hook_server
+from ._callbacks.permissions import deny_on_failure, permission_server
+from ._engine.connection import Session
+from ._engine.extensions import ConnectionExtension
+from ._engine.host_death import HostDeathWatch
+from ._engine.serving import Handler, RequestServer
+from ._engine.transport import Transport
+from ._engine.wire_log import wire_tap
+from ._options.command import OptionsPlan, interpret_options
+from ._options.options import ClaudeAgentOptions
+from ._options.validation import validate_options
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._tracing.otel import TraceHolder
+
+__all__ = ["build_handlers", "build_session", "connection_extensions", "host_dialog_handlers"]
+
+
+def build_session(
+    options: ClaudeAgentOptions, transport: Optional[Transport] = None, *, tracing: Optional[TraceHolder] = None
+) -> Session:
+    """A not-yet-connected session for ``options``, interpreted once (``interpret_options``):
+    the session spawns from that plan and the request handlers serve from it; over
+    ``transport`` (None: the CLI as a child process). ``tracing``: the runs the callbacks
+    belong to, for their spans (``claude_sync._tracing.otel``; None: no callback spans).
+    Caller's thread.
+
+    Raises ``ValueError`` / ``TypeError`` for invalid options (e.g. ``can_use_tool`` together
+    with ``permission_prompt_tool_name``), before anything starts.
+    """
+    validate_options(options)  # again: options are mutable after construction
+    plan = interpret_options(options)
+    handlers = build_handlers(plan)
+    if tracing is not None:
+        from ._tracing.otel import traced_handlers
+
+        handlers = traced_handlers(handlers, tracing)
+    server = RequestServer(handlers, options.callback_workers)
+    return Session(options, plan=plan, server=server, transport=transport, extensions=connection_extensions)
+
+
+def connection_extensions(session: Session) -> List[ConnectionExtension]:
+    """A connection's extensions, in order (the connecting thread, when ``connect`` starts):
+    the session store's bridge (with ``options.session_store``), the host-death watch, the
+    wire log (``claude_sync.wire`` at DEBUG) and, with ``verbatim_prompts``, the CLI-version
+    check. Loads each feature's module on its first use only."""
+    options = session.options
+    found: List[Optional[ConnectionExtension]] = []
+    if options.session_store is not None:
+        from ._sessions.store_bridge import (  # session stores: first use only
+            StoreBridge,
+            mirror_error_frame,
+        )
+
+        def report(key: Any, error: str) -> None:
+            session.put_message(mirror_error_frame(key, error))
+
+        found.append(StoreBridge(options.session_store, report))
+    found += [HostDeathWatch(session), wire_tap(session)]
+    if options.verbatim_prompts:
+        from ._engine.notices import VerbatimPromptsCheck
+
+        found.append(VerbatimPromptsCheck())
+    return [extension for extension in found if extension is not None]
+
+
+def build_handlers(plan: OptionsPlan) -> Dict[str, Handler]:
+    """The request handlers that serve what ``plan`` carries, by CLI request subtype: its
+    permission routing, its hook registry, its SDK MCP servers (exactly the ones announced to
+    the CLI) and its host dialogs. Caller's thread; the handlers run on the callback pool.
+
+    Raises nothing: the options were checked when the plan was made.
+    """
+    handlers: Dict[str, Handler] = {
+        "can_use_tool": Handler(permission_server(plan.permissions), refuse=deny_on_failure),
+    }
+    if len(plan.hooks):
+        handlers["hook_callback"] = Handler(hook_server(plan.hooks))
+    if plan.sdk_mcp_servers:
+        from ._mcp.routing import McpRequests
+        from ._mcp.server import SdkMcpServers
+
+        mcp = McpRequests(SdkMcpServers(plan.sdk_mcp_servers))
+        handlers["mcp_message"] = Handler(mcp.serve, route=mcp.route_on_reader, close=mcp.close)
+    handlers.update(host_dialog_handlers(plan.host_callbacks))
+    return handlers
+
+
+def host_dialog_handlers(callbacks: HostCallbacks) -> Dict[str, Handler]:
+    """``elicitation`` is always answered (a decline without ``on_elicitation``);
+    ``request_user_dialog`` only with ``on_user_dialog``."""
+    handlers = {"elicitation": Handler(elicitation_server(callbacks.on_elicitation))}
+    if callbacks.on_user_dialog is not None:
+        handlers["request_user_dialog"] = Handler(user_dialog_server(callbacks.on_user_dialog))
+    return handlers

@@ -1,0 +1,106 @@
+"""Connection extensions: the wiring picks them, ``prepare`` may re-plan the spawned options,
+and each is closed once (a close cut short by Ctrl-C resumes with the one it interrupted)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, List, Mapping, Optional, Tuple
+
+import pytest
+
+from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, InMemorySessionStore
+from claude_sync._engine.connection import Session, SessionState
+from claude_sync._engine.extensions import ConnectionExtension, Extensions
+from claude_sync.testing import ScriptedCLI
+
+
+class Named(ConnectionExtension):
+    def __init__(self, name: str, closed: List[str], interrupt: bool = False, fail: bool = False) -> None:
+        self.name, self.closed, self.interrupt, self.fail = name, closed, interrupt, fail
+
+    def close(self, timeout: float) -> None:
+        if self.interrupt:
+            self.interrupt = False
+            raise KeyboardInterrupt
+        self.closed.append(self.name)
+        if self.fail:
+            raise OSError(f"{self.name} failed to close")
+
+
+def test_extensions_close_last_first_once_and_a_cut_close_resumes() -> None:
+    closed: List[str] = []
+    extensions = Extensions([Named("a", closed), Named("b", closed, interrupt=True), Named("c", closed)])
+    with pytest.raises(KeyboardInterrupt):
+        extensions.close(1.0)
+    assert closed == ["c"]
+    extensions.close(1.0)  # the close ladder's second try: b (interrupted) and a
+    assert closed == ["c", "b", "a"]
+    extensions.close(1.0)
+    assert closed == ["c", "b", "a"]
+
+
+def test_every_extension_is_closed_when_one_fails_and_the_first_error_is_raised() -> None:
+    closed: List[str] = []
+    extensions = Extensions([Named("a", closed, fail=True), Named("b", closed, fail=True)])
+    with pytest.raises(OSError, match="b failed"):
+        extensions.close(1.0)
+    assert closed == ["b", "a"]
+
+
+class Model(ConnectionExtension):
+    """Re-plans the options: the CLI must be spawned with this model."""
+
+    def prepare(
+        self, options: ClaudeAgentOptions, plan: Optional[Any], environ: Mapping[str, str]
+    ) -> Tuple[ClaudeAgentOptions, Optional[Any]]:
+        assert plan is None  # a bare session made no plan
+        return dataclasses.replace(options, model="from-prepare"), plan
+
+
+def test_an_extension_prepare_re_plans_the_options_the_cli_is_spawned_with(tmp_path: Path) -> None:
+    cli = ScriptedCLI(directory=tmp_path)
+    session = Session(cli.options(model="from-options"), extensions=lambda s: [Model()])
+    session.connect()
+    try:
+        assert [type(e) for e in session.extensions] == [Model]
+    finally:
+        session.close()
+    argv = cli.last_run.argv
+    assert argv[argv.index("--model") + 1] == "from-prepare"
+
+
+class Refuses(ConnectionExtension):
+    def __init__(self, closed: List[str]) -> None:
+        self.closed = closed
+
+    def prepare(self, options: Any, plan: Any, environ: Mapping[str, str]) -> Tuple[Any, Any]:
+        raise ValueError("this extension refuses the options")
+
+    def close(self, timeout: float) -> None:
+        self.closed.append("refuses")
+
+
+def test_a_refusing_prepare_fails_the_connect_and_every_extension_is_closed(tmp_path: Path) -> None:
+    cli = ScriptedCLI(directory=tmp_path)
+    closed: List[str] = []
+    session = Session(cli.options(), extensions=lambda s: [Named("first", closed), Refuses(closed)])
+    with pytest.raises(ValueError, match="refuses the options"):
+        session.connect()
+    assert session.state is SessionState.CLOSED
+    assert closed == ["refuses", "first"]
+    assert cli.runs == []  # nothing was spawned
+
+
+def test_a_bare_session_gets_no_extension_and_the_wiring_picks_them(tmp_path: Path) -> None:
+    cli = ScriptedCLI(directory=tmp_path)
+    bare = Session(cli.options())
+    bare.connect()
+    try:
+        assert bare.extensions == []  # the engine picks none itself
+    finally:
+        bare.close()
+    with ClaudeSDKClient(cli.options(session_store=InMemorySessionStore())) as client:
+        assert client.session is not None
+        kinds = [type(e).__name__ for e in client.session.extensions]
+    assert kinds == ["StoreBridge", "HostDeathWatch"]  # the wire log only at DEBUG
