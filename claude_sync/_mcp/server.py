@@ -44,8 +44,6 @@ Tools themselves (``@tool``, ``SdkMcpTool``, result normalisation) are in ``mcp_
 
 from __future__ import annotations
 
-import math
-from numbers import Real
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -61,7 +59,6 @@ from typing import (
 
 from .._wire.record import FrozenRecord, frozen_record
 from .config import McpSdkServerConfig, is_own_server, mcp_package_lowlevel_server
-from .schema_validation import validate
 from .tools import (
     ALWAYS_LOAD_META,
     RpcId,
@@ -403,6 +400,9 @@ def create_sdk_mcp_server(
 def _check_timeout(name: str, timeout: Any) -> Optional[float]:
     """A per-server tool-call timeout in seconds: None, or a finite number >= 1 (the CLI
     ignores values under 1000 ms, and an option accepted and ignored is a bug)."""
+    import math
+    from numbers import Real
+
     if timeout is None:
         return None
     if isinstance(timeout, bool) or not isinstance(timeout, Real):
@@ -504,6 +504,8 @@ def _call_tool(
     signal: Optional[CancellationSignal],
     on_error: Optional[Callable[[str, Exception], None]] = None,
 ) -> Dict[str, Any]:
+    from .schema_validation import validate
+
     spec = call.tool
     if signal is not None and signal.is_set():
         return error_result(f"Tool '{spec.name}' was cancelled before it started.")

@@ -9,7 +9,6 @@ The JSON-RPC side (servers, dispatch) is in ``server``.
 
 from __future__ import annotations
 
-import base64
 import inspect
 import json
 from dataclasses import dataclass, field
@@ -17,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Tuple,
 
 from .._wire.record import FrozenRecord, frozen_record
 from .annotations import ANNOTATION_ALIASES, ToolAnnotations
-from .schema import to_json_schema
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._callbacks.permission_types import CancellationSignal
@@ -167,6 +165,8 @@ def _tool_input_schema(name: str, spec: Any) -> Dict[str, Any]:
         ValueError: the schema describes something other than an object (the CLI drops
             such tools).
     """
+    from .schema import to_json_schema
+
     schema = to_json_schema(spec)
     if "type" not in schema:  # the CLI lists only tools whose inputSchema says "object"
         schema = {"type": "object", **schema}
@@ -279,6 +279,7 @@ def _build_result(returned: Mapping[str, Any]) -> Dict[str, Any]:
     if content is None:
         if structured is None:
             raise _BadResult("it has no 'content' (a list of content blocks)")
+
         content = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}]
     elif not isinstance(content, (list, tuple)):
         raise _BadResult(f"'content' must be a list of blocks, not {type(content).__name__}")
@@ -323,6 +324,8 @@ def _content_block(index: int, block: Any) -> Dict[str, Any]:
         known = ", ".join(_BLOCK_FIELDS)
         raise _BadResult(f"{where} has type {kind!r}; expected one of {known}")
     if kind in ("image", "audio") and isinstance(checked.get("data"), (bytes, bytearray)):
+        import base64
+
         checked = {**checked, "data": base64.b64encode(checked["data"]).decode("ascii")}
     for name in required:
         if not isinstance(checked.get(name), str):

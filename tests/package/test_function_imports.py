@@ -5,7 +5,8 @@ this test can check:
 
 - ``import-time``: the importer is loaded by a light entry point (``ENTRY_POINTS``:
   ``import claude_sync``, ``claude_sync.types``, ``claude_sync.testing``, the pytest plugin
-  every pytest run of a user loads, the ``claude-sync`` command's start) and the target is
+  every pytest run of a user loads, the ``claude-sync`` command's start, defining an MCP
+  tool) and the target is
   not — hoisting it would load more modules there.
 - ``optional``: the target is a package an extra of ``setup.cfg`` installs (or one the user's
   own classes bring, ``USERS_OWN_PACKAGES``), or a package module importing one at its top.
@@ -138,6 +139,12 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._cli.shell", "claude_sync._cli.doctor"): "import-time",
     # claude_sync.types: ToolAnnotations resolves from the MCP tools on first access
     ("claude_sync.types", "claude_sync._mcp.tools"): "import-time",
+    # in-process MCP tools: defining one loads no schema code (tests/mcp)
+    ("claude_sync._mcp.tools", "claude_sync._mcp.schema"): "import-time",
+    ("claude_sync._mcp.tools", "base64"): "import-time",
+    ("claude_sync._mcp.server", "claude_sync._mcp.schema_validation"): "import-time",
+    ("claude_sync._mcp.server", "math"): "import-time",
+    ("claude_sync._mcp.server", "numbers"): "import-time",
     # the pytest plugin (loaded by every pytest run): the kit loads when a fixture runs
     ("claude_sync.testing.pytest_plugin", "claude_sync._engine.stand_in"): "import-time",
     ("claude_sync.testing.pytest_plugin", "claude_sync.testing.fake_api"): "import-time",
@@ -163,14 +170,17 @@ REASONS = {"import-time", "first-use", "optional", "upward", "platform", "heavy"
 PENDING_HELPERS = {"wiring", "perf", "slots"}
 
 ENTRY_POINTS = (
-    "claude_sync",
-    "claude_sync.types",
-    "claude_sync.testing",
-    "claude_sync.testing.pytest_plugin",
-    "claude_sync._cli.shell",
+    "import claude_sync",
+    "import claude_sync.types",
+    "import claude_sync.testing",
+    "import claude_sync.testing.pytest_plugin",
+    "import claude_sync._cli.shell",
+    "from claude_sync import create_sdk_mcp_server, tool",
 )
 """The light entry points: what ``import claude_sync`` (and ``from claude_sync.types import``,
-the testing kit, the pytest plugin's entry point, the ``claude-sync`` console script) loads."""
+the testing kit, the pytest plugin's entry point, the ``claude-sync`` console script, and
+defining an in-process MCP tool: no schema code until a tool is listed or called,
+``tests/mcp``) loads."""
 
 FAKE_CLI = ROOT / "bench" / "fake_cli.py"
 
@@ -255,7 +265,7 @@ def _fresh_modules(statement: str, **environ: str) -> Set[str]:
 
 @cache
 def loaded_by(entry: str) -> Set[str]:
-    return _fresh_modules(f"import {entry}")
+    return _fresh_modules(entry)
 
 
 def _listed(reason: str) -> List[Pair]:
