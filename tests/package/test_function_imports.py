@@ -6,8 +6,7 @@ this test can check:
 - ``import-time``: the importer is loaded by a light entry point (``ENTRY_POINTS``:
   ``import claude_sync``, ``claude_sync.types``, ``claude_sync.testing``, the pytest plugin
   every pytest run of a user loads, the ``claude-sync`` command's start, defining an MCP
-  tool) and the target is
-  not — hoisting it would load more modules there.
+  tool) and the target is not — hoisting it would load more modules there.
 - ``optional``: the target is a package an extra of ``setup.cfg`` installs (or one the user's
   own classes bring, ``USERS_OWN_PACKAGES``), or a package module importing one at its top.
 - ``upward``: the pair is one of the imports allowed to run up the floors
