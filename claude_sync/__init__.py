@@ -15,6 +15,7 @@ fails while they differ). Adding a public name is one line in the table.
 from typing import TYPE_CHECKING, Dict, Tuple
 
 from ._version import __version__ as __version__
+from importlib import import_module
 
 _NAMES: Dict[str, Tuple[str, ...]] = {
     # loaded by ``import claude_sync``: the everyday surface
@@ -410,8 +411,6 @@ _LAZY = {name: module for module, names in _NAMES.items() if module not in _AT_I
 
 def _bind(module: str) -> None:
     """Bind the table's names of ``module`` in this namespace (importing it)."""
-    from importlib import import_module
-
     loaded = import_module(module, __name__)
     namespace = globals()
     for name in _NAMES[module]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
+from ._mcp.config import sdk_server_instance
 from ._options.options import ClaudeAgentOptions
 from ._wire.errors import ControlRequestError, UsageError
 
@@ -175,7 +176,6 @@ class ControlMethods:
 
         Raises ``ValueError`` for such a server, ``TypeError`` for a malformed entry.
         """
-        from ._mcp.config import sdk_server_instance
         from ._wire.control_results import McpSetServersResult
 
         wire: Dict[str, Any] = {}
@@ -196,8 +196,6 @@ class ControlMethods:
         return McpSetServersResult.from_wire(answer)
 
     def _own_sdk_servers(self) -> List[str]:
-        from ._mcp.config import sdk_server_instance
-
         configured = self.options.mcp_servers
         if not isinstance(configured, Mapping):
             return []

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ._client import ClaudeSDKClient
 from ._options.options import ClaudeAgentOptions
 from ._wire.settings_result import ResolvedSettings
 
@@ -45,7 +46,5 @@ def resolve_settings(options: Optional[ClaudeAgentOptions] = None, *, timeout: O
         raise TypeError(f"timeout must be a number of seconds or None, not {type(timeout).__name__}")
     if timeout is not None and not timeout > 0:  # NaN too
         raise ValueError(f"timeout must be > 0 seconds, not {timeout!r}")
-    from ._client import ClaudeSDKClient
-
     with ClaudeSDKClient(options if options is not None else ClaudeAgentOptions()) as client:
         return client.get_settings(timeout=timeout)

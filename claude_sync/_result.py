@@ -9,6 +9,7 @@ TypeVar default) is only read by type checkers, so ``import claude_sync`` does n
 from __future__ import annotations
 
 import dataclasses
+import json
 import warnings
 from typing import TYPE_CHECKING, Any, Dict, Generic, Iterable, List, Optional, Tuple
 
@@ -141,8 +142,6 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
         """A result from ``to_json()`` text, or from the JSON a ``__json__``-aware encoder
         (kombu's) wrote for it. Raises ``json.JSONDecodeError`` for text that is not JSON,
         and what ``from_dict`` raises."""
-        import json
-
         return cls.from_dict(json.loads(text), infer_missing=infer_missing)
 
     def __repr__(self) -> str:  # messages and the result would drown the useful fields

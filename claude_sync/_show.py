@@ -30,6 +30,7 @@ from typing import Any, Deque, Dict, Iterable, List, Optional, TextIO, Tuple
 
 from ._display.live import RunView
 from ._display.render import result_footer
+from ._query import QueryStream
 from ._wire.errors import ResultError
 from ._wire.protocol import StreamItem
 
@@ -96,8 +97,6 @@ def show(messages: Iterable[StreamItem], *, file: Optional[TextIO] = None) -> Tr
 
 
 def _prepare_query_stream(messages: Any, decisions: Deque[Tuple[str, Optional[str], str]]) -> None:
-    from ._query import QueryStream
-
     if not isinstance(messages, QueryStream) or messages.started:
         return
     options = messages.options

@@ -41,8 +41,10 @@ from ._callbacks.hooks import hook_server
 from ._callbacks.permissions import deny_on_failure, permission_server
 from ._engine.connection import Session
 from ._engine.extensions import ConnectionExtension
+from ._engine.host_death import HostDeathWatch
 from ._engine.serving import Handler, RequestServer
 from ._engine.transport import Transport
+from ._engine.wire_log import wire_tap
 from ._options.command import OptionsPlan, interpret_options
 from ._options.options import ClaudeAgentOptions
 from ._options.validation import validate_options
@@ -82,9 +84,6 @@ def connection_extensions(session: Session) -> List[ConnectionExtension]:
     wire log (``claude_sync.wire`` at DEBUG), with ``verbatim_prompts`` the CLI-version check
     and with ``on_process_exit`` the exit watch. Loads each feature's module on its first use
     only."""
-    from ._engine.host_death import HostDeathWatch
-    from ._engine.wire_log import wire_tap
-
     options = session.options
     found: List[Optional[ConnectionExtension]] = []
     if options.session_store is not None:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Type, Uni
 
 from .._options.options import ClaudeAgentOptions
 from .._options.portable import CALLABLE_FIELDS, check_picklable_options
+from .._query import query
 from .._result import RunResult, T
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage
@@ -118,8 +119,6 @@ def run(
     instead of spawning the CLI, as for ``query()`` (e.g. ``ScriptedCLI.transport()``; not
     picklable, so not for a process pool).
     """
-    from .._query import query
-
     options = options or ClaudeAgentOptions()
     if output_format is not None:
         options = dataclasses.replace(options, output_format=output_format)

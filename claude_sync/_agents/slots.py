@@ -27,6 +27,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Tuple
 
+from .._client import ClaudeSDKClient
 from .._options.options import ClaudeAgentOptions
 from .._redaction.redactor import redacted_logger
 from .._wire.errors import UsageError
@@ -190,8 +191,6 @@ class CliSlots:
         ``UsageError`` (a warm start after shutdown, or the run was cancelled before its CLI
         started) and what ``connect()`` and the ``transport_factory`` raise; the CLI is
         closed on any failure."""
-        from .._client import ClaudeSDKClient
-
         try:
             transport = None if self.transport_factory is None else self.transport_factory(options)
             slot = CliSlot(ClaudeSDKClient(options, transport=transport), options)

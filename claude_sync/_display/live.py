@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Set
 
 from .._redaction.redactor import scrub_value
 from .._wire.agent_usage import AgentLedger, agents_footer
+from .._wire.hints import hint_for
 from .._wire.text import BLOCK_SEPARATOR, TextDeltas
 from .markdown import markdown_html
 from .render import (
@@ -27,6 +28,7 @@ from .render import (
     output_text,
     result_footer,
     safe_markdown,
+    to_html,
     tool_input_summary,
     tool_result_text,
     usage_tokens,
@@ -181,8 +183,6 @@ class RunView:
         return []
 
     def _result(self, message: Any) -> List[str]:
-        from .._wire.hints import hint_for
-
         self._end_text()
         self.result = message
         self.turns = max(self.turns, message.num_turns)
@@ -238,8 +238,6 @@ class RunView:
     @staticmethod
     def _error_markdown(result: Any) -> List[str]:
         """An error result: the CLI's words and errors (red), then the hint."""
-        from .._wire.hints import hint_for
-
         said = [result.result] if isinstance(result.result, str) and result.result.strip() else []
         parts = [f"<div style=\"color:#d64545\">{esc(scrub_value(text))}</div>" for text in said + list(result.errors or ())]
         hint = hint_for(result)
@@ -299,8 +297,6 @@ def run_result_html(run: Any) -> str:
     """A finished run as HTML: the typed output (``run.output``) or else the answer
     (``run.text``), the footer, then every message in a collapsed transcript. For
     ``_repr_html_`` (``RunResult``)."""
-    from .render import to_html
-
     messages = list(getattr(run, "messages", ()))
     result = getattr(run, "result", None)
     footer = result_footer(result) if result is not None else f"{len(messages)} messages"

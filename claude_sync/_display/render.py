@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import html
 import json
+import pprint
 import re
 from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Optional, Tuple
@@ -292,8 +293,6 @@ OUTPUT_CUT = 4000
 def output_text(value: Any) -> str:
     """A typed output (``parsed_output``: a dataclass, a pydantic model, a dict) pretty-printed
     for people, secrets in strings redacted, cut after ``OUTPUT_CUT`` characters."""
-    import pprint
-
     text = _redact_text(pprint.pformat(value, width=88, sort_dicts=False))
     return text if len(text) <= OUTPUT_CUT else text[:OUTPUT_CUT] + f"\n… ({len(text):,} chars)"
 

@@ -20,6 +20,7 @@ Any thread may call the methods; one lock serialises looking, signalling and rea
 from __future__ import annotations
 
 import os
+import select
 import signal
 import threading
 import time
@@ -137,7 +138,6 @@ class ChildProcess:
         fd = self._pidfd
         if fd is None or self._foreign_reaper:  # a reaped child's pidfd stays readable
             return False
-        import select  # gevent's cooperative one when patched
 
         try:
             select.select([fd], [], [], 1.0 if remaining is None else min(remaining, 1.0))

@@ -48,6 +48,7 @@ the spawner thread, the lock and the tracked sessions are reset in the child
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -124,8 +125,6 @@ def _setpriv() -> Optional[str]:
     """The path of a ``setpriv`` that knows ``--pdeathsig`` (util-linux 2.33+), checked once."""
     global _setpriv_path, _setpriv_checked
     if not _setpriv_checked:
-        import shutil
-
         found = shutil.which("setpriv")
         if found is not None:
             try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict
 
+from .._options.environment import verbatim_prompts_ignored
 from .._redaction.redactor import redacted_logger
 from .._wire.errors import ClaudeSDKError
 from .extensions import ConnectionExtension, RequestFn
@@ -43,8 +44,6 @@ def warn_if_verbatim_prompts_ignored(request: Callable[[str, Dict[str, Any]], Di
     control request; only with ``verbatim_prompts``) and log a warning if it would ignore
     ``client_composed``, as the official SDK does. Never raises: an unanswered question only
     skips the check."""
-    from .._options.environment import verbatim_prompts_ignored
-
     try:
         version = request("get_binary_version", {}).get("version")
     except ClaudeSDKError as exc:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Mapping, Optional, Set, Tuple, Union
 
+from .._options.cli_settings import PROVIDER_SWITCHES, cli_environment, settings_layers
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import UnscriptedRunError, UsageError
 from .transport import Transport
@@ -99,8 +100,6 @@ def endpoint(options: ClaudeAgentOptions, environ: Mapping[str, str]) -> Tuple[O
     """Where a real CLI started with ``options`` in ``environ`` will send its requests:
     ``(base URL, why)`` — the URL is None when it is not one base URL (the default API, a
     cloud provider, a settings file that cannot be read); ``why`` says it in words."""
-    from .._options.cli_settings import PROVIDER_SWITCHES, cli_environment, settings_layers
-
     env = dict(environ)
     env.update((k, v) for k, v in options.env.items() if isinstance(k, str) and isinstance(v, str))
     for layer in settings_layers(options, env):

@@ -6,6 +6,7 @@ unless it is already loaded, so programs without it pay nothing.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Dict, Optional
 
@@ -25,8 +26,6 @@ def trace_carrier() -> Optional[Dict[str, str]]:
     if "opentelemetry" not in sys.modules:
         return None
     try:
-        import importlib
-
         propagate = importlib.import_module("opentelemetry.propagate")  # untyped optional extra
         carrier: Dict[str, str] = {}
         propagate.inject(carrier)

@@ -33,7 +33,7 @@ import os
 import sys
 from typing import Any, Iterator, Mapping, Optional
 
-from .._redaction.redactor import redacted_logger
+from .._redaction.redactor import redact_frame, redact_text, redacted_logger
 from .extensions import ConnectionExtension
 
 __all__ = ["WIRE_LOGGER", "WireTap", "wire_tap", "configure_from_env", "MAX_LINE_CHARS"]
@@ -51,8 +51,6 @@ _configured = False
 def redact_line(text: str) -> str:
     """A wire line with secrets replaced by ``<redacted>``, then cut to ``MAX_LINE_CHARS``
     (a JSON line is redacted as a frame: written back compact when anything changed)."""
-    from .._redaction.redactor import redact_frame, redact_text  # DEBUG only
-
     size = len(text)
     try:
         value = json.loads(text)

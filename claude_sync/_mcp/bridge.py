@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import importlib
 import threading
 from typing import Any, Dict, Optional
 
@@ -263,8 +264,6 @@ class McpPackageBridge:
 
 def _optional(module: str) -> Any:
     """Import a module of the optional ``mcp`` package (untyped here: mcp 1.x and 2.x differ)."""
-    import importlib
-
     return importlib.import_module(module)
 
 

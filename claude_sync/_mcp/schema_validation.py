@@ -11,7 +11,9 @@ refused on a keyword we cannot judge.
 
 from __future__ import annotations
 
+import json
 import operator
+import re
 from typing import Any, List, Mapping, NamedTuple, Optional, Tuple
 
 __all__ = ["Problem", "first_problem", "json_type_name", "validate"]
@@ -87,8 +89,6 @@ _KNOWN_TYPES = frozenset(["null", "boolean", "integer", "number", "string", "arr
 
 def _show(value: Any) -> str:
     """A short JSON-looking rendering of a value for error messages."""
-    import json
-
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -338,8 +338,6 @@ def _check_size(
 
 def _search(pattern: str, text: str) -> bool:
     """``re.search``; a pattern Python cannot compile constrains nothing."""
-    import re
-
     try:
         return re.search(pattern, text) is not None
     except re.error:

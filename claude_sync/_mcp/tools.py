@@ -9,6 +9,8 @@ The JSON-RPC side (servers, dispatch) is in ``server``.
 
 from __future__ import annotations
 
+import inspect
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
@@ -180,8 +182,6 @@ def _takes_context(name: str, handler: Callable[..., Any]) -> bool:
         TypeError: ``handler`` is not callable, is a coroutine function (tools are plain
             functions here), or takes no positional argument.
     """
-    import inspect
-
     if not callable(handler):
         raise TypeError(f"tool {name!r}: the handler must be callable, not {handler!r}")
     if inspect.iscoroutinefunction(handler) or inspect.isasyncgenfunction(handler):
@@ -279,7 +279,6 @@ def _build_result(returned: Mapping[str, Any]) -> Dict[str, Any]:
     if content is None:
         if structured is None:
             raise _BadResult("it has no 'content' (a list of content blocks)")
-        import json
 
         content = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}]
     elif not isinstance(content, (list, tuple)):

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional
 
+from .._redaction.secrets import remember_config, remember_env, remember_options
 from .options import ClaudeAgentOptions
 
 __all__ = ["SettingsLayer", "cli_environment", "read_utf8", "remember_run_secrets", "settings_layers"]
@@ -58,8 +60,6 @@ def read_utf8(path: str) -> str:
     FIFO, a device or a file over ``MAX_SETTINGS_BYTES`` raises ``OSError`` instead of being
     read. Raises ``OSError`` (``FileNotFoundError`` when there is none), ``ValueError`` for
     text that is not UTF-8."""
-    import stat
-
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     with os.fdopen(fd, "rb") as handle:
         info = os.fstat(fd)
@@ -170,8 +170,6 @@ def remember_run_secrets(
     (``_redaction.secrets``): the options' own (settings and MCP config files read), the
     secret variables of the inherited ``environ``, and the secrets of every settings file
     the CLI will load (``env`` blocks, ``apiKeyHelper`` …). Spawn planning calls it."""
-    from .._redaction.secrets import remember_config, remember_env, remember_options
-
     remember_options(options, read_text)
     remember_env(environ)
     env = dict(environ)

@@ -22,6 +22,7 @@ Every other field is ``ClaudeAgentOptions``'s.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from typing import Any, Dict, Optional
 
@@ -66,8 +67,6 @@ class _Signature:
     ``append_system_prompt`` (for ``help()`` and completion)."""
 
     def __get__(self, instance: Any, owner: type) -> Any:
-        import inspect
-
         keyword = inspect.Parameter.KEYWORD_ONLY
         fields = [p.replace(kind=keyword) for p in inspect.signature(ClaudeAgentOptions).parameters.values()]
         extra = inspect.Parameter("append_system_prompt", keyword, default=None, annotation="Optional[str]")

@@ -123,6 +123,7 @@ from .argv import (
     system_prompt_args,
     tools_args,
 )
+from .cli_settings import remember_run_secrets
 from .discovery import find_cli  # re-exported: the shell imports it with build_spawn_plan
 from .environment import (  # re-exported: the environment is part of the plan
     ENTRYPOINT,
@@ -389,8 +390,6 @@ def build_spawn_plan(
     again). ``trace_carrier``: see ``OptionsPlan.spawn_plan``; ``read_text``: see
     ``interpret_options``. Raises what those raise.
     """
-    from .cli_settings import remember_run_secrets
-
     plan = interpret_options(options, read_text) if interpreted is None else interpreted
     remember_run_secrets(options, os.environ if environ is None else environ)
     return plan.spawn_plan(cli_path, environ=environ, trace_carrier=trace_carrier)

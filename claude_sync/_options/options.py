@@ -11,6 +11,8 @@ the timeouts of the threaded shell). The permission and hook types its fields ho
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import field
 from typing import (
     TYPE_CHECKING,
@@ -34,6 +36,7 @@ from .._mcp.config import (  # the MCP config shapes live with the MCP feature
     McpSSEServerConfig,
     McpStdioServerConfig,
 )
+from .._redaction.redactor import redacted_repr
 from .._wire.record import Record, record
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -195,8 +198,6 @@ class SpawnCommand(Record):
 
     def replace(self, **changes: Any) -> SpawnCommand:
         """A copy with ``changes`` (``argv=``, ``env=``, ``cwd=``)."""
-        import dataclasses
-
         return dataclasses.replace(self, **changes)
 
 
@@ -466,8 +467,6 @@ class ClaudeAgentOptions(Record):
 
     def __repr__(self) -> str:
         """The fields, with ``env`` values and anything that looks like a secret redacted."""
-        from .._redaction.redactor import redacted_repr
-
         return redacted_repr(self)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
@@ -483,8 +482,6 @@ class ClaudeAgentOptions(Record):
         return clone
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> ClaudeAgentOptions:
-        import copy
-
         clone = object.__new__(type(self))
         memo[id(self)] = clone
         object.__setattr__(clone, "__dict__", copy.deepcopy(self.__dict__, memo))

@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Dict, Mapping, Tuple
 
+from .._callbacks.hooks import HookRegistry
+
 __all__ = ["RULES", "Check", "add_rule", "is_async_callable", "validate_options"]
 
 Check = Callable[[str, Any], None]
@@ -139,8 +141,6 @@ def sync_callable(name: str, value: Any) -> None:
 def hook_table(name: str, value: Any) -> None:
     """The shape rules of ``hooks.HookRegistry`` (run now, not at connect), then no
     ``async`` hook."""
-    from .._callbacks.hooks import HookRegistry
-
     try:
         registry = HookRegistry.from_options(value)
     except (TypeError, ValueError) as exc:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from .._engine.extensions import ConnectionExtension
 from .._engine.tempfiles import remove_private_dir
 from .._engine.transport import Transport
+from .._options.command import interpret_options
 from .._options.options import ClaudeAgentOptions
 from .._redaction.redactor import redacted_logger
 from .._wire.messages import ResultMessage
@@ -171,7 +172,6 @@ class StoreBridge(ConnectionExtension):
         """
         if plan is None:
             return plan
-        from .._options.command import interpret_options
 
         fresh = interpret_options(spawned)
         return replace(plan, cli_args=fresh.cli_args, env_overlay=fresh.env_overlay)

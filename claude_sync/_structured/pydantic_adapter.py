@@ -8,6 +8,7 @@ pydantic itself. The schema is the model's own ``model_json_schema()``, the inst
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any, Dict, Optional, Tuple
 
@@ -68,8 +69,6 @@ def validate_pydantic(cls: type, value: Any) -> Any:
     Raises:
         PydanticMismatch: pydantic refused the value (its first error).
     """
-    import json
-
     import pydantic
 
     try:

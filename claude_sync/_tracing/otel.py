@@ -34,17 +34,15 @@ import sys
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
 
+from .._engine.serving import Handler
 from .._redaction.redactor import redacted_logger, scrub
 from .._version import __version__
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.system_messages import SystemMessage
 from . import semconv
 from .tool_calls import ToolCallEnded, ToolCalls, ToolCallStarted
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .._engine.serving import Handler
 
 __all__ = [
     "RunTrace", "TraceHolder", "attached", "caller_context", "otel_in_use", "traced_handlers", "untraced", "watch_pool",
@@ -234,8 +232,6 @@ class TraceHolder:
 def traced_handlers(handlers: Dict[str, Handler], holder: TraceHolder) -> Dict[str, Handler]:
     """``handlers`` whose ``serve`` runs inside a callback span of ``holder.run`` (when a
     run is being traced; else exactly as before)."""
-    from .._engine.serving import Handler
-
     return {
         subtype: Handler(_traced_serve(subtype, handler.serve, holder), handler.route, handler.refuse, handler.close)
         for subtype, handler in handlers.items()

@@ -31,6 +31,8 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
+from .._redaction.redactor import redact_text
+
 __all__ = [
     "callback_failure_reason",
     "ClaudeSDKError",
@@ -62,8 +64,6 @@ class ClaudeSDKError(Exception):
 
     def __init__(self, message: str = "") -> None:
         if message:
-            from .._redaction.redactor import redact_text  # first error only, not at import
-
             message = redact_text(message)
         super().__init__(message)
 
@@ -464,8 +464,6 @@ def callback_failure_reason(error: BaseException) -> str:
     refused CLI request. Secrets in it are redacted (``redactor.redact_text``: failure text,
     where no value can be known).
     """
-    from .._redaction.redactor import redact_text  # a failing callback: first use only
-
     text = redact_text(str(error).strip())
     reason = f"{type(error).__name__}: {text}" if text else type(error).__name__
     if len(reason) > MAX_REASON_CHARS:

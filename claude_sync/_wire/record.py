@@ -24,6 +24,7 @@ order, defaults and default factories, ``init=False`` fields set from their defa
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Dict, Tuple, Type, TypeVar
 
@@ -109,8 +110,6 @@ class _AnnotationText(str):
 def _init_signature(cls: type) -> Any:
     """The ``__init__`` signature of a record class: its ``init`` fields in order, with
     their defaults (a factory's value) and annotations as written."""
-    import inspect  # already loaded by dataclasses; imported here to keep it local
-
     parameters = []
     for spec in fields(cls):
         if not spec.init:

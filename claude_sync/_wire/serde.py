@@ -14,6 +14,7 @@ returns), so declaring them imports nothing either.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Dict, Type, TypeVar
 
 __all__ = ["SerdeMixin", "decoder_metadata"]
@@ -77,6 +78,4 @@ class SerdeMixin:
     @classmethod
     def from_json(cls: Type[_T], text: str, *, infer_missing: bool = False) -> _T:
         """Rebuild an instance from ``to_json()`` output (raises like ``from_dict``)."""
-        import json
-
         return cls.from_dict(json.loads(text), infer_missing=infer_missing)

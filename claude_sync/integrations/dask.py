@@ -43,6 +43,7 @@ from .._agents.run import RunResult, check_picklable_options
 from .._options.options import ClaudeAgentOptions
 from .._sessions.store_functions import get_session_messages_from_store
 from .._sessions.types import SessionMessage, SessionStore
+from .._structured.class_schema import json_schema_of
 
 __all__ = ["AgentPoolPlugin", "install", "run_on_worker", "run_conversation_on_worker", "submit_runs", "pool_stats"]
 
@@ -157,8 +158,6 @@ def submit_runs(
     ``output_format`` class without a JSON form (checked here, before anything travels)."""
     check_picklable_options(options)
     if isinstance(output_format, type):
-        from .._structured.class_schema import json_schema_of
-
         json_schema_of(output_format)
     map_kwargs.setdefault("pure", False)
     return client.map(  # type: ignore[no-any-return]

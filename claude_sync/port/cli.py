@@ -24,6 +24,7 @@ line endings are kept.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.util
 import os
@@ -264,8 +265,6 @@ def unified_diff(old: bytes, new: bytes, fromfile: str, tofile: str) -> bytes:
     """A unified diff of two files' bytes that ``patch`` and ``git apply`` accept: lines end
     at ``\\n`` only (a ``\\r`` stays part of its line), and a last line without one is
     followed by ``\\ No newline at end of file``."""
-    import difflib
-
     old_lines = LINE.findall(old)
     new_lines = LINE.findall(new)
     pieces: List[bytes] = []

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+from .._wire.blocks import TextBlock, ToolUseBlock
+from .._wire.messages import AssistantMessage, ResultMessage
+
 __all__ = ["assert_result", "result_of", "texts", "tool_uses"]
 
 _UNSET: Any = object()
@@ -19,8 +22,6 @@ _UNSET: Any = object()
 
 def texts(messages: Iterable[Any]) -> List[str]:
     """The text of every ``TextBlock`` of every ``AssistantMessage``, in order."""
-    from .._wire.blocks import TextBlock
-    from .._wire.messages import AssistantMessage
 
     return [
         block.text
@@ -33,8 +34,6 @@ def texts(messages: Iterable[Any]) -> List[str]:
 
 def tool_uses(messages: Iterable[Any]) -> List[Tuple[str, Dict[str, Any]]]:
     """``(name, input)`` of every ``ToolUseBlock`` the assistant sent, in order."""
-    from .._wire.blocks import ToolUseBlock
-    from .._wire.messages import AssistantMessage
 
     return [
         (block.name, dict(block.input))
@@ -47,8 +46,6 @@ def tool_uses(messages: Iterable[Any]) -> List[Tuple[str, Dict[str, Any]]]:
 
 def result_of(messages: Iterable[Any]) -> Any:
     """The last ``ResultMessage``. Raises ``AssertionError`` when there is none."""
-    from .._wire.messages import ResultMessage
-
     found: Optional[Any] = None
     kinds: List[str] = []
     for message in messages:

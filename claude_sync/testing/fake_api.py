@@ -42,6 +42,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qs, urlsplit
 
+from .._engine.stand_in import allow_base_url, disallow_base_url
 from ._fake_api.messages_api import (  # noqa: F401 - re-exported: the public names of the fake API
     CANNED_SIDE_REPLIES,
     DEFAULT_CHUNK_SIZE,
@@ -155,7 +156,6 @@ class FakeAnthropicAPI:
             target=self._serve, args=(self._server,), name="fake_api-server", daemon=True
         )
         self._serve_thread.start()
-        from .._engine.stand_in import allow_base_url
 
         allow_base_url(self.base_url)  # a real CLI aimed here may run while the switch is on
         return self
@@ -190,7 +190,6 @@ class FakeAnthropicAPI:
         server, thread = self._server, self._serve_thread
         if server is None or thread is None:
             return
-        from .._engine.stand_in import disallow_base_url
 
         disallow_base_url(self.base_url)
         self._stopping.set()

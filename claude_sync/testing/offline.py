@@ -34,8 +34,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Union
 
+from .. import ClaudeAgentOptions, CLINotFoundError
+
 if TYPE_CHECKING:
-    from .. import ClaudeAgentOptions
     from .fake_api import FakeAnthropicAPI
 
 __all__ = [
@@ -182,8 +183,6 @@ def offline_options(
 
     Raises ``CLINotFoundError`` (naming ``INSTALL_COMMAND``) when no CLI is found.
     """
-    from .. import ClaudeAgentOptions, CLINotFoundError
-
     path = cli_path or find_offline_cli()
     if path is None:
         raise CLINotFoundError(

@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Generator, List, Optional
 
 import pytest
 
+from .._wire.errors import UnscriptedRunError
+
 if TYPE_CHECKING:
     from .. import ClaudeAgentOptions
     from .fake_api import FakeAnthropicAPI
@@ -72,8 +74,6 @@ class _RefusalLog:
         """How many refusals a check already failed the test for (or the test allowed)."""
 
     def __call__(self, options: ClaudeAgentOptions) -> Any:
-        from .._wire.errors import UnscriptedRunError
-
         try:
             return self.inner(options)
         except UnscriptedRunError as exc:
@@ -96,7 +96,6 @@ class _RefusalLog:
 
 
 def _block_refusal(options: ClaudeAgentOptions) -> Any:
-    from .._wire.errors import UnscriptedRunError
     from .switch import HOW_TO_SCRIPT
 
     raise UnscriptedRunError(

@@ -41,7 +41,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Dict, Iterator, List, Optional, Union
 
+from .. import __version__
+from .._engine.process import SubprocessTransport
+from .._engine.spawn import materialize_argv
+from .._engine.stand_in import blocks
+from .._engine.tempfiles import remove_private_file
 from .._engine.transport import Transport
+from .._options.command import build_spawn_plan, find_cli
+from .._redaction.redactor import redact_frame, redact_text
+from .._wire.errors import UnscriptedRunError
 
 __all__ = ["RECORDING_FORMAT", "RECORDING_VERSION", "RecordingTransport", "recording_transport", "redact"]
 
@@ -53,8 +61,6 @@ RECORDING_VERSION = 1
 def redact(value: Any) -> Any:
     """A frame ``value`` with secrets replaced (see the module docstring): the one redactor's
     ``redact_frame``; ``value`` itself when nothing needed redacting."""
-    from .._redaction.redactor import redact_frame
-
     return redact_frame(value)
 
 
@@ -82,7 +88,6 @@ class RecordingTransport(Transport):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
         self._start = time.monotonic()
-        from .. import __version__
 
         self._append({"format": RECORDING_FORMAT, "version": RECORDING_VERSION, "claude_sync": __version__,
                       "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds")})
@@ -104,8 +109,6 @@ class RecordingTransport(Transport):
         if isinstance(frame, dict):
             entry["frame"] = redact(frame)
         else:
-            from .._redaction.redactor import redact_text
-
             entry["raw"] = redact_text(line.decode("utf-8", "replace"))
         self._append(entry)
 
@@ -146,7 +149,6 @@ class RecordingTransport(Transport):
         if handle is not None:
             handle.write(json.dumps({"end": {"exit_code": self.inner.exit_code()}}) + "\n")
             handle.close()
-        from .._engine.tempfiles import remove_private_file
 
         for path in self._temp_files:
             remove_private_file(path)
@@ -180,17 +182,12 @@ def recording_transport(options: Any, path: Union[str, Path]) -> RecordingTransp
     ``options`` (CLI found with ``find_cli``, same argv/env/cwd). Its temp files (``--mcp-config``
     …) go when it closes, or at interpreter exit if it never does. Raises ``CLINotFoundError``,
     and ``UnscriptedRunError`` while the kit's switch is on (recording needs the real CLI)."""
-    from .._engine.process import SubprocessTransport
-    from .._engine.spawn import materialize_argv
-    from .._engine.stand_in import blocks
-    from .._wire.errors import UnscriptedRunError
 
     if blocks(options, os.environ):
         raise UnscriptedRunError(
             "recording_transport() would start the real claude CLI, and the kit's switch is on "
             "(use_scripted_cli, the claude_cli fixture or CLAUDE_SYNC_TESTING=block): record with it off"
         )
-    from .._options.command import build_spawn_plan, find_cli
 
     plan = build_spawn_plan(options, find_cli(options.cli_path), environ=dict(os.environ))
     temp_files: List[str] = []

@@ -39,8 +39,10 @@ import stat
 import sys
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Union
 
+from .. import ClaudeAgentOptions
+from .._engine.stand_in import allow_cli
 from ._scripted_cli.in_process import ScriptedTransport
 from ._scripted_cli.interpreter import (
     ECHO,
@@ -50,9 +52,7 @@ from ._scripted_cli.interpreter import (
     RunReport,
     check_script_format,
 )
-
-if TYPE_CHECKING:
-    from .. import ClaudeAgentOptions
+from .replay import load_recording, recording_script
 
 # SCRIPT_FORMAT, check_script_format (interpreter), ScriptedTransport (in_process): from _scripted_cli
 __all__ = ["SCRIPT_FORMAT", "ScriptedCLI", "ScriptedTransport", "check_script_format"]
@@ -158,8 +158,6 @@ class ScriptedCLI:
         """A script replaying a recording (see ``claude_sync.testing.replay``): the CLI's lines
         as recorded, and a check that the client sends equivalent frames. Raises
         ``RecordingFormatError`` for a file it cannot replay."""
-        from .replay import load_recording, recording_script
-
         script = recording_script(load_recording(path, allow_newer_cli=allow_newer_cli), timeout=timeout)
         cli = cls.from_script(script)
         cli.directory = None if directory is None else Path(directory)
@@ -403,7 +401,6 @@ class ScriptedCLI:
         )
         executable.chmod(executable.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         self._report_dirs.append(reports)
-        from .._engine.stand_in import allow_cli
 
         allow_cli(str(executable))  # a kit CLI may run while the switch is on
         return str(executable)
@@ -411,8 +408,6 @@ class ScriptedCLI:
     def options(self, **fields: Any) -> ClaudeAgentOptions:
         """``ClaudeAgentOptions(cli_path=self.install(), **fields)``: the script as a real
         subprocess, with short close/control timeouts unless ``fields`` say otherwise."""
-        from .. import ClaudeAgentOptions
-
         fields.setdefault("close_timeout", 5.0)
         fields.setdefault("control_timeout", 10.0)
         return ClaudeAgentOptions(cli_path=self.install(), **fields)

@@ -16,6 +16,8 @@ import difflib
 import json
 from typing import Any, Dict, List, Mapping, Optional
 
+from ..._redaction.redactor import redact_frame
+
 __all__ = ["describe_frame", "describe_step", "frame_mismatch", "normalise_frame", "subset_mismatch"]
 
 VOLATILE_KEYS = frozenset({"uuid", "timestamp", "duration_ms", "duration_api_ms", "pid", "session_id"})
@@ -58,8 +60,6 @@ def normalise_frame(frame: Any, ids: Optional[Dict[str, str]] = None) -> Any:
 def frame_mismatch(expected: Any, actual: Any, ids: Optional[Dict[str, str]] = None) -> Optional[str]:
     """None when ``actual`` is equivalent to the recorded ``expected``; else a unified diff
     (``-`` recorded, ``+`` sent now), at most 60 lines."""
-    from ..._redaction.redactor import redact_frame
-
     left, right = normalise_frame(redact_frame(expected), ids), normalise_frame(redact_frame(actual), ids)
     if left == right:
         return None
