@@ -53,7 +53,7 @@ from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
 from ._redaction.redactor import redacted_logger
 from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
-from ._wire.merge import AssistantMessageMerger
+from ._wire.merge import AssistantMessageMerger, extends_head, next_merged
 from ._wire.messages import Message, ResultMessage
 from ._wire.protocol import StreamItem, iter_user_frames, user_message_frame
 
@@ -278,8 +278,6 @@ class ClaudeSDKClient(ControlMethods):
         leaves it by one ``del`` right before its ``yield``; whatever is still held when the
         iteration stops — Ctrl-C, a timeout, the CLI's end, the loop left — goes back to the
         head of the session's queue for the next ``receive_*`` (see ``_wire.merge``)."""
-        from ._wire.merge import extends_head, next_merged
-
         self._take_consumer_slot()
         output_class = _output_class(session)
         held: List[Any] = []

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from collections import deque
 from contextlib import contextmanager
 from typing import (
@@ -289,8 +290,6 @@ class AgentPool:
         the runs not yet yielded. ``output_format`` as for ``submit``. If submitting raises
         (``prompts`` raised, a prompt is not a str, the pool shut down), the runs already
         submitted are cancelled (and stopped) before the error propagates."""
-        import time
-
         deadline = None if timeout is None else time.monotonic() + timeout
         futures: List[RunFuture[Any]] = []
         try:

@@ -36,6 +36,7 @@ from .._wire.errors import (
 )
 from .._wire.framing import encode_frame
 from .._wire.messages import ResultMessage
+from .._wire.parse import parse_message
 from .._wire.protocol import (
     ControlResponseReceived,
     StreamItem,
@@ -43,6 +44,7 @@ from .._wire.protocol import (
     TurnLedger,
     control_request_frame,
     exit_error,
+    result_error,
     without_slash_command,
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
@@ -385,7 +387,6 @@ class Session:
             result = self.last_result
         if result is None or not result.is_error:
             return None
-        from .._wire.protocol import result_error
 
         transport = self._transport
         if transport is None:
@@ -455,8 +456,6 @@ class Session:
         """Queue a message the CLI did not send (``frame``, parsed like a stdout line) for the
         consumer, after what is queued (any thread; e.g. an extension's report, such as a
         session store's ``mirror_error``). Raises what ``parse_message`` raises."""
-        from .._wire.parse import parse_message
-
         self._reader.mailbox.put(parse_message(frame))
 
     # ------------------------------------------------------------------ callbacks

@@ -30,7 +30,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Protocol, Union
 
-from .._redaction.redactor import redacted_logger
+from .._redaction.redactor import redact_text, redacted_logger
 from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError, ReceiveTimeoutError
 from .._wire.framing import LineFramer, OversizedLine
 from .._wire.messages import AssistantMessage, ResultMessage, StreamEvent
@@ -310,8 +310,6 @@ class Reader:
             assert self._server is not None
             self._server.cancel(event.request_id)
         elif cls is NoiseLineSkipped:
-            from .._redaction.redactor import redact_text  # a rare line: loaded on first use
-
             logger.warning("Skipped a non-JSON stdout line from the CLI: %r", redact_text(event.text[:200]))
         elif cls is TranscriptMirrorReceived:
             self._host.mirror_received(event)

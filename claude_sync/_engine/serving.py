@@ -19,7 +19,7 @@ import json
 import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from .._redaction.redactor import redacted_logger
+from .._redaction.redactor import redact_text, redacted_logger
 from .._wire.errors import ClaudeSDKError, callback_failure_reason
 from .._wire.framing import encode_frame
 from .._wire.protocol import ControlRequestReceived, control_error_frame, control_success_frame
@@ -123,8 +123,6 @@ class RequestServer:
                 data = self._encode_harder(event, handler, frame, exc)
         except Exception as exc:  # noqa: BLE001 - any failure becomes an error response
             if not isinstance(exc, ClaudeSDKError):
-                from .._redaction.redactor import redact_text  # a failing handler: first use only
-
                 logger.error("Handler for CLI request %r failed: %s", event.subtype, redact_text(repr(exc)))
             data = encode_frame(control_error_frame(event.request_id, _wire_text(str(exc) or type(exc).__name__)))
         except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt in user code

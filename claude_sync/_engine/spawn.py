@@ -9,11 +9,25 @@ first connect only, not at ``import claude_sync``.
 from __future__ import annotations
 
 import os
+import shutil
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
-from .._options.options import ClaudeAgentOptions
-from .._wire.errors import ClaudeSDKError, CLIConnectionError, ProcessError
+from .._options.command import FileArg, build_spawn_plan, find_cli
+from .._options.options import ClaudeAgentOptions, SpawnCommand
+from .._wire.errors import (
+    ClaudeSDKError,
+    CLIConnectionError,
+    CLINotFoundError,
+    ControlTimeoutError,
+    ProcessError,
+    ReceiveTimeoutError,
+    UsageError,
+)
 from .extensions import Extensions
+from .process import SubprocessTransport, stderr_sink
+from .stand_in import route
+from .tempfiles import make_private_file, memory_file
+from .tracing import trace_carrier
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,8 +43,6 @@ def initialize(
     answer, waiting at most ``plan.initialize_timeout`` — or ``run_timeout`` (the caller's
     bound on its whole run) when that is shorter: then raises ``ReceiveTimeoutError(kind=
     "total")`` instead of ``ControlTimeoutError``."""
-    from .._wire.errors import ControlTimeoutError, ReceiveTimeoutError
-
     if run_timeout is None or run_timeout >= plan.initialize_timeout:
         return request("initialize", dict(plan.initialize_fields), timeout=plan.initialize_timeout)
     try:
@@ -52,11 +64,8 @@ def routed_transport(
     transport: it could not apply)."""
     if custom_transport is not None:
         if options.spawn_command is not None:
-            from .._wire.errors import UsageError
-
             raise UsageError("options.spawn_command starts the CLI, so it cannot apply to a custom transport")
         return custom_transport, None
-    from .stand_in import route
 
     routed = route(options, environ if environ is not None else os.environ)
     if isinstance(routed, str):
@@ -81,9 +90,6 @@ def plan_spawn(
     Raises ``CLINotFoundError``, what an extension's ``prepare`` raises (``SessionStoreError``
     …), ``ValueError``/``TypeError`` for options that cannot be carried out.
     """
-    from .._options.command import build_spawn_plan, find_cli
-    from .tracing import trace_carrier
-
     environ = environ if environ is not None else dict(os.environ)
     cli = "claude" if custom_transport is not None else cli_path or find_cli(options.cli_path)
     spawned, plan = extensions.prepare(options, plan, environ)
@@ -108,8 +114,6 @@ def start_transport(
 
     transport = custom_transport
     if transport is None:
-        from .process import SubprocessTransport, stderr_sink
-
         argv, fds = materialize_argv(plan.argv, temp_files)
         env, cwd = plan.env, plan.cwd
         if options.spawn_command is not None:
@@ -140,11 +144,6 @@ def custom_command(
     raises; ``TypeError`` when it returns something else than a ``SpawnCommand`` or one whose
     parts have the wrong types; ``ValueError`` for an empty argv or a NUL in it;
     ``CLINotFoundError`` when the program is not found."""
-    import shutil
-
-    from .._options.options import SpawnCommand
-    from .._wire.errors import CLINotFoundError
-
     built = SpawnCommand(argv=list(argv), env=dict(env if env is not None else os.environ), cwd=cwd)
     command = spawn_command(built)
     if not isinstance(command, SpawnCommand):
@@ -173,9 +172,6 @@ def materialize_argv(argv: List[Any], temp_files: List[str]) -> Tuple[List[str],
     second list: ``SubprocessTransport`` closes our copy once the CLI is spawned); any other
     ``FileArg`` becomes the path of a private temp file, appended to ``temp_files``. Raises
     ``OSError`` (nothing is left open then)."""
-    from .._options.command import FileArg
-    from .tempfiles import make_private_file, memory_file
-
     out: List[str] = []
     fds: List[int] = []
     try:

@@ -50,9 +50,11 @@ while the count is ``n``.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, Iterable, List, Optional, Pattern, Tuple
+from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
 from .patterns import REDACTED, SECRET_QUERY_NAMES, is_secret_flag, is_secret_name, redact_patterns
 
@@ -110,8 +112,6 @@ def remember(value: Any) -> None:
 
 
 def _forms(value: str) -> Iterable[str]:
-    from urllib.parse import quote, quote_plus  # first secret only, not at import
-
     yield value
     try:
         escaped = json.dumps(value)[1:-1]
@@ -227,8 +227,6 @@ def _remember_header_list(value: str) -> None:
     """A variable that carries request headers (``ANTHROPIC_CUSTOM_HEADERS``: ``Name: value``
     lines; ``OTEL_EXPORTER_OTLP_HEADERS``: ``name=value,…``): every value but the public
     headers', as MCP ``headers`` are treated."""
-    from urllib.parse import unquote  # not at import
-
     for item in re.split(r"[\r\n,]+", value):
         colon = ":" in item.split("=", 1)[0]
         name, separator, header = item.partition(":") if colon else item.partition("=")
@@ -340,8 +338,6 @@ def _remember_in_string(text: str, depth: int) -> None:
 
 
 def _remember_url(url: str) -> None:
-    from urllib.parse import parse_qsl, urlsplit
-
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -384,8 +380,6 @@ def remember_options(options: Any, read_text: Optional[Callable[[str], str]] = N
 
 
 def _read(read_text: Callable[[str], str], path: str, cwd: Any) -> Optional[str]:
-    import os
-
     try:
         return read_text(os.path.join(os.fspath(cwd or ""), path))
     except (OSError, ValueError, TypeError):

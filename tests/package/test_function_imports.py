@@ -18,8 +18,6 @@ this test can check:
   (typed output, an in-process MCP tool, binary tool content) only some runs use.
 - ``heavy``: importing the target loads a heavy standard-library package (``HEAVY``) that
   importing the importer does not, for a feature only some runs use.
-- ``pending:<helper>``: in a module another helper is restructuring; unchecked, to be
-  resolved (hoisted or given one of the reasons above) once that work is merged.
 
 Import circles are counted with lazy imports too (``test_layering``), so "breaks a circle"
 is never a reason.
@@ -75,7 +73,6 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._client", "claude_sync._structured.outcome"): "import-time",
     ("claude_sync._client", "claude_sync._tracing.otel"): "import-time",
     ("claude_sync._client", "claude_sync._wire.text"): "import-time",
-    ("claude_sync._client", "claude_sync._wire.merge"): "pending:wiring",
     # query(): the same, for one run
     ("claude_sync._query", "claude_sync._wiring"): "import-time",
     ("claude_sync._query", "claude_sync._options.validation"): "import-time",
@@ -99,22 +96,10 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._engine.connection", "claude_sync._engine.serving"): "import-time",
     ("claude_sync._engine.connection", "claude_sync._engine.spawn"): "import-time",
     ("claude_sync._engine.connection", "claude_sync._engine.tempfiles"): "import-time",
-    ("claude_sync._engine.connection", "claude_sync._wire.parse"): "pending:wiring",
-    ("claude_sync._engine.connection", "claude_sync._wire.protocol"): "pending:wiring",
     ("claude_sync._engine.green", "_queue"): "import-time",
     ("claude_sync._engine.green", "select"): "import-time",
     ("claude_sync._engine.host_death", "ctypes"): "platform",
     ("claude_sync._engine.reader", "claude_sync._engine.notices"): "import-time",
-    ("claude_sync._engine.reader", "claude_sync._redaction.redactor"): "pending:wiring",
-    ("claude_sync._engine.serving", "claude_sync._redaction.redactor"): "pending:wiring",
-    ("claude_sync._engine.spawn", "claude_sync._engine.process"): "pending:wiring",
-    ("claude_sync._engine.spawn", "claude_sync._engine.stand_in"): "pending:wiring",
-    ("claude_sync._engine.spawn", "claude_sync._engine.tempfiles"): "pending:wiring",
-    ("claude_sync._engine.spawn", "claude_sync._engine.tracing"): "pending:wiring",
-    ("claude_sync._engine.spawn", "claude_sync._options.command"): "pending:wiring",
-    ("claude_sync._engine.spawn", "claude_sync._options.options"): "pending:wiring",
-    ("claude_sync._engine.spawn", "claude_sync._wire.errors"): "pending:wiring",
-    ("claude_sync._engine.spawn", "shutil"): "pending:wiring",
     # the options: validation, secrets and pickling load when options are made or pickled
     ("claude_sync._options.options", "claude_sync._options.portable"): "import-time",
     ("claude_sync._options.options", "claude_sync._options.validation"): "import-time",
@@ -126,8 +111,6 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     # the redactor: the pattern pass and the secret registry load on the first redaction
     ("claude_sync._redaction.redactor", "claude_sync._redaction.patterns"): "import-time",
     ("claude_sync._redaction.redactor", "claude_sync._redaction.secrets"): "import-time",
-    ("claude_sync._redaction.secrets", "os"): "pending:perf",
-    ("claude_sync._redaction.secrets", "urllib.parse"): "pending:perf",
     # the wire: a record's rich repr and a result's hints render on first use
     ("claude_sync._wire.blocks", "claude_sync._display.render"): "upward",
     ("claude_sync._wire.errors", "claude_sync._display.tracebacks"): "upward",
@@ -162,12 +145,10 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._tracing.otel", "opentelemetry"): "optional",
     ("claude_sync._tracing.otel", "opentelemetry.metrics"): "optional",
     # AgentPool (being split by the slots helper)
-    ("claude_sync._agents.pool", "time"): "pending:slots",
 }  # fmt: skip
 """``(importing module, imported module)`` → why the import stays inside a function."""
 
 REASONS = {"import-time", "first-use", "optional", "upward", "platform", "heavy"}
-PENDING_HELPERS = {"wiring", "perf", "slots"}
 
 ENTRY_POINTS = (
     "import claude_sync",
@@ -289,9 +270,8 @@ def test_the_table_has_no_stale_entry() -> None:
 
 
 def test_every_reason_is_known() -> None:
-    known = REASONS | {f"pending:{helper}" for helper in PENDING_HELPERS}
-    unknown = sorted(f"{pair}: {reason!r}" for pair, reason in FUNCTION_IMPORTS.items() if reason not in known)
-    assert not unknown, f"reasons must be one of {sorted(known)}: {unknown}"
+    unknown = sorted(f"{pair}: {reason!r}" for pair, reason in FUNCTION_IMPORTS.items() if reason not in REASONS)
+    assert not unknown, f"reasons must be one of {sorted(REASONS)}: {unknown}"
 
 
 @pytest.mark.parametrize("pair", _listed("import-time"), ids=" -> ".join)
