@@ -33,10 +33,6 @@ when the iteration stops for any reason (Ctrl-C, a receive timeout, leaving the 
 
 A connected client that is dropped without ``close()`` is closed when it is garbage
 collected, with a ``ResourceWarning`` (as files and sockets do).
-
-Why over 400 lines: one public class whose methods are the official client's surface
-(lifecycle, sending, receiving, a dozen typed control calls); each method is a few lines over
-the session, and splitting the class would scatter its contract.
 """
 
 from __future__ import annotations
