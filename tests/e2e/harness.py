@@ -34,6 +34,7 @@ from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple, Uni
 import pytest
 
 from claude_sync import ClaudeAgentOptions
+from claude_sync.testing.fake_api import FakeAnthropicAPI
 from claude_sync.testing.offline import (  # noqa: F401 - re-exported for the e2e tests
     FAKE_API_KEY,
     LOOPBACK_NO_PROXY,
@@ -326,6 +327,17 @@ class StreamJsonCli:
         return (
             f"{what}; last stdout lines: {kinds}; exit code: {code}; stderr tail: {stderr_tail!r}"
         )
+
+
+def tool_results(fake_api: FakeAnthropicAPI, tool_use_id: str) -> List[Dict[str, Any]]:
+    """The ``tool_result`` blocks for ``tool_use_id`` in every turn request the fake API got."""
+    found = []
+    for request in fake_api.turn_requests():
+        for message in request.messages:
+            content = message.get("content")
+            if message.get("role") == "user" and isinstance(content, list):
+                found += [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id]
+    return found
 
 
 def is_response_to(line: Dict[str, Any], request_id: str) -> bool:

@@ -37,7 +37,7 @@ from .app_servers import (
     require_chromium,
     require_redis_server,
 )
-from .harness import hermetic_env, require_test_cli
+from .harness import hermetic_env, require_test_cli, tool_results
 
 # Each test waits on real runs; the first one also starts the stack (workers, web, servers).
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
@@ -86,16 +86,6 @@ class Agent:
             self.stalled.set()
             self.release.wait(120)
         return tool_use("Bash", {"command": f"echo {word} >> ran-{word}.txt && env > env-{word}.txt"})
-
-
-def tool_results(fake_api: FakeAnthropicAPI, tool_use_id: str) -> List[Dict[str, Any]]:
-    found = []
-    for request in fake_api.turn_requests():
-        for message in request.messages:
-            content = message.get("content")
-            if message.get("role") == "user" and isinstance(content, list):
-                found += [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id]
-    return found
 
 
 # ----------------------------------------------------------------------------- the stack

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, Optional
 
 import pytest
 from helpers import wait_until
@@ -35,7 +35,7 @@ from claude_sync import (
 )
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
-from .harness import hermetic_env
+from .harness import hermetic_env, tool_results
 
 pytestmark = pytest.mark.e2e
 
@@ -87,16 +87,6 @@ def finish(process: subprocess.Popen[str]) -> Dict[str, Any]:
     out, err = process.communicate(timeout=180)
     assert process.returncode == 0, err[-3000:]
     return json.loads(out.splitlines()[-1])  # type: ignore[no-any-return]
-
-
-def tool_results(fake_api: FakeAnthropicAPI, tool_use_id: str) -> List[Dict[str, Any]]:
-    found = []
-    for request in fake_api.turn_requests():
-        for message in request.messages:
-            content = message.get("content")
-            if message.get("role") == "user" and isinstance(content, list):
-                found += [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id]
-    return found
 
 
 def defer_in_process_a(tmp_path: Path, fake_api: FakeAnthropicAPI, cli: str, app: Path, conninfo: str) -> PendingApproval:
