@@ -436,3 +436,14 @@ def require_program(variable: str, name: str, install_hint: str) -> str:
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def package_module_name(path: Path) -> str:
+    """The dotted module name of a file of the package (``claude_sync/_wire/__init__.py`` →
+    ``claude_sync._wire``), for the tests that read the package's source."""
+    import claude_sync
+
+    parts = list(path.relative_to(Path(claude_sync.__file__).parent.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)

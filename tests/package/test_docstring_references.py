@@ -26,6 +26,8 @@ import re
 from pathlib import Path
 from typing import Dict, Iterator, List, Set, Tuple
 
+from helpers import package_module_name
+
 import claude_sync
 
 PACKAGE = Path(claude_sync.__file__).parent
@@ -61,15 +63,9 @@ NOT_PACKAGE_NAMES = {
 """Underscore names docstrings mention that belong to Python or the wire, not the package."""
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
 
 TREES: Dict[str, ast.Module] = {
-    module_name(p): ast.parse(p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.rglob("*.py"))
+    package_module_name(p): ast.parse(p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.rglob("*.py"))
 }
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Dict, List, Set, Tuple
 
 import pytest
-from helpers import extras_of
+from helpers import extras_of, package_module_name
 
 import claude_sync
 
@@ -45,14 +45,8 @@ PACKAGE = Path(claude_sync.__file__).parent
 Pair = Tuple[str, str]
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
 
-
-MODULES: Dict[str, Path] = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+MODULES: Dict[str, Path] = {package_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def _upward_imports() -> Set[Pair]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Dict, List, Set, Tuple
 
 import pytest
+from helpers import package_module_name
 
 import claude_sync
 
@@ -114,14 +115,8 @@ UPWARD_IMPORTS = {
 """``(importer, imported)``: the imports allowed to run up ``LAYERS``, each with its reason."""
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
 
-
-MODULES: Dict[str, Path] = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+MODULES: Dict[str, Path] = {package_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def imports_of(module: str) -> List[Tuple[str, Tuple[str, ...], int]]:
