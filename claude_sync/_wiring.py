@@ -17,7 +17,8 @@ engine, which names none of them.
   ``_callbacks.hooks``;
 - the **connection extensions** (``connection_extensions``, made when ``connect`` starts):
   the session store's bridge (``_sessions.store_bridge``: its ``prepare`` re-plans the options
-  for a resume from the store), the host-death watch, the wire log, the CLI-version check, the
+  for a resume from the store), the trace context (``_tracing.carrier``), the host-death
+  watch, the wire log, the CLI-version check, the
   ``on_process_exit`` watch (``_engine.exit_watch``);
 - the **plan** itself, which the engine turns into argv, env and ``initialize``
   (``_engine.spawn``).
@@ -34,9 +35,10 @@ the session (``_engine.connection.Session.write_encoded``) to the transport
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from ._callbacks.dialogs import HostCallbacks, elicitation_server, user_dialog_server
+from ._callbacks.dialogs import OnElicitation, OnUserDialog, elicitation_server, user_dialog_server
 from ._callbacks.hooks import hook_server
 from ._callbacks.permissions import deny_on_failure, permission_server
 from ._engine.connection import Session
@@ -80,7 +82,8 @@ def build_session(
 
 def connection_extensions(session: Session) -> List[ConnectionExtension]:
     """A connection's extensions, in order (the connecting thread, when ``connect`` starts):
-    the session store's bridge (with ``options.session_store``), the host-death watch, the
+    the session store's bridge (with ``options.session_store``), the trace context (when the
+    program has loaded ``opentelemetry``: ``_tracing.carrier``), the host-death watch, the
     wire log (``claude_sync.wire`` at DEBUG), with ``verbatim_prompts`` the CLI-version check
     and with ``on_process_exit`` the exit watch. Loads each feature's module on its first use
     only."""
@@ -96,6 +99,10 @@ def connection_extensions(session: Session) -> List[ConnectionExtension]:
             session.put_message(mirror_error_frame(key, error))
 
         found.append(StoreBridge(options.session_store, report))
+    if "opentelemetry" in sys.modules:  # the program traces: the CLI joins its trace
+        from ._tracing.carrier import TraceContext
+
+        found.append(TraceContext())
     found += [HostDeathWatch(session), wire_tap(session)]
     if options.verbatim_prompts:
         from ._engine.notices import VerbatimPromptsCheck
@@ -116,24 +123,26 @@ def build_handlers(plan: OptionsPlan) -> Dict[str, Handler]:
     Raises nothing: the options were checked when the plan was made.
     """
     handlers: Dict[str, Handler] = {
-        "can_use_tool": Handler(permission_server(plan.permissions), refuse=deny_on_failure),
+        "can_use_tool": Handler(permission_server(plan.permissions.callback, plan.permissions.deny_all), refuse=deny_on_failure),
     }
     if len(plan.hooks):
-        handlers["hook_callback"] = Handler(hook_server(plan.hooks))
+        handlers["hook_callback"] = Handler(hook_server(plan.hooks.lookup))
     if plan.sdk_mcp_servers:
         from ._mcp.routing import McpRequests
         from ._mcp.server import SdkMcpServers
 
         mcp = McpRequests(SdkMcpServers(plan.sdk_mcp_servers))
         handlers["mcp_message"] = Handler(mcp.serve, route=mcp.route_on_reader, close=mcp.close)
-    handlers.update(host_dialog_handlers(plan.host_callbacks))
+    handlers.update(host_dialog_handlers(plan.on_elicitation, plan.on_user_dialog))
     return handlers
 
 
-def host_dialog_handlers(callbacks: HostCallbacks) -> Dict[str, Handler]:
+def host_dialog_handlers(
+    on_elicitation: Optional[OnElicitation], on_user_dialog: Optional[OnUserDialog]
+) -> Dict[str, Handler]:
     """``elicitation`` is always answered (a decline without ``on_elicitation``);
     ``request_user_dialog`` only with ``on_user_dialog``."""
-    handlers = {"elicitation": Handler(elicitation_server(callbacks.on_elicitation))}
-    if callbacks.on_user_dialog is not None:
-        handlers["request_user_dialog"] = Handler(user_dialog_server(callbacks.on_user_dialog))
+    handlers = {"elicitation": Handler(elicitation_server(on_elicitation))}
+    if on_user_dialog is not None:
+        handlers["request_user_dialog"] = Handler(user_dialog_server(on_user_dialog))
     return handlers

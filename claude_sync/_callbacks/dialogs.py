@@ -31,7 +31,6 @@ __all__ = [
     "DECLINE_ELICITATION",
     "ElicitationRequest",
     "ElicitationResult",
-    "HostCallbacks",
     "OnElicitation",
     "OnUserDialog",
     "UserDialogRequest",
@@ -250,14 +249,6 @@ def user_dialog_result_to_wire(result: Any) -> Dict[str, Any]:
     if behavior != "completed":
         raise ValueError(f"dialog behavior must be 'completed' or 'cancelled', not {behavior!r}")
     return {"behavior": "completed", "result": value if has_value else None}
-
-
-@frozen_record
-class HostCallbacks(FrozenRecord):
-    """The host callbacks of ``ClaudeAgentOptions`` the request server serves with."""
-
-    on_elicitation: Optional[OnElicitation] = None
-    on_user_dialog: Optional[OnUserDialog] = None
 
 
 def elicitation_server(callback: Optional[OnElicitation]) -> ServeDialog:

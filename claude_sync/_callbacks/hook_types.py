@@ -2,7 +2,8 @@
 
 ``HookMatcher`` is built once per session, so it is a record (cheap to define, see
 ``record``); ``HookContext`` is built per call and keeps ``@dataclass``'s ``__init__``. The
-registry and the adapters between these and the wire are in ``hooks``.
+adapters between these and the wire are in ``hooks``; the registry of the options' hooks in
+``claude_sync._options.hook_registry``.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 from .._redaction.redactor import redacted_logger
 from .._wire.errors import CallbackRequestError, callback_failure_reason
 from .._wire.protocol import ControlRequestReceived
-from .._wire.record import FrozenRecord, construct, frozen_record
+from .._wire.record import construct
 from .permission_types import (
     CancellationSignal,
     CanUseTool,
@@ -71,7 +71,6 @@ from .permission_types import (
 
 __all__ = [
     "DECISION_CLASSIFICATIONS",
-    "PermissionRouting",
     "ServePermission",
     "deny_on_failure",
     "permission_server",
@@ -86,60 +85,6 @@ logger = redacted_logger("claude_sync.callbacks")
 
 ServePermission = Callable[[ControlRequestReceived, CancellationSignal], Dict[str, Any]]
 """Serves one ``can_use_tool`` request (a callback-pool thread): the answer's payload."""
-
-
-@frozen_record
-class PermissionRouting(FrozenRecord):
-    """Who answers the CLI's permission prompts, decided once from the options.
-
-    ``callback`` set: the CLI asks us (``--permission-prompt-tool stdio``) and the shell calls
-    it. ``deny_all``: the CLI asks us and the shell denies every request without a call.
-    ``prompt_tool_name`` set: the CLI asks that MCP tool instead. None of them: the CLI
-    decides alone (``permission_mode``, settings); a ``can_use_tool`` request that still
-    arrives is denied (fail-closed).
-    """
-
-    callback: Optional[CanUseTool] = None
-    deny_all: bool = False
-    prompt_tool_name: Optional[str] = None
-
-    @classmethod
-    def from_options(
-        cls,
-        can_use_tool: Optional[CanUseTool],
-        permission_prompt_tool_name: Optional[str],
-        deny_all_permissions: bool,
-    ) -> PermissionRouting:
-        """The routing the three permission options ask for.
-
-        Raises ``ValueError`` when two of them are set (each one routes the prompts
-        somewhere else).
-        """
-        if can_use_tool is not None and permission_prompt_tool_name is not None:
-            raise ValueError(
-                "can_use_tool and permission_prompt_tool_name are mutually exclusive: "
-                "can_use_tool already routes permission prompts to this process"
-            )
-        if deny_all_permissions and can_use_tool is not None:
-            raise ValueError("deny_all_permissions and can_use_tool are mutually exclusive")
-        if deny_all_permissions and permission_prompt_tool_name is not None:
-            raise ValueError(
-                "deny_all_permissions and permission_prompt_tool_name are mutually exclusive: "
-                "deny_all_permissions needs the prompts routed to this process"
-            )
-        return cls(
-            callback=can_use_tool,
-            deny_all=bool(deny_all_permissions),
-            prompt_tool_name=permission_prompt_tool_name,
-        )
-
-    @property
-    def prompt_tool(self) -> Optional[str]:
-        """The CLI's ``--permission-prompt-tool`` value: ``"stdio"`` when the prompts come to
-        this process, the named MCP tool, or None (flag left out)."""
-        if self.callback is not None or self.deny_all:
-            return "stdio"
-        return self.prompt_tool_name
 
 
 def permission_call_from_request(
@@ -411,11 +356,12 @@ def _with_tool_use_id(wire: Dict[str, Any], tool_use_id: Optional[str]) -> Dict[
     return wire
 
 
-def permission_server(routing: PermissionRouting) -> ServePermission:
+def permission_server(callback: Optional[CanUseTool], deny_all: bool) -> ServePermission:
     """How this run serves a ``can_use_tool`` request: the function a callback-pool thread
-    runs for each one (``serve_permission``). Never raises: a callback that raises denies the
-    tool (fail-closed, logged); the session goes on."""
-    callback, deny_all = routing.callback, routing.deny_all
+    runs for each one (``serve_permission``): ``deny_all`` denies every request without a
+    call, else ``callback`` is asked (None: every request is denied, fail-closed; see
+    ``claude_sync._options.tool_rules.PermissionRouting``). Never raises: a callback that
+    raises denies the tool (fail-closed, logged); the session goes on."""
 
     def serve_permission(event: ControlRequestReceived, signal: CancellationSignal) -> Dict[str, Any]:
         """Pool thread: the request → the callback's arguments → ``can_use_tool`` → the answer."""

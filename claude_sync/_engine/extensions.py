@@ -1,5 +1,5 @@
 """What rides along one live connection without being the connection: the session store's
-mirror, the wire log, the host-death watch, the CLI-version check. Each is a
+mirror, the trace context, the wire log, the host-death watch, the CLI-version check. Each is a
 ``ConnectionExtension``; the connection calls its hooks at fixed points and knows nothing
 else about it. Which extensions a connection gets is the wiring's choice
 (``claude_sync._wiring.connection_extensions``), never the engine's.
@@ -34,7 +34,6 @@ from typing import (
     Iterator,
     List,
     Mapping,
-    Optional,
     Tuple,
 )
 
@@ -59,11 +58,11 @@ class ConnectionExtension:
     """One piece that plugs into a connection (see the module table for threads and times)."""
 
     def prepare(
-        self, options: ClaudeAgentOptions, plan: Optional[OptionsPlan], environ: Mapping[str, str]
-    ) -> Tuple[ClaudeAgentOptions, Optional[OptionsPlan]]:
-        """The options to spawn with and their plan (``interpret_options``; None when the
-        caller made none): ``(options, plan)`` unchanged, or re-planned (a session store's
-        resume repoints them). May raise: the connect fails with that error."""
+        self, options: ClaudeAgentOptions, plan: OptionsPlan, environ: Mapping[str, str]
+    ) -> Tuple[ClaudeAgentOptions, OptionsPlan]:
+        """The options to spawn with and their plan (``interpret_options``): ``(options,
+        plan)`` unchanged, or re-planned (a session store's resume repoints them; the trace
+        context is added). May raise: the connect fails with that error."""
         return options, plan
 
     def started(self, transport: Transport) -> None:
@@ -109,8 +108,8 @@ class Extensions:
         self._open = list(self.items)  # not closed yet, in order (close pops from the end)
 
     def prepare(
-        self, options: ClaudeAgentOptions, plan: Optional[OptionsPlan], environ: Mapping[str, str]
-    ) -> Tuple[ClaudeAgentOptions, Optional[OptionsPlan]]:
+        self, options: ClaudeAgentOptions, plan: OptionsPlan, environ: Mapping[str, str]
+    ) -> Tuple[ClaudeAgentOptions, OptionsPlan]:
         """Each ``prepare`` in order, each given what the one before returned."""
         for extension in self.items:
             if _defines(extension, "prepare"):

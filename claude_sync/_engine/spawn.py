@@ -12,7 +12,7 @@ import os
 import shutil
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
-from .._options.command import FileArg, build_spawn_plan, find_cli
+from .._options.command import FileArg, build_spawn_plan, find_cli, interpret_options
 from .._options.options import ClaudeAgentOptions, SpawnCommand
 from .._wire.errors import (
     ClaudeSDKError,
@@ -27,7 +27,6 @@ from .extensions import Extensions
 from .process import SubprocessTransport, stderr_sink
 from .stand_in import route
 from .tempfiles import make_private_file, memory_file
-from .tracing import trace_carrier
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,8 +80,9 @@ def plan_spawn(
     extensions: Extensions,
     cli_path: Optional[str] = None,
 ) -> SpawnPlan:
-    """The spawn plan, from the options and their plan as the ``extensions`` prepared them
-    (``ConnectionExtension.prepare``: e.g. a session store's resume re-plans them).
+    """The spawn plan, from the options and their plan (``interpret_options`` when the caller
+    made none) as the ``extensions`` prepared them (``ConnectionExtension.prepare``: a session
+    store's resume re-plans them, the tracing extension adds the caller's trace context).
 
     With a custom transport only the protocol part of the plan is used (the options are
     still validated); the CLI path is a placeholder, so no CLI needs to be installed.
@@ -92,8 +92,8 @@ def plan_spawn(
     """
     environ = environ if environ is not None else dict(os.environ)
     cli = "claude" if custom_transport is not None else cli_path or find_cli(options.cli_path)
-    spawned, plan = extensions.prepare(options, plan, environ)
-    return build_spawn_plan(spawned, cli, environ=environ, interpreted=plan, trace_carrier=trace_carrier())
+    spawned, prepared = extensions.prepare(options, plan if plan is not None else interpret_options(options), environ)
+    return build_spawn_plan(spawned, cli, environ=environ, interpreted=prepared)
 
 
 def start_transport(

@@ -89,14 +89,22 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    List,
+    Mapping,
+    Optional,
+    Tuple,
+    Union,
+)
 
-from .._callbacks.dialogs import HostCallbacks
-from .._callbacks.hooks import HookRegistry, check_fail_closed_answer
 from .._callbacks.permission_types import CanUseToolShadowedWarning
-from .._callbacks.permissions import PermissionRouting
 from .._mcp.config import sdk_server_instance
 from .._wire.record import FrozenRecord, frozen_record
 from .argv import (
@@ -132,8 +140,12 @@ from .environment import (  # re-exported: the environment is part of the plan
     finish_env,
     initialize_timeout,
 )
+from .hook_registry import HookRegistry, check_fail_closed_answer
 from .options import ClaudeAgentOptions
-from .tool_rules import can_use_tool_shadowing, skills_defaults
+from .tool_rules import PermissionRouting, can_use_tool_shadowing, skills_defaults
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._callbacks.dialogs import OnElicitation, OnUserDialog
 
 __all__ = [
     "ENTRYPOINT",
@@ -204,7 +216,7 @@ class OptionsPlan(FrozenRecord):
       CLI's ``mcp_message.server_name`` says); exactly these are announced and served.
     * ``hooks``: the callback ids of ``initialize.hooks`` and the callbacks behind them.
     * ``permissions``: who answers the CLI's permission prompts.
-    * ``host_callbacks``: ``on_elicitation`` / ``on_user_dialog`` (TS-SDK extras).
+    * ``on_elicitation`` / ``on_user_dialog``: the host dialogs' callbacks (TS-SDK extras).
     """
 
     cli_args: List[ArgvItem]
@@ -221,7 +233,12 @@ class OptionsPlan(FrozenRecord):
     """``options.trace_cli``: the environment must name an OTLP endpoint (``finish_env``)."""
     initialize_timeout: float = 60.0
     """``options.initialize_timeout`` (``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT`` may raise it)."""
-    host_callbacks: HostCallbacks = field(default_factory=HostCallbacks)
+    on_elicitation: Optional[OnElicitation] = None
+    on_user_dialog: Optional[OnUserDialog] = None
+    trace_carrier: Optional[Dict[str, str]] = None
+    """The caller's OpenTelemetry W3C context (``traceparent``/``tracestate``) for the CLI to
+    parent its spans under; set at connect by the tracing extension's ``prepare``
+    (``claude_sync._tracing.carrier``), None without OpenTelemetry."""
 
     @property
     def calls_back(self) -> bool:
@@ -234,16 +251,14 @@ class OptionsPlan(FrozenRecord):
         cli_path: Union[str, os.PathLike[str]],
         *,
         environ: Optional[Mapping[str, str]] = None,
-        trace_carrier: Optional[Mapping[str, str]] = None,
     ) -> SpawnPlan:
         """The ``SpawnPlan`` for the CLI at ``cli_path``, inheriting ``environ`` (default:
-        ``os.environ``; see ``build_env`` for the layering). ``trace_carrier`` is the caller's
-        OpenTelemetry W3C context, if any. Raises ``ValueError`` for a malformed
+        ``os.environ``; see ``build_env`` for the layering), with ``trace_carrier`` in it. Raises ``ValueError`` for a malformed
         ``CLAUDE_CODE_STREAM_CLOSE_TIMEOUT``; the options were checked when this plan was made."""
         inherited = os.environ if environ is None else environ
         return SpawnPlan(
             argv=[os.fspath(cli_path), *self.cli_args],
-            env=finish_env(self.env_overlay, inherited, self.explicit_env, trace_carrier, self.trace_cli),
+            env=finish_env(self.env_overlay, inherited, self.explicit_env, self.trace_carrier, self.trace_cli),
             cwd=self.cwd,
             user=self.user,
             initialize_fields=self.initialize_fields,
@@ -276,7 +291,7 @@ class SpawnPlan(FrozenRecord):
 
     def check_initialize_answer(self, response: Mapping[str, Any]) -> None:
         """Raises ``CLIConnectionError`` when a fail-closed hook would not be (see
-        ``hooks.check_fail_closed_answer``), or a launch-only ``initialize`` field was not
+        ``hook_registry.check_fail_closed_answer``), or a launch-only ``initialize`` field was not
         taken (``argv.check_initialize_delivery``)."""
         if self.hooks_fail_closed:
             check_fail_closed_answer(response)
@@ -370,7 +385,8 @@ def interpret_options(
         explicit_env=frozenset(options.env),
         trace_cli=options.trace_cli,
         initialize_timeout=options.initialize_timeout,
-        host_callbacks=HostCallbacks(options.on_elicitation, options.on_user_dialog),
+        on_elicitation=options.on_elicitation,
+        on_user_dialog=options.on_user_dialog,
     )
 
 
@@ -387,12 +403,14 @@ def build_spawn_plan(
 
     ``environ`` is the environment to inherit (default: ``os.environ``). ``interpreted`` is
     ``interpret_options(options)`` when the caller already has it (then nothing is worked out
-    again). ``trace_carrier``: see ``OptionsPlan.spawn_plan``; ``read_text``: see
-    ``interpret_options``. Raises what those raise.
+    again). ``trace_carrier``, when given, replaces the plan's (``OptionsPlan.trace_carrier``);
+    ``read_text``: see ``interpret_options``. Raises what those raise.
     """
     plan = interpret_options(options, read_text) if interpreted is None else interpreted
+    if trace_carrier is not None:
+        plan = replace(plan, trace_carrier=dict(trace_carrier))
     remember_run_secrets(options, os.environ if environ is None else environ)
-    return plan.spawn_plan(cli_path, environ=environ, trace_carrier=trace_carrier)
+    return plan.spawn_plan(cli_path, environ=environ)
 
 
 def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, Any], Dict[str, Any]]:

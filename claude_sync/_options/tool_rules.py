@@ -1,4 +1,9 @@
-"""``allowed_tools`` rules the options imply or affect: ``skills`` and ``can_use_tool`` shadowing (pure).
+"""Which tool calls run unasked, and who is asked about the rest (pure).
+
+``PermissionRouting`` reads the three permission options once (``can_use_tool``,
+``permission_prompt_tool_name``, ``deny_all_permissions``): the CLI's
+``--permission-prompt-tool`` and what the ``can_use_tool`` handler
+(``claude_sync._callbacks.permissions.permission_server``) is given.
 
 ``skills`` adds ``Skill`` / ``Skill(name)`` rules (names checked as the official SDK checks
 them) and defaults ``setting_sources``; ``can_use_tool_shadowing`` says which calls an allow
@@ -13,10 +18,66 @@ from fnmatch import fnmatchcase
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
+from .._callbacks.permission_types import CanUseTool
+from .._wire.record import FrozenRecord, frozen_record
 from .argv import str_list
 from .options import ClaudeAgentOptions
 
-__all__ = ["can_use_tool_shadowing", "check_rule", "rule_matches", "skills_defaults"]
+__all__ = ["PermissionRouting", "can_use_tool_shadowing", "check_rule", "rule_matches", "skills_defaults"]
+
+
+@frozen_record
+class PermissionRouting(FrozenRecord):
+    """Who answers the CLI's permission prompts, decided once from the options.
+
+    ``callback`` set: the CLI asks us (``--permission-prompt-tool stdio``) and the shell calls
+    it. ``deny_all``: the CLI asks us and the shell denies every request without a call.
+    ``prompt_tool_name`` set: the CLI asks that MCP tool instead. None of them: the CLI
+    decides alone (``permission_mode``, settings); a ``can_use_tool`` request that still
+    arrives is denied (fail-closed).
+    """
+
+    callback: Optional[CanUseTool] = None
+    deny_all: bool = False
+    prompt_tool_name: Optional[str] = None
+
+    @classmethod
+    def from_options(
+        cls,
+        can_use_tool: Optional[CanUseTool],
+        permission_prompt_tool_name: Optional[str],
+        deny_all_permissions: bool,
+    ) -> PermissionRouting:
+        """The routing the three permission options ask for.
+
+        Raises ``ValueError`` when two of them are set (each one routes the prompts
+        somewhere else).
+        """
+        if can_use_tool is not None and permission_prompt_tool_name is not None:
+            raise ValueError(
+                "can_use_tool and permission_prompt_tool_name are mutually exclusive: "
+                "can_use_tool already routes permission prompts to this process"
+            )
+        if deny_all_permissions and can_use_tool is not None:
+            raise ValueError("deny_all_permissions and can_use_tool are mutually exclusive")
+        if deny_all_permissions and permission_prompt_tool_name is not None:
+            raise ValueError(
+                "deny_all_permissions and permission_prompt_tool_name are mutually exclusive: "
+                "deny_all_permissions needs the prompts routed to this process"
+            )
+        return cls(
+            callback=can_use_tool,
+            deny_all=bool(deny_all_permissions),
+            prompt_tool_name=permission_prompt_tool_name,
+        )
+
+    @property
+    def prompt_tool(self) -> Optional[str]:
+        """The CLI's ``--permission-prompt-tool`` value: ``"stdio"`` when the prompts come to
+        this process, the named MCP tool, or None (flag left out)."""
+        if self.callback is not None or self.deny_all:
+            return "stdio"
+        return self.prompt_tool_name
 
 
 def skills_defaults(options: ClaudeAgentOptions) -> Tuple[List[str], Optional[List[str]]]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Dict, Mapping, Tuple
 
-from .._callbacks.hooks import HookRegistry
+from .hook_registry import HookRegistry
 
 __all__ = ["RULES", "Check", "add_rule", "is_async_callable", "validate_options"]
 
@@ -139,7 +139,7 @@ def sync_callable(name: str, value: Any) -> None:
 
 
 def hook_table(name: str, value: Any) -> None:
-    """The shape rules of ``hooks.HookRegistry`` (run now, not at connect), then no
+    """The shape rules of ``hook_registry.HookRegistry`` (run now, not at connect), then no
     ``async`` hook."""
     try:
         registry = HookRegistry.from_options(value)

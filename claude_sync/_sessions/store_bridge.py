@@ -132,8 +132,8 @@ class StoreBridge(ConnectionExtension):
     # ------------------------------------------------------------------ set-up
 
     def prepare(
-        self, options: ClaudeAgentOptions, plan: Optional[OptionsPlan], environ: Mapping[str, str]
-    ) -> Tuple[ClaudeAgentOptions, Optional[OptionsPlan]]:
+        self, options: ClaudeAgentOptions, plan: OptionsPlan, environ: Mapping[str, str]
+    ) -> Tuple[ClaudeAgentOptions, OptionsPlan]:
         """The options to spawn with (repointed at a materialized resume) and their plan.
 
         Connecting thread. Raises ``ValueError`` (options the store cannot serve) and
@@ -163,16 +163,13 @@ class StoreBridge(ConnectionExtension):
         return spawned, self.replan(plan, spawned)
 
     @staticmethod
-    def replan(plan: Optional[OptionsPlan], spawned: ClaudeAgentOptions) -> Optional[OptionsPlan]:
+    def replan(plan: OptionsPlan, spawned: ClaudeAgentOptions) -> OptionsPlan:
         """The caller's ``interpret_options`` plan, updated for the resumed options ``spawned``.
 
         A resume from the store changes only the session flags and ``CLAUDE_CONFIG_DIR``, so
         only the argv and the environment overlay are worked out again: the callbacks the
         request handlers were built from (hook ids, permission routing) stay the same objects.
         """
-        if plan is None:
-            return plan
-
         fresh = interpret_options(spawned)
         return replace(plan, cli_args=fresh.cli_args, env_overlay=fresh.env_overlay)
 

@@ -18,8 +18,6 @@ import pytest
 
 from claude_sync._callbacks.hook_types import KNOWN_HOOK_EVENTS, HookContext, HookMatcher
 from claude_sync._callbacks.hooks import (
-    HookRegistry,
-    RegisteredHook,
     hook_call_from_request,
     hook_output_to_wire,
 )
@@ -37,6 +35,7 @@ from claude_sync._callbacks.permissions import (
     permission_result_to_wire,
     suggestions_from_wire,
 )
+from claude_sync._options.hook_registry import HookRegistry, RegisteredHook
 from claude_sync._wire.errors import (
     CallbackRequestError,
     ClaudeSDKError,

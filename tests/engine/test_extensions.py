@@ -4,19 +4,24 @@ and each is closed once (a close cut short by Ctrl-C resumes with the one it int
 from __future__ import annotations
 
 import dataclasses
+import sys
+import types
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Tuple
 
 import pytest
 
 from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, InMemorySessionStore
 from claude_sync._engine.connection import Session, SessionState
 from claude_sync._engine.extensions import ConnectionExtension, Extensions
+from claude_sync._options.command import interpret_options
 from claude_sync.testing import ScriptedCLI
 
 
 class Named(ConnectionExtension):
-    def __init__(self, name: str, closed: List[str], interrupt: bool = False, fail: bool = False) -> None:
+    def __init__(
+        self, name: str, closed: List[str], interrupt: bool = False, fail: bool = False
+    ) -> None:
         self.name, self.closed, self.interrupt, self.fail = name, closed, interrupt, fail
 
     def close(self, timeout: float) -> None:
@@ -30,7 +35,9 @@ class Named(ConnectionExtension):
 
 def test_extensions_close_last_first_once_and_a_cut_close_resumes() -> None:
     closed: List[str] = []
-    extensions = Extensions([Named("a", closed), Named("b", closed, interrupt=True), Named("c", closed)])
+    extensions = Extensions(
+        [Named("a", closed), Named("b", closed, interrupt=True), Named("c", closed)]
+    )
     with pytest.raises(KeyboardInterrupt):
         extensions.close(1.0)
     assert closed == ["c"]
@@ -52,10 +59,13 @@ class Model(ConnectionExtension):
     """Re-plans the options: the CLI must be spawned with this model."""
 
     def prepare(
-        self, options: ClaudeAgentOptions, plan: Optional[Any], environ: Mapping[str, str]
-    ) -> Tuple[ClaudeAgentOptions, Optional[Any]]:
-        assert plan is None  # a bare session made no plan
-        return dataclasses.replace(options, model="from-prepare"), plan
+        self, options: ClaudeAgentOptions, plan: Any, environ: Mapping[str, str]
+    ) -> Tuple[ClaudeAgentOptions, Any]:
+        assert (
+            plan.cli_args[plan.cli_args.index("--model") + 1] == "from-options"
+        )  # made for the bare session
+        spawned = dataclasses.replace(options, model="from-prepare")
+        return spawned, interpret_options(spawned)
 
 
 def test_an_extension_prepare_re_plans_the_options_the_cli_is_spawned_with(tmp_path: Path) -> None:
@@ -92,7 +102,12 @@ def test_a_refusing_prepare_fails_the_connect_and_every_extension_is_closed(tmp_
     assert cli.runs == []  # nothing was spawned
 
 
-def test_a_bare_session_gets_no_extension_and_the_wiring_picks_them(tmp_path: Path) -> None:
+def test_a_bare_session_gets_no_extension_and_the_wiring_picks_them(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.delitem(
+        sys.modules, "opentelemetry", raising=False
+    )  # a program that does not trace
     cli = ScriptedCLI(directory=tmp_path)
     bare = Session(cli.options())
     bare.connect()
@@ -104,3 +119,34 @@ def test_a_bare_session_gets_no_extension_and_the_wiring_picks_them(tmp_path: Pa
         assert client.session is not None
         kinds = [type(e).__name__ for e in client.session.extensions]
     assert kinds == ["StoreBridge", "HostDeathWatch"]  # the wire log only at DEBUG
+
+
+def _fake_opentelemetry(monkeypatch: Any, traceparent: str) -> None:
+    """An already loaded ``opentelemetry`` whose active span is ``traceparent``."""
+    package, propagate = (
+        types.ModuleType("opentelemetry"),
+        types.ModuleType("opentelemetry.propagate"),
+    )
+    propagate.inject = lambda carrier: carrier.update(traceparent=traceparent)  # type: ignore[attr-defined]
+    package.propagate = propagate  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "opentelemetry", package)
+    monkeypatch.setitem(sys.modules, "opentelemetry.propagate", propagate)
+
+
+def test_a_traced_program_hands_the_cli_its_trace_context_through_the_extension(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    cli = ScriptedCLI(directory=tmp_path)
+    monkeypatch.setenv("TRACEPARENT", "00-stale-stale-01")
+    _fake_opentelemetry(monkeypatch, "00-abc-def-01")
+    with ClaudeSDKClient(cli.options(session_store=InMemorySessionStore())) as client:
+        assert client.session is not None and client.session.spawn_plan is not None
+        kinds = [type(e).__name__ for e in client.session.extensions]
+        env = client.session.spawn_plan.env
+    assert kinds == ["StoreBridge", "TraceContext", "HostDeathWatch"]  # after the store's re-plan
+    assert env["TRACEPARENT"] == "00-abc-def-01"  # the active span, not the inherited one
+    monkeypatch.delitem(sys.modules, "opentelemetry")
+    with ClaudeSDKClient(cli.options()) as client:
+        assert client.session is not None and client.session.spawn_plan is not None
+        assert "TraceContext" not in [type(e).__name__ for e in client.session.extensions]
+        assert client.session.spawn_plan.env["TRACEPARENT"] == "00-stale-stale-01"  # untouched

@@ -80,6 +80,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._wiring", "claude_sync._mcp.routing"): "first-use",
     ("claude_sync._wiring", "claude_sync._mcp.server"): "first-use",
     ("claude_sync._wiring", "claude_sync._sessions.store_bridge"): "first-use",
+    ("claude_sync._wiring", "claude_sync._tracing.carrier"): "first-use",
     ("claude_sync._wiring", "claude_sync._tracing.otel"): "first-use",
     ("claude_sync._mcp.routing", "claude_sync._mcp.bridge"): "heavy",
     # the client's control methods: their typed results load with the first call

@@ -242,7 +242,7 @@ def test_stderr_goes_to_sys_stderr_or_debug_stderr_without_a_callback(capsys: An
 def test_trace_carrier_is_none_without_opentelemetry_loaded(monkeypatch: Any) -> None:
     import sys
 
-    from claude_sync._engine.tracing import trace_carrier
+    from claude_sync._tracing.carrier import trace_carrier
 
     monkeypatch.delitem(sys.modules, "opentelemetry", raising=False)
     assert trace_carrier() is None
@@ -252,7 +252,7 @@ def test_trace_carrier_uses_an_already_loaded_opentelemetry(monkeypatch: Any) ->
     import sys
     import types as pytypes
 
-    from claude_sync._engine.tracing import trace_carrier
+    from claude_sync._tracing.carrier import trace_carrier
 
     package = pytypes.ModuleType("opentelemetry")
     propagate = pytypes.ModuleType("opentelemetry.propagate")
