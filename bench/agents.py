@@ -103,6 +103,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--cli", default=str(default_cli_path()))
     parser.add_argument("--n", type=int, default=32)
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--pool-size", type=int, default=4,
+                        help="max_workers (and warm) of the AgentPool rows (default 4)")
     parser.add_argument("--no-official", action="store_true")
     parser.add_argument("--json")
     parser.add_argument("--only", action="append", choices=MODES,
@@ -118,7 +120,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         api.add(*[text("ok")] * (opts.n * 4 + opts.reps * 8 + 50))
         env = hermetic_env(tmp, api.base_url)
         env["PYTHONPATH"] = str(ROOT)
-        base = {"cli": opts.cli, "cwd": str(work), "n": opts.n, "reps": opts.reps}
+        base = {"cli": opts.cli, "cwd": str(work), "n": opts.n, "reps": opts.reps, "pool_size": opts.pool_size}
         plan = [("cold_first", sys.executable), ("warm_first", sys.executable), ("reset", sys.executable),
                 ("pool", sys.executable),
                 ("pool_warm", sys.executable), ("threads", sys.executable)] + ([("official", official)] if official else [])  # fmt: skip
@@ -132,11 +134,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             raw[mode] = measure(python, dict(base, mode=mode), run_env)
     if opts.json:
         Path(opts.json).write_text(json.dumps(raw, indent=2))
-    print(render(raw, opts.n))
+    print(render(raw, opts.n, opts.pool_size))
     return 0
 
 
-def render(raw: Dict[str, Any], n: int) -> str:
+def render(raw: Dict[str, Any], n: int, size: int = 4) -> str:
     med = statistics.median
     cold = raw["cold_first"]
     cold_first = med(cold["first_message_s"])
@@ -154,7 +156,7 @@ def render(raw: Dict[str, Any], n: int) -> str:
     if "reset" in raw:
         rows += _reset_rows(raw["reset"], cold_cpu)
     official = raw.get("official") or {}
-    for mode, label in (("pool", "AgentPool(max_workers=4)"), ("threads", f"{n} threads × query()"),
+    for mode, label in (("pool", f"AgentPool(max_workers={size})"), ("threads", f"{n} threads × query()"),
                         ("official", f"official asyncio.gather × {n}")):  # fmt: skip
         r = raw.get(mode)
         if mode not in raw and mode != "official":
@@ -170,9 +172,9 @@ def render(raw: Dict[str, Any], n: int) -> str:
         rows.append((f"{n} runs: {label} — peak RSS (all processes)", f"{r['peak_rss'] / 2**20:.0f} MiB", mem_goal))
     steady = raw.get("pool_warm") or {}
     if "steady_wall_s" in steady:
-        rows.append((f"{n} runs: AgentPool(max_workers=4, warm=4), warmed — wall", f"{steady['steady_wall_s']:.1f} s",
+        rows.append((f"{n} runs: AgentPool(max_workers={size}, warm={size}), warmed — wall", f"{steady['steady_wall_s']:.1f} s",
                      _goal(steady["steady_wall_s"] / official["wall_s"], 0.2) if "wall_s" in official else ""))
-        rows.append((f"{n} runs: AgentPool(max_workers=4, warm=4), warmed — CPU per run",
+        rows.append((f"{n} runs: AgentPool(max_workers={size}, warm={size}), warmed — CPU per run",
                      f"{steady['steady_cpu_s'] / n:.3f} s", _goal(steady["steady_cpu_s"] / n / cold_cpu, 0.1)))
         if "steady_client_cpu_s" in steady:
             rows.append(("  of which the Python process (client)", f"{steady['steady_client_cpu_s'] / n:.3f} s", ""))

@@ -122,7 +122,7 @@ def wait_parked(pool: Any) -> None:
 def many_pool(args: Dict[str, Any]) -> Dict[str, Any]:
     from claude_sync import AgentPool
 
-    with AgentPool(ours(args), max_workers=4) as pool:
+    with AgentPool(ours(args), max_workers=args.get("pool_size", 4)) as pool:
         results = list(pool.map(["say ok"] * args["n"], timeout=600))
     stats = pool.stats()
     assert all(r.text for r in results)
@@ -134,11 +134,12 @@ def many_pool_warm(args: Dict[str, Any]) -> Dict[str, Any]:
     read live from /proc) from the first submit to the last result."""
     from claude_sync import AgentPool
 
-    with AgentPool(ours(args), max_workers=4, warm=4) as pool:
+    size = args.get("pool_size", 4)
+    with AgentPool(ours(args), max_workers=size, warm=size) as pool:
         deadline = time.monotonic() + 300
-        while pool.stats()["parked"] < 4:
+        while pool.stats()["parked"] < size:
             if time.monotonic() > deadline:
-                raise TimeoutError("4 warm CLIs not parked within 300 s")
+                raise TimeoutError(f"{size} warm CLIs not parked within 300 s")
             time.sleep(0.01)
         own0 = resource.getrusage(resource.RUSAGE_SELF)
         cpu0 = tree_cpu()

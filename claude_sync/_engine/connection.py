@@ -20,6 +20,7 @@ per session, moved under the session's lock.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from concurrent.futures import Future
@@ -89,6 +90,7 @@ class Session:
         self._temp_files: List[str] = []
         self._lock = threading.Lock()
         self._spawning = threading.Lock()  # held while connect starts the CLI; close waits for it
+        self._closing_extensions = threading.Lock()  # the close ladder and an undone connect take turns
         self._states = SessionStateMachine()
         self._pending = PendingRequests()
         self._reader = Reader(
@@ -214,7 +216,7 @@ class Session:
         if transport is not None:
             transport.stop(self.options.close_timeout)
             transport.close()
-        self._extensions.close(self.options.close_timeout)
+        self._close_extensions()
         self._remove_temp_files()
         raise UsageError("the session was closed while it was connecting")
 
@@ -346,9 +348,11 @@ class Session:
         Returns the CLI's ``response`` payload (``{}`` when it sends none). Raises
         ``ControlRequestError`` (the CLI's error text), ``ControlTimeoutError`` (no answer
         within ``timeout``, default ``control_timeout``), ``CLIConnectionError`` (the CLI
-        ended first), ``UsageError`` (not connected, or closed).
+        ended first), ``UsageError`` (not connected, or closed); ``TypeError`` /
+        ``ValueError`` for a ``timeout`` that is not a finite number of seconds > 0 (nothing
+        is sent then).
         """
-        timeout = self.options.control_timeout if timeout is None else timeout
+        timeout = self.options.control_timeout if timeout is None else _checked_timeout(subtype, timeout)
         request_id = self._pending.new_id()
         with self._lock:
             self._check_send()
@@ -574,8 +578,17 @@ class Session:
         return min(ABANDON_GRACE, self.options.close_timeout) if self._abandoned else self.options.close_timeout
 
     def _close_extensions(self) -> None:
-        """After the reader: every mirror frame is in."""
-        self._extensions.close(self.options.close_timeout)
+        """Close each extension once (the close ladder after the reader, when every mirror
+        frame is in; or a connect undone by that close). The two can overlap when ``close()``
+        stopped waiting for a slow start: they take turns, and the second finds nothing left
+        to close. Waits at most ``close_timeout`` per extension for the other one."""
+        timeout = self.options.close_timeout
+        if not self._closing_extensions.acquire(timeout=timeout * (len(self._extensions.items) + 1)):
+            return  # the other caller is still closing them
+        try:
+            self._extensions.close(timeout)
+        finally:
+            self._closing_extensions.release()
 
     def _close_transport(self) -> None:
         if self._transport is not None:
@@ -595,3 +608,14 @@ class Session:
             self._temp_files.pop()
 
 
+def _checked_timeout(subtype: str, timeout: Any) -> float:
+    """``timeout`` of a control request, checked before anything is sent: a finite number of
+    seconds > 0 (an int or a float, not a bool). Raises ``TypeError`` / ``ValueError`` naming
+    the request."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(
+            f"control request {subtype!r}: timeout must be a number of seconds or None, got {type(timeout).__name__} {timeout!r}"
+        )
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"control request {subtype!r}: timeout must be a finite number of seconds > 0, got {timeout!r}")
+    return float(timeout)

@@ -184,3 +184,20 @@ def test_the_client_and_the_query_stream_share_one_implementation_of_each_contro
     for name in shared:
         assert getattr(ClaudeSDKClient, name) is getattr(QueryStream, name) is getattr(ControlMethods, name), name
     assert "NotImplementedError" not in inspect.getsource(ControlMethods)
+
+
+@pytest.mark.parametrize(
+    "timeout, error",
+    [("5", TypeError), (True, TypeError), ([1], TypeError), (0, ValueError), (-1.0, ValueError),
+     (float("nan"), ValueError), (float("inf"), ValueError)],
+)  # fmt: skip
+def test_a_control_timeout_that_is_not_seconds_is_refused_before_anything_is_sent(timeout: Any, error: type) -> None:
+    script = ScriptedCLI().expect_control("set_model", response={})
+    with ClaudeSDKClient(ClaudeAgentOptions(close_timeout=2.0), transport=script.transport()) as client:
+        with pytest.raises(error, match=r"control request 'set_model': timeout must be"):
+            client.set_model("m", timeout=timeout)
+        with pytest.raises(error, match=r"control request 'interrupt': timeout must be"):
+            client.interrupt(timeout=timeout)
+        assert not [f for f in frames(script) if f.get("type") == "control_request" and f["request"]["subtype"] != "initialize"]
+        client.set_model("m", timeout=5)  # an int is seconds too
+    assert sent(script, "set_model") == {"subtype": "set_model", "model": "m"}

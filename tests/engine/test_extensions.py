@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import threading
 import types
 from pathlib import Path
 from typing import Any, List, Mapping, Tuple
 
 import pytest
+from helpers import wait_until
 
 from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, InMemorySessionStore
 from claude_sync._engine.connection import Session, SessionState
@@ -150,3 +152,63 @@ def test_a_traced_program_hands_the_cli_its_trace_context_through_the_extension(
         assert client.session is not None and client.session.spawn_plan is not None
         assert "TraceContext" not in [type(e).__name__ for e in client.session.extensions]
         assert client.session.spawn_plan.env["TRACEPARENT"] == "00-stale-stale-01"  # untouched
+
+
+class SlowToPrepareAndClose(ConnectionExtension):
+    """Holds the connect in ``prepare`` and the closer in ``close`` until the test lets go."""
+
+    def __init__(self) -> None:
+        self.preparing, self.let_prepare = threading.Event(), threading.Event()
+        self.closing, self.let_close = threading.Event(), threading.Event()
+        self.closes: List[str] = []
+
+    def prepare(self, options: Any, plan: Any, environ: Mapping[str, str]) -> Tuple[Any, Any]:
+        self.preparing.set()
+        assert self.let_prepare.wait(10)
+        return options, plan
+
+    def close(self, timeout: float) -> None:
+        self.closes.append(threading.current_thread().name)
+        self.closing.set()
+        assert self.let_close.wait(10)
+
+
+def test_a_close_that_stops_waiting_for_a_slow_connect_and_the_undone_connect_close_each_extension_once(
+    tmp_path: Path,
+) -> None:
+    cli = ScriptedCLI(directory=tmp_path)
+    slow = SlowToPrepareAndClose()
+    session = Session(cli.options(close_timeout=0.2), extensions=lambda s: [slow])
+    failures: List[BaseException] = []
+
+    def connect() -> None:
+        try:
+            session.connect()
+        except BaseException as exc:  # noqa: BLE001 - the test looks at it
+            failures.append(exc)
+
+    connecting = threading.Thread(target=connect, name="test-connect")
+    connecting.start()
+    assert slow.preparing.wait(10)
+    closer = threading.Thread(target=session.close, name="test-close")
+    closer.start()  # waits 0.2 s for the start, then runs its ladder: closes the extension
+    assert slow.closing.wait(10)
+    slow.let_prepare.set()  # the connect sees the close and undoes its start meanwhile
+    wait_until(lambda: _running(connecting, "_undo_start"), what="the connect undoing its start")
+    slow.let_close.set()
+    closer.join(10)
+    connecting.join(10)
+    assert not closer.is_alive() and not connecting.is_alive()
+    assert slow.closes == ["test-close"]  # once, by the first to get there
+    assert [type(e).__name__ for e in failures] == ["UsageError"]
+    assert cli.runs == []  # nothing was spawned
+
+
+def _running(thread: threading.Thread, function: str) -> bool:
+    """``function`` is on ``thread``'s stack right now."""
+    frame = sys._current_frames().get(thread.ident or 0)
+    while frame is not None:
+        if frame.f_code.co_name == function:
+            return True
+        frame = frame.f_back
+    return False
