@@ -20,7 +20,6 @@ per session, moved under the session's lock.
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from concurrent.futures import Future
@@ -616,6 +615,6 @@ def _checked_timeout(subtype: str, timeout: Any) -> float:
         raise TypeError(
             f"control request {subtype!r}: timeout must be a number of seconds or None, got {type(timeout).__name__} {timeout!r}"
         )
-    if not (math.isfinite(timeout) and timeout > 0):
+    if not 0 < timeout < float("inf"):  # NaN compares false: refused too
         raise ValueError(f"control request {subtype!r}: timeout must be a finite number of seconds > 0, got {timeout!r}")
     return float(timeout)
