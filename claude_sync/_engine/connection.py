@@ -49,7 +49,7 @@ from .._wire.protocol import (
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
 from .extensions import ConnectionExtension, Extensions, ExtensionsFn
-from .pending import PendingRequests
+from .pending import PendingRequests, checked_timeout
 from .reader import END, Reader
 from .states import SessionState, SessionStateMachine
 from .transport import Transport
@@ -174,10 +174,6 @@ class Session:
         with self._spawning:
             return self._start_transport_locked()
 
-    def _closed_while_connecting(self) -> bool:
-        with self._lock:
-            return self.closed
-
     def _start_transport_locked(self) -> SpawnPlan:
         from .spawn import (  # first connect only, not at import
             plan_spawn,
@@ -189,7 +185,7 @@ class Session:
             self._extensions = Extensions(self._make_extensions(self))
         transport, cli_path = routed_transport(self.options, self._environ, self._custom_transport)
         plan = plan_spawn(self.options, self._options_plan, self._environ, transport, self._extensions, cli_path)
-        if self._closed_while_connecting():
+        if self.closed:  # while the extensions prepared (checked again, locked, once started)
             self._undo_start(None)
         if self._server is None:
             from .serving import RequestServer  # a bare session answers every request with an error
@@ -351,7 +347,7 @@ class Session:
         ``ValueError`` for a ``timeout`` that is not a finite number of seconds > 0 (nothing
         is sent then).
         """
-        timeout = self.options.control_timeout if timeout is None else _checked_timeout(subtype, timeout)
+        timeout = self.options.control_timeout if timeout is None else checked_timeout(subtype, timeout)
         request_id = self._pending.new_id()
         with self._lock:
             self._check_send()
@@ -577,17 +573,15 @@ class Session:
         return min(ABANDON_GRACE, self.options.close_timeout) if self._abandoned else self.options.close_timeout
 
     def _close_extensions(self) -> None:
-        """Close each extension once (the close ladder after the reader, when every mirror
-        frame is in; or a connect undone by that close). The two can overlap when ``close()``
-        stopped waiting for a slow start: they take turns, and the second finds nothing left
-        to close. Waits at most ``close_timeout`` per extension for the other one."""
+        """Close each extension once: the ladder (after the reader: every mirror frame is in)
+        and a connect it undid (``close()`` stopped waiting for a slow start) take turns; the
+        second finds nothing left. Waits ``close_timeout`` per extension for the other."""
         timeout = self.options.close_timeout
-        if not self._closing_extensions.acquire(timeout=timeout * (len(self._extensions.items) + 1)):
-            return  # the other caller is still closing them
-        try:
-            self._extensions.close(timeout)
-        finally:
-            self._closing_extensions.release()
+        if self._closing_extensions.acquire(timeout=timeout * (len(self._extensions.items) + 1)):
+            try:
+                self._extensions.close(timeout)
+            finally:
+                self._closing_extensions.release()
 
     def _close_transport(self) -> None:
         if self._transport is not None:
@@ -598,23 +592,8 @@ class Session:
         self._reader.put_end()
 
     def _remove_temp_files(self) -> None:
-        if not self._temp_files:
-            return
-        from .tempfiles import remove_private_file
+        if self._temp_files:
+            from .tempfiles import remove_private_files
 
-        while self._temp_files:
-            remove_private_file(self._temp_files[-1])
-            self._temp_files.pop()
+            remove_private_files(self._temp_files)
 
-
-def _checked_timeout(subtype: str, timeout: Any) -> float:
-    """``timeout`` of a control request, checked before anything is sent: a finite number of
-    seconds > 0 (an int or a float, not a bool). Raises ``TypeError`` / ``ValueError`` naming
-    the request."""
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise TypeError(
-            f"control request {subtype!r}: timeout must be a number of seconds or None, got {type(timeout).__name__} {timeout!r}"
-        )
-    if not 0 < timeout < float("inf"):  # NaN compares false: refused too
-        raise ValueError(f"control request {subtype!r}: timeout must be a finite number of seconds > 0, got {timeout!r}")
-    return float(timeout)

@@ -55,7 +55,7 @@ except ImportError:  # pragma: no cover - Windows
 
 __all__ = [
     "LOCK_NAME", "make_private_dir", "make_private_file", "memory_file", "process_start_time",
-    "remove_all_private_files", "remove_private_dir", "remove_private_file", "sweep_orphans",
+    "remove_all_private_files", "remove_private_dir", "remove_private_file", "remove_private_files", "sweep_orphans",
 ]  # fmt: skip
 
 _OWNED = re.compile(r"^claude_sync-(\d+)-(\d+)-[A-Za-z0-9_]+$")
@@ -228,6 +228,14 @@ def remove_private_file(path: str) -> None:
         except OSError:
             pass
         _drop_dir_if_empty()
+
+
+def remove_private_files(paths: List[str]) -> None:
+    """Delete the files of ``paths`` (made by ``make_private_file``), last first, emptying the
+    list as it goes: a call cut short by Ctrl-C is resumed by the next one. Never raises."""
+    while paths:
+        remove_private_file(paths[-1])
+        paths.pop()
 
 
 def make_private_dir(prefix: str) -> str:
