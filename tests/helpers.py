@@ -16,6 +16,7 @@ import re
 import sys
 import threading
 import time
+import types
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple
@@ -447,3 +448,13 @@ def package_module_name(path: Path) -> str:
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
+
+
+def fake_opentelemetry(monkeypatch: Any, traceparent: str) -> None:
+    """An already loaded ``opentelemetry`` (for this test only) whose active span is
+    ``traceparent``: what ``claude_sync._tracing.carrier`` reads, without the package."""
+    package, propagate = types.ModuleType("opentelemetry"), types.ModuleType("opentelemetry.propagate")
+    propagate.inject = lambda carrier: carrier.update(traceparent=traceparent)  # type: ignore[attr-defined]
+    package.propagate = propagate  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "opentelemetry", package)
+    monkeypatch.setitem(sys.modules, "opentelemetry.propagate", propagate)

@@ -6,12 +6,11 @@ from __future__ import annotations
 import dataclasses
 import sys
 import threading
-import types
 from pathlib import Path
 from typing import Any, List, Mapping, Tuple
 
 import pytest
-from helpers import wait_until
+from helpers import fake_opentelemetry, wait_until
 
 from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, InMemorySessionStore
 from claude_sync._engine.connection import Session, SessionState
@@ -123,24 +122,12 @@ def test_a_bare_session_gets_no_extension_and_the_wiring_picks_them(
     assert kinds == ["StoreBridge", "HostDeathWatch"]  # the wire log only at DEBUG
 
 
-def _fake_opentelemetry(monkeypatch: Any, traceparent: str) -> None:
-    """An already loaded ``opentelemetry`` whose active span is ``traceparent``."""
-    package, propagate = (
-        types.ModuleType("opentelemetry"),
-        types.ModuleType("opentelemetry.propagate"),
-    )
-    propagate.inject = lambda carrier: carrier.update(traceparent=traceparent)  # type: ignore[attr-defined]
-    package.propagate = propagate  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "opentelemetry", package)
-    monkeypatch.setitem(sys.modules, "opentelemetry.propagate", propagate)
-
-
 def test_a_traced_program_hands_the_cli_its_trace_context_through_the_extension(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
     cli = ScriptedCLI(directory=tmp_path)
     monkeypatch.setenv("TRACEPARENT", "00-stale-stale-01")
-    _fake_opentelemetry(monkeypatch, "00-abc-def-01")
+    fake_opentelemetry(monkeypatch, "00-abc-def-01")
     with ClaudeSDKClient(cli.options(session_store=InMemorySessionStore())) as client:
         assert client.session is not None and client.session.spawn_plan is not None
         kinds = [type(e).__name__ for e in client.session.extensions]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import typing
-from typing import Any, Dict, List
+from typing import Any, List
 
 import pytest
 
@@ -249,21 +249,11 @@ def test_trace_carrier_is_none_without_opentelemetry_loaded(monkeypatch: Any) ->
 
 
 def test_trace_carrier_uses_an_already_loaded_opentelemetry(monkeypatch: Any) -> None:
-    import sys
-    import types as pytypes
+    from helpers import fake_opentelemetry
 
     from claude_sync._tracing.carrier import trace_carrier
 
-    package = pytypes.ModuleType("opentelemetry")
-    propagate = pytypes.ModuleType("opentelemetry.propagate")
-
-    def inject(carrier: Dict[str, str]) -> None:
-        carrier["traceparent"] = "00-1-2-01"
-
-    propagate.inject = inject  # type: ignore[attr-defined]
-    package.propagate = propagate  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "opentelemetry", package)
-    monkeypatch.setitem(sys.modules, "opentelemetry.propagate", propagate)
+    fake_opentelemetry(monkeypatch, "00-1-2-01")
     assert trace_carrier() == {"traceparent": "00-1-2-01"}
 
 

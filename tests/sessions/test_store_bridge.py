@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from helpers import Kit, ask, hook_request, responses, turn_script
+from helpers import Kit, ask, fake_opentelemetry, hook_request, responses, turn_script
 
 from claude_sync import ClaudeSDKClient, InMemorySessionStore, ResultMessage, SystemMessage, query
 from claude_sync._sessions.store_bridge import StoreBridge, file_key
@@ -260,6 +260,22 @@ def test_resume_from_a_store_materializes_the_session(tmp_path: Path) -> None:
         client.query("next")
         list(client.receive_response())
     assert not temp.exists()
+    assert f"--resume={sid}" in cli.last_run.argv
+
+
+def test_a_resume_from_the_store_keeps_the_callers_trace_context(tmp_path: Path, monkeypatch: Any) -> None:
+    """The store's ``prepare`` re-plans the options (CLAUDE_CONFIG_DIR, --resume); the trace
+    context, added after it, reaches the CLI too."""
+    sid = str(uuid.uuid4())
+    store = InMemorySessionStore()
+    store.append(key(sid), [line(sid, 1)])
+    fake_opentelemetry(monkeypatch, "00-feed-beef-01")
+    cli = ScriptedCLI(directory=tmp_path)
+    with ClaudeSDKClient(cli.options(session_store=store, resume=sid)) as client:
+        assert client.session is not None and client.session.spawn_plan is not None
+        env, temp = client.session.spawn_plan.env, _bridge(client).temp_dir
+    assert temp is not None and env["CLAUDE_CONFIG_DIR"] == str(temp)
+    assert env["TRACEPARENT"] == "00-feed-beef-01"
     assert f"--resume={sid}" in cli.last_run.argv
 
 
