@@ -61,6 +61,32 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = 
     return True
 
 
+
+def run_together(work: Callable[[int], None], count: int, timeout: float = 60.0) -> List[BaseException]:
+    """Run ``work(n)`` for each ``n`` in ``range(count)``, each on its own
+    ``claude_sync-test-<n>`` thread, all released at once (a barrier); the exceptions they
+    raised. Fails the test when a thread is still running after ``timeout`` seconds."""
+    errors: List[BaseException] = []
+    start = threading.Barrier(count)
+
+    def run(n: int) -> None:
+        try:
+            start.wait(timeout)
+            work(n)
+        except BaseException as exc:  # noqa: BLE001 - returned to the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(n,), name=f"claude_sync-test-{n}") for n in range(count)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    stuck = [thread.name for thread in threads if thread.is_alive()]
+    if stuck:
+        pytest.fail(f"threads still running after {timeout}s: {stuck}")
+    return errors
+
 def child_pids() -> List[int]:
     """Our process's live child processes, right now (no grace period)."""
     pids: List[int] = []

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
+from helpers import run_together
 
 from claude_sync import (
     AssistantMessage,
@@ -183,24 +183,13 @@ def test_values_sent_in_control_requests_are_known(tmp_path: Path) -> None:
 def test_concurrent_remember_and_scrub_lose_nothing() -> None:
     from claude_sync._redaction.secrets import remember, scrub
 
-    errors: List[BaseException] = []
-    start = threading.Barrier(8)
 
     def work(n: int) -> None:
-        try:
-            start.wait(10)
-            for i in range(150):
-                remember(f"thread-{n}-secret-{i:04d}")
-                assert scrub(f"x thread-{n}-secret-{i:04d} y") == "x <redacted> y"
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+        for i in range(150):
+            remember(f"thread-{n}-secret-{i:04d}")
+            assert scrub(f"x thread-{n}-secret-{i:04d} y") == "x <redacted> y"
 
-    threads = [threading.Thread(target=work, args=(n,), name=f"claude_sync-test-{n}") for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert errors == []
+    assert run_together(work, 8) == []
     assert all(scrub(f"thread-{n}-secret-{i:04d}") == "<redacted>" for n in range(8) for i in range(150))
 
 

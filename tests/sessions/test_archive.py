@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import os
 import stat
-import threading
 import uuid
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+from helpers import run_together
 from transcript_lines import conversation, entry, folder, write
 
 import claude_sync
@@ -182,23 +182,12 @@ def test_an_empty_transcript_is_no_session(config: Path, project: Path) -> None:
 
 def test_concurrent_archive_and_unarchive_leave_one_whole_mark(config: Path, project: Path) -> None:
     sid = session(config, project)
-    errors: List[BaseException] = []
-    start = threading.Barrier(8)
 
-    def flip(archived: bool) -> None:
-        try:
-            start.wait(10)
-            for _ in range(40):
-                (archive_session if archived else unarchive_session)(sid, str(project))
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
+    def flip(n: int) -> None:
+        for _ in range(40):
+            (archive_session if n % 2 == 0 else unarchive_session)(sid, str(project))
 
-    threads = [threading.Thread(target=flip, args=(i % 2 == 0,), name=f"claude_sync-test-flip-{i}") for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert not errors and not any(t.is_alive() for t in threads)
+    assert run_together(flip, 8) == []
     assert parse_record(mark(config, project, sid).read_bytes()) is not None
     assert sorted(os.listdir(mark(config, project, sid).parent)) == ["archived.json"]
 

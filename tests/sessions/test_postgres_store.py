@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
-from helpers import require_package, wait_until
+from helpers import require_package, run_together, wait_until
 from pg_server import PostgresServer, running_server
 
 from claude_sync import UsageError
@@ -362,20 +362,11 @@ def test_every_call_after_a_restart_gets_a_live_pooled_connection(own_server: Po
         assert [e["uuid"] for e in store.load(KEY) or []] == ["before"] + [f"after-{i}" for i in range(4)]
         own_server.stop()  # again, now with 4 callers at once
         own_server.restart()
-        errors: List[BaseException] = []
 
         def call(i: int) -> None:
-            try:
-                store.append(KEY, [{"type": "x", "uuid": f"again-{i}"}])
-            except BaseException as exc:  # noqa: BLE001 - collected for the assert
-                errors.append(exc)
+            store.append(KEY, [{"type": "x", "uuid": f"again-{i}"}])
 
-        threads = [threading.Thread(target=call, args=(i,), name=f"claude_sync-test-{i}") for i in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(60)
-        assert errors == []
+        assert run_together(call, 4) == []
         assert len(store.load(KEY) or []) == 9
 
 

@@ -6,6 +6,7 @@ import json
 from typing import Any, Dict, List, Tuple
 
 import pytest
+from helpers import run_together
 
 from claude_sync._wire.framing import PREFIX_BYTES, LineFramer, OversizedLine, encode_frame
 
@@ -156,22 +157,12 @@ def test_encode_frame_raises_what_the_standard_encoder_raises() -> None:
 
 
 def test_encode_frame_from_many_threads_at_once() -> None:
-    import threading
 
     shared = {"list": list(range(50)), "text": "é" * 20}
-    failures: List[BaseException] = []
 
     def encode_often(index: int) -> None:
-        try:
-            for _ in range(300):
-                frame = {"index": index, "shared": shared}
-                assert encode_frame(frame) == (_STANDARD.encode(frame) + "\n").encode("utf-8")
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            failures.append(exc)
+        for _ in range(300):
+            frame = {"index": index, "shared": shared}
+            assert encode_frame(frame) == (_STANDARD.encode(frame) + "\n").encode("utf-8")
 
-    threads = [threading.Thread(target=encode_often, args=(i,), name=f"claude_sync-test-{i}") for i in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert not failures and not any(thread.is_alive() for thread in threads)
+    assert run_together(encode_often, 4, timeout=30) == []
