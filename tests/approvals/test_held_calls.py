@@ -197,3 +197,10 @@ def test_a_run_that_stopped_for_a_person_is_a_record_with_an_output_format() -> 
     options = ClaudeAgentOptions(output_format=Report, cwd="/srv")
     outcome = _outcome([result(("toolu_a", "rm a"))], options, gate)
     assert isinstance(outcome, PendingApproval) and outcome.tool_use_id == "toolu_a"
+
+
+def test_a_deferred_result_has_no_typed_output_and_no_output_error() -> None:
+    from claude_sync._structured.outcome import AttemptLog, output_outcome
+
+    assert output_outcome(Report, result(("toolu_a", "rm a")), AttemptLog()) == (None, None)
+    assert output_outcome(Report, result(), AttemptLog())[1] is not None  # a finished run without one still fails
