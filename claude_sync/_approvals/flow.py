@@ -34,13 +34,14 @@ without callables, a policy whose ``check`` is a module-level function), so
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import threading
 import time
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Dict, Iterable, Optional, Union, cast
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union, cast
 
 from .._agents.run import collect_turn, outcome_error
 from .._client import ClaudeSDKClient
@@ -54,6 +55,7 @@ from .claims import claim, load_transcript
 from .gate import ApprovalGate
 from .policy import ApprovalPolicy
 from .records import (
+    ApprovalClaimedError,
     ApprovalDecision,
     ApprovalDroppedError,
     ApprovalNotAppliedError,
@@ -146,19 +148,20 @@ def resume_approval(
     # ``echo x >> file`` without asking can_use_tool either. The recorded mode is restored
     # from the callback that applies the decision, before the CLI hears the answer.
     restore = pending.permission_mode if pending.permission_mode not in (None, "default", "plan") else None
-    stale = why_stale(load_transcript(pending, base), pending)
-    if stale is not None:
-        raise ApprovalStaleError(f"approval of {pending.tool_name} call {pending.tool_use_id} no longer applies: {stale}", pending.tool_use_id)
-    claim_once = _ClaimOnce(pending, decision, base, claimant or str(uuid.uuid4()))
-    gate = ApprovalGate(policy, decided=(pending, decision))
-    gate.before_apply = claim_once  # never applied unclaimed (a transport that spawns nothing)
-    gated = gate.options(base if restore is None else dataclasses.replace(base, permission_mode="default"))
-    client = ClaudeSDKClient(dataclasses.replace(gated, spawn_command=claim_once.spawning(base.spawn_command)))
-    if restore is not None:
-        gate.on_applied = lambda: _restore_mode(client, restore)
-    with client:  # connect only: the CLI re-runs the deferred call itself
-        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-        messages = collect_turn(client.receive_response(timeout=remaining))
+    with _one_resume_here(pending):
+        stale = why_stale(load_transcript(pending, base), pending)
+        if stale is not None:
+            raise ApprovalStaleError(f"approval of {pending.tool_name} call {pending.tool_use_id} no longer applies: {stale}", pending.tool_use_id)
+        claim_once = _ClaimOnce(pending, decision, base, claimant or str(uuid.uuid4()))
+        gate = ApprovalGate(policy, decided=(pending, decision))
+        gate.before_apply = claim_once  # never applied unclaimed (a transport that spawns nothing)
+        gated = gate.options(base if restore is None else dataclasses.replace(base, permission_mode="default"))
+        client = ClaudeSDKClient(dataclasses.replace(gated, spawn_command=claim_once.spawning(base.spawn_command)))
+        if restore is not None:
+            gate.on_applied = lambda: _restore_mode(client, restore)
+        with client:  # connect only: the CLI re-runs the deferred call itself
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            messages = collect_turn(client.receive_response(timeout=remaining))
     if not gate.applied:
         why = f"; refused: {gate.refused}" if gate.refused else ""
         raise ApprovalNotAppliedError(
@@ -218,6 +221,41 @@ def _outcome(messages: Any, options: ClaudeAgentOptions, gate: ApprovalGate) -> 
     if error is not None and options.raise_on_error_result:
         raise error
     return outcome
+
+
+_RUNNING: Dict[Tuple[str, str], int] = {}  # (session, tool_use_id) -> pid of the resume running it
+_RUNNING_LOCK = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    global _RUNNING_LOCK
+    _RUNNING_LOCK = threading.Lock()  # a fork while another thread held it must not hang the child
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+@contextlib.contextmanager
+def _one_resume_here(pending: PendingApproval) -> Iterator[None]:
+    """At most one resume of a call at a time in this process, whatever its claimant: a second
+    one (two deliveries in one worker's threads, the same claimant retried too early) raises
+    ``ApprovalClaimedError`` at once. A forked child does not inherit its parent's."""
+    key, pid = (pending.session_id, pending.tool_use_id), os.getpid()
+    with _RUNNING_LOCK:
+        if _RUNNING.get(key) == pid:
+            raise ApprovalClaimedError(
+                f"approval of {pending.tool_name} call {pending.tool_use_id} is being resumed in this process already; "
+                "nothing ran here",
+                pending.tool_use_id,
+                {"claimant": f"another resume in process {pid}"},
+            )
+        _RUNNING[key] = pid
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.pop(key, None)
 
 
 class _ClaimOnce:

@@ -153,3 +153,60 @@ def test_the_user_spawn_command_still_runs_and_the_claim_follows_it(tmp_path: Pa
         resume_approval(pending, ApprovalDecision.allow(), policy=POLICY,
                         options=replace(options, cli_path=str(spy), spawn_command=wrap, initialize_timeout=10))  # fmt: skip
     assert seen == [[]] and claims(store, tmp_path) == ["approvals/claim-toolu_01"]
+
+
+def test_the_same_delivery_twice_at_once_in_one_process_starts_one_cli(tmp_path: Path) -> None:
+    """Two resumes of one call in one process (a worker's threads; here even the same
+    claimant): the second is refused at once while the first is under way, and no second CLI
+    starts. The first is held inside its spawn (its own ``spawn_command``) until then."""
+    import threading
+
+    store, options, pending = setup(tmp_path)
+    spy = spy_cli(tmp_path)
+    second_done = threading.Event()
+    outcomes: List[Any] = []
+
+    def hold(command: Any) -> Any:
+        assert second_done.wait(30)
+        return command
+
+    def first() -> None:
+        try:
+            resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, claimant="delivery-1",
+                            options=replace(options, cli_path=str(spy), spawn_command=hold, initialize_timeout=10))  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - the spy exits at once: the connect fails
+            outcomes.append(exc)
+
+    thread = threading.Thread(target=first, name="claude_sync-test-first")
+    thread.start()
+    try:
+        from helpers import wait_until
+
+        from claude_sync._approvals import flow
+
+        assert wait_until(lambda: bool(flow._RUNNING), 30, "the first resume is under way")
+        with pytest.raises(ApprovalClaimedError, match="in this process already"):
+            resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, claimant="delivery-1",
+                            options=replace(options, cli_path=str(spy)))  # fmt: skip
+    finally:
+        second_done.set()
+        thread.join(60)
+    assert not thread.is_alive() and isinstance(outcomes[0], ClaudeSDKError)
+    assert Path(f"{spy}.ran").read_text() == "started\n"
+    assert claims(store, tmp_path) == ["approvals/claim-toolu_01"]
+
+
+def test_a_record_edited_to_name_the_held_back_call_is_stale(tmp_path: Path) -> None:
+    """The second held call of the message was held back (denied: it has a result). A record
+    edited to name it, or to drop it from ``held_back``, decides nothing it should not."""
+    held = {"type": "tool_use", "id": "toolu_02", "name": "Bash", "input": {"command": "rm b"}}
+    store, options, pending = setup(
+        tmp_path,
+        {"type": "assistant", "uuid": "a2", "message": {"id": "m1", "role": "assistant", "content": [held]}},
+        {"type": "user", "uuid": "u2", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_02", "content": "Not run yet", "is_error": True}]}},
+    )  # fmt: skip
+    edited = PendingApproval.from_dict(dict(pending.to_dict(), tool_use_id="toolu_02", tool_input={"command": "rm b"}))
+    with pytest.raises(ApprovalStaleError, match="already has a result"):
+        resume_approval(edited, ApprovalDecision.allow(), policy=POLICY, options=options)
+    assert claims(store, tmp_path) == []
