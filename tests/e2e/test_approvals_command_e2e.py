@@ -91,3 +91,15 @@ def test_approve_with_an_output_format_writes_the_record_and_a_failed_delivery_s
     assert outcomes == [(0, "all done\n"), (12, "")], [p.stderr for p in racers]
     assert (work / "ran.txt").read_text() == "ran\n"
     fake_api.assert_no_surprises()
+
+
+def test_a_subagents_held_call_is_an_error_naming_it(real_cli_path: str, tmp_path: Path) -> None:
+    from .test_approvals_e2e import _subagent_script
+
+    work = tmp_path / "work"
+    work.mkdir()
+    with FakeAnthropicAPI(responder=_subagent_script) as api:
+        done = claude_sync(real_cli_path, api, tmp_path, "--cli-path", real_cli_path, "--cwd", str(work),
+                           "--approve", "Bash(echo:*)", "go")  # fmt: skip
+    assert done.returncode == 1 and "toolu_sub" in done.stderr and "subagent" in done.stderr, done.stderr
+    assert not (work / "ran.txt").exists()
