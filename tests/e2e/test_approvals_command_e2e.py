@@ -14,6 +14,8 @@ import pytest
 from claude_sync import PendingApproval
 from claude_sync.testing import FakeAnthropicAPI, hermetic_env, text, tool_use
 
+from .approval_scripts import subagent_asks_for_a_held_call
+
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,11 +96,9 @@ def test_approve_with_an_output_format_writes_the_record_and_a_failed_delivery_s
 
 
 def test_a_subagents_held_call_is_an_error_naming_it(real_cli_path: str, tmp_path: Path) -> None:
-    from .test_approvals_e2e import _subagent_script
-
     work = tmp_path / "work"
     work.mkdir()
-    with FakeAnthropicAPI(responder=_subagent_script) as api:
+    with FakeAnthropicAPI(responder=subagent_asks_for_a_held_call) as api:
         done = claude_sync(real_cli_path, api, tmp_path, "--cli-path", real_cli_path, "--cwd", str(work),
                            "--approve", "Bash(echo:*)", "go")  # fmt: skip
     assert done.returncode == 1 and "toolu_sub" in done.stderr and "subagent" in done.stderr, done.stderr

@@ -37,6 +37,7 @@ from claude_sync import (
 )
 from claude_sync.testing.fake_api import FakeAnthropicAPI, reply, text, tool_use
 
+from .approval_scripts import subagent_asks_for_a_held_call
 from .harness import hermetic_env, tool_results
 
 pytestmark = pytest.mark.e2e
@@ -282,27 +283,13 @@ def test_two_held_calls_in_one_message_both_reach_a_person(
     fake_api.assert_no_surprises()
 
 
-def _subagent_script(request: Any) -> Any:
-    """The parent starts a (foreground) subagent; the subagent asks for a held Bash call."""
-    first = request.messages[0]["content"]
-    prompt = [b.get("text") for b in first if isinstance(b, dict) and b.get("type") == "text"][-1] if isinstance(first, list) else first
-    answered = any(isinstance(b, dict) and b.get("type") == "tool_result"
-                   for m in request.messages if isinstance(m.get("content"), list) for b in m["content"])  # fmt: skip
-    if prompt == "run echo":
-        return text("sub done") if answered else tool_use("Bash", {"command": "echo sub >> ran.txt"}, id="toolu_sub")
-    if answered:
-        return text("parent done")
-    return tool_use("Agent", {"description": "tidy", "prompt": "run echo", "subagent_type": "general-purpose",
-                              "run_in_background": False}, id="toolu_agent")  # fmt: skip
-
-
 def test_a_held_call_inside_a_subagent_is_not_a_success(
     real_cli_path: str, e2e_options: Options, tmp_path: Path, e2e_workdir: Path
 ) -> None:
     """Measured: deferred inside a subagent, the CLI ends the subagent with no output and the
     run ends with a normal result; nothing is resumable. The gate denies the call and
     ``run_with_approvals`` raises ``ApprovalDroppedError`` naming it."""
-    with FakeAnthropicAPI(responder=_subagent_script) as api:
+    with FakeAnthropicAPI(responder=subagent_asks_for_a_held_call) as api:
         options = e2e_options(env=hermetic_env(tmp_path, api.base_url))
         with pytest.raises(ApprovalDroppedError, match="toolu_sub") as caught:
             run_with_approvals("go", policy=POLICY, options=options, timeout=120)
