@@ -69,6 +69,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._approvals.records": (
         "PendingApproval", "ApprovalDecision", "ApprovalError", "ApprovalRecordError",
         "ApprovalStaleError", "ApprovalClaimedError", "ApprovalNotAppliedError",
+        "ApprovalDroppedError",
     ),
     "._approvals.policy": ("ApprovalPolicy",),
     "._approvals.gate": ("ApprovalGate",),
@@ -173,6 +174,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._approvals.policy import ApprovalPolicy as ApprovalPolicy
     from ._approvals.records import ApprovalClaimedError as ApprovalClaimedError
     from ._approvals.records import ApprovalDecision as ApprovalDecision
+    from ._approvals.records import ApprovalDroppedError as ApprovalDroppedError
     from ._approvals.records import ApprovalError as ApprovalError
     from ._approvals.records import ApprovalNotAppliedError as ApprovalNotAppliedError
     from ._approvals.records import ApprovalRecordError as ApprovalRecordError

@@ -1,8 +1,10 @@
 """One claim per pending approval, and the session's transcript to check it against (I/O).
 
 Two resumes of one pending approval may race (two workers picked up the same decision, a
-person clicked twice). Before a resume starts a CLI it claims the approval; only the first
-claim wins, and a loser raises ``ApprovalClaimedError`` having run nothing:
+person clicked twice). Just before a resume's CLI process starts (``flow`` calls ``claim`` from
+the options' ``spawn_command``) it claims the approval; only the first claim wins, and a loser
+raises ``ApprovalClaimedError`` having started nothing. A claimant names one delivery of a
+decision, never a worker:
 
 - **with a session store**: the claim is an entry appended under the session's key with the
   subpath ``approvals/claim-<tool_use_id>``, carrying a uuid derived from the session and the
@@ -16,9 +18,10 @@ claim wins, and a loser raises ``ApprovalClaimedError`` having run nothing:
   beside it and hard-linked into place (``link`` fails when the name exists: atomic, and a
   reader never sees half a claim).
 
-A claim is final: a resume that claimed and then died leaves the approval claimed. Passing the
-same ``claimant`` again is the deliberate retry (the transcript check still refuses it once
-the call has a result). Store calls block as the store's own calls do.
+A claim is final: a resume that claimed and then died (or whose CLI then failed to start)
+leaves the approval claimed. Passing the same ``claimant`` again is the deliberate retry (the
+transcript check still refuses it once the call has a result). Store calls block as the
+store's own calls do.
 """
 
 from __future__ import annotations

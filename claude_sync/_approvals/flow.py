@@ -11,12 +11,20 @@
 
 ``run_with_approvals`` runs the prompt with an ``ApprovalGate``: a call the policy names is
 deferred (the CLI stops before it, one ``tool_deferred`` result), the CLI is closed (a further
-prompt to it would lose the call), and a ``PendingApproval`` is returned; otherwise the
-``RunResult``. ``resume_approval`` checks the session still stops at that call
-(``why_stale``), claims the approval (``claims.claim``: one resume wins), starts a CLI with
-``resume=<session>`` and **no prompt** (a prompt would add a second turn), restores the
-permission mode and ``cwd``, applies the decision to exactly that call and returns the next
-``RunResult`` or the next ``PendingApproval``.
+prompt to it would lose the call), and a ``PendingApproval`` is returned — also with
+``output_format`` set (a run that stopped for a person has no typed output to check);
+otherwise the ``RunResult``. Other held calls of the run (the same message's, a subagent's)
+are listed in the record's ``held_back``; when the run did not stop at a deferred call but the
+gate held one, ``ApprovalDroppedError`` names it: a run never looks like a success while a held
+call went unasked (``pending_approval`` compares what the gate held with what the result says).
+
+``resume_approval`` checks the session still stops at that call (``why_stale``), starts a
+CLI with ``resume=<session>`` and **no prompt** (a prompt would add a second turn), restores
+the permission mode and ``cwd``, applies the decision to exactly that call and returns the
+next ``RunResult`` or the next ``PendingApproval``. It claims the approval (``claims.claim``:
+one resume wins) at the last moment before the CLI process starts — from the options'
+``spawn_command``, after the CLI was found and the options were checked — so a resume that
+fails earlier spends nothing; the gate refuses to apply the decision without the claim.
 
 For ``ClaudeSDKClient`` / ``AgentPool`` / ``query()``: ``options = ApprovalGate(policy).options(opts)``
 and ``pending_approval(result, options)`` on each result. Everything here pickles (options
@@ -26,16 +34,18 @@ without callables, a policy whose ``check`` is a module-level function), so
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import threading
 import time
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Dict, Iterable, Optional, Union, cast
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union, cast
 
 from .._agents.run import collect_turn, outcome_error
 from .._client import ClaudeSDKClient
-from .._options.options import ClaudeAgentOptions
+from .._options.options import ClaudeAgentOptions, SpawnCommand
 from .._query import query
 from .._redaction.redactor import redacted_logger
 from .._result import RunResult
@@ -45,7 +55,9 @@ from .claims import claim, load_transcript
 from .gate import ApprovalGate
 from .policy import ApprovalPolicy
 from .records import (
+    ApprovalClaimedError,
     ApprovalDecision,
+    ApprovalDroppedError,
     ApprovalNotAppliedError,
     ApprovalRecordError,
     ApprovalStaleError,
@@ -73,8 +85,10 @@ def run_with_approvals(
     """Run ``prompt`` until its result or until a call ``policy`` names (caller's thread).
 
     Returns the ``RunResult``, or a ``PendingApproval`` (the CLI was closed; nothing of the
-    call ran). Raises what ``run()`` raises; ``TypeError`` for a policy that is not an
-    ``ApprovalPolicy``; ``ValueError`` with ``permission_prompt_tool_name`` set.
+    call ran), with ``options.output_format`` too. Raises what ``run()`` raises;
+    ``ApprovalDroppedError`` when the gate held a call the run could not stop at (a
+    subagent's); ``TypeError`` for a policy that is not an ``ApprovalPolicy``; ``ValueError``
+    with ``permission_prompt_tool_name`` set.
     """
     options = options or ClaudeAgentOptions()
     gate = ApprovalGate(policy)
@@ -98,19 +112,23 @@ def resume_approval(
     ``options``: as for the first run (the same ``session_store`` to resume on another
     machine; ``cwd`` and ``permission_mode`` come from the record, ``resume`` is set).
     ``policy``: which later calls wait for a person again. ``timeout`` bounds the CLI's part
-    (start to result). ``claimant``: who claims the approval (default: a fresh uuid; pass the
-    same one to retry deliberately).
+    (start to result). ``claimant``: who claims the approval, one per delivery of the decision
+    (default: a fresh uuid each call; pass the one a failed resume used to retry it
+    deliberately). The claim is taken just before the CLI process starts: a resume that fails
+    before (CLI not found, bad options, a stale record) spends nothing.
 
-    Raises ``ApprovalRecordError`` (bad record or decision), ``ApprovalStaleError`` (the
-    session moved on; nothing ran), ``ApprovalClaimedError`` (another resume claimed it;
-    nothing ran), ``ApprovalNotAppliedError`` (the CLI ended the turn without asking about
-    the call), ``ValueError`` when ``options`` name another session or ``cwd``, and what
-    ``run()`` raises.
+    Raises ``ApprovalRecordError`` (bad record, decision or claimant), ``ApprovalStaleError``
+    (the session moved on; nothing ran), ``ApprovalClaimedError`` (another resume claimed it;
+    no CLI started), ``ApprovalNotAppliedError`` (the CLI ended the turn without asking about
+    the call), ``ApprovalDroppedError`` (as ``run_with_approvals``), ``ValueError`` when
+    ``options`` name another session or ``cwd``, and what ``run()`` raises.
     """
     if not isinstance(pending, PendingApproval):
         raise ApprovalRecordError(f"pending must be a PendingApproval, got {type(pending).__name__}")
     if not isinstance(decision, ApprovalDecision):
         raise ApprovalRecordError(f"decision must be an ApprovalDecision, got {type(decision).__name__}")
+    if claimant is not None and (not isinstance(claimant, str) or not claimant.strip() or len(claimant) > 500):
+        raise ApprovalRecordError(f"claimant must be a non-empty str of at most 500 characters, got {claimant!r:.100}")
     options = options or ClaudeAgentOptions()
     if options.resume not in (None, pending.session_id):
         raise ValueError(f"options.resume is {options.resume!r} but the approval is for session {pending.session_id!r}")
@@ -130,18 +148,20 @@ def resume_approval(
     # ``echo x >> file`` without asking can_use_tool either. The recorded mode is restored
     # from the callback that applies the decision, before the CLI hears the answer.
     restore = pending.permission_mode if pending.permission_mode not in (None, "default", "plan") else None
-    stale = why_stale(load_transcript(pending, base), pending)
-    if stale is not None:
-        raise ApprovalStaleError(f"approval of {pending.tool_name} call {pending.tool_use_id} no longer applies: {stale}", pending.tool_use_id)
-    claim(pending, decision, base, claimant or str(uuid.uuid4()), _now())
-    gate = ApprovalGate(policy, decided=(pending, decision))
-    gated = gate.options(base if restore is None else dataclasses.replace(base, permission_mode="default"))
-    client = ClaudeSDKClient(gated)
-    if restore is not None:
-        gate.on_applied = lambda: _restore_mode(client, restore)
-    with client:  # connect only: the CLI re-runs the deferred call itself
-        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-        messages = collect_turn(client.receive_response(timeout=remaining))
+    with _one_resume_here(pending):
+        stale = why_stale(load_transcript(pending, base), pending)
+        if stale is not None:
+            raise ApprovalStaleError(f"approval of {pending.tool_name} call {pending.tool_use_id} no longer applies: {stale}", pending.tool_use_id)
+        claim_once = _ClaimOnce(pending, decision, base, claimant or str(uuid.uuid4()))
+        gate = ApprovalGate(policy, decided=(pending, decision))
+        gate.before_apply = claim_once  # never applied unclaimed (a transport that spawns nothing)
+        gated = gate.options(base if restore is None else dataclasses.replace(base, permission_mode="default"))
+        client = ClaudeSDKClient(dataclasses.replace(gated, spawn_command=claim_once.spawning(base.spawn_command)))
+        if restore is not None:
+            gate.on_applied = lambda: _restore_mode(client, restore)
+        with client:  # connect only: the CLI re-runs the deferred call itself
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            messages = collect_turn(client.receive_response(timeout=remaining))
     if not gate.applied:
         why = f"; refused: {gate.refused}" if gate.refused else ""
         raise ApprovalNotAppliedError(
@@ -158,12 +178,23 @@ def pending_approval(
     """The ``PendingApproval`` a deferred result stands for (None for any other result).
 
     ``options``: the options the run had (``cwd``, ``permission_mode``); ``gate``: the gate
-    that deferred it (its reason is recorded). Raises ``ApprovalRecordError`` when the result
-    lacks what a record needs.
+    that deferred it (its reason is recorded, and the calls it held back in the result's
+    session that no earlier result reported are listed in ``held_back``). Raises
+    ``ApprovalRecordError`` when the result lacks what a record needs; ``ApprovalDroppedError``
+    when the result did not stop at a deferred call but ``gate`` held one in its session (a
+    subagent's call, a deferral the CLI did not report): never a plain result then.
     """
     message = result.result if isinstance(result, RunResult) else result
     deferred = message.deferred_tool_use
+    held = [] if gate is None else gate.take_unreported(message.session_id, None if deferred is None else deferred.id)
     if deferred is None:
+        if held:
+            names = "; ".join(f"{c['tool_name']} call {c['tool_use_id']} ({c['where']}: {c['reason']})" for c in held)
+            raise ApprovalDroppedError(
+                f"the run ended without stopping for a person, but {len(held)} call(s) needed one and did not run: "
+                f"{names}",
+                held[0]["tool_use_id"], held, message.session_id,
+            )  # fmt: skip
         return None
     reason = (gate.reasons.get(deferred.id) if gate is not None else None) or "deferred by a PreToolUse hook"
     return PendingApproval(
@@ -175,18 +206,86 @@ def pending_approval(
         permission_mode=options.permission_mode,
         reason=reason,
         asked_at=_now(),
+        held_back=tuple(held),
     )
 
 
 def _outcome(messages: Any, options: ClaudeAgentOptions, gate: ApprovalGate) -> ApprovalOutcome:
-    outcome = RunResult.from_messages(messages, output_format=options.output_format)
-    pending = pending_approval(outcome, options, gate)
+    """The record, before any typed output is checked (a run that stopped for a person has
+    none), or the ``RunResult``. ``messages`` ends with its ``ResultMessage`` (``collect_turn``)."""
+    pending = pending_approval(messages[-1], options, gate)
     if pending is not None:
         return pending
+    outcome = RunResult.from_messages(messages, output_format=options.output_format)
     error = outcome_error(outcome)
     if error is not None and options.raise_on_error_result:
         raise error
     return outcome
+
+
+_RUNNING: Dict[Tuple[str, str], int] = {}  # (session, tool_use_id) -> pid of the resume running it
+_RUNNING_LOCK = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    global _RUNNING_LOCK
+    _RUNNING_LOCK = threading.Lock()  # a fork while another thread held it must not hang the child
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+@contextlib.contextmanager
+def _one_resume_here(pending: PendingApproval) -> Iterator[None]:
+    """At most one resume of a call at a time in this process, whatever its claimant: a second
+    one (two deliveries in one worker's threads, the same claimant retried too early) raises
+    ``ApprovalClaimedError`` at once. A forked child does not inherit its parent's."""
+    key, pid = (pending.session_id, pending.tool_use_id), os.getpid()
+    with _RUNNING_LOCK:
+        if _RUNNING.get(key) == pid:
+            raise ApprovalClaimedError(
+                f"approval of {pending.tool_name} call {pending.tool_use_id} is being resumed in this process already; "
+                "nothing ran here",
+                pending.tool_use_id,
+                {"claimant": f"another resume in process {pid}"},
+            )
+        _RUNNING[key] = pid
+    try:
+        yield
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.pop(key, None)
+
+
+class _ClaimOnce:
+    """Takes one resume's claim once, from whichever comes first: the spawn (``spawning``'s
+    ``spawn_command``, connecting thread: the last step before the CLI process starts) or the
+    gate's ``before_apply`` (callback pool: a transport that spawned nothing). Raises what
+    ``claims.claim`` raises (``ApprovalClaimedError``), each time it is asked until it won."""
+
+    def __init__(self, pending: PendingApproval, decision: ApprovalDecision, options: ClaudeAgentOptions, claimant: str) -> None:
+        self._args = (pending, decision, options, claimant)
+        self._lock = threading.Lock()
+        self._taken = False
+
+    def __call__(self) -> None:
+        with self._lock:
+            if not self._taken:
+                pending, decision, options, claimant = self._args
+                claim(pending, decision, options, claimant, _now())
+                self._taken = True
+
+    def spawning(self, user_spawn: Any) -> Any:
+        """A ``spawn_command`` that runs the user's (if any), then claims."""
+
+        def spawn_command(command: SpawnCommand) -> SpawnCommand:
+            command = command if user_spawn is None else user_spawn(command)
+            if isinstance(command, SpawnCommand):  # else the engine raises its TypeError, unclaimed
+                self()
+            return command
+
+        return spawn_command
 
 
 def _restore_mode(client: ClaudeSDKClient, mode: Any) -> None:

@@ -3,9 +3,10 @@
 A ``PendingApproval`` is everything a later resume needs, as plain JSON: the session, the
 deferred call (``tool_use`` id, tool name, input), the ``cwd`` the session's transcript is
 filed under, the permission mode to restore (``--resume`` does not), the reason the person
-is shown and when it was asked. ``to_dict()`` / ``to_json()`` and ``from_dict()`` /
-``from_json()`` round-trip it; ``from_dict`` checks every field and raises
-``ApprovalRecordError`` naming the bad one.
+is shown and when it was asked, and the calls the gate held back in the same run
+(``held_back``: not run, the model was told so; see ``ApprovalGate``). ``to_dict()`` /
+``to_json()`` and ``from_dict()`` / ``from_json()`` round-trip it; ``from_dict`` checks every
+field and raises ``ApprovalRecordError`` naming the bad one.
 """
 
 from __future__ import annotations
@@ -13,17 +14,19 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 from .._wire.errors import ClaudeSDKError
 
 __all__ = [
     "ApprovalClaimedError",
     "ApprovalDecision",
+    "ApprovalDroppedError",
     "ApprovalError",
     "ApprovalNotAppliedError",
     "ApprovalRecordError",
     "ApprovalStaleError",
+    "HELD_BACK_WHERE",
     "PendingApproval",
     "RECORD_VERSION",
 ]
@@ -32,6 +35,12 @@ RECORD_VERSION = 1
 _ID = re.compile(r"\A[A-Za-z0-9_-]{1,200}\Z")
 _SESSION = re.compile(r"\A[A-Za-z0-9_-]{1,200}\Z")
 _MODES = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto")
+HELD_BACK_WHERE = ("message", "subagent", "can_use_tool", "dropped")
+"""Why a held call is not the pending one: another call of the same message already waits for
+a person (``"message"``), it was a subagent's call (``"subagent"``: the CLI cannot keep one
+waiting), the CLI asked ``can_use_tool`` about it (``"can_use_tool"``: no defer there), or the
+gate deferred it and the CLI's result did not report it (``"dropped"``). None of them ran."""
+_HELD_BACK_KEYS = {"tool_use_id", "tool_name", "tool_input", "reason", "where"}
 
 
 class ApprovalError(ClaudeSDKError):
@@ -71,6 +80,27 @@ class ApprovalClaimedError(ApprovalStaleError):
 
     def init_kwargs(self) -> Dict[str, Any]:
         return dict(super().init_kwargs(), claim=self.claim)
+
+
+class ApprovalDroppedError(ApprovalError):
+    """The gate held calls that no pending approval can carry — a subagent's call (the CLI
+    ends a subagent at a deferral and nothing of it can be resumed), a call the CLI asked
+    ``can_use_tool`` about, or a deferral the CLI did not report — so the run is not a
+    success. None of the calls ran (each was refused; the model saw why).
+
+    Attributes:
+        calls: The held calls (``tool_use_id``, ``tool_name``, ``tool_input``, ``reason``,
+            ``where``: see ``HELD_BACK_WHERE``).
+        session_id: The run's session.
+    """
+
+    def __init__(self, message: str = "", tool_use_id: str = "", calls: Any = (), session_id: str = "") -> None:
+        super().__init__(message, tool_use_id)
+        self.calls = [dict(call) for call in calls]
+        self.session_id = session_id
+
+    def init_kwargs(self) -> Dict[str, Any]:
+        return dict(super().init_kwargs(), calls=self.calls, session_id=self.session_id)
 
 
 class ApprovalNotAppliedError(ApprovalError):
@@ -144,6 +174,11 @@ class PendingApproval:
         permission_mode: The mode the run had (restored on resume), or None.
         reason: Why a person must decide (what the policy said).
         asked_at: When the run stopped, ISO 8601 UTC.
+        held_back: The other calls the gate held in the same run, not run (each a dict:
+            ``tool_use_id``, ``tool_name``, ``tool_input``, ``reason``, ``where`` — see
+            ``HELD_BACK_WHERE``). Show them to the person: the model was told they did not
+            run, and a call it asks for again waits for its own decision. A decision applies
+            to ``tool_use_id`` only.
         version: The record format (``RECORD_VERSION``).
     """
 
@@ -155,15 +190,19 @@ class PendingApproval:
     permission_mode: Optional[str]
     reason: str
     asked_at: str
+    held_back: Tuple[Dict[str, Any], ...] = ()
     version: int = field(default=RECORD_VERSION)
 
     def __post_init__(self) -> None:
+        if isinstance(self.held_back, list):  # from JSON
+            object.__setattr__(self, "held_back", tuple(self.held_back))
         _check_fields(self.__dict__)
 
     def to_dict(self) -> Dict[str, Any]:
         """A plain dict of JSON values (a copy)."""
         out = dict(self.__dict__)
         out["tool_input"] = json.loads(json.dumps(self.tool_input))
+        out["held_back"] = json.loads(json.dumps(list(self.held_back)))
         return out
 
     def to_json(self) -> str:
@@ -176,7 +215,7 @@ class PendingApproval:
         if not isinstance(data, dict):
             raise ApprovalRecordError(f"a pending approval is a JSON object, got {type(data).__name__}")
         names = set(cls.__dataclass_fields__)
-        unknown, missing = set(data) - names, names - set(data) - {"version"}
+        unknown, missing = set(data) - names, names - set(data) - {"version", "held_back"}
         if unknown or missing:
             raise ApprovalRecordError(
                 f"pending approval fields: missing {sorted(missing)}, unknown {sorted(map(str, unknown))}"
@@ -213,6 +252,23 @@ def _check_fields(data: Dict[str, Any]) -> None:
     if data["permission_mode"] is not None and data["permission_mode"] not in _MODES:
         raise bad("permission_mode", f"None or one of {_MODES}")
     _check_json_object("PendingApproval.tool_input", data["tool_input"])
+    _check_held_back(data["held_back"], data["tool_use_id"])
+
+
+def _check_held_back(held: Any, tool_use_id: str) -> None:
+    if not isinstance(held, tuple):
+        raise ApprovalRecordError(f"PendingApproval.held_back must be a list of calls, got {type(held).__name__}")
+    for index, call in enumerate(held):
+        where = f"PendingApproval.held_back[{index}]"
+        if not isinstance(call, dict) or set(call) != _HELD_BACK_KEYS:
+            raise ApprovalRecordError(f"{where} must be an object with exactly {sorted(_HELD_BACK_KEYS)}, got {call!r:.200}")
+        if not isinstance(call["tool_use_id"], str) or not _ID.match(call["tool_use_id"]) or call["tool_use_id"] == tool_use_id:
+            raise ApprovalRecordError(f"{where}.tool_use_id must be a tool_use id other than the pending call's, got {call['tool_use_id']!r:.200}")
+        if not isinstance(call["tool_name"], str) or not isinstance(call["reason"], str):
+            raise ApprovalRecordError(f"{where}.tool_name and .reason must be str")
+        if call["where"] not in HELD_BACK_WHERE:
+            raise ApprovalRecordError(f"{where}.where must be one of {HELD_BACK_WHERE}, got {call['where']!r:.200}")
+        _check_json_object(f"{where}.tool_input", call["tool_input"])
 
 
 def _check_json_object(name: str, value: Any) -> None:

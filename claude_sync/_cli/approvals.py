@@ -7,15 +7,22 @@ whatever the run printed) and the exit status is ``APPROVAL_PENDING`` (11).
 line back (``FILE`` ``-``: stdin), applies the decision and goes on: the answer is printed as
 usual, or the next pending approval (exit 11 again). A decision that no longer applies (the
 session moved on, another resume claimed it) exits ``APPROVAL_REFUSED`` (12), having run
-nothing. Without a session store the session is the local transcript: resume on the machine
-(and as the user) that ran the first part, from the same ``--cwd``.
+nothing. Each run of ``resume-approval`` is one delivery of the decision and claims the
+approval under its own claimant (a fresh uuid) just before the CLI starts, so two runs of the
+same decision run the call once, and one that fails earlier (``--cli-path`` wrong) spends
+nothing; ``--claimant NAME`` names the claimant, to retry a delivery that claimed and then
+failed (the failure message says which). Without a session store the session is the local
+transcript: resume on the machine (and as the user) that ran the first part, from the same
+``--cwd``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
+import uuid
 from typing import List, Optional, Sequence
 
 from .._approvals.flow import pending_approval, resume_approval
@@ -84,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="which later calls wait again (default: every call of the same tool)")
     parser.add_argument("--cli-path", metavar="PATH", help="the claude binary to run")
     parser.add_argument("--timeout", type=positive_number, metavar="SECONDS", help="bound the resumed run")
+    parser.add_argument("--claimant", metavar="NAME",
+                        help="claim the approval as NAME (default: a fresh one per run); pass the name a failed "
+                             "run printed to retry it")  # fmt: skip
     return parser
 
 
@@ -102,8 +112,10 @@ def resume_main(argv: Sequence[str]) -> int:
         console.say(f"error: {exc} (see claude-sync {RESUME_COMMAND} --help)")
         return USAGE
     options = ClaudeAgentOptions(cli_path=args.cli_path, stderr=console.cli_line)
+    claimant = args.claimant if args.claimant is not None else str(uuid.uuid4())
     try:
-        outcome = resume_approval(pending, decision, policy=policy, options=options, timeout=args.timeout)
+        outcome = resume_approval(pending, decision, policy=policy, options=options, timeout=args.timeout,
+                                  claimant=claimant)  # fmt: skip
         if sys.stdout is None:
             raise OutputError("stdout is closed")
         if isinstance(outcome, PendingApproval):
@@ -117,11 +129,15 @@ def resume_main(argv: Sequence[str]) -> int:
     except ApprovalStaleError as exc:
         console.say(f"refused: {exc}")
         return APPROVAL_REFUSED
+    except ApprovalRecordError as exc:  # e.g. a bad --claimant
+        console.say(f"error: {exc} (see claude-sync {RESUME_COMMAND} --help)")
+        return USAGE
     except (ApprovalError, ClaudeSDKError, OutputError, BrokenPipeError, KeyboardInterrupt) as exc:
         if isinstance(exc, (OutputError, BrokenPipeError)):
             silence_stdout(sys.stdout)
         for line in error_lines(exc):
             console.say(line)
+        console.say(f"to retry this decision deliberately: claude-sync {RESUME_COMMAND} ... --claimant {shlex.quote(claimant)}")
         return exit_code_for(exc)
     finally:
         console.close()

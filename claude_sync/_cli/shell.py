@@ -156,8 +156,10 @@ def _utf8(data: bytes, where: str) -> str:
 
 def _run(request: CliRequest, prompt: str, options: Any, console: Console, gate: Optional[ApprovalGate] = None) -> int:
     """Stream one run to stdout; with ``--approve`` (``gate``), a run that stopped for a person
-    ends with its pending approval's JSON line (exit ``APPROVAL_PENDING``). Raises what
-    ``query()`` raises, ``BrokenPipeError`` and ``OutputError``."""
+    ends with its pending approval's JSON line (exit ``APPROVAL_PENDING``; with
+    ``--output-format SCHEMA`` too: no typed output is expected then). Raises what
+    ``query()`` raises, ``ApprovalDroppedError`` (a held call the run could not stop at),
+    ``BrokenPipeError`` and ``OutputError``."""
     seen = _Results(console)
     console.start("starting claude")
     previous = _on_ctrl_c(console)
@@ -177,11 +179,11 @@ def _run(request: CliRequest, prompt: str, options: Any, console: Console, gate:
         console.status(None)
         if seen.last is not None and request.verbose:
             console.say(summary_line(seen.last), prefix="")
-    if request.output == OUTPUT_STRUCTURED:
+    waiting = None if gate is None else pending_line(seen.last, options, gate)
+    if request.output == OUTPUT_STRUCTURED and waiting is None:  # a run that stopped for a person has none
         if seen.last is None or seen.last.structured_output is None:
             raise NoStructuredOutput("the run ended without structured output")
         console.write(structured_line(seen.last, console.encoding) + "\n")
-    waiting = None if gate is None else pending_line(seen.last, options, gate)
     if waiting is not None:
         console.write(waiting)
     console.flush()

@@ -155,10 +155,12 @@ def output_outcome(
 
     Error results other than ``error_max_structured_output_retries`` give ``(None, None)``:
     they are ``ResultError``s, whatever the output format. ``exit_code``/``stderr``: the CLI's,
-    for the error of an error result. Raises ``TypeError`` only for a class that is not an
-    output class (options validation refuses those earlier).
+    for the error of an error result. A result that stopped before a deferred call (it waits
+    for a person: ``deferred_tool_use``) gives ``(None, None)``: no value yet, and no error.
+    Raises ``TypeError`` only for a class that is not an output class (options validation
+    refuses those earlier).
     """
-    if output_format is None:
+    if output_format is None or result.deferred_tool_use is not None:
         return None, None
     if result.subtype == STRUCTURED_OUTPUT_RETRIES_SUBTYPE:
         return None, _retries_error(output_format, result, attempts, exit_code, stderr)

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional
 
@@ -22,6 +23,7 @@ from helpers import wait_until
 from claude_sync import (
     AgentPool,
     ApprovalDecision,
+    ApprovalDroppedError,
     ApprovalGate,
     ApprovalPolicy,
     ApprovalStaleError,
@@ -33,8 +35,9 @@ from claude_sync import (
     resume_approval,
     run_with_approvals,
 )
-from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI, reply, text, tool_use
 
+from .approval_scripts import subagent_asks_for_a_held_call
 from .harness import hermetic_env, tool_results
 
 pytestmark = pytest.mark.e2e
@@ -244,3 +247,53 @@ def test_on_a_dask_cluster_the_run_and_the_resume_are_plain_tasks(
     assert isinstance(done, RunResult) and done.text == "dask done"
     assert (e2e_workdir / "ran.txt").read_text() == "dask\n"
     fake_api.assert_no_surprises()
+
+
+# ----------------------------------------------------------------------------- every held call reaches a person
+
+
+@dataclass
+class Report:
+    summary: str
+
+
+def test_two_held_calls_in_one_message_both_reach_a_person(
+    e2e_options: Options, fake_api: FakeAnthropicAPI, e2e_workdir: Path
+) -> None:
+    """Measured: deferring both makes the CLI report (and re-run) only the last and drop the
+    other from the model's history. The gate defers the first and holds the second back: the
+    record lists it, the model is told it did not run, asks again, and that becomes the next
+    record. Typed output does not get in the way (``output_format`` set throughout)."""
+    options = e2e_options(session_store=InMemorySessionStore(), output_format=Report)
+    one, two = {"command": "echo one >> ran.txt"}, {"command": "echo two >> ran.txt"}
+    fake_api.add(reply(tool_use("Bash", one, id="toolu_one"), tool_use("Bash", two, id="toolu_two")),
+                 tool_use("Bash", two, id="toolu_two_again"), text("both done"))  # fmt: skip
+    first = run_with_approvals("go", policy=POLICY, options=options, timeout=120)
+    assert isinstance(first, PendingApproval) and first.tool_use_id == "toolu_one"
+    assert [(c["tool_use_id"], c["tool_input"], c["where"]) for c in first.held_back] == [("toolu_two", two, "message")]
+    assert not (e2e_workdir / "ran.txt").exists()
+    second = resume_approval(first, ApprovalDecision.allow(), policy=POLICY, options=options, timeout=120)
+    assert isinstance(second, PendingApproval) and (second.tool_use_id, second.tool_input) == ("toolu_two_again", two)
+    assert (e2e_workdir / "ran.txt").read_text() == "one\n"
+    [held] = tool_results(fake_api, "toolu_two")  # the model saw the held-back call and why it did not run
+    assert held["is_error"] is True and "Not run yet" in json.dumps(held["content"])
+    done = resume_approval(second, ApprovalDecision.allow(), policy=POLICY, options=replace(options, output_format=None), timeout=120)
+    assert isinstance(done, RunResult) and done.text == "both done"
+    assert (e2e_workdir / "ran.txt").read_text() == "one\ntwo\n"
+    fake_api.assert_no_surprises()
+
+
+def test_a_held_call_inside_a_subagent_is_not_a_success(
+    real_cli_path: str, e2e_options: Options, tmp_path: Path, e2e_workdir: Path
+) -> None:
+    """Measured: deferred inside a subagent, the CLI ends the subagent with no output and the
+    run ends with a normal result; nothing is resumable. The gate denies the call and
+    ``run_with_approvals`` raises ``ApprovalDroppedError`` naming it."""
+    with FakeAnthropicAPI(responder=subagent_asks_for_a_held_call) as api:
+        options = e2e_options(env=hermetic_env(tmp_path, api.base_url))
+        with pytest.raises(ApprovalDroppedError, match="toolu_sub") as caught:
+            run_with_approvals("go", policy=POLICY, options=options, timeout=120)
+        assert caught.value.calls[0]["where"] == "subagent"
+        [denied] = tool_results(api, "toolu_sub")
+        assert denied["is_error"] is True and "cannot wait" in json.dumps(denied["content"])
+    assert not (e2e_workdir / "ran.txt").exists()
