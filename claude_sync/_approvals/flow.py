@@ -43,6 +43,7 @@ from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage, UserMessage
 from .claims import claim, load_transcript
 from .gate import ApprovalGate
+from .hold_check import deciding
 from .policy import ApprovalPolicy
 from .records import (
     ApprovalDecision,
@@ -139,7 +140,7 @@ def resume_approval(
     client = ClaudeSDKClient(gated)
     if restore is not None:
         gate.on_applied = lambda: _restore_mode(client, restore)
-    with client:  # connect only: the CLI re-runs the deferred call itself
+    with deciding(pending.session_id, [pending.tool_use_id]), client:  # connect only: the CLI re-runs the deferred call itself
         remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
         messages = collect_turn(client.receive_response(timeout=remaining))
     if not gate.applied:
