@@ -281,3 +281,21 @@ def test_the_error_pickles_with_what_it_names() -> None:
     copy = pickle.loads(pickle.dumps(error))
     assert (str(copy), copy.tool_use_id, copy.session_id, copy.held) == ("m", "toolu_1", SESSION, [{"tool_use_id": "toolu_1"}])
 
+
+
+def test_the_command_line_refuses_a_held_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    import io
+    import sys
+
+    from claude_sync._cli.shell import main
+
+    found = held_session(tmp_path)
+    monkeypatch.setenv("HOME", found["env"]["HOME"])
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    cli = ScriptedCLI.answer("hi")
+    for flags in (["--resume", SESSION], ["--continue"]):
+        assert main(["--cli-path", cli.install(tmp_path / "cli"), "--cwd", found["cwd"], *flags, "while we wait"]) == 1
+        assert "rm victim.txt" in capsys.readouterr().err
+    assert not cli.runs
