@@ -196,7 +196,17 @@ def test_a_follow_up_query_with_resume_is_refused_too(tmp_path: Path) -> None:
     refused(kit, found["path"], before, caught.value)
 
 
-def test_a_held_session_in_a_store_is_refused_on_another_machine(tmp_path: Path) -> None:
+def test_a_held_session_in_a_store_is_refused_on_another_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from claude_sync._sessions import store_resume
+
+    made: List[str] = []
+    original = store_resume.make_private_dir
+
+    def recorded(prefix: str) -> str:
+        made.append(original(prefix))
+        return made[-1]
+
+    monkeypatch.setattr(store_resume, "make_private_dir", recorded)
     found = held_session(tmp_path)
     store = InMemorySessionStore()
     store.append({"project_key": project_key_for_directory(found["cwd"]), "session_id": SESSION}, held_transcript())  # type: ignore[arg-type]
@@ -207,7 +217,7 @@ def test_a_held_session_in_a_store_is_refused_on_another_machine(tmp_path: Path)
             with kit.client(**fields(found), session_store=store, **extra):
                 pass
     assert kit.never_started() and not found["path"].exists()
-    assert not list(tmp_path.rglob("claude_sync-resume-*"))  # the laid-out copy was removed
+    assert len(made) == 2 and not any(Path(p).exists() for p in made)  # the store's copies were laid out, then removed
 
 
 def test_unheld_unknown_and_decided_sessions_start_as_before(tmp_path: Path) -> None:
