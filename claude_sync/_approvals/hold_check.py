@@ -12,9 +12,10 @@ applies later. A tail it cannot read refuses too (fail closed).
 Which transcript: ``<config>/projects/<cwd's project>/<resume>.jsonl`` (``<config>`` is
 ``CLAUDE_CONFIG_DIR``, else ``$HOME/.claude``, from the options' ``env`` over the process's),
 and a ``<resume>.jsonl`` in any other project folder (the CLI looks there too); ``resume``
-naming a ``.jsonl`` file: that file. ``continue_conversation``: the project's newest
-transcript (by modification time, as the CLI picks). A session id found nowhere is left to
-the CLI, which reports it as before.
+naming a ``.jsonl`` file: that file. ``continue_conversation``: every transcript of the
+project (the CLI takes the newest it counts as a conversation, skipping files this cannot
+judge alike, so any held one refuses; pass ``resume=`` to go on with another session). A
+session id found nowhere is left to the CLI, which reports it as before.
 
 Only ``resume_approval`` passes the mark: inside ``deciding(session_id, tool_use_ids)`` (a
 context manager on the caller's thread) the next connect on that thread to that session may
@@ -28,7 +29,7 @@ import contextlib
 import contextvars
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from .._engine.extensions import ConnectionExtension
 from .._options.options import ClaudeAgentOptions
@@ -140,11 +141,13 @@ def _refuse_if_held(path: Path, options: ClaudeAgentOptions) -> None:
     if not held or _allowed(session_id, held, options):
         return
     names = "; ".join(call.describe() for call in held)
+    other = (" continue_conversation may pick this session: pass resume=<the session you mean> to go on with"
+             " another one." if options.continue_conversation else "")  # fmt: skip
     raise ApprovalPendingError(
         f"session {session_id} waits for a person's decision on {names}: a plain resume would run "
         f"{'it' if len(held) == 1 else 'them'} unasked, so nothing was started. Apply the decision with "
         f"resume_approval(pending, ApprovalDecision.allow() or ApprovalDecision.deny(message), policy=…, options=…) "
-        f"(command line: claude-sync resume-approval FILE --allow/--deny)",
+        f"(command line: claude-sync resume-approval FILE --allow/--deny).{other}",
         tool_use_id=held[0].tool_use_id,
         session_id=session_id,
         held=[{"tool_use_id": c.tool_use_id, "tool_name": c.tool_name, "tool_input": c.tool_input} for c in held],
@@ -182,22 +185,23 @@ def _transcripts(options: ClaudeAgentOptions, config: Path, cwd: str) -> List[Pa
             return found
         return found + [p for p in sorted(projects.glob(f"*/{resume}.jsonl")) if p.parent != project]
     if options.continue_conversation:
-        newest = _newest(project)
-        return [newest] if newest is not None else []
+        return _newest_first(project)
     return []
 
 
-def _newest(project: Path) -> Optional[Path]:
-    best: Optional[Tuple[float, Any]] = None
+def _newest_first(project: Path) -> List[Path]:
+    """Every transcript of the project, newest first. ``--continue`` takes the newest the CLI
+    counts as a conversation, and it skips files this cannot judge the same way (measured on
+    2.1.333: a newer file with only a metadata line, or not named by a session id, was
+    passed over for the held session behind it), so all of them are checked."""
+    found: List[Tuple[float, str]] = []
     try:
         candidates = list(project.glob("*.jsonl"))
     except OSError:
-        return None
+        return []
     for path in candidates:
         try:
-            mtime = path.stat().st_mtime
+            found.append((path.stat().st_mtime, str(path)))
         except OSError:
             continue
-        if best is None or mtime > best[0]:
-            best = (mtime, path)
-    return None if best is None else best[1]
+    return [Path(name) for _, name in sorted(found, reverse=True)]

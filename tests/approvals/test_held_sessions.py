@@ -309,3 +309,19 @@ def test_the_command_line_refuses_a_held_session(tmp_path: Path, monkeypatch: py
         assert main(["--cli-path", cli.install(tmp_path / "cli"), "--cwd", found["cwd"], *flags, "while we wait"]) == 1
         assert "rm victim.txt" in capsys.readouterr().err
     assert not cli.runs
+
+
+@pytest.mark.parametrize("decoy", ["0b5e3c52-4f0c-4bb4-9a55-3f4c1c1b7a01.jsonl", "notes.jsonl"])
+def test_continue_is_refused_behind_a_newer_file_the_cli_would_pass_over(tmp_path: Path, decoy: str) -> None:
+    """2.1.333 skipped a newer file holding only a metadata line, or not named by a session id,
+    and continued the held session behind it (the ``rm`` ran): every transcript is checked."""
+    import os
+
+    found = held_session(tmp_path)
+    newer = found["path"].parent / decoy
+    newer.write_text(json.dumps({"type": "last-prompt", "lastPrompt": "x", "sessionId": newer.stem}) + "\n")
+    os.utime(found["path"], (1_000_000, 1_000_000))  # the held one is the oldest by far
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with pytest.raises(ApprovalPendingError, match="pass resume=<the session you mean>"):
+        kit.client(**fields(found), continue_conversation=True).connect()
+    assert kit.never_started()
