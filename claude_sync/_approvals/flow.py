@@ -43,7 +43,7 @@ from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage, UserMessage
 from .claims import claim, load_transcript
 from .gate import ApprovalGate
-from .hold_check import deciding
+from .hold_check import deciding, refuse_undecided
 from .policy import ApprovalPolicy
 from .records import (
     ApprovalDecision,
@@ -103,7 +103,8 @@ def resume_approval(
     same one to retry deliberately).
 
     Raises ``ApprovalRecordError`` (bad record or decision), ``ApprovalStaleError`` (the
-    session moved on; nothing ran), ``ApprovalClaimedError`` (another resume claimed it;
+    session moved on; nothing ran), ``ApprovalPendingError`` (the session also holds a call the
+    record does not name; nothing ran or was claimed), ``ApprovalClaimedError`` (another resume claimed it;
     nothing ran), ``ApprovalNotAppliedError`` (the CLI ended the turn without asking about
     the call), ``ValueError`` when ``options`` name another session or ``cwd``, and what
     ``run()`` raises.
@@ -131,9 +132,11 @@ def resume_approval(
     # ``echo x >> file`` without asking can_use_tool either. The recorded mode is restored
     # from the callback that applies the decision, before the CLI hears the answer.
     restore = pending.permission_mode if pending.permission_mode not in (None, "default", "plan") else None
-    stale = why_stale(load_transcript(pending, base), pending)
+    entries = load_transcript(pending, base)
+    stale = why_stale(entries, pending)
     if stale is not None:
         raise ApprovalStaleError(f"approval of {pending.tool_name} call {pending.tool_use_id} no longer applies: {stale}", pending.tool_use_id)
+    refuse_undecided(entries, pending.session_id, [pending.tool_use_id])  # another held call would run unasked
     claim(pending, decision, base, claimant or str(uuid.uuid4()), _now())
     gate = ApprovalGate(policy, decided=(pending, decision))
     gated = gate.options(base if restore is None else dataclasses.replace(base, permission_mode="default"))

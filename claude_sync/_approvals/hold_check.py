@@ -27,21 +27,23 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
 import os
+import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from .._engine.extensions import ConnectionExtension
 from .._options.options import ClaudeAgentOptions
 from .._sessions.transcript import sanitize_path, valid_uuid
 from .._sessions.transcript_files import canonical
-from .held import HeldCall, HeldTail, UnreadableTail
+from .held import HeldCall, HeldTail, UnreadableTail, held_calls
 from .records import ApprovalPendingError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan
 
-__all__ = ["HoldCheck", "deciding", "held_in_file", "read_lines_backwards", "resumes_a_session"]
+__all__ = ["HoldCheck", "deciding", "held_in_file", "read_lines_backwards", "refuse_undecided"]
 
 CHUNK_BYTES = 64 * 1024
 
@@ -72,11 +74,6 @@ def deciding(session_id: str, tool_use_ids: Iterable[str]) -> Iterator[None]:
         _ALLOWANCE.reset(token)
 
 
-def resumes_a_session(options: ClaudeAgentOptions) -> bool:
-    """Whether ``options`` make the CLI load an earlier session."""
-    return bool(options.resume) or bool(options.continue_conversation)
-
-
 class HoldCheck(ConnectionExtension):
     """Refuses to spawn a CLI that would resume a session holding calls for a person."""
 
@@ -88,7 +85,8 @@ class HoldCheck(ConnectionExtension):
         env = {**environ, **(options.env or {})}
         cwd = canonical(os.fspath(options.cwd) if options.cwd is not None else os.getcwd())
         for path in _transcripts(options, _config_dir(env), cwd):
-            _refuse_if_held(path, options)
+            if _is_regular(path):  # a FIFO or a device would block the read: the CLI says what it makes of it
+                _refuse_if_held(path, options)
         return options, plan
 
 
@@ -150,8 +148,34 @@ def _refuse_if_held(path: Path, options: ClaudeAgentOptions) -> None:
         f"(command line: claude-sync resume-approval FILE --allow/--deny).{other}",
         tool_use_id=held[0].tool_use_id,
         session_id=session_id,
-        held=[{"tool_use_id": c.tool_use_id, "tool_name": c.tool_name, "tool_input": c.tool_input} for c in held],
+        held=[_as_dict(call) for call in held],
     )
+
+
+def refuse_undecided(entries: List[Dict[str, Any]], session_id: str, tool_use_ids: Iterable[str]) -> None:
+    """Raise ``ApprovalPendingError`` when the transcript ``entries`` hold a call besides
+    ``tool_use_ids`` (``resume_approval``, before it claims: the resume would run that call
+    unasked, and the connect would refuse it after the claim was spent). Raises nothing else;
+    an entry the walk cannot read refuses too."""
+    decided = set(tool_use_ids)
+    try:
+        held = held_calls(json.dumps(entry).encode() for entry in reversed(entries))
+    except UnreadableTail as exc:
+        raise ApprovalPendingError(f"refusing to resume session {session_id}: its transcript cannot be read ({exc})", session_id=session_id) from None
+    others = [call for call in held if call.tool_use_id not in decided]
+    if others:
+        raise ApprovalPendingError(
+            f"session {session_id} also waits for a person's decision on {'; '.join(c.describe() for c in others)}, "
+            f"which this decision does not name (it names {', '.join(sorted(decided))}): resuming would run "
+            f"{'it' if len(others) == 1 else 'them'} unasked, so nothing was started and nothing was claimed",
+            tool_use_id=others[0].tool_use_id,
+            session_id=session_id,
+            held=[_as_dict(call) for call in held],
+        )
+
+
+def _as_dict(call: HeldCall) -> Dict[str, Any]:
+    return {"tool_use_id": call.tool_use_id, "tool_name": call.tool_name, "tool_input": call.tool_input}
 
 
 def _allowed(session_id: str, held: List[HeldCall], options: ClaudeAgentOptions) -> bool:
@@ -162,6 +186,13 @@ def _allowed(session_id: str, held: List[HeldCall], options: ClaudeAgentOptions)
         return False
     allowance.used = True
     return True
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _config_dir(env: Mapping[str, str]) -> Path:

@@ -325,3 +325,41 @@ def test_continue_is_refused_behind_a_newer_file_the_cli_would_pass_over(tmp_pat
     with pytest.raises(ApprovalPendingError, match="pass resume=<the session you mean>"):
         kit.client(**fields(found), continue_conversation=True).connect()
     assert kit.never_started()
+
+
+def test_a_fifo_or_a_device_in_place_of_the_transcript_is_not_read(tmp_path: Path) -> None:
+    """Opening a FIFO would block the connect: it is left to the CLI, as a missing one is."""
+    import os
+
+    found = held_session(tmp_path)
+    fifo = found["path"].parent / "0b5e3c52-4f0c-4bb4-9a55-3f4c1c1b7a01.jsonl"
+    os.mkfifo(fifo)
+    (found["path"].parent / "1b5e3c52-4f0c-4bb4-9a55-3f4c1c1b7a01.jsonl").symlink_to("/dev/zero")
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with kit.client(**fields(found), resume=fifo.stem):
+        pass
+    with pytest.raises(ApprovalPendingError, match="rm victim.txt"):  # the held one is still found behind them
+        kit.client(**fields(found), continue_conversation=True).connect()
+    assert len(kit.cli.runs) == 1
+
+
+def test_resume_approval_refuses_before_its_claim_when_another_call_is_held(tmp_path: Path) -> None:
+    """Both CLIs write one ``hook_deferred_tool`` per deferred call of a message; a record that
+    names one of them must not resume the session (the other would run unasked), and must not
+    spend its claim on trying."""
+    from claude_sync import ApprovalDecision, ApprovalPolicy, ClaudeAgentOptions, PendingApproval, resume_approval
+
+    entries = held_transcript()
+    entries.insert(5, {"type": "attachment", "attachment": {"type": "hook_deferred_tool", "toolUseID": "toolu_2",
+                                                            "toolName": "Bash", "toolInput": {"command": "rm b.txt"}}})  # fmt: skip
+    entries[3]["message"]["content"].append({"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {"command": "rm b.txt"}})
+    store = InMemorySessionStore()
+    key = {"project_key": project_key_for_directory(str(tmp_path)), "session_id": SESSION}
+    store.append(key, entries)  # type: ignore[arg-type]
+    pending = PendingApproval(session_id=SESSION, tool_use_id=CALL_ID, tool_name="Bash", tool_input=RM, cwd=str(tmp_path),
+                              permission_mode=None, reason="r", asked_at="2026-12-02T05:00:00.000+00:00")  # fmt: skip
+    options = ClaudeAgentOptions(session_store=store, cli_path=str(tmp_path / "no-such-claude"))
+    with pytest.raises(ApprovalPendingError, match=r"also waits .*rm b\.txt.*nothing was claimed") as caught:
+        resume_approval(pending, ApprovalDecision.allow(), policy=ApprovalPolicy(rules=["Bash(rm:*)"]), options=options)
+    assert [c["tool_use_id"] for c in caught.value.held] == [CALL_ID, "toolu_2"]
+    assert store.list_subkeys(key) == []  # no claim was made
