@@ -45,7 +45,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["HoldCheck", "deciding", "held_in_file", "read_lines_backwards", "refuse_undecided"]
 
-CHUNK_BYTES = 64 * 1024
+FIRST_CHUNK_BYTES = 8 * 1024  # a held session's tail after its last assistant message is ~2-5 KiB
+MAX_CHUNK_BYTES = 1 << 20
 
 
 class _Allowance:
@@ -100,16 +101,18 @@ def held_in_file(path: Path) -> List[HeldCall]:
     return tail.held
 
 
-def read_lines_backwards(path: Path, chunk: int = CHUNK_BYTES) -> Iterator[bytes]:
-    """The file's lines, last first, without their newlines, reading ``chunk`` bytes at a time
-    from the end (a huge transcript costs only the part the caller consumes). A last line with
-    no newline (a write cut short) raises ``UnreadableTail``. Raises ``OSError``."""
+def read_lines_backwards(path: Path, chunk: int = FIRST_CHUNK_BYTES) -> Iterator[bytes]:
+    """The file's lines, last first, without their newlines, reading from the end ``chunk``
+    bytes first, each later read twice the one before (at most ``MAX_CHUNK_BYTES``): a huge
+    transcript costs only the part the caller consumes. A last line with no newline (a write
+    cut short) raises ``UnreadableTail``. Raises ``OSError``."""
     with open(path, "rb") as file:
         position = file.seek(0, os.SEEK_END)
         pending = b""
         first = True
         while position > 0:
             size = min(chunk, position)
+            chunk = min(chunk * 2, MAX_CHUNK_BYTES)
             position -= size
             file.seek(position)
             pending = file.read(size) + pending
