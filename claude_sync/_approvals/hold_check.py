@@ -144,14 +144,12 @@ def _refuse_if_held(path: Path, options: ClaudeAgentOptions) -> None:
     names = "; ".join(call.describe() for call in held)
     other = (" continue_conversation may pick this session: pass resume=<the session you mean> to go on with"
              " another one." if options.continue_conversation else "")  # fmt: skip
-    raise ApprovalPendingError(
+    raise _pending(
         f"session {session_id} waits for a person's decision on {names}: a plain resume would run "
         f"{'it' if len(held) == 1 else 'them'} unasked, so nothing was started. Apply the decision with "
         f"resume_approval(pending, ApprovalDecision.allow() or ApprovalDecision.deny(message), policy=…, options=…) "
         f"(command line: claude-sync resume-approval FILE --allow/--deny).{other}",
-        tool_use_id=held[0].tool_use_id,
-        session_id=session_id,
-        held=[_as_dict(call) for call in held],
+        session_id, held, held[0],
     )
 
 
@@ -167,18 +165,17 @@ def refuse_undecided(entries: List[Dict[str, Any]], session_id: str, tool_use_id
         raise ApprovalPendingError(f"refusing to resume session {session_id}: its transcript cannot be read ({exc})", session_id=session_id) from None
     others = [call for call in held if call.tool_use_id not in decided]
     if others:
-        raise ApprovalPendingError(
+        raise _pending(
             f"session {session_id} also waits for a person's decision on {'; '.join(c.describe() for c in others)}, "
             f"which this decision does not name (it names {', '.join(sorted(decided))}): resuming would run "
             f"{'it' if len(others) == 1 else 'them'} unasked, so nothing was started and nothing was claimed",
-            tool_use_id=others[0].tool_use_id,
-            session_id=session_id,
-            held=[_as_dict(call) for call in held],
+            session_id, held, others[0],
         )
 
 
-def _as_dict(call: HeldCall) -> Dict[str, Any]:
-    return {"tool_use_id": call.tool_use_id, "tool_name": call.tool_name, "tool_input": call.tool_input}
+def _pending(message: str, session_id: str, held: List[HeldCall], named: HeldCall) -> ApprovalPendingError:
+    held_dicts = [{"tool_use_id": c.tool_use_id, "tool_name": c.tool_name, "tool_input": c.tool_input} for c in held]
+    return ApprovalPendingError(message, tool_use_id=named.tool_use_id, session_id=session_id, held=held_dicts)
 
 
 def _allowed(session_id: str, held: List[HeldCall], options: ClaudeAgentOptions) -> bool:
