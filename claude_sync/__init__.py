@@ -68,7 +68,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._approvals.flow": ("run_with_approvals", "resume_approval", "pending_approval"),
     "._approvals.records": (
         "PendingApproval", "ApprovalDecision", "ApprovalError", "ApprovalRecordError",
-        "ApprovalStaleError", "ApprovalClaimedError", "ApprovalNotAppliedError",
+        "ApprovalStaleError", "ApprovalClaimedError", "ApprovalNotAppliedError", "ApprovalPendingError",
         "ApprovalDroppedError",
     ),
     "._approvals.policy": ("ApprovalPolicy",),
@@ -177,6 +177,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._approvals.records import ApprovalDroppedError as ApprovalDroppedError
     from ._approvals.records import ApprovalError as ApprovalError
     from ._approvals.records import ApprovalNotAppliedError as ApprovalNotAppliedError
+    from ._approvals.records import ApprovalPendingError as ApprovalPendingError
     from ._approvals.records import ApprovalRecordError as ApprovalRecordError
     from ._approvals.records import ApprovalStaleError as ApprovalStaleError
     from ._approvals.records import PendingApproval as PendingApproval

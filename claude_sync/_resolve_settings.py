@@ -6,7 +6,10 @@ SDK; Python has no such copy, and the CLI offers its merge only to a running ses
 ``get_settings`` control request, CLI 2.1.197 and 2.1.332). So this starts the CLI with the
 options (``cwd``, ``setting_sources``, ``settings``, ``managed_settings``, ``env``,
 ``cli_path`` … exactly as a run would), answers ``initialize``, asks ``get_settings`` and
-closes it: no prompt is sent and the model is never called. The answer is the CLI's own
+closes it: no prompt is sent and the model is never called. It never resumes a session: the
+options' ``resume``, ``continue_conversation``, ``fork_session``, ``resume_session_at`` and
+``session_store`` are left out of the CLI it starts (a resumed session may call the model and
+run tools on its own — a session stopped at a deferred call runs that call again). The answer is the CLI's own
 merge, not a re-implementation of it.
 
 What the CLI's answer does not carry, so neither does this: the TS result's
@@ -21,6 +24,7 @@ settings files skipped as invalid (``errors``) and ``served_settings_state``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 from ._client import ClaudeSDKClient
@@ -46,5 +50,17 @@ def resolve_settings(options: Optional[ClaudeAgentOptions] = None, *, timeout: O
         raise TypeError(f"timeout must be a number of seconds or None, not {type(timeout).__name__}")
     if timeout is not None and not timeout > 0:  # NaN too
         raise ValueError(f"timeout must be > 0 seconds, not {timeout!r}")
-    with ClaudeSDKClient(options if options is not None else ClaudeAgentOptions()) as client:
+    with ClaudeSDKClient(_without_session(options if options is not None else ClaudeAgentOptions())) as client:
         return client.get_settings(timeout=timeout)
+
+
+def _without_session(options: ClaudeAgentOptions) -> ClaudeAgentOptions:
+    """``options`` that start a fresh session: no ``resume`` / ``continue_conversation`` /
+    ``fork_session`` / ``resume_session_at`` / ``resume_drops_turn`` and no session store (which would resume from the
+    store and mirror into it). A resumed CLI may call the model and run tools before it answers
+    anything (a session stopped at a deferred call runs that call again), and the settings do
+    not depend on the session."""
+    return replace(
+        options, resume=None, continue_conversation=False, fork_session=False, resume_session_at=None,
+        resume_drops_turn=None, session_store=None,
+    )

@@ -17,7 +17,8 @@ engine, which names none of them.
   ``_callbacks.hooks``;
 - the **connection extensions** (``connection_extensions``, made when ``connect`` starts):
   the session store's bridge (``_sessions.store_bridge``: its ``prepare`` re-plans the options
-  for a resume from the store), the trace context (``_tracing.carrier``), the host-death
+  for a resume from the store), for a resume the hold check (``_approvals.hold_check``: a
+  session waiting for a person's decision is not resumed), the trace context (``_tracing.carrier``), the host-death
   watch, the wire log, the CLI-version check, the
   ``on_process_exit`` watch (``_engine.exit_watch``);
 - the **plan** itself, which the engine turns into argv, env and ``initialize``
@@ -82,7 +83,8 @@ def build_session(
 
 def connection_extensions(session: Session) -> List[ConnectionExtension]:
     """A connection's extensions, in order (the connecting thread, when ``connect`` starts):
-    the session store's bridge (with ``options.session_store``), the trace context (when the
+    the session store's bridge (with ``options.session_store``), the hold check (with
+    ``resume`` or ``continue_conversation``), the trace context (when the
     program has loaded ``opentelemetry``: ``_tracing.carrier``), the host-death watch, the
     wire log (``claude_sync.wire`` at DEBUG), with ``verbatim_prompts`` the CLI-version check
     and with ``on_process_exit`` the exit watch. Loads each feature's module on its first use
@@ -99,6 +101,10 @@ def connection_extensions(session: Session) -> List[ConnectionExtension]:
             session.put_message(mirror_error_frame(key, error))
 
         found.append(StoreBridge(options.session_store, report))
+    if options.resume or options.continue_conversation:  # after the store's bridge: it lays a stored session out
+        from ._approvals.hold_check import HoldCheck  # resumes: first use only
+
+        found.append(HoldCheck())
     if "opentelemetry" in sys.modules:  # the program traces: the CLI joins its trace
         from ._tracing.carrier import TraceContext
 

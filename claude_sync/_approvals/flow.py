@@ -53,6 +53,7 @@ from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage, UserMessage
 from .claims import claim, load_transcript
 from .gate import ApprovalGate
+from .hold_check import deciding, refuse_undecided
 from .policy import ApprovalPolicy
 from .records import (
     ApprovalClaimedError,
@@ -118,10 +119,11 @@ def resume_approval(
     before (CLI not found, bad options, a stale record) spends nothing.
 
     Raises ``ApprovalRecordError`` (bad record, decision or claimant), ``ApprovalStaleError``
-    (the session moved on; nothing ran), ``ApprovalClaimedError`` (another resume claimed it;
-    no CLI started), ``ApprovalNotAppliedError`` (the CLI ended the turn without asking about
-    the call), ``ApprovalDroppedError`` (as ``run_with_approvals``), ``ValueError`` when
-    ``options`` name another session or ``cwd``, and what ``run()`` raises.
+    (the session moved on; nothing ran), ``ApprovalPendingError`` (the session also holds a call
+    the record does not name; nothing ran or was claimed), ``ApprovalClaimedError`` (another
+    resume claimed it; no CLI started), ``ApprovalNotAppliedError`` (the CLI ended the turn
+    without asking about the call), ``ApprovalDroppedError`` (as ``run_with_approvals``),
+    ``ValueError`` when ``options`` name another session or ``cwd``, and what ``run()`` raises.
     """
     if not isinstance(pending, PendingApproval):
         raise ApprovalRecordError(f"pending must be a PendingApproval, got {type(pending).__name__}")
@@ -149,9 +151,11 @@ def resume_approval(
     # from the callback that applies the decision, before the CLI hears the answer.
     restore = pending.permission_mode if pending.permission_mode not in (None, "default", "plan") else None
     with _one_resume_here(pending):
-        stale = why_stale(load_transcript(pending, base), pending)
+        entries = load_transcript(pending, base)
+        stale = why_stale(entries, pending)
         if stale is not None:
             raise ApprovalStaleError(f"approval of {pending.tool_name} call {pending.tool_use_id} no longer applies: {stale}", pending.tool_use_id)
+        refuse_undecided(entries, pending.session_id, [pending.tool_use_id])  # another held call would run unasked
         claim_once = _ClaimOnce(pending, decision, base, claimant or str(uuid.uuid4()))
         gate = ApprovalGate(policy, decided=(pending, decision))
         gate.before_apply = claim_once  # never applied unclaimed (a transport that spawns nothing)
@@ -159,7 +163,7 @@ def resume_approval(
         client = ClaudeSDKClient(dataclasses.replace(gated, spawn_command=claim_once.spawning(base.spawn_command)))
         if restore is not None:
             gate.on_applied = lambda: _restore_mode(client, restore)
-        with client:  # connect only: the CLI re-runs the deferred call itself
+        with deciding(pending.session_id, [pending.tool_use_id]), client:  # connect only: the CLI re-runs the deferred call itself
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
             messages = collect_turn(client.receive_response(timeout=remaining))
     if not gate.applied:

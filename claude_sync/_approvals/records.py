@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from .._wire.errors import ClaudeSDKError
 
@@ -24,6 +24,7 @@ __all__ = [
     "ApprovalDroppedError",
     "ApprovalError",
     "ApprovalNotAppliedError",
+    "ApprovalPendingError",
     "ApprovalRecordError",
     "ApprovalStaleError",
     "HELD_BACK_WHERE",
@@ -106,6 +107,29 @@ class ApprovalDroppedError(ApprovalError):
 class ApprovalNotAppliedError(ApprovalError):
     """The resumed CLI ended its turn without asking about the call the decision names, so
     the decision was not applied (the claim is spent: the call did not run through us)."""
+
+
+class ApprovalPendingError(ApprovalError):
+    """A resume was refused before any CLI started: the session waits for a person's decision
+    on a deferred call (the CLI would run it again, unasked), or its transcript could not be
+    read to tell. Nothing ran and nothing was written, so the decision still applies: apply it
+    with ``resume_approval``.
+
+    Attributes:
+        session_id: The session refused.
+        held: The calls it waits on: dicts with ``tool_use_id``, ``tool_name``, ``tool_input``
+            (empty when the transcript could not be read; the message says why).
+    """
+
+    def __init__(
+        self, message: str = "", tool_use_id: str = "", session_id: str = "", held: Optional[List[Dict[str, Any]]] = None
+    ) -> None:
+        super().__init__(message, tool_use_id)
+        self.session_id = session_id
+        self.held = list(held or [])
+
+    def init_kwargs(self) -> Dict[str, Any]:
+        return dict(super().init_kwargs(), session_id=self.session_id, held=self.held)
 
 
 @dataclass(frozen=True)

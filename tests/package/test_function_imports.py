@@ -75,6 +75,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._query", "claude_sync._tracing.otel"): "import-time",
     ("claude_sync._query", "claude_sync._wire.text"): "import-time",
     # the wiring: the features a run may not use load with their first use
+    ("claude_sync._wiring", "claude_sync._approvals.hold_check"): "first-use",
     ("claude_sync._wiring", "claude_sync._engine.exit_watch"): "first-use",
     ("claude_sync._wiring", "claude_sync._engine.notices"): "first-use",
     ("claude_sync._wiring", "claude_sync._mcp.routing"): "first-use",

@@ -56,6 +56,7 @@ IO_MODULES = {
     "claude_sync._sessions.stores.sqlite", "claude_sync._sessions.stores.postgres",
     # approvals: claims in a store or a file, and the runs that defer and resume
     "claude_sync._approvals.claims", "claude_sync._approvals.flow",
+    "claude_sync._approvals.hold_check",  # reads the tail of the transcript a resume would load
     # OpenTelemetry spans and metrics: clocks, the process-wide tracer and meter
     "claude_sync._tracing.otel",
     # many agents
@@ -111,6 +112,9 @@ UPWARD_IMPORTS = {
     ("claude_sync._wire.errors", "claude_sync._display.tracebacks"),
     # the options hold a session store: its protocol lives with the stores (pure; TYPE_CHECKING)
     ("claude_sync._options.options", "claude_sync._sessions.types"),
+    # a resume is refused while the session waits for a person: the wiring plugs the approvals'
+    # hold check in as a connection extension (lazily, only for options that resume a session)
+    ("claude_sync._wiring", "claude_sync._approvals.hold_check"),
 }
 """``(importer, imported)``: the imports allowed to run up ``LAYERS``, each with its reason."""
 

@@ -46,7 +46,8 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         # approvals that wait for a person
         "run_with_approvals", "resume_approval", "pending_approval", "PendingApproval",
         "ApprovalDecision", "ApprovalPolicy", "ApprovalGate", "ApprovalError", "ApprovalRecordError",
-        "ApprovalStaleError", "ApprovalClaimedError", "ApprovalNotAppliedError", "ApprovalDroppedError",
+        "ApprovalStaleError", "ApprovalClaimedError", "ApprovalNotAppliedError", "ApprovalPendingError",
+        "ApprovalDroppedError",
         # typed structured output
         "json_schema_of", "parse_output", "StructuredOutputError",
         # the rest of the official claude_agent_sdk 0.2.187 __all__ (tests/package/test_public_names.py)
