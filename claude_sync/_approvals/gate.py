@@ -51,6 +51,8 @@ class ApprovalGate:
             about calls the gate does not decide.
         on_applied: Called (on the callback pool) once the decision is about to be answered,
             before the CLI hears it; the resume restores the permission mode there.
+        home: The CLI's ``HOME`` from the options' ``env`` (set by ``options()``), for path
+            rules with ``~``.
         reasons: ``tool_use`` id → the reason of every call this run deferred.
         applied: ``(tool_use_id, where)`` each time the decision was applied (``"hook"`` or
             ``"can_use_tool"``).
@@ -73,6 +75,7 @@ class ApprovalGate:
         self.applied: List[Tuple[str, str]] = []
         self.refused: List[Tuple[str, str]] = []
         self.on_applied: Optional[Callable[[], None]] = None
+        self.home: Optional[str] = None
 
     # -------------------------------------------------------------- the CLI's questions
 
@@ -84,7 +87,7 @@ class ApprovalGate:
         tool_input = tool_input if isinstance(tool_input, dict) else {}
         if self.decided is not None and call_id == self.decided[0].tool_use_id:
             return self._decided_hook_answer(call_id, tool_input)
-        reason = self.policy.reason_for(name, tool_input)
+        reason = self.policy.reason_for(name, tool_input, cwd=hook_input.get("cwd"), home=self.home)
         if reason is None:
             return {}
         self.reasons[call_id] = reason
@@ -102,7 +105,8 @@ class ApprovalGate:
             if decision.behavior == "allow":
                 return PermissionResultAllow(updated_input=decision.updated_input)
             return PermissionResultDeny(message=decision.message)
-        reason = self.policy.reason_for(tool_name, tool_input)
+        cwd = self.decided[0].cwd if self.decided is not None else None
+        reason = self.policy.reason_for(tool_name, tool_input, cwd=cwd, home=self.home)
         if reason is not None:
             self.refused.append((call_id, f"needs approval ({reason}) but the CLI asked can_use_tool, which cannot defer"))
             return PermissionResultDeny(
@@ -150,10 +154,11 @@ class ApprovalGate:
         hooks: Dict[Any, List[HookMatcher]] = {k: list(v) for k, v in (options.hooks or {}).items()}
         hooks["PreToolUse"] = [HookMatcher(matcher=None, hooks=[self.pre_tool_use])] + hooks.get("PreToolUse", [])
         self.user_can_use_tool = options.can_use_tool
+        self.home = (options.env or {}).get("HOME")
         allowed = list(options.allowed_tools or [])
         if self.decided is not None:
             pending = self.decided[0]
-            dropped = set(self.policy.shadowing_rules(allowed, pending.tool_name, pending.tool_input))
+            dropped = set(self.policy.shadowing_rules(allowed, pending.tool_name, pending.tool_input, pending.cwd, self.home))
             allowed = [rule for rule in allowed if rule not in dropped]
         # A first run without a callback of the user's gets none: the CLI then denies what no rule
         # allows, as the gate would, and no CanUseToolShadowedWarning is raised for the user's rules.
