@@ -229,14 +229,12 @@ class _Walk:
 
     def every_word(self, words: Sequence[Word], depth: int) -> None:
         """An unknown option (or a wrapper too rich to parse): each later word may be the command."""
-        followed = 0
-        for k, word in enumerate(words):
-            if word.text.startswith("-") and not word.dynamic:
-                continue
-            followed += 1
-            if followed > _SUFFIXES_FOLLOWED:
-                self.doubt("too many words after a wrapper to follow each")
-                return
+        starts = [k for k, word in enumerate(words) if word.dynamic or not word.text.startswith("-")]
+        if len(starts) > _SUFFIXES_FOLLOWED:
+            self.doubt("too many words after a wrapper to follow each")
+            return
+        for k in starts:
+            word = words[k]
             self.command(words[k:], depth + 1)
             if " " in word.text or ";" in word.text:
                 self.string(word.text, word.dynamic, depth)  # parallel "rm {}", su -c, script -c

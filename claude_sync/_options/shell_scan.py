@@ -12,7 +12,7 @@ not what runs.
 It over-approximates on purpose: a ``case`` pattern or a ``[[ … ]]`` operand may come back as a
 "command" too (asking about it is the safe side). What it cannot follow (unbalanced quotes or
 parentheses, nesting deeper than ``MAX_DEPTH``, more than ``MAX_CHARS`` characters in all,
-a ``case`` inside a substitution) sets ``unsure`` to the reason; the commands found are then
+a ``case`` inside a substitution, a NUL or a lone surrogate) sets ``unsure`` to the reason; the commands found are then
 not all there are. Never raises for any ``str``.
 """
 
@@ -32,6 +32,7 @@ _BREAK = frozenset(" \t\n;&|()<>")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _BRACE_LIST = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 _GLOB = re.compile(r"[*?]|\[.*\]")
+_UNREADABLE = re.compile("[\x00\ud800-\udfff]")
 _OPENERS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "{", "}", "fi", "done", "esac"})
 """Reserved words after which (or instead of which) a command position stays open."""
 
@@ -78,6 +79,8 @@ def scan(line: str, depth: int = 0, budget: Optional[object] = None) -> ShellSca
         if depth > MAX_DEPTH:
             raise _Unsure(f"commands nested deeper than {MAX_DEPTH} levels")
         shared.spend(len(line))
+        if _UNREADABLE.search(line):
+            raise _Unsure("a NUL or a lone surrogate: the shell would not see these characters as written")
         scanner.parse_list(closer=None)
         return ShellScan(tuple(scanner.commands), None)
     except _Unsure as exc:
