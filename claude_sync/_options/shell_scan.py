@@ -32,6 +32,10 @@ _BREAK = frozenset(" \t\n;&|()<>")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _BRACE_LIST = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 _GLOB = re.compile(r"[*?]|\[.*\]")
+_PLAIN_RUN = re.compile(r"[^\s;&|()<>'\"\\$`]+")
+_BLANKS = re.compile(r"[ \t]*")
+_FD = re.compile(r"[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\}")
+_MAYBE_PATTERN = re.compile(r"[*?\[{]")
 _UNREADABLE = re.compile("[\x00\ud800-\udfff]")
 _OPENERS = frozenset({"if", "then", "else", "elif", "while", "until", "do", "!", "{", "}", "fi", "done", "esac"})
 """Reserved words after which (or instead of which) a command position stays open."""
@@ -110,8 +114,7 @@ class _Scanner:
         s, n = self.s, len(self.s)
         words: List[Word] = []
         while True:
-            while self.i < n and s[self.i] in " \t":
-                self.i += 1
+            self.i = _BLANKS.match(s, self.i).end()
             if self.i >= n:
                 self._end(words)
                 if closer is not None:
@@ -150,7 +153,7 @@ class _Scanner:
             else:
                 start = self.i
                 word = self._read_word()
-                if self.i < n and s[self.i] in "<>" and re.fullmatch(r"[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\}", s[start : self.i]):
+                if self.i < n and s[self.i] in "<>" and _FD.fullmatch(s, start, self.i):
                     continue  # a file descriptor in front of a redirection
                 raw = s[start : self.i]
                 if raw == "case" and not words and closer is not None:
@@ -270,7 +273,12 @@ class _Scanner:
             dynamic = True
         while self.i < n and s[self.i] not in _BREAK:
             c = s[self.i]
-            if c == "'":
+            run = _PLAIN_RUN.match(s, self.i)
+            if run is not None:
+                text.append(run.group())
+                unquoted.append(run.group())
+                self.i = run.end()
+            elif c == "'":
                 end = s.find("'", self.i + 1)
                 if end == -1:
                     raise _Unsure("an unterminated ' quote")
@@ -289,19 +297,16 @@ class _Scanner:
                 else:
                     text.append("\\")
                     self.i += 1
-            elif c == "$":
-                part, dyn = self._read_dollar()
+            elif c in "$`":
+                part, dyn = self._read_expansion(in_quotes=False)
                 text.append(part)
                 dynamic = dynamic or dyn
-            elif c == "`":
-                self._read_backticks()
-                dynamic = True
             else:
                 text.append(c)
                 unquoted.append(c)
                 self.i += 1
         plain = "".join(unquoted)
-        if _GLOB.search(plain) or _BRACE_LIST.search(plain):
+        if _MAYBE_PATTERN.search(plain) and (_GLOB.search(plain) or _BRACE_LIST.search(plain)):
             dynamic = True
         return Word("".join(text), dynamic)
 
@@ -322,17 +327,21 @@ class _Scanner:
                 elif nxt != "\n":
                     text.append(c + nxt)
                 self.i += 2
-            elif c == "$":
-                part, dyn = self._read_dollar(in_quotes=True)
+            elif c in "$`":
+                part, dyn = self._read_expansion(in_quotes=True)
                 text.append(part)
                 dynamic = dynamic or dyn
-            elif c == "`":
-                self._read_backticks()
-                dynamic = True
             else:
                 text.append(c)
                 self.i += 1
         raise _Unsure('an unterminated " quote')
+
+    def _read_expansion(self, in_quotes: bool) -> Tuple[str, bool]:
+        """At a ``$`` or a backtick: the text it stands for and whether it is computed."""
+        if self.s[self.i] == "`":
+            self._read_backticks()
+            return "", True
+        return self._read_dollar(in_quotes)
 
     def _read_dollar(self, in_quotes: bool = False) -> Tuple[str, bool]:
         s = self.s
@@ -388,10 +397,8 @@ class _Scanner:
             elif c == '"':
                 self.i += 1
                 self._read_double_quoted()
-            elif c == "$":
-                self._read_dollar(in_quotes=True)
-            elif c == "`":
-                self._read_backticks()
+            elif c in "$`":
+                self._read_expansion(in_quotes=True)
             else:
                 self.i += 1
         raise _Unsure("an unterminated ${")
