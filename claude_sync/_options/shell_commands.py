@@ -6,7 +6,8 @@ in turn: the command behind a wrapper, after the wrapper's own options and their
 ``exec -a name``, ``stdbuf -o0``, ``time -p``, ``chroot DIR``, ``flock FILE`` …), each
 ``find -exec/-execdir/-ok/-okdir`` command, and the commands of a string run by a shell
 (``bash -c``, ``sh -c``, ``eval``, ``su -c``, ``script -c``, ``flock -c``, ``env -S``,
-``watch``, ``ssh host …``, ``sudo -s``, ``trap``, ``alias``, ``parallel``), to ``MAX_DEPTH``.
+``watch``, ``ssh host …``, ``sudo -s``, ``trap``, ``alias``, ``parallel``), to ``MAX_DEPTH``;
+the program ``hash -p PROGRAM name`` binds a name to counts as a command too.
 
 A wrapper option it does not know makes every later word a possible command (one of them is).
 What it cannot see sets ``unsure``: a shell reading commands from stdin (``… | bash``,
@@ -161,6 +162,10 @@ class _Walk:
             self.subscripts(name, rest, depth)
         elif name == "find":
             self.find(rest, depth)
+        elif name == "hash":  # hash -p /bin/rm ls: later "ls" runs /bin/rm
+            for k, word in enumerate(rest[:-1]):
+                if word.text.startswith("-") and "p" in word.text:
+                    self.command(rest[k + 1 : k + 2], depth + 1)
         elif name in _EVERY_WORD:
             self.every_word(rest, depth)
         elif name in _WRAPPERS and not (name == "command" and any(w.text in ("-v", "-V") for w in rest[:2])):
@@ -273,8 +278,9 @@ class _Walk:
             for word in words:
                 self.string(word.text.split("=", 1)[-1], word.dynamic, depth)
         elif name == "trap":
-            if words and not words[0].text.startswith("-"):
-                self.string(words[0].text, words[0].dynamic, depth)
+            handlers = [w for w in words if w.dynamic or not w.text.startswith("-")]
+            if handlers:
+                self.string(handlers[0].text, handlers[0].dynamic, depth)
         else:
             self.string(" ".join(w.text for w in words), any(w.dynamic for w in words), depth)
 
