@@ -10,6 +10,7 @@ about (the false-ask rate) is printed and bounded.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import stat
 import subprocess
@@ -107,3 +108,52 @@ def test_the_lines_bash_could_not_parse_ask_too() -> None:
     for line in ('echo "unterminated ; rm x', "echo 'open", "echo $(rm x", "echo ${x", "cat <(ls", "echo `ls"):
         assert policy.reason_for("Bash", {"command": line}) is not None, line
     assert os.sep == "/"
+
+
+NAMES = ("rm", "\\rm", '"rm"', "r''m", "/bin/rm", "r\\m", "$'rm'", "command rm", "env rm", "nice rm", "timeout 5 rm",
+         "exec rm")  # fmt: skip
+PREFIXES = ("", "! ", ">/dev/null ", "2>&1 ", "A=1 ", 'A="x y" ', "<<<a ")
+WRAPPINGS = ("({})", "$({})", "`{}`", 'bash -c "{}"', "sh -c '{}'", 'eval "{}"', "{{ {}; }}", "if {}; then :; fi",
+             "for i in 1; do {}; done", "cat <({})", 'echo "$({})"', "f(){{ {}; }}; f", "case a in a) {};; esac",
+             "true && {}", "false || {}", "x=$({})", 'echo "${{u:-$({})}}"', "cat <<E\n$({})\nE", "xargs {} <<<y",
+             "find . -maxdepth 0 -exec {} \\;")  # fmt: skip
+
+
+def random_lines(count: int) -> List[str]:
+    """Lines nesting an ``rm`` in random grammar, wrappers and quoting (fixed seed)."""
+    chooser = random.Random(36)
+    out = []
+    for _ in range(count):
+        line = chooser.choice(PREFIXES) + chooser.choice(NAMES) + " x"
+        for _ in range(chooser.randint(0, 3)):
+            wrapping = chooser.choice(WRAPPINGS)
+            if not any(q in wrapping and q in line for q in "'\""):
+                line = wrapping.format(line)
+        if chooser.random() < 0.5:
+            line = chooser.choice(("; ", " && ", " | ", "\n", " & ")).join(chooser.sample([chooser.choice(("ls", "true", ":")), line], 2))
+        out.append(line)
+    return out
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_random_lines_that_run_rm_in_real_bash_all_ask(tmp_path: Path) -> None:
+    """Differential: whenever real bash ran the shimmed ``rm`` (or a file went), the rule asked."""
+    shims = shim_dir(tmp_path)
+    policy = ApprovalPolicy(rules=["Bash(rm:*)"])
+    ran, missed = 0, []
+    for index, line in enumerate(random_lines(300)):
+        work = tmp_path / f"r{index}"
+        work.mkdir()
+        for name in ("x", "y"):
+            (work / name).write_text("victim")
+        log = tmp_path / f"rlog{index}"
+        env = {"PATH": f"{shims}:/usr/bin:/bin", "HOME": str(work), "SHIM_LOG": str(log), "LC_ALL": "C"}
+        subprocess.run(["bash", "-c", line], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20, check=False)  # fmt: skip
+        if log.exists() or not (work / "x").exists() or not (work / "y").exists():
+            ran += 1
+            if policy.reason_for("Bash", {"command": line}) is None:
+                missed.append(line)
+    print(f"\n[figures] random lines: bash ran rm in {ran} of 300, all asked: {not missed}")
+    assert not missed, missed
+    assert ran >= 200
