@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, List, Optional, Pattern, Sequence, Tuple
+from typing import Any, List, Optional, Pattern, Sequence, Set, Tuple
 
 from .shell_commands import basename, commands_run
 from .shell_scan import Word
@@ -94,7 +94,7 @@ def _words_follow(wanted: Sequence[str], args: Sequence[Word]) -> bool:
     argument) allowed in between; a word computed at run time may be anything."""
     if not wanted:
         return True
-    reach: List[set] = [set() for _ in range(len(args) + 3)]
+    reach: List[Set[int]] = [set() for _ in range(len(args) + 3)]
     reach[0].add(0)
     for j, arg in enumerate(args):
         for k in reach[j]:

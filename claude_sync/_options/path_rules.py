@@ -20,7 +20,7 @@ from __future__ import annotations
 import posixpath
 import re
 from functools import lru_cache
-from typing import Any, List, Mapping, Optional, Pattern, Sequence, Tuple
+from typing import Any, FrozenSet, List, Mapping, Optional, Pattern, Sequence, Tuple
 
 __all__ = ["PATH_RULE_TOOLS", "path_pattern_problem", "path_rule_matches", "path_rule_tools"]
 
@@ -33,7 +33,7 @@ _PATH_KEYS = ("file_path", "notebook_path", "path")
 _MAGIC = re.compile(r"[*?\[]")
 
 
-def path_rule_tools(rule_tool: str) -> frozenset:
+def path_rule_tools(rule_tool: str) -> FrozenSet[str]:
     """The tools a path rule of ``rule_tool`` covers: a ``Read`` rule every tool that reads a
     file (editing tools read it too), an ``Edit``/``Write`` rule every tool that edits one."""
     return PATH_RULE_TOOLS if rule_tool in _READERS else _EDITORS if rule_tool in _EDITORS else frozenset({rule_tool})

@@ -33,7 +33,6 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _BRACE_LIST = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 _GLOB = re.compile(r"[*?]|\[.*\]")
 _PLAIN_RUN = re.compile(r"[^\s;&|()<>'\"\\$`]+")
-_BLANKS = re.compile(r"[ \t]*")
 _FD = re.compile(r"[0-9]+|\{[A-Za-z_][A-Za-z0-9_]*\}")
 _MAYBE_PATTERN = re.compile(r"[*?\[{]")
 _UNREADABLE = re.compile("[\x00\ud800-\udfff]")
@@ -93,6 +92,12 @@ def scan(line: str, depth: int = 0, budget: Optional[object] = None) -> ShellSca
         return ShellScan(tuple(scanner.commands), "commands nested too deeply to follow")
 
 
+def _skip_blanks(s: str, i: int) -> int:
+    while i < len(s) and s[i] in " \t":
+        i += 1
+    return i
+
+
 def new_budget() -> object:
     """A fresh character budget for one line and everything nested in it."""
     return _Budget(MAX_CHARS)
@@ -114,7 +119,7 @@ class _Scanner:
         s, n = self.s, len(self.s)
         words: List[Word] = []
         while True:
-            self.i = _BLANKS.match(s, self.i).end()
+            self.i = _skip_blanks(s, self.i)
             if self.i >= n:
                 self._end(words)
                 if closer is not None:

@@ -228,7 +228,7 @@ def check_policy_rule(rule: object) -> Tuple[str, Optional[str]]:
 
 
 def rule_matches(
-    rule: str, tool_name: str, tool_input: Mapping[str, Any], cwd: Optional[str] = None, homes: Sequence[str] = ()
+    rule: str, tool_name: str, tool_input: Any, cwd: Optional[str] = None, homes: Sequence[str] = ()
 ) -> bool:
     """Whether ``rule`` (the ``allowed_tools`` syntax) names this call, failing closed: True
     whenever the call cannot be shown to fall outside it.
