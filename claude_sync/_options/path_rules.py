@@ -56,7 +56,7 @@ def path_rule_matches(
     """Whether the call's path falls under ``pattern`` (see the module docstring). Never raises."""
     cwd = cwd if isinstance(cwd, str) and cwd.startswith("/") and "\x00" not in cwd else None
     homes = tuple(h for h in homes if isinstance(h, str) and h.startswith("/") and "\x00" not in h)
-    paths = _call_paths(tool_name, tool_input, cwd)
+    paths = _call_paths(tool_name, tool_input, cwd, homes)
     if paths is None:
         return True
     regexes, bases = _compiled(pattern, cwd, homes)
@@ -68,8 +68,11 @@ def path_rule_matches(
     return False
 
 
-def _call_paths(tool_name: str, tool_input: Mapping[str, Any], cwd: Optional[str]) -> Optional[List[str]]:
-    """The call's absolute, normalised paths (None: unknown, so the rule matches)."""
+def _call_paths(
+    tool_name: str, tool_input: Mapping[str, Any], cwd: Optional[str], homes: Sequence[str]
+) -> Optional[List[str]]:
+    """The call's absolute, normalised paths (None: unknown, so the rule matches). A path
+    starting with ``~`` is read from each home as well as from ``cwd`` (a tool may expand it)."""
     raw = [tool_input[key] for key in _PATH_KEYS if key in tool_input]
     if tool_name == "Glob" and isinstance(tool_input.get("pattern"), str) and tool_input["pattern"].startswith("/"):
         raw.append(_MAGIC.split(tool_input["pattern"], 1)[0].rsplit("/", 1)[0] or "/")
@@ -81,6 +84,10 @@ def _call_paths(tool_name: str, tool_input: Mapping[str, Any], cwd: Optional[str
     for value in raw:
         if not isinstance(value, str) or not value or "\x00" in value or _has_surrogate(value):
             return None
+        if value == "~" or value.startswith("~/"):
+            if not homes:
+                return None
+            out += [_normal(home + value[1:]) for home in homes]
         if not value.startswith("/"):
             if cwd is None:
                 return None

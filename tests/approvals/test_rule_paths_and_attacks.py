@@ -53,6 +53,7 @@ def asks(rule: str, tool: str, tool_input: Any, cwd: Optional[str] = CWD, home: 
         ("Read(*.pe[mx])", "Read", f"{CWD}/k/server.pem", True),
         ("Read(~/.ssh/*)", "Read", f"{CWD}/../../home/ann/.ssh/id_rsa", True),  # .. cannot walk around
         ("Read(~/.ssh/*)", "Read", f"{HOME}/./.ssh//id_rsa", True),
+        ("Read(~/.ssh/*)", "Read", "~/.ssh/id_rsa", True),  # a tool may expand ~ itself
         ("Read(~/.ssh/*)", "Edit", f"{HOME}/.ssh/config", True),  # editing reads the file too
         ("Read(~/.ssh/*)", "Grep", HOME, True),  # a search above the area
         ("Read(~/.ssh/*)", "Glob", f"{HOME}/.ssh", True),
