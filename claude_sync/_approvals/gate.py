@@ -69,6 +69,8 @@ class ApprovalGate:
             resume makes sure its claim was taken there. What it raises refuses the call.
         on_applied: Called (on the callback pool) once the decision is about to be answered,
             before the CLI hears it; the resume restores the permission mode there.
+        home: The CLI's ``HOME`` from the options' ``env`` (set by ``options()``), for path
+            rules with ``~``.
         reasons: ``tool_use`` id → the reason of every call this gate deferred.
         deferred_in: ``tool_use`` id → the session of each deferred call.
         calls: ``tool_use`` id → ``(tool name, input)`` of each deferred call.
@@ -102,6 +104,7 @@ class ApprovalGate:
         self.refused: List[Tuple[str, str]] = []
         self.before_apply: Optional[Callable[[], None]] = None
         self.on_applied: Optional[Callable[[], None]] = None
+        self.home: Optional[str] = None
 
     # -------------------------------------------------------------- the CLI's questions
 
@@ -114,7 +117,7 @@ class ApprovalGate:
         tool_input = tool_input if isinstance(tool_input, dict) else {}
         if self.decided is not None and call_id == self.decided[0].tool_use_id:
             return self._decided_hook_answer(call_id, tool_input)
-        reason = self.policy.reason_for(name, tool_input)
+        reason = self.policy.reason_for(name, tool_input, cwd=hook_input.get("cwd"), home=self.home)
         if reason is None:
             return {}
         session = str(hook_input.get("session_id") or "")
@@ -171,7 +174,8 @@ class ApprovalGate:
             if decision.behavior == "allow":
                 return PermissionResultAllow(updated_input=decision.updated_input)
             return PermissionResultDeny(message=decision.message)
-        reason = self.policy.reason_for(tool_name, tool_input)
+        cwd = self.decided[0].cwd if self.decided is not None else None
+        reason = self.policy.reason_for(tool_name, tool_input, cwd=cwd, home=self.home)
         if reason is not None:
             self.refused.append((call_id, f"needs approval ({reason}) but the CLI asked can_use_tool, which cannot defer"))
             self._hold_back(call_id, tool_name, tool_input, reason, "can_use_tool", "")
@@ -230,10 +234,11 @@ class ApprovalGate:
         hooks: Dict[Any, List[HookMatcher]] = {k: list(v) for k, v in (options.hooks or {}).items()}
         hooks["PreToolUse"] = [HookMatcher(matcher=None, hooks=[self.pre_tool_use])] + hooks.get("PreToolUse", [])
         self.user_can_use_tool = options.can_use_tool
+        self.home = (options.env or {}).get("HOME")
         allowed = list(options.allowed_tools or [])
         if self.decided is not None:
             pending = self.decided[0]
-            dropped = set(self.policy.shadowing_rules(allowed, pending.tool_name, pending.tool_input))
+            dropped = set(self.policy.shadowing_rules(allowed, pending.tool_name, pending.tool_input, pending.cwd, self.home))
             allowed = [rule for rule in allowed if rule not in dropped]
         # A first run without a callback of the user's gets none: the CLI then denies what no rule
         # allows, as the gate would, and no CanUseToolShadowedWarning is raised for the user's rules.

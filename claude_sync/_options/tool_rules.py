@@ -8,22 +8,27 @@
 ``skills`` adds ``Skill`` / ``Skill(name)`` rules (names checked as the official SDK checks
 them) and defaults ``setting_sources``; ``can_use_tool_shadowing`` says which calls an allow
 rule or the permission mode approves before ``can_use_tool`` is asked; ``rule_matches`` says
-whether a rule in the ``allowed_tools`` syntax names a given call (``check_rule`` checks one).
+whether a rule in the ``allowed_tools`` syntax names a given call, failing closed
+(``check_rule`` checks one, ``check_policy_rule`` also refuses a rule that can never match).
 """
 
 from __future__ import annotations
 
 import re
 from fnmatch import fnmatchcase
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
 from .._callbacks.permission_types import CanUseTool
 from .._wire.record import FrozenRecord, frozen_record
 from .argv import str_list
+from .bash_rules import bash_content_problem, bash_rule_matches
 from .options import ClaudeAgentOptions
+from .path_rules import PATH_RULE_TOOLS, path_pattern_problem, path_rule_matches, path_rule_tools
 
-__all__ = ["PermissionRouting", "can_use_tool_shadowing", "check_rule", "rule_matches", "skills_defaults"]
+__all__ = [
+    "PermissionRouting", "can_use_tool_shadowing", "check_policy_rule", "check_rule", "rule_matches", "skills_defaults",
+]
 
 
 @frozen_record
@@ -180,11 +185,8 @@ def _whole_tool(rule: str) -> Optional[str]:
 # ------------------------------------------------------------------ matching one call
 
 _RULE = re.compile(r"\A([A-Za-z0-9_.-]+)(?:\((.*)\))?\Z", re.DOTALL)
-_SHELL_SPLIT = re.compile(r"&&|\|\||[;|&\n()`{}]|\$\(")
-"""Where one shell command line holds another (operators, subshells, substitutions)."""
-_WRAPPERS = frozenset({"sudo", "env", "nohup", "time", "nice", "xargs", "command", "exec", "builtin"})
-_ASSIGNMENT = re.compile(r"\A[A-Za-z_][A-Za-z0-9_]*=\S*\Z")
-_PATH_FIELDS = ("file_path", "notebook_path", "path", "url", "pattern", "query", "skill", "subagent_type")
+_NAME_FIELDS = {"Skill": "skill", "Agent": "subagent_type", "Task": "subagent_type"}
+_OTHER_FIELDS = ("file_path", "notebook_path", "path", "url", "pattern", "query", "skill", "subagent_type")
 
 
 def check_rule(rule: object) -> Tuple[str, Optional[str]]:
@@ -205,47 +207,76 @@ def check_rule(rule: object) -> Tuple[str, Optional[str]]:
     return match.group(1), (None if content is None or content.strip() in ("", "*") else content.strip())
 
 
-def rule_matches(rule: str, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
-    """Whether ``rule`` (the ``allowed_tools`` syntax) names this call.
+def check_policy_rule(rule: object) -> Tuple[str, Optional[str]]:
+    """``check_rule``, and also ``ValueError`` naming the rule when it could never match a call
+    the CLI makes (``Bash(:*)``, ``WebFetch(example.com)``, ``Read(domain:x)``, ``Read(~bob/x)``):
+    an approval rule that never matches would let every call through unasked."""
+    tool, content = check_rule(rule)
+    problem = None
+    if content is not None:
+        if tool == "Bash":
+            problem = bash_content_problem(content)
+        elif tool == "WebFetch" and not (content.startswith("domain:") and content[len("domain:"):].strip()):
+            problem = "WebFetch rules take 'domain:host', e.g. 'WebFetch(domain:example.com)'"
+        elif tool in PATH_RULE_TOOLS:
+            problem = path_pattern_problem(content)
+        elif tool.startswith("mcp__"):
+            problem = "MCP rules name a server or a tool, without parentheses"
+    if problem:
+        raise ValueError(f"tool rule {rule!r} can never match: {problem}")
+    return tool, content
+
+
+def rule_matches(
+    rule: str, tool_name: str, tool_input: Any, cwd: Optional[str] = None, homes: Sequence[str] = ()
+) -> bool:
+    """Whether ``rule`` (the ``allowed_tools`` syntax) names this call, failing closed: True
+    whenever the call cannot be shown to fall outside it.
 
     ``Tool`` / ``Tool(*)``: every call of it; ``mcp__server``: every tool of that server.
-    ``Bash(prefix:*)``: a command of the line (split at ``;``, ``&&``, ``||``, ``|``, ``&``,
-    newlines, subshells and substitutions; ``sudo``/``env``/``xargs``… and ``VAR=x`` in front
-    skipped) is ``prefix`` or starts with ``prefix`` and a space; ``Bash(text)``: such a command
-    matches ``text`` with ``*`` as a wildcard. ``WebFetch(domain:host)``: the URL's host is
-    ``host`` or under it. Any other ``Tool(pattern)``: the call's path, URL, pattern or query
-    matches ``pattern`` (``*`` wildcards). Checking each command of a line errs towards
-    matching, which is the safe side for a rule that asks a person. Raises as ``check_rule``.
+    ``Bash(…)``: ``bash_rules.bash_rule_matches`` (every command of the line, through shell
+    grammar, wrappers and nested shells). Path rules (``Read``, ``Edit``, ``Write`` …):
+    ``path_rules.path_rule_matches`` against ``cwd`` and ``homes`` (a ``Read`` rule covers
+    every tool that reads a file). ``WebFetch(domain:host)``: the URL's host is ``host`` or
+    under it. ``Skill(name)``/``Agent(type)``: that name (``*`` wildcards). A missing or
+    non-``str`` field the rule needs, or a non-mapping input, matches. Raises as ``check_rule``.
     """
     tool, content = check_rule(rule)
-    if tool != tool_name and not (tool.startswith("mcp__") and tool.count("__") == 1 and tool_name.startswith(tool + "__")):
+    if tool.startswith("mcp__") and tool.count("__") == 1:
+        return tool_name == tool or tool_name.startswith(tool + "__")
+    if content is not None and tool in PATH_RULE_TOOLS:
+        if tool_name not in path_rule_tools(tool):
+            return False
+    elif tool != tool_name:
         return False
     if content is None:
         return True
+    if not isinstance(tool_input, Mapping):
+        return True
     if tool_name == "Bash":
-        return any(_command_matches(content, command) for command in shell_commands(str(tool_input.get("command", ""))))
+        return bash_rule_matches(content, tool_input.get("command"))
+    if tool in PATH_RULE_TOOLS:
+        return path_rule_matches(content, tool_name, tool_input, cwd, homes)
     if content.startswith("domain:"):
-        host = (urlsplit(str(tool_input.get("url", ""))).hostname or "").lower()
-        want = content[len("domain:"):].lower()
-        return bool(host) and (host == want or host.endswith("." + want))
-    values: Dict[str, Any] = {k: tool_input[k] for k in _PATH_FIELDS if isinstance(tool_input.get(k), str)}
-    return any(fnmatchcase(value, content) or value == content for value in values.values())
+        return _domain_matches(content[len("domain:"):], tool_input.get("url"))
+    if tool in _NAME_FIELDS:
+        value = tool_input.get(_NAME_FIELDS[tool])
+        return not isinstance(value, str) or fnmatchcase(value, content)
+    values = [tool_input[k] for k in _OTHER_FIELDS if k in tool_input]
+    return any(not isinstance(v, str) or fnmatchcase(v, content) for v in values)
 
 
-def shell_commands(line: str) -> List[str]:
-    """The commands of one shell line, wrappers (``sudo``, ``env`` …) and ``VAR=x`` dropped."""
-    out = []
-    for part in _SHELL_SPLIT.split(line):
-        words = part.split()
-        while words and (words[0] in _WRAPPERS or _ASSIGNMENT.match(words[0]) or words[0].startswith("-")):
-            words.pop(0)
-        if words:
-            out.append(" ".join(words))
-    return out
-
-
-def _command_matches(content: str, command: str) -> bool:
-    if content.endswith(":*"):
-        prefix = " ".join(content[:-2].split())
-        return command == prefix or command.startswith(prefix + " ")
-    return fnmatchcase(command, " ".join(content.split()))
+def _domain_matches(want: str, url: Any) -> bool:
+    """Whether the URL's host is ``want`` or under it; an unparsable URL, one without a host
+    and one with a backslash (URL parsers disagree on its host) match."""
+    if not isinstance(url, str):
+        return True
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower().rstrip(".")
+    except ValueError:
+        return True
+    if not host or "\\" in url:
+        return True
+    want = want.strip().lower().rstrip(".")
+    return host == want or host.endswith("." + want)

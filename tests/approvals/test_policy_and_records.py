@@ -24,7 +24,8 @@ from claude_sync import (
 )
 from claude_sync._agents.reuse import CliSlot, retire_reason
 from claude_sync._approvals.staleness import why_stale
-from claude_sync._options.tool_rules import check_rule, rule_matches, shell_commands
+from claude_sync._options.shell_commands import commands_run
+from claude_sync._options.tool_rules import check_rule, rule_matches
 from claude_sync._wire.parse import parse_message
 
 
@@ -67,7 +68,7 @@ def record(**changes: Any) -> PendingApproval:
         ("Write", "Write", {}, True),
         ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://api.example.com/x"}, True),
         ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com.evil.io/"}, False),
-        ("WebFetch(domain:example.com)", "WebFetch", {"url": 12}, False),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": 12}, True),  # unknown URL: asks (was False)
         ("mcp__db", "mcp__db__drop", {}, True),
         ("mcp__db", "mcp__dbx__drop", {}, False),
         ("mcp__db__drop", "mcp__db__drop", {}, True),
@@ -86,7 +87,10 @@ def test_a_malformed_rule_is_a_clear_error(rule: str) -> None:
 
 
 def test_shell_commands_cover_every_command_of_a_line() -> None:
-    assert [c.split()[0] for c in shell_commands("a x && b || c; d | e & f\n(g) `h` $(i)")] == list("abcdefghi")
+    found = commands_run("a x && b || c; d | e & f\n(g) `h` $(i)")
+    assert found.unsure is None
+    assert sorted(c[0].text for c in found.commands if not c[0].dynamic) == list("abcdefghi")
+    assert [c[0].dynamic for c in found.commands].count(True) == 1  # `h` $(i): their output runs too
 
 
 # ----------------------------------------------------------------------------- policy

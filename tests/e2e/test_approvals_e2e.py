@@ -297,3 +297,40 @@ def test_a_held_call_inside_a_subagent_is_not_a_success(
         [denied] = tool_results(api, "toolu_sub")
         assert denied["is_error"] is True and "cannot wait" in json.dumps(denied["content"])
     assert not (e2e_workdir / "ran.txt").exists()
+
+
+# ----------------------------------------------------------------------------- rules that fail closed
+
+
+@pytest.mark.parametrize("command", ['for f in victim.txt; do rm "$f"; done', "\\rm victim.txt"])
+def test_rm_behind_shell_grammar_or_a_backslash_defers(
+    command: str, e2e_options: Options, fake_api: FakeAnthropicAPI, e2e_workdir: Path
+) -> None:
+    """``allowed_tools=["Bash"]`` would run the line unasked: the rule ``Bash(rm:*)`` must see
+    the ``rm`` inside the loop and behind the backslash, and hold the call."""
+    (e2e_workdir / "victim.txt").write_text("keep me")
+    fake_api.add(tool_use("Bash", {"command": command}), text("deleted"))
+    outcome = run_with_approvals("clean up", policy=ApprovalPolicy(rules=["Bash(rm:*)"]),
+                                 options=e2e_options(allowed_tools=["Bash"]), timeout=120)  # fmt: skip
+    assert isinstance(outcome, PendingApproval), outcome
+    assert outcome.tool_input == {"command": command} and "Bash(rm:*)" in outcome.reason
+    assert (e2e_workdir / "victim.txt").read_text() == "keep me"
+    fake_api.assert_no_surprises(script_consumed=False)
+
+
+def test_a_read_of_a_key_under_home_defers_and_the_key_never_reaches_the_model(
+    e2e_options: Options, fake_api: FakeAnthropicAPI, e2e_workdir: Path
+) -> None:
+    """``Read(~/.ssh/*)``: the CLI hands the hook the absolute path under its own (isolated)
+    HOME; the rule resolves ``~`` against that HOME and holds the call."""
+    options = e2e_options(allowed_tools=["Read"])
+    key = Path(options.env["HOME"]) / ".ssh" / "id_ed25519"
+    key.parent.mkdir(parents=True, exist_ok=True)
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY----- e2e-secret-0f3c")
+    fake_api.add(tool_use("Read", {"file_path": str(key)}), text("read it"))
+    outcome = run_with_approvals("show me the key", policy=ApprovalPolicy(rules=["Read(~/.ssh/*)"]),
+                                 options=options, timeout=120)  # fmt: skip
+    assert isinstance(outcome, PendingApproval), outcome
+    assert outcome.tool_name == "Read" and outcome.cwd == str(e2e_workdir)
+    assert all("e2e-secret-0f3c" not in json.dumps(r.body) for r in fake_api.requests())
+    fake_api.assert_no_surprises(script_consumed=False)
