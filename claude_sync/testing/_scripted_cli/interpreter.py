@@ -35,7 +35,7 @@ from .match import describe_frame, describe_step, frame_mismatch
 
 __all__ = [
     "ECHO", "NO_ANSWER", "SCRIPT_FAILED_EXIT", "SCRIPT_FORMAT", "UNSUPPORTED", "ClientGone", "Handler",
-    "RunReport", "ScriptFailure", "ScriptRunner", "Wire", "check_script_format", "new_request_id",
+    "RunReport", "ScriptFailure", "ScriptRunner", "Wire", "check_script_format", "new_request_id", "user_text",
 ]  # fmt: skip
 
 SCRIPT_FORMAT = "claude_sync.scripted_cli/1"
@@ -192,8 +192,13 @@ class ScriptRunner:
     maps each step ``op`` to what it does (``steps.STEP_HANDLERS``)."""
 
     def __init__(self, script: JsonDict, wire: Wire, handlers: Mapping[str, Handler],
-                 report: Optional[RunReport] = None, on_change: Optional[Callable[[RunReport], None]] = None) -> None:
+                 report: Optional[RunReport] = None, on_change: Optional[Callable[[RunReport], None]] = None,
+                 queue: Any = None) -> None:
+        """``queue`` (a ``run_queue.RunQueue``): play the scripted runs it hands out instead of
+        ``script``'s steps (whose settings then apply until the first run is taken)."""
         self.handlers = handlers
+        self.queue = queue
+        self._resets = 0
         self.settings: JsonDict = dict(script.get("settings") or {})
         self.steps: List[JsonDict] = list(script["steps"])
         self.wire = wire
@@ -214,23 +219,17 @@ class ScriptRunner:
     # ------------------------------------------------------------------ running
 
     def run(self) -> int:
-        """Play every step, then wait for the client to end its input; the exit code.
+        """Play every step, then wait for the client to end its input; the exit code. With a
+        ``queue``, play the scripted run each user message takes from it (see ``_run_queued``).
 
         Never raises: a script that cannot be played (a malformed step) ends the run like a
         failed step, so the client sees the CLI exit instead of waiting on it."""
         try:
-            for index, step in enumerate(self.steps):
-                self._index = index
-                outcome = self._play(step)
-                if outcome == "stop":
-                    return self._end(self.report.exit_code or 0, "script")
-                if outcome == "closed":  # a stall the client ended by closing the CLI
-                    self.report.steps_done = index + 1
-                    if index + 1 < len(self.steps):
-                        self.report.failure = self._where("the client closed the CLI during this stall; the later steps never ran")
-                    return self._end(-9, "closed by the client")
-                self.report.steps_done = self._index + 1
-                self._on_change(self.report)
+            if self.queue is not None:
+                return self._run_queued()
+            played = self._play_steps()
+            if played is not None:
+                return played
             self._drain_until_eof()
             return self._end(1 if self._last_result_error else 0, "eof")
         except ScriptFailure as failure:
@@ -250,6 +249,113 @@ class ScriptRunner:
                 return self._end(SCRIPT_FAILED_EXIT, "failed")
             except ClientGone:
                 return SCRIPT_FAILED_EXIT
+
+    def _play_steps(self) -> Optional[int]:
+        """Play ``self.steps``; the exit code when the run ended inside them, None when all
+        were played."""
+        for index, step in enumerate(self.steps):
+            self._index = index
+            outcome = self._play(step)
+            if outcome == "stop":
+                return self._end(self.report.exit_code or 0, "script")
+            if outcome == "closed":  # a stall the client ended by closing the CLI
+                self.report.steps_done = index + 1
+                if index + 1 < len(self.steps):
+                    self.report.failure = self._where("the client closed the CLI during this stall; the later steps never ran")
+                return self._end(-9, "closed by the client")
+            self.report.steps_done = self._index + 1
+            self._on_change(self.report)
+        return None
+
+    def _run_queued(self) -> int:
+        """One CLI process serving scripted runs from ``queue``: each first user message (of
+        the process, or after a ``/clear`` reset, as ``AgentPool`` sends between runs) takes
+        the scripted run for that prompt, which is then played as a run of its own (its own
+        ``RunReport``). Raises ``ScriptFailure`` when no scripted run is left for a prompt."""
+        assert self.queue is not None
+        played = 0
+        while True:
+            eager = self.queue.claim_unprompted()
+            if eager is not None:  # it plays from its first step, whatever the client sends
+                self._start_queued(eager, None)
+                code = self._play_steps()
+                if code is not None:
+                    return code
+                played += 1
+                continue
+            frame = self._next_user_between_runs(after_run=played > 0)
+            if frame is None:
+                if played:
+                    self.report.ended = "eof"  # the run itself ended well before the input did
+                return self._end(1 if self._last_result_error else 0, "eof")
+            prompt = user_text(frame)
+            if played and prompt == "/clear":
+                self._answer_reset()
+                continue
+            queued = self.queue.claim(prompt if isinstance(prompt, str) else None)
+            if queued is None:
+                why = f"no scripted run left for the user message {prompt!r}: {self.queue.describe_left()}"
+                self.queue.refuse(why)
+                raise ScriptFailure(why)
+            self._start_queued(queued, frame)
+            code = self._play_steps()
+            if code is not None:
+                return code
+            played += 1
+
+    def _next_user_between_runs(self, after_run: bool) -> Optional[JsonDict]:
+        """The next user message, however long it takes (a warm CLI waits); None once input
+        ends. Interrupts are answered; any other frame after a run raises ``ScriptFailure``."""
+        while True:
+            if self._backlog:
+                frame: Optional[JsonDict] = self._backlog.pop(0)
+            else:
+                try:
+                    frame = self._read(time.monotonic() + 1.0)
+                except EOFError:
+                    return None
+            if frame is None:
+                continue
+            if frame.get("type") == "user":
+                return frame
+            request = frame.get("request") or {}
+            if frame.get("type") == "control_request" and request.get("subtype") == "interrupt":
+                self.send(cli_lines.control_success(str(frame.get("request_id"))))
+                continue
+            where = f"after the scripted run's last step ({len(self.steps)} steps)" if after_run else "before the first user message"
+            raise ScriptFailure(f"{where}: unexpected {describe_frame(frame)}")
+
+    def _start_queued(self, queued: Any, frame: Optional[JsonDict]) -> None:
+        """Make ``queued`` (a ``run_queue.QueuedRun``) the run being played, ``frame`` (its
+        first user message, if read already) waiting for its first step."""
+        previous = self.report
+        self.steps = list(queued.script["steps"])
+        session_id = self.settings.get("session_id") if self._resets else None
+        self.settings = dict(queued.script.get("settings") or {})
+        if session_id is not None:
+            self.settings["session_id"] = session_id
+        self.report = RunReport(len(self.steps))
+        self.report.initialize = previous.initialize
+        self.report.received = list(previous.received) if not self._resets else [frame] if frame else []
+        self.report.argv, self.report.argv_files = previous.argv, previous.argv_files
+        queued.report = self.report
+        if frame is not None:
+            self._backlog.insert(0, frame)
+        self._users_seen = 0
+        self._index = 0
+
+    def _answer_reset(self) -> None:
+        """Answer ``/clear`` as CLI 2.1.197 does: ``system/init`` with a new session id and a
+        result of no turns, costing nothing."""
+        self._resets += 1
+        base = str(self.settings.get("session_id", "scripted-session")).split("~", 1)[0]
+        self.settings["session_id"] = f"{base}~{self._resets}"
+        self.send(cli_lines.system_init_line(
+            self.session_id, self.model, str(self.settings.get("cwd") or os.getcwd()),
+            list(self.settings.get("tools") or cli_lines.DEFAULT_TOOLS), [],
+            str(self.settings.get("permission_mode", "default")),
+        ))  # fmt: skip
+        self.send(cli_lines.result_line(session_id=self.session_id, model=self.model, result="", num_turns=0))
 
     def _end(self, code: int, how: str) -> int:
         self.report.exit_code = code
@@ -521,6 +627,14 @@ class ScriptRunner:
 
     def mcp_handshake_done(self, server: str, last_id: int) -> None:
         self._mcp_ready[server] = last_id
+
+
+def user_text(frame: JsonDict) -> Any:
+    """The text of a user frame (its text blocks joined), or its content as it is."""
+    content = (frame.get("message") or {}).get("content")
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return content
 
 
 def _response_id(frame: JsonDict) -> Optional[str]:
