@@ -40,10 +40,10 @@ from .._engine import stand_in
 from .._engine.transport import Transport
 from .._wire.errors import UnscriptedRunError
 from ._scripted_cli.run_queue import QueuedRun, RunQueue
+from .scripted import ScriptedCLI
 
 if TYPE_CHECKING:
     from .. import ClaudeAgentOptions
-    from .scripted import ScriptedCLI
 
 __all__ = ["ScriptRouter", "UnscriptedRunError", "no_real_cli", "use_scripted_cli"]
 
@@ -103,8 +103,6 @@ class ScriptRouter:
         queued = queue.claim(None)  # a subprocess takes its run now, in order
         if queued is None:
             raise UnscriptedRunError(f"{self.name}: no script left for this run ({queue.describe_left()}). {HOW_TO_SCRIPT}")
-        from .scripted import ScriptedCLI
-
         one = ScriptedCLI.from_script(queued.script)
         one.directory = next((cli.directory for cli in self._clis if cli.directory is not None), None)
         path = one.install()

@@ -4,7 +4,7 @@ process).
 
 ::
 
-    python -m claude_sync.testing.with_fake_api python my_script.py
+    python -m claude_sync.testing.with_fake_api python examples/quick_start.py "What is 2 + 2?"
     python -m claude_sync.testing.with_fake_api claude-sync "What is 2 + 2?"
     python -m claude_sync.testing.with_fake_api claude-sync doctor
     python -m claude_sync.testing.with_fake_api jupyter nbconvert --to notebook --execute examples/notebook.ipynb
