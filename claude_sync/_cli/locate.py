@@ -66,8 +66,8 @@ def locate(cli_path: Optional[str]) -> Located:
     if shutil.which("claude") == path:
         return Located(path, "the first claude on PATH")
     if pinned_cli(_home()) == path:
-        return Located(path, f"the pinned CLI {PINNED_CLI_VERSION} claude_sync's installer cached (owned by you "
-                       "or root, writable by no one else; not on PATH)")
+        return Located(path, f"the pinned CLI {PINNED_CLI_VERSION} that claude_sync's installer cached; owned by "
+                       "you or root, writable by no one else; not on PATH")
     return Located(path, "a usual install folder (claude is not on PATH)")
 
 
