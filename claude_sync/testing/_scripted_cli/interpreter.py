@@ -305,25 +305,9 @@ class ScriptRunner:
 
     def _next_user_between_runs(self, after_run: bool) -> Optional[JsonDict]:
         """The next user message, however long it takes (a warm CLI waits); None once input
-        ends. Interrupts are answered; any other frame after a run raises ``ScriptFailure``."""
-        while True:
-            if self._backlog:
-                frame: Optional[JsonDict] = self._backlog.pop(0)
-            else:
-                try:
-                    frame = self._read(time.monotonic() + 1.0)
-                except EOFError:
-                    return None
-            if frame is None:
-                continue
-            if frame.get("type") == "user":
-                return frame
-            request = frame.get("request") or {}
-            if frame.get("type") == "control_request" and request.get("subtype") == "interrupt":
-                self.send(cli_lines.control_success(str(frame.get("request_id"))))
-                continue
-            where = f"after the scripted run's last step ({len(self.steps)} steps)" if after_run else "before the first user message"
-            raise ScriptFailure(f"{where}: unexpected {describe_frame(frame)}")
+        ends. Interrupts are answered; any other frame raises ``ScriptFailure``."""
+        where = f"after the scripted run's last step ({len(self.steps)} steps)" if after_run else "before the first user message"
+        return self.serve_until_input_ends(lambda frame: False, where, stop_at=lambda frame: frame.get("type") == "user")
 
     def _start_queued(self, queued: Any, frame: Optional[JsonDict]) -> None:
         """Make ``queued`` (a ``run_queue.QueuedRun``) the run being played, ``frame`` (its
@@ -569,10 +553,12 @@ class ScriptRunner:
         self._index = len(self.steps)
         self.serve_until_input_ends(lambda frame: False, f"after the script's last step ({len(self.steps)} steps)")
 
-    def serve_until_input_ends(self, take: Callable[[JsonDict], bool], where: str) -> None:
-        """Read frames (kept ones first) until the client ends its input, however long that
-        takes: ``take`` handles a frame (True) or declines it; an ``interrupt`` is answered
-        with success; any other frame raises ``ScriptFailure`` naming ``where``."""
+    def serve_until_input_ends(self, take: Callable[[JsonDict], bool], where: str,
+                               stop_at: Optional[Callable[[JsonDict], bool]] = None) -> Optional[JsonDict]:
+        """Read frames (kept ones first) until the client ends its input (None), however long
+        that takes, or until a frame ``stop_at`` accepts (returned): ``take`` handles a frame
+        (True) or declines it; an ``interrupt`` is answered with success; any other frame
+        raises ``ScriptFailure`` naming ``where``."""
         while True:
             if self._backlog:
                 frame: Optional[JsonDict] = self._backlog.pop(0)
@@ -580,8 +566,12 @@ class ScriptRunner:
                 try:
                     frame = self._read(time.monotonic() + 1.0)
                 except EOFError:
-                    return
-            if frame is None or take(frame):
+                    return None
+            if frame is None:
+                continue
+            if stop_at is not None and stop_at(frame):
+                return frame
+            if take(frame):
                 continue
             request = frame.get("request") or {}
             if frame.get("type") == "control_request" and request.get("subtype") == "interrupt":
