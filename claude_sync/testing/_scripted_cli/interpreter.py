@@ -192,13 +192,8 @@ class ScriptRunner:
     maps each step ``op`` to what it does (``steps.STEP_HANDLERS``)."""
 
     def __init__(self, script: JsonDict, wire: Wire, handlers: Mapping[str, Handler],
-                 report: Optional[RunReport] = None, on_change: Optional[Callable[[RunReport], None]] = None,
-                 queue: Any = None) -> None:
-        """``queue`` (a ``run_queue.RunQueue``): play the scripted runs it hands out instead of
-        ``script``'s steps (whose settings then apply until the first run is taken)."""
+                 report: Optional[RunReport] = None, on_change: Optional[Callable[[RunReport], None]] = None) -> None:
         self.handlers = handlers
-        self.queue = queue
-        self._resets = 0
         self.settings: JsonDict = dict(script.get("settings") or {})
         self.steps: List[JsonDict] = list(script["steps"])
         self.wire = wire
@@ -219,19 +214,12 @@ class ScriptRunner:
     # ------------------------------------------------------------------ running
 
     def run(self) -> int:
-        """Play every step, then wait for the client to end its input; the exit code. With a
-        ``queue``, play the scripted run each user message takes from it (see ``_run_queued``).
+        """Play every step, then wait for the client to end its input; the exit code.
 
         Never raises: a script that cannot be played (a malformed step) ends the run like a
         failed step, so the client sees the CLI exit instead of waiting on it."""
         try:
-            if self.queue is not None:
-                return self._run_queued()
-            played = self._play_steps()
-            if played is not None:
-                return played
-            self._drain_until_eof()
-            return self._end(1 if self._last_result_error else 0, "eof")
+            return self._body()
         except ScriptFailure as failure:
             self.report.failure = str(failure)
             self._say(f"claude_sync.testing: {failure}")
@@ -250,6 +238,14 @@ class ScriptRunner:
             except ClientGone:
                 return SCRIPT_FAILED_EXIT
 
+    def _body(self) -> int:
+        """The run itself: every step, then serve until input ends; the exit code."""
+        played = self._play_steps()
+        if played is not None:
+            return played
+        self._drain_until_eof()
+        return self._end(1 if self._last_result_error else 0, "eof")
+
     def _play_steps(self) -> Optional[int]:
         """Play ``self.steps``; the exit code when the run ended inside them, None when all
         were played."""
@@ -266,80 +262,6 @@ class ScriptRunner:
             self.report.steps_done = self._index + 1
             self._on_change(self.report)
         return None
-
-    def _run_queued(self) -> int:
-        """One CLI process serving scripted runs from ``queue``: each first user message (of
-        the process, or after a ``/clear`` reset, as ``AgentPool`` sends between runs) takes
-        the scripted run for that prompt, which is then played as a run of its own (its own
-        ``RunReport``). Raises ``ScriptFailure`` when no scripted run is left for a prompt."""
-        assert self.queue is not None
-        played = 0
-        while True:
-            eager = self.queue.claim_unprompted()
-            if eager is not None:  # it plays from its first step, whatever the client sends
-                self._start_queued(eager, None)
-                code = self._play_steps()
-                if code is not None:
-                    return code
-                played += 1
-                continue
-            frame = self._next_user_between_runs(after_run=played > 0)
-            if frame is None:
-                if played:
-                    self.report.ended = "eof"  # the run itself ended well before the input did
-                return self._end(1 if self._last_result_error else 0, "eof")
-            prompt = user_text(frame)
-            if played and prompt == "/clear":
-                self._answer_reset()
-                continue
-            queued = self.queue.claim(prompt if isinstance(prompt, str) else None)
-            if queued is None:
-                why = f"no scripted run left for the user message {prompt!r}: {self.queue.describe_left()}"
-                self.queue.refuse(why)
-                raise ScriptFailure(why)
-            self._start_queued(queued, frame)
-            code = self._play_steps()
-            if code is not None:
-                return code
-            played += 1
-
-    def _next_user_between_runs(self, after_run: bool) -> Optional[JsonDict]:
-        """The next user message, however long it takes (a warm CLI waits); None once input
-        ends. Interrupts are answered; any other frame raises ``ScriptFailure``."""
-        where = f"after the scripted run's last step ({len(self.steps)} steps)" if after_run else "before the first user message"
-        return self.serve_until_input_ends(lambda frame: False, where, stop_at=lambda frame: frame.get("type") == "user")
-
-    def _start_queued(self, queued: Any, frame: Optional[JsonDict]) -> None:
-        """Make ``queued`` (a ``run_queue.QueuedRun``) the run being played, ``frame`` (its
-        first user message, if read already) waiting for its first step."""
-        previous = self.report
-        self.steps = list(queued.script["steps"])
-        session_id = self.settings.get("session_id") if self._resets else None
-        self.settings = dict(queued.script.get("settings") or {})
-        if session_id is not None:
-            self.settings["session_id"] = session_id
-        self.report = RunReport(len(self.steps))
-        self.report.initialize = previous.initialize
-        self.report.received = list(previous.received) if not self._resets else [frame] if frame else []
-        self.report.argv, self.report.argv_files = previous.argv, previous.argv_files
-        queued.report = self.report
-        if frame is not None:
-            self._backlog.insert(0, frame)
-        self._users_seen = 0
-        self._index = 0
-
-    def _answer_reset(self) -> None:
-        """Answer ``/clear`` as CLI 2.1.197 does: ``system/init`` with a new session id and a
-        result of no turns, costing nothing."""
-        self._resets += 1
-        base = str(self.settings.get("session_id", "scripted-session")).split("~", 1)[0]
-        self.settings["session_id"] = f"{base}~{self._resets}"
-        self.send(cli_lines.system_init_line(
-            self.session_id, self.model, str(self.settings.get("cwd") or os.getcwd()),
-            list(self.settings.get("tools") or cli_lines.DEFAULT_TOOLS), [],
-            str(self.settings.get("permission_mode", "default")),
-        ))  # fmt: skip
-        self.send(cli_lines.result_line(session_id=self.session_id, model=self.model, result="", num_turns=0))
 
     def _end(self, code: int, how: str) -> int:
         self.report.exit_code = code

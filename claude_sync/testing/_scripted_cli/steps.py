@@ -23,6 +23,7 @@ from typing import Any, Callable, Dict, List, Optional
 from . import cli_lines
 from .interpreter import Handler, RunReport, ScriptRunner, Wire, check_script_format, new_request_id, user_text
 from .match import subset_mismatch
+from .queued_runner import QueuedScriptRunner
 
 __all__ = ["STEP_HANDLERS", "script_runner"]
 
@@ -34,7 +35,9 @@ def script_runner(script: JsonDict, wire: Wire, report: Optional[RunReport] = No
     """A runner that plays ``script`` (with a ``run_queue.RunQueue``: the runs it hands out)
     over ``wire`` with these steps. Raises ``ValueError`` for a script of another format."""
     check_script_format(script)
-    return ScriptRunner(script, wire, STEP_HANDLERS, report, on_change, queue)
+    if queue is not None:
+        return QueuedScriptRunner(script, wire, STEP_HANDLERS, queue, report, on_change)
+    return ScriptRunner(script, wire, STEP_HANDLERS, report, on_change)
 
 
 # ----------------------------------------------------------------------------- emitting
