@@ -1034,3 +1034,13 @@ def test_settings_layers_read_settings_given_as_a_dict(tmp_path: Any) -> None:
     options.settings = {"x": object()}  # options are mutable after construction
     (bad,) = [layer for layer in settings_layers(options, env) if layer.source == "flag"]
     assert bad.settings is None and "not JSON" in str(bad.problem)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file to another user")
+def test_a_cached_cli_another_user_owns_is_not_taken(cli_cache: Path) -> None:
+    link = _pinned_install(cli_cache)
+    binary = cli_cache / PINNED_CLI_VERSION / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
+    os.chown(binary, 65534, 65534)  # nobody: could replace what we would run
+    assert pinned_cli(None) is None
+    os.chown(binary, 0, 0)
+    assert pinned_cli(None) == str(link)
