@@ -12,7 +12,7 @@ from typing import Dict, Iterator, List
 
 import pytest
 
-from claude_sync import AgentPool, ClaudeAgentOptions, ClaudeSDKClient, ProcessError, query, run
+from claude_sync import AgentPool, ClaudeAgentOptions, ClaudeSDKClient, CLIConnectionError, ProcessError, query, run
 from claude_sync._options.discovery import find_cli
 from claude_sync.testing import (
     ScriptedCLI,
@@ -140,6 +140,16 @@ def test_a_prompt_no_scripted_run_expects_fails_the_run_and_verify() -> None:
         with pytest.raises(ProcessError, match="no scripted run left for the user message 'other'.*expecting: 'expected'"):
             run("other")
     with pytest.raises(AssertionError, match="found no scripted run"):
+        cli.verify()
+
+
+def test_a_frame_before_the_first_user_message_fails_verify() -> None:
+    cli = ScriptedCLI().answer("never")
+    with use_scripted_cli(cli):
+        with ClaudeSDKClient() as client:
+            with pytest.raises(CLIConnectionError, match="before the first user message: unexpected control_request .set_model."):
+                client.set_model("opus", timeout=10)
+    with pytest.raises(AssertionError, match="before the first user message"):
         cli.verify()
 
 

@@ -69,9 +69,15 @@ class QueuedScriptRunner(ScriptRunner):
 
     def _next_user_between_runs(self, after_run: bool) -> Optional[JsonDict]:
         """The next user message, however long it takes (a warm CLI waits); None once input
-        ends. Interrupts are answered; any other frame raises ``ScriptFailure``."""
+        ends. Interrupts are answered; any other frame raises ``ScriptFailure`` (before any
+        run was taken, also recorded in the queue: no run's report would show it)."""
         where = f"after the scripted run's last step ({len(self.steps)} steps)" if after_run else "before the first user message"
-        return self.serve_until_input_ends(lambda frame: False, where, stop_at=lambda frame: frame.get("type") == "user")
+        try:
+            return self.serve_until_input_ends(lambda frame: False, where, stop_at=lambda frame: frame.get("type") == "user")
+        except ScriptFailure as failure:
+            if not after_run:
+                self.queue.refuse(str(failure))
+            raise
 
     def _start_queued(self, queued: QueuedRun, frame: Optional[JsonDict]) -> None:
         """Make ``queued`` the run being played, ``frame`` (its
