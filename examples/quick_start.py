@@ -1,11 +1,15 @@
 """Quick start: one question, one answer, with the `claude` CLI you are logged in with.
 
     python examples/quick_start.py "What is 2 + 2?"
+
+Offline, against the fake API that ships with claude_sync (no account; it quotes your prompt):
+
+    python -m claude_sync.testing.with_fake_api python examples/quick_start.py "What is 2 + 2?"
 """
 
 import sys
 
-from claude_sync import AssistantMessage, ClaudeAgentOptions, ResultMessage, TextBlock, query
+from claude_sync import AssistantMessage, ClaudeAgentOptions, CLINotFoundError, ResultMessage, TextBlock, query
 
 
 def main() -> None:
@@ -22,4 +26,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except CLINotFoundError as exc:  # say how to install it, without a traceback
+        sys.exit(str(exc))

@@ -4,18 +4,19 @@
     bash .ci/install_cli.sh          # once: the pinned CLI into ~/.cache/claude_sync (needs npm)
     python examples/try_offline.py "What is 2 + 2?"
 
-The fake "model" answers by asking for the Bash tool; the CLI really runs it (after asking our
-``can_use_tool`` callback, a plain function), and the fake then reads the tool's output back to
-you. Everything else — the stream-json protocol, the permission round trip, the messages — is
+The fake "model" is scripted, not a model: it quotes your prompt, says so, and asks for the
+Bash tool whatever you asked; the CLI really runs it (after asking our ``can_use_tool``
+callback, a plain function), and the fake then reads the tool's output back to you. Everything else — the stream-json protocol, the permission round trip, the messages — is
 the real thing. ``CLAUDE_SYNC_TEST_CLI`` picks another binary. Needs nothing beyond
 claude_sync itself (``pip install -e .`` in a checkout, or its wheel) and the CLI.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional
 
 from claude_sync import (
     AssistantMessage,
@@ -30,10 +31,12 @@ from claude_sync import (
 from claude_sync.testing import (
     FakeAnthropicAPI,
     offline_options,
+    reply,
     scrubbed_environ,
     text,
     tool_use,
 )
+from claude_sync.testing.with_fake_api import prompt_of
 
 
 def allow_and_show(tool: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> PermissionResultAllow:
@@ -50,9 +53,24 @@ def read_back(request: Any) -> Any:
     return text(f"The shell says: {output.strip()}")
 
 
-def main() -> int:
-    prompt = " ".join(sys.argv[1:]) or "What is 2 + 2?"
-    script = [tool_use("Bash", {"command": "echo 2 + 2 = $((2 + 2))", "description": "Add"}), read_back]
+def first_reply(request: Any) -> Any:
+    """The fake model's first reply: say what it is, quoting the prompt the CLI sent it, and
+    ask for the same shell command whatever the prompt."""
+    said = text(f"You asked {prompt_of(request)!r}. I am claude_sync's scripted fake model, "
+                "not Claude: whatever the prompt, I ask for one shell command, to show the tool round trip.")
+    return reply(said, tool_use("Bash", {"command": "echo 2 + 2 = $((2 + 2))", "description": "Add"}))
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="try_offline.py",
+        description="Try claude_sync offline: the real claude CLI against the fake Anthropic API of "
+                    "claude_sync.testing on 127.0.0.1 (no account; the fake is scripted, not a model).",
+        allow_abbrev=False,
+    )  # fmt: skip
+    parser.add_argument("prompt", nargs="*", help='what to ask (default: "What is 2 + 2?")')
+    prompt = " ".join(parser.parse_args(argv).prompt) or "What is 2 + 2?"
+    script = [first_reply, read_back]
     with FakeAnthropicAPI(script) as api, scrubbed_environ(), tempfile.TemporaryDirectory(prefix="claude_sync-try-") as scratch:
         try:
             options = offline_options(api, scratch, permission_mode="default", can_use_tool=allow_and_show)

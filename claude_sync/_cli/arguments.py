@@ -22,6 +22,9 @@ from .._options.options import ClaudeAgentOptions
 from .exit_codes import exit_codes_text
 
 __all__ = [
+    "CliParser",
+    "CliRequest",
+    "CliUsageError",
     "DOCTOR_COMMAND",
     "OUTPUT_JSON",
     "OUTPUT_STRUCTURED",
@@ -30,9 +33,6 @@ __all__ = [
     "STDIN_IF_PIPED",
     "STDIN_NOT_READ",
     "STDIN_WHOLE",
-    "CliParser",
-    "CliRequest",
-    "CliUsageError",
     "build_parser",
     "full_prompt",
     "options_for",
@@ -41,8 +41,9 @@ __all__ = [
     "prompt_from_stdin",
     "request_from",
     "schema_from_text",
-    "utf8_text",
+    "subcommand_split",
     "usage_text",
+    "utf8_text",
 ]
 
 OUTPUT_TEXT = "text"
@@ -106,7 +107,13 @@ class CliUsageError(ValueError):
 
 
 class CliParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (``claude-sync: error: …``), exit 2."""
+    """argparse, but a usage error is one line on stderr (``claude-sync: error: …``), exit 2,
+    and a long option must be written out (no abbreviations: ``--allow`` is not
+    ``--allowed-tools``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         if message.startswith("argument --cli-arg: expected one argument"):
@@ -189,6 +196,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true",
                         help="print this version, the claude CLI it would run and that CLI's version")
     return parser
+
+
+def subcommand_split(parser: argparse.ArgumentParser, words: Sequence[str], names: Sequence[str]) -> Optional[Tuple[str, List[str]]]:
+    """``(name, the other words)`` when the first word that is not an option or an option's
+    value is one of ``names`` (a subcommand after global options: ``--cli-path X doctor``),
+    and no ``--`` comes before it; else None. The options before it go to the subcommand, whose
+    own parser refuses those it does not take."""
+    takes_value = {flag for action in parser._actions for flag in action.option_strings if action.nargs != 0}
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "--":
+            return None
+        if not word.startswith("-") or word == "-":
+            if word in names:
+                return word, list(words[:index]) + list(words[index + 1:])
+            return None
+        index += 2 if word in takes_value else 1
+    return None
 
 
 def positive_number(text: str) -> float:

@@ -7,8 +7,8 @@ an install folder), its version against the range this release was tested with, 
 credentials come from, a one-turn round trip (one small API request: "Reply with OK") with
 its timings, and the environment that changes the CLI's behaviour (secrets redacted). It
 exits with the status of the first ``FAIL`` (3 not found, 4 does not run, 10 too old, 5 the
-round trip ended in an error result — not logged in, key refused, API unreachable —, 8 it
-timed out), else 0.
+round trip ended in an error result — not logged in, key refused, API unreachable — or with an
+empty answer, 8 it timed out), else 0.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .._wire.system_messages import SystemMessage
 from .arguments import CliParser, parse_or_status, positive_number
 from .console import Console, silence_stdout
 from .diagnosis import FAIL, INFO, OK, Finding, environment_findings, version_finding
-from .exit_codes import CLI_NOT_FOUND, PROCESS_FAILED, SUCCESS, OutputError, exit_code_for
+from .exit_codes import CLI_NOT_FOUND, PROCESS_FAILED, RESULT_ERROR, SUCCESS, OutputError, exit_code_for
 from .locate import cli_version, locate
 from .messages import INSTALL_HINT, error_lines
 
@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
                     "round trip (one small API request), and the environment that changes it.",
         epilog="exit status: 0 all ok (warnings allowed); otherwise the first problem's: 3 not found, "
                "4 does not run, 10 too old, 5 the round trip ended in an error (not logged in, key refused, "
-               "API unreachable), 8 it timed out, 2 usage error, 9 stdout not writable.",
+               "API unreachable) or answered nothing, 8 it timed out, 2 usage error, 9 stdout not writable.",
     )  # fmt: skip
     parser.add_argument("--cli-path", metavar="PATH", help="the claude binary to check")
     parser.add_argument("--timeout", type=positive_number, default=ROUND_TRIP_TIMEOUT, metavar="SECONDS",
@@ -131,6 +131,10 @@ def _round_trip(path: str, timeout: float) -> List[Finding]:
         return findings
     took = f"{time.monotonic() - started:.1f} s"
     answer = (result.result or "").strip()[:60] if result is not None else ""
+    if not answer:  # a CLI that answers nothing does not work, whatever the subtype says
+        what = "no result message" if result is None else f"an empty answer ({result.subtype}, {result.num_turns} turn(s))"
+        findings.append(Finding(FAIL, "round trip", f"{what} after {took}: the model said nothing", RESULT_ERROR))
+        return findings
     api = f", API {result.duration_api_ms / 1000:.1f} s" if result is not None and result.duration_api_ms else ""
     cost = f", ${result.total_cost_usd:.4f}" if result is not None and result.total_cost_usd else ""
     findings.append(Finding(OK, "round trip", f"answered {answer!r}: " + ", ".join(marks + [f"done in {took}"])

@@ -3,7 +3,7 @@
 
 ``locate(cli_path)`` repeats the library's search (``find_cli``) and says which rule picked
 the binary: ``--cli-path``, the official ``claude-agent-sdk`` wheel's bundled CLI, ``claude``
-on ``PATH``, or one of the usual install folders. ``cli_version(path, timeout)`` runs
+on ``PATH``, one of the usual install folders, or the pinned CLI claude_sync's installer cached. ``cli_version(path, timeout)`` runs
 ``<path> --version`` (bounded) and returns its first line.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Tuple
 
-from .._options.discovery import find_cli
+from .._options.discovery import PINNED_CLI_VERSION, find_cli, pinned_cli
 from .._wire.errors import CLINotFoundError
 
 __all__ = ["Located", "cli_version", "locate"]
@@ -37,6 +37,13 @@ def _bundled_only(path: Path) -> bool:
     return path.parent.name == "_bundled" and path.is_file()
 
 
+def _home() -> Optional[Path]:
+    try:
+        return Path.home()
+    except (RuntimeError, KeyError, OSError):
+        return None
+
+
 def locate(cli_path: Optional[str]) -> Located:
     """The ``claude`` that a run with ``--cli-path cli_path`` (None: not given) would start."""
     try:
@@ -45,17 +52,22 @@ def locate(cli_path: Optional[str]) -> Located:
         if cli_path is not None:
             return Located(None, f"--cli-path {cli_path!r} is not a file, nor a command on PATH")
         return Located(None, str(exc).split(".", 1)[0] + " (not in an installed claude-agent-sdk, on PATH, "
-                       "nor in the usual install folders)")
+                       "nor in the usual install folders, nor a safe pinned "
+                       f"{PINNED_CLI_VERSION} in claude_sync's cache)")
     if cli_path is not None:
         return Located(path, "named by --cli-path")
     try:
-        bundled: Optional[str] = find_cli(which=lambda name: None, home=None, is_file=_bundled_only)
+        bundled: Optional[str] = find_cli(which=lambda name: None, home=None, is_file=_bundled_only,
+                                          pinned=lambda home: None)
     except CLINotFoundError:
         bundled = None
     if bundled == path:
         return Located(path, "the CLI bundled in the installed claude-agent-sdk wheel (it comes before PATH)")
     if shutil.which("claude") == path:
         return Located(path, "the first claude on PATH")
+    if pinned_cli(_home()) == path:
+        return Located(path, f"the pinned CLI {PINNED_CLI_VERSION} that claude_sync's installer cached; owned by "
+                       "you or root, writable by no one else; not on PATH")
     return Located(path, "a usual install folder (claude is not on PATH)")
 
 

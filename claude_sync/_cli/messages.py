@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List
 
+from .._options.discovery import PINNED_CLI_VERSION
 from .._wire import hints
 from .._wire.errors import (
     CLIConnectionError,
@@ -26,7 +27,10 @@ from .exit_codes import OutputError
 
 __all__ = ["CLI_HINTS", "INSTALL_HINT", "error_lines", "hint_line"]
 
-INSTALL_HINT = "install it (npm install -g @anthropic-ai/claude-code), or name it with --cli-path PATH"
+INSTALL_HINT = (
+    f"install the pinned CLI {PINNED_CLI_VERSION} from a claude_sync checkout (bash .ci/install_cli.sh; "
+    "found from then on), or the newest (npm install -g @anthropic-ai/claude-code), or name it with --cli-path PATH"
+)
 
 CLI_HINTS: Dict[str, str] = {
     hints.NOT_LOGGED_IN: (

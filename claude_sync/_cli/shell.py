@@ -39,6 +39,7 @@ from .arguments import (
     parse,
     prompt_from_stdin,
     schema_from_text,
+    subcommand_split,
 )
 from .console import Console, silence_stdout
 from .exit_codes import APPROVAL_PENDING, RESULT_ERROR, SUCCESS, USAGE, OutputError, exit_code_for
@@ -60,13 +61,14 @@ class NoStructuredOutput(ClaudeSDKError):
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run ``claude-sync`` with ``argv`` (default ``sys.argv[1:]``); the exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
-    if words[:1] == [DOCTOR_COMMAND]:
+    parser = build_parser()
+    subcommand = subcommand_split(parser, words, (DOCTOR_COMMAND, RESUME_COMMAND))
+    if subcommand is not None and subcommand[0] == DOCTOR_COMMAND:
         from .doctor import doctor_main
 
-        return doctor_main(words[1:])
-    if words[:1] == [RESUME_COMMAND]:
-        return resume_main(words[1:])
-    parser = build_parser()
+        return doctor_main(subcommand[1])
+    if subcommand is not None:
+        return resume_main(subcommand[1])
     console = Console(sys.stdout, sys.stderr, progress=False)
     try:
         request = parse(parser, words)

@@ -1,23 +1,36 @@
 """Where the ``claude`` binary is: ``find_cli`` and the places it looks (pure lookups).
 
 ``find_cli`` locates the binary through lookups the caller may replace (``which``,
-``is_file``, ``home``, ``find_spec``), so tests can fake them; it starts nothing.
+``is_file``, ``home``, ``find_spec``, ``pinned``), so tests can fake them; it starts nothing.
+
+The last place it looks is the pinned CLI claude_sync's own installer puts in a cache
+(``bash .ci/install_cli.sh``, which ``scripts/try.sh`` runs): ``pinned_cli`` takes it only when
+it has the known layout of that version and nobody but its owner (you, or root) can change it.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
+import stat
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Union
 
 from .._wire.errors import CLINotFoundError
 
-__all__ = ["CLI_INSTALL_HINT", "cli_candidates", "find_cli"]
+__all__ = ["CLI_INSTALL_HINT", "PINNED_CLI_VERSION", "cli_candidates", "find_cli", "pinned_cli", "pinned_cli_path"]
+
+PINNED_CLI_VERSION = "2.1.197"
+"""The Claude Code CLI version this release pins: what its installer (``.ci/install_cli.sh``)
+installs and what the end-to-end tests drive."""
 
 CLI_INSTALL_HINT = (
-    "Install it with:\n"
+    f"Install the CLI version claude_sync pins ({PINNED_CLI_VERSION}), found from then on, "
+    "from a claude_sync checkout:\n"
+    "  bash .ci/install_cli.sh\n"
+    "(into ~/.cache/claude_sync/cli; needs node and npm), or the newest with:\n"
     "  npm install -g @anthropic-ai/claude-code\n"
     "If it is installed but not on PATH, add its folder, e.g.:\n"
     '  export PATH="$HOME/node_modules/.bin:$PATH"\n'
@@ -73,6 +86,68 @@ def _bundled_cli(find_spec: Callable[[str], Any], is_file: Callable[[Path], bool
     return None
 
 
+def pinned_cli_path(home: Optional[Path], version: str = PINNED_CLI_VERSION) -> Optional[Path]:
+    """Where ``.ci/install_cli.sh`` puts ``version``: ``$CLAUDE_SYNC_CLI_CACHE`` (default
+    ``<home>/.cache/claude_sync/cli``) ``/<version>/node_modules/.bin/claude``; None without
+    either."""
+    cache = os.environ.get("CLAUDE_SYNC_CLI_CACHE")
+    if not cache and home is None:
+        return None
+    root = Path(cache) if cache else Path(home or "") / ".cache" / "claude_sync" / "cli"
+    return root / version / "node_modules" / ".bin" / "claude"
+
+
+def _safe_owner(info: os.stat_result) -> bool:
+    """Owned by us or root, and writable by nobody else (a sticky folder such as /tmp, owned
+    by root, only lets each user replace their own entries: allowed as an ancestor)."""
+    if info.st_uid not in (os.geteuid(), 0):
+        return False
+    others_write = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return not others_write or (stat.S_ISDIR(info.st_mode) and bool(info.st_mode & stat.S_ISVTX) and info.st_uid == 0)
+
+
+def _why_unsafe(path: Path) -> Optional[str]:
+    """Why ``path`` (and every folder above it up to ``/``) is not safe to run, or None."""
+    for item in [path, *path.parents]:
+        try:
+            info = item.lstat()
+        except OSError as exc:
+            return f"{item}: {exc.strerror or exc}"
+        if not _safe_owner(info):
+            return f"{item} can be changed by a user other than you or root"
+    return None
+
+
+def pinned_cli(home: Optional[Path], version: str = PINNED_CLI_VERSION) -> Optional[str]:
+    """The pinned CLI from claude_sync's installer cache, or None when it is absent or unsafe.
+
+    Taken only when all of this holds: ``pinned_cli_path(home, version)`` is a link or file
+    whose target lies inside ``<cache>/<version>/node_modules/@anthropic-ai/claude-code/`` (the
+    layout npm gives that package), that package's ``package.json`` says ``"version":
+    "<version>"``, and the target and every folder above it, the cache included, are owned by
+    you or root and writable by no one else (no other user can swap the binary). POSIX only;
+    never raises (an unreadable file is a None).
+    """
+    link = pinned_cli_path(home, version)
+    if link is None or os.name != "posix":
+        return None
+    package = link.parents[1] / "@anthropic-ai" / "claude-code"
+    try:
+        target = Path(os.path.realpath(link))
+        real_package = Path(os.path.realpath(package))
+        if real_package not in target.parents or not target.is_file():
+            return None
+        with open(real_package / "package.json", encoding="utf-8") as handle:
+            manifest = json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(manifest, dict) or manifest.get("version") != version:
+        return None
+    if _why_unsafe(target) is not None or _why_unsafe(link.parent) is not None:
+        return None
+    return str(link)
+
+
 def find_cli(
     cli_path: Optional[Union[str, os.PathLike[str]]] = None,
     *,
@@ -80,14 +155,16 @@ def find_cli(
     is_file: Callable[[Path], bool] = _is_file,
     home: Union[Optional[Path], Callable[[], Optional[Path]]] = _default_home,
     find_spec: Callable[[str], Any] = importlib.util.find_spec,
+    pinned: Callable[[Optional[Path]], Optional[str]] = pinned_cli,
 ) -> str:
     """Path of the ``claude`` binary to run.
 
     Order, as the official SDK's: ``cli_path`` if given (a file; a bare name is also looked up
     on ``PATH``); then the binary bundled in an installed ``claude_agent_sdk`` wheel (so a
     machine with both runs the CLI version that wheel was released with); then ``claude`` on
-    ``PATH``; then the usual install folders (``cli_candidates``). The lookups are parameters
-    so tests can fake them.
+    ``PATH``; then the usual install folders (``cli_candidates``); last, the pinned CLI that
+    claude_sync's own installer cached (``pinned_cli``: only when its layout is the known one
+    and no other user can change it). The lookups are parameters so tests can fake them.
 
     Raises ``CLINotFoundError``: naming ``cli_path`` when it was given and does not exist,
     else with install instructions.
@@ -104,6 +181,9 @@ def find_cli(
     for candidate in cli_candidates(home_dir):
         if is_file(candidate):
             return str(candidate)
+    cached = pinned(home_dir)
+    if cached is not None:
+        return cached
     raise CLINotFoundError(f"Claude Code CLI not found. {CLI_INSTALL_HINT}")
 
 

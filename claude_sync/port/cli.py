@@ -84,6 +84,7 @@ def main(
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="python -m claude_sync.port",
         description=(
             "Port code written for claude_agent_sdk / claude_code_sdk (async) to claude_sync\n"

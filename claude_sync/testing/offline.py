@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Union
 
 from .. import ClaudeAgentOptions, CLINotFoundError
+from .._options import discovery
 
 if TYPE_CHECKING:
     from .fake_api import FakeAnthropicAPI
@@ -51,7 +52,7 @@ __all__ = [
     "scrubbed_environ",
 ]
 
-PINNED_CLI_VERSION = os.environ.get("CLAUDE_SYNC_CLI_VERSION") or "2.1.197"
+PINNED_CLI_VERSION = os.environ.get("CLAUDE_SYNC_CLI_VERSION") or discovery.PINNED_CLI_VERSION
 """The CLI version the kit (and our e2e tests) expect; ``.ci/install_cli.sh`` honours the same
 override."""
 

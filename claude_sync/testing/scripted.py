@@ -52,6 +52,7 @@ from ._scripted_cli.interpreter import (
     RunReport,
     check_script_format,
 )
+from ._scripted_cli.run_queue import NEXT_RUN_OP, RunQueue, split_runs
 from .replay import load_recording, recording_script
 
 # SCRIPT_FORMAT, check_script_format (interpreter), ScriptedTransport (in_process): from _scripted_cli
@@ -135,6 +136,7 @@ class ScriptedCLI:
         self._transports: List[ScriptedTransport] = []
         self._report_dirs: List[Path] = []
         self._last_tool: Optional[JsonDict] = None
+        self._queue = RunQueue([], refresh=self._sync_queue)
 
     # ------------------------------------------------------------------ data
 
@@ -174,9 +176,42 @@ class ScriptedCLI:
 
     @_Either
     def answer(self, text: str, *, prompt: Optional[str] = None) -> ScriptedCLI:
-        """One turn: wait for a user message (``prompt`` if given), say ``text``, end with a
-        success result. ``ScriptedCLI.answer("4")`` is a complete script."""
+        """A whole run: wait for a user message (``prompt`` if given), say ``text``, end with
+        a success result. ``ScriptedCLI.answer("4")`` is a complete script; called again once
+        the current run has its result, it scripts the **next** run (``next_run()``), so
+        ``answer("1"); answer("2")`` serves two runs of your code (for two turns in one
+        session, script the second with ``expect_user``/``text``/``result``)."""
+        if any(step.get("op") == "result" for step in split_runs(self.steps)[-1]):
+            self.next_run()
         return self.expect_user(prompt).text(text).result()
+
+    def next_run(self) -> ScriptedCLI:
+        """End the steps of this run; the steps after it script the next run of your code.
+
+        A script of several runs plays each once: through the switch (``claude_cli``,
+        ``use_scripted_cli``) or ``transport()``, each run of your code takes the next
+        scripted run — in order, or the first one whose ``expect_user`` names the run's
+        prompt — at its first user message; an ``AgentPool`` CLI reused after ``/clear`` takes
+        the next one too. A run with none left fails, and so does ``verify()`` for a scripted
+        run left unplayed. ``install()`` plays one run: it refuses a script of several."""
+        return self.step(NEXT_RUN_OP)
+
+    @property
+    def scripted_runs(self) -> int:
+        """How many runs the script holds (``next_run()`` separates them)."""
+        return len(split_runs(self.steps))
+
+    def run_scripts(self) -> List[JsonDict]:
+        """The script of each run (``script`` cut at every ``next_run()``), in order."""
+        return [dict(self.script, steps=[dict(s) for s in steps]) for steps in split_runs(self.steps)]
+
+    def _sync_queue(self) -> None:
+        self._queue.update(self.run_scripts(), lambda index, total: f"scripted run {index + 1} of {total}")
+
+    def run_queue(self) -> RunQueue:
+        """The runs of this script waiting to be played, each once (the switch takes them)."""
+        self._sync_queue()
+        return self._queue
 
     # ------------------------------------------------------------------ what the CLI says
 
@@ -374,10 +409,21 @@ class ScriptedCLI:
     # ------------------------------------------------------------------ running
 
     def transport(self) -> ScriptedTransport:
-        """A fresh in-process transport playing this script (one CLI run per transport)."""
+        """A fresh in-process transport playing this script (one CLI run per transport; a
+        script of one run plays whole for each; of several, each plays the next scripted run,
+        see ``next_run()``)."""
+        if self.scripted_runs > 1:
+            return self.queued_transport(self.run_queue())
         transport = ScriptedTransport(self.script)
         self._transports.append(transport)
         return transport
+
+    def queued_transport(self, queue: RunQueue) -> ScriptedTransport:
+        """An in-process transport playing the runs ``queue`` hands out (one per first user
+        message, and after each ``/clear``). Raises ``ValueError`` when nothing is left."""
+        if not queue.unplayed():
+            raise ValueError(f"nothing left to play: {queue.describe_left()}")
+        return ScriptedTransport(self.run_scripts()[0], queue=queue)
 
     def install(self, directory: Union[str, Path, None] = None) -> str:
         """Write the script and an executable into ``directory`` (default: the one given to
@@ -386,6 +432,10 @@ class ScriptedCLI:
         where = directory if directory is not None else self.directory
         if where is None:
             raise ValueError("install() needs a directory (or ScriptedCLI(directory=...))")
+        if self.scripted_runs > 1:
+            raise ValueError(f"install() plays one run and this script holds {self.scripted_runs} (next_run()): "
+                             "play it through the switch (claude_cli, use_scripted_cli) or transport(), or "
+                             "install each of ScriptedCLI.from_script(s) for s in run_scripts()")
         folder = Path(where) / f"scripted-cli-{uuid.uuid4().hex[:8]}"
         reports = folder / "runs"
         reports.mkdir(parents=True)
@@ -417,6 +467,7 @@ class ScriptedCLI:
         """The reports of every run so far (in-process ones, then subprocess ones by start);
         a transport never connected is no run."""
         reports = [t.report for t in self._transports if t.started]
+        reports.extend(report for queued in self._queue.played() for report in [queued.played_report()] if report)
         for folder in self._report_dirs:
             files = sorted(folder.glob("run-*.json"), key=lambda p: p.stat().st_mtime_ns)
             reports.extend(RunReport.from_json(json.loads(p.read_text(encoding="utf-8"))) for p in files)
@@ -434,6 +485,15 @@ class ScriptedCLI:
         """Raise ``AssertionError`` unless every run played the whole script (and, with
         ``runs``, exactly that many runs happened)."""
         reports = self.runs
+        refused = self._queue.refusals
+        if refused:
+            raise AssertionError(f"scripted CLI: a run of your code found no scripted run: {refused[0]}")
+        unplayed = self.run_queue().unplayed() if self._queue.played() or self.scripted_runs > 1 else []
+        if unplayed and (reports or self.scripted_runs > 1):
+            first = unplayed[0]
+            wanted = f" (expecting {first.prompt!r})" if first.prompt is not None else ""
+            raise AssertionError(f"scripted CLI: {len(unplayed)} scripted run(s) never played, the first: "
+                                 f"{first.label}{wanted}")
         if not reports:
             raise AssertionError("the scripted CLI was never started (no transport() connected, no install()ed CLI spawned)")
         if runs is not None and len(reports) != runs:

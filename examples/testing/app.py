@@ -11,11 +11,12 @@ app's own ``query()`` play the test's script, and refuses any run a test did not
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from flask import Flask, jsonify, request
 
 from claude_sync import (
+    AgentPool,
     ClaudeAgentOptions,
     HookMatcher,
     PermissionResultAllow,
@@ -58,6 +59,14 @@ def make_options() -> ClaudeAgentOptions:
         mcp_servers={"text": create_sdk_mcp_server("text", tools=[word_count])},
         max_turns=5,
     )
+
+
+def triage(tickets: List[str]) -> List[str]:
+    """One short label per support ticket, three agents at a time (``AgentPool``), in the
+    tickets' order."""
+    options = ClaudeAgentOptions(system_prompt="Answer with one word: bug, question or praise.", max_turns=1)
+    with AgentPool(options, max_workers=3) as pool:
+        return [result.text.strip().lower() for result in pool.map(tickets, timeout=120)]
 
 
 def create_app() -> Flask:

@@ -8,12 +8,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import TYPE_CHECKING, Dict, List
 
 import pytest
 
 from claude_sync._cli.diagnosis import FAIL, OK, WARN, environment_findings, version_finding
 from claude_sync._cli.shell import main
+
+if TYPE_CHECKING:
+    from claude_sync.testing import ScriptedCLI
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,3 +123,48 @@ def test_the_bundled_cli_of_an_installed_sdk_wheel_comes_first(tmp_path: Path) -
     done = doctor("--timeout", "30", PATH=f"{on_path}:/usr/bin:/bin",
                   PYTHONPATH=os.pathsep.join([str(ROOT), str(tmp_path / "site")]))
     assert f"ok    claude: {cli} (the CLI bundled in the installed claude-agent-sdk wheel" in done.stdout, done.stdout
+
+
+def _scripted_cli_reporting_a_version(tmp_path: Path, steps: "ScriptedCLI") -> str:
+    """A scripted CLI that also answers ``--version`` as the pinned CLI does."""
+    inner = steps.install(tmp_path)
+    outer = tmp_path / "claude-with-version"
+    outer.write_text(f'#!/bin/sh\n[ "$1" = --version ] && {{ echo "2.1.197 (Claude Code)"; exit 0; }}\nexec {inner} "$@"\n')
+    outer.chmod(0o755)
+    return str(outer)
+
+
+def test_an_empty_answer_is_not_ok(tmp_path: Path) -> None:
+    from claude_sync.testing import ScriptedCLI
+
+    cli = _scripted_cli_reporting_a_version(tmp_path, ScriptedCLI().expect_user().result(result=""))
+    done = doctor("--cli-path", cli, "--timeout", "60")
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert "FAIL  round trip: an empty answer (success, 1 turn(s)) after" in done.stdout
+    assert "ok    round trip" not in done.stdout
+    answered = _scripted_cli_reporting_a_version(tmp_path / "ok", ScriptedCLI().answer("OK"))
+    done = doctor("--cli-path", answered, "--timeout", "60")
+    assert done.returncode == 0 and "ok    round trip: answered 'OK'" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("command", ["doctor", "resume-approval"])
+def test_a_subcommand_after_global_options_runs_the_subcommand(command: str, tmp_path: Path) -> None:
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    missing = str(tmp_path / "none")
+    words = {"doctor": [], "resume-approval": [str(tmp_path / "pending.json"), "--allow"]}[command]
+    done = subprocess.run([sys.executable, "-m", "claude_sync", "--cli-path", missing, command, *words],
+                          capture_output=True, text=True, env=environ, timeout=120, check=False)  # fmt: skip
+    if command == "doctor":
+        assert done.returncode == 3 and f"FAIL  claude: not found: --cli-path '{missing}'" in done.stdout, done
+    else:  # its own error: the file is missing (never a prompt sent to a model)
+        assert done.returncode == 2 and "pending.json" in done.stderr and "resume-approval" in done.stderr, done
+    refused = subprocess.run([sys.executable, "-m", "claude_sync", "--json", "doctor"],
+                             capture_output=True, text=True, env=environ, timeout=120, check=False)  # fmt: skip
+    assert refused.returncode == 2 and "unrecognized arguments: --json" in refused.stderr, refused
+
+
+def test_long_options_are_not_abbreviated(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--allow", "Read", "hello"]) == 2
+    assert "unrecognized arguments: --allow" in capsys.readouterr().err
+    assert main(["doctor", "--time", "5"]) == 2
+    assert "unrecognized arguments: --time" in capsys.readouterr().err

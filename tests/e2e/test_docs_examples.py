@@ -19,7 +19,7 @@ from typing import Dict, List, Tuple
 import pytest
 from helpers import distribution_of, extras_of, require_distribution
 
-from claude_sync.testing.fake_api import FakeAnthropicAPI, Reply, text, tool_use
+from claude_sync.testing.fake_api import ApiRequest, FakeAnthropicAPI, Reply, text, tool_use
 
 from .harness import hermetic_env
 
@@ -43,17 +43,34 @@ PAGE_REPLIES: Dict[str, List[Reply]] = {
     ],
 }  # fmt: skip
 """Turn replies, in order, for the pages whose examples need the model to call a tool."""
+
+
+def _readme_reply(request: ApiRequest) -> Reply:
+    """The README's examples, in one program: the approval example's model removes the build
+    folder (a Bash call, then a text once the tool ran); every other turn gets a short text."""
+    if request.tool_results:
+        return text("Removed build.")
+    if "Remove the build folder." in request.last_user_text:
+        return tool_use("Bash", {"command": "rm -rf build"})
+    return text("4")
+
+
+PAGE_REPLIES["README.rst"] = [_readme_reply] * 40  # more than the README's examples make turns
 _BLOCK = re.compile(r"^\.\. code-block:: python\n\n((?:(?:    .*)?\n)+)", re.M)
 
 
+def _blocks_as_program(text: str) -> str:
+    return "\n\n".join("\n".join(line[4:] for line in match.group(1).splitlines()) for match in _BLOCK.finditer(text))
+
+
 def _examples() -> List[Tuple[str, str]]:
-    found = []
+    found = [("README.rst", _blocks_as_program((REPO / "README.rst").read_text()))]  # the front page too
     for page in sorted(DOCS.rglob("*.rst")):
         if page.name in NOT_PROGRAMS or "_build" in page.parts or "_generated" in page.parts:
             continue
-        blocks = ["\n".join(line[4:] for line in match.group(1).splitlines()) for match in _BLOCK.finditer(page.read_text())]
-        if blocks:
-            found.append((str(page.relative_to(DOCS)), "\n\n".join(blocks)))
+        program = _blocks_as_program(page.read_text())
+        if program:
+            found.append((str(page.relative_to(DOCS)), program))
     return found
 
 

@@ -140,11 +140,44 @@ def test_try_offline_example(real_cli_path: str, e2e_workdir: Path, tmp_path: Pa
     env["CLAUDE_SYNC_TEST_CLI"] = real_cli_path
     lines = run_example("try_offline.py", ["What is 2 + 2?"], env, e2e_workdir)
 
-    assert lines[:4] == [
+    assert lines[:5] == [
         "> What is 2 + 2?",
+        "You asked 'What is 2 + 2?'. I am claude_sync's scripted fake model, not Claude: whatever the prompt, "
+        "I ask for one shell command, to show the tool round trip.",
         "  [the model asks for Bash]",
         "  can_use_tool('Bash', 'echo 2 + 2 = $((2 + 2))') -> allow",
         "The shell says: 2 + 2 = 4",  # the CLI really ran the command
     ]
-    assert re.match(r"^\[success, 2 turn\(s\), \d+ ms, CLI .+\]$", lines[4]), lines
-    assert len(lines) == 5
+    assert re.match(r"^\[success, 2 turn\(s\), \d+ ms, CLI .+\]$", lines[5]), lines
+    assert len(lines) == 6
+
+
+def test_with_fake_api_runs_your_script_the_command_line_and_doctor(real_cli_path: str, e2e_workdir: Path, tmp_path: Path) -> None:
+    """The README's way from the try to your own code: ``python -m
+    claude_sync.testing.with_fake_api COMMAND``, the CLI found by discovery (here on PATH)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").symlink_to(real_cli_path)
+    env = {name: value for name, value in os.environ.items() if not name.upper().startswith(("ANTHROPIC_", "CLAUDE"))}
+    env["PATH"] = os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    wrapper = [sys.executable, "-m", "claude_sync.testing.with_fake_api"]
+
+    def run(*command: str) -> "subprocess.CompletedProcess[str]":
+        return subprocess.run([*wrapper, *command], env=env, cwd=str(e2e_workdir), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+
+    script = run(sys.executable, str(EXAMPLES / "quick_start.py"), "What is 2 + 2?")
+    assert script.returncode == 0, script
+    assert script.stdout.splitlines()[0] == (
+        "(claude_sync's fake API, no model: you asked 'What is 2 + 2?'; a real model would answer here.)"
+    ), script.stdout
+    command_line = run(sys.executable, "-m", "claude_sync", "Name a colour.")
+    assert command_line.returncode == 0 and "you asked 'Name a colour.'" in command_line.stdout, command_line
+    doctor = run(sys.executable, "-m", "claude_sync", "doctor")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert f"ok    claude: {bin_dir / 'claude'} (the first claude on PATH)" in doctor.stdout
+    assert "ok    round trip: answered \"(claude_sync's fake API" in doctor.stdout
+    failed = run(str(tmp_path / "no-such-program"))
+    assert failed.returncode == 127 and "could not start" in failed.stderr
+    assert run(sys.executable, "-c", "import sys; sys.exit(7)").returncode == 7

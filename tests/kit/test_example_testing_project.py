@@ -24,4 +24,4 @@ def test_the_example_project_passes_its_tests() -> None:
         cwd=str(REPO), env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
-    assert "7 passed" in done.stdout, done.stdout
+    assert "10 passed" in done.stdout, done.stdout

@@ -67,6 +67,42 @@ def test_the_plugin_fails_a_passing_test_whose_script_was_not_followed(
     result.stdout.fnmatch_lines(["*step 4 of 4 (expect_user 'never sent')*", "*assert_script_played=False*"])
 
 
+def test_the_plugin_fails_a_test_whose_run_is_played_twice_or_left_unplayed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    pytester.makepyfile(
+        """
+        from claude_sync import run
+
+        def safe_run(prompt):
+            try:
+                return run(prompt).text
+            except Exception:
+                return None  # the user's code swallows the error: the plugin still fails the test
+
+        def test_played_twice(claude_cli):
+            claude_cli.answer("once")
+            assert [safe_run("a"), safe_run("b")] == ["once", None]
+
+        def test_left_unplayed(claude_cli):
+            claude_cli.answer("1")
+            claude_cli.answer("2")
+            assert safe_run("a") == "1"
+
+        def test_both_played(claude_cli):
+            claude_cli.answer("1")
+            claude_cli.answer("2")
+            assert [safe_run("a"), safe_run("b")] == ["1", "2"]
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "claude_sync.testing.pytest_plugin", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2, passed=1)
+    result.stdout.fnmatch_lines(["*_ test_played_twice _*", "*had no script and were refused*",
+                                 "*no script left for this run (1 run(s) played: all 1 scripted run(s) were played already)*"])
+    result.stdout.fnmatch_lines(["*1 scripted run(s) never played, the first: scripted run 2 of 2*"])
+
+
 FLASK_APP = """
 import pytest
 from claude_sync import ClaudeSDKError, run

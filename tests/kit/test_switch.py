@@ -12,7 +12,7 @@ from typing import Dict, Iterator, List
 
 import pytest
 
-from claude_sync import AgentPool, ClaudeAgentOptions, ClaudeSDKClient, query, run
+from claude_sync import AgentPool, ClaudeAgentOptions, ClaudeSDKClient, CLIConnectionError, ProcessError, query, run
 from claude_sync._options.discovery import find_cli
 from claude_sync.testing import (
     ScriptedCLI,
@@ -81,7 +81,8 @@ def test_the_claude_cli_fixture_is_the_switch(claude_cli: ScriptedCLI, bundled_s
 
 
 def test_every_entry_point_plays_the_fixtures_script(claude_cli: ScriptedCLI) -> None:
-    claude_cli.answer("scripted")
+    for _ in range(4):  # one scripted run each: a run is played once
+        claude_cli.answer("scripted")
     real_looking = ClaudeAgentOptions(cli_path="/usr/local/bin/claude", model="opus")
     assert texts(list(query("a", options=real_looking))) == ["scripted"]
     with ClaudeSDKClient(real_looking) as client:
@@ -103,6 +104,89 @@ def test_a_sequence_plays_one_script_per_run_then_refuses() -> None:
     assert router.routed == 2
     first.verify(runs=1)
     second.verify(runs=1)
+
+
+@pytest.mark.claude_cli(assert_all_runs_scripted=False)  # the refused third run is the point
+def test_answers_queue_one_per_run(claude_cli: ScriptedCLI) -> None:
+    claude_cli.answer("1")
+    claude_cli.answer("2")
+    assert claude_cli.scripted_runs == 2
+    assert [run("a").text, run("b").text] == ["1", "2"]
+    with pytest.raises(UnscriptedRunError, match="no script left.*all 2 scripted run"):
+        run("c")  # a third run is refused (and fails the test: see test_pytest_plugin)
+    claude_cli.verify(runs=2)
+
+
+@pytest.mark.claude_cli(assert_all_runs_scripted=False)
+def test_a_scripted_run_is_played_once(claude_cli: ScriptedCLI) -> None:
+    claude_cli.answer("only once")
+    assert run("a").text == "only once"
+    with pytest.raises(UnscriptedRunError, match="all 1 scripted run"):
+        run("b")
+
+
+def test_runs_are_matched_by_prompt_whatever_the_order() -> None:
+    cli = ScriptedCLI().answer("for b", prompt="b").answer("for a", prompt="a").answer("for anything")
+    with use_scripted_cli(cli):
+        assert run("a").text == "for a"
+        assert run("z").text == "for anything"
+        assert run("b").text == "for b"
+    cli.verify(runs=3)
+
+
+def test_a_prompt_no_scripted_run_expects_fails_the_run_and_verify() -> None:
+    cli = ScriptedCLI().answer("yes", prompt="expected")
+    with use_scripted_cli(cli):
+        with pytest.raises(ProcessError, match="no scripted run left for the user message 'other'.*expecting: 'expected'"):
+            run("other")
+    with pytest.raises(AssertionError, match="found no scripted run"):
+        cli.verify()
+
+
+def test_a_frame_before_the_first_user_message_fails_verify() -> None:
+    cli = ScriptedCLI().answer("never")
+    with use_scripted_cli(cli):
+        with ClaudeSDKClient() as client:
+            with pytest.raises(CLIConnectionError, match="before the first user message: unexpected control_request .set_model."):
+                client.set_model("opus", timeout=10)
+    with pytest.raises(AssertionError, match="before the first user message"):
+        cli.verify()
+
+
+def test_a_scripted_run_left_unplayed_fails_verify() -> None:
+    cli = ScriptedCLI.answer("1").answer("2")
+    with use_scripted_cli(cli):
+        assert run("a").text == "1"
+    with pytest.raises(AssertionError, match=r"1 scripted run\(s\) never played, the first: scripted run 2 of 2"):
+        cli.verify()
+
+
+def test_a_pool_reuses_its_cli_for_the_next_scripted_run() -> None:
+    cli = ScriptedCLI().answer("x").answer("y").answer("z")
+    with use_scripted_cli(cli):
+        with AgentPool(max_workers=1) as pool:
+            assert [r.text for r in pool.map(["1", "2", "3"], timeout=60)] == ["x", "y", "z"]
+            assert pool.stats()["started"] == 1 and pool.stats()["reused"] == 2  # one CLI, /clear between runs
+    cli.verify(runs=3)
+
+
+def test_a_list_of_scripts_runs_in_a_pool_matched_by_prompt() -> None:
+    scripts = [ScriptedCLI.answer(f"answer {n}", prompt=f"question {n}") for n in (1, 2, 3)]
+    with use_scripted_cli(scripts):
+        with AgentPool(max_workers=3) as pool:
+            texts_ = [r.text for r in pool.map(["question 3", "question 1", "question 2"], timeout=60)]
+    assert texts_ == ["answer 3", "answer 1", "answer 2"]
+    for script in scripts:
+        script.verify(runs=1)
+
+
+def test_a_script_of_several_runs_is_not_installed_whole(tmp_path: Path) -> None:
+    cli = ScriptedCLI(directory=tmp_path).answer("1").answer("2")
+    with pytest.raises(ValueError, match="holds 2"):
+        cli.install()
+    with use_scripted_cli(cli, subprocess=True):  # the switch installs one run per spawn
+        assert [run("a").text, run("b").text] == ["1", "2"]
+    cli.verify(runs=2)
 
 
 def test_a_function_picks_the_script_by_options() -> None:

@@ -6,6 +6,7 @@ import ast
 import dataclasses
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,7 +22,7 @@ from claude_sync._options.command import (
     SpawnPlan,
     build_spawn_plan,
 )
-from claude_sync._options.discovery import CLI_INSTALL_HINT, find_cli
+from claude_sync._options.discovery import CLI_INSTALL_HINT, PINNED_CLI_VERSION, find_cli, pinned_cli
 from claude_sync._options.options import AgentDefinition, ClaudeAgentOptions
 from claude_sync._sessions.stores.memory import InMemorySessionStore
 from claude_sync._version import __version__
@@ -710,6 +711,7 @@ def fake_lookups(
         is_file=lambda p: Path(p) in existing,
         home=HOME,
         find_spec=find_spec,
+        pinned=lambda home: None,
     )
 
 
@@ -843,6 +845,70 @@ def test_real_lookups_find_an_explicit_file(tmp_path: Path) -> None:
         find_cli(tmp_path / "missing")
 
 
+def _pinned_install(cache: Path, version: str = PINNED_CLI_VERSION, manifest_version: Optional[str] = None) -> Path:
+    """The layout ``.ci/install_cli.sh`` leaves: ``.bin/claude`` linked into the package."""
+    modules = cache / version / "node_modules"
+    package = modules / "@anthropic-ai" / "claude-code"
+    (package / "bin").mkdir(parents=True)
+    (package / "bin" / "claude.exe").write_text("#!/bin/sh\n")
+    (package / "bin" / "claude.exe").chmod(0o755)
+    (package / "package.json").write_text(json.dumps({"version": manifest_version or version}))
+    (modules / ".bin").mkdir()
+    (modules / ".bin" / "claude").symlink_to("../@anthropic-ai/claude-code/bin/claude.exe")
+    return modules / ".bin" / "claude"
+
+
+@pytest.fixture()
+def cli_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("CLAUDE_SYNC_CLI_CACHE", str(cache))
+    return cache
+
+
+def test_the_pinned_cached_cli_is_found_last(cli_cache: Path) -> None:
+    link = _pinned_install(cli_cache)
+    lookups = fake_lookups(files=[])
+    del lookups["pinned"]
+    assert find_cli(**lookups) == str(link)
+    assert pinned_cli(None) == str(link)  # the cache named by CLAUDE_SYNC_CLI_CACHE, no home needed
+    lookups = fake_lookups(files=[], on_path={"claude": "/bin/claude"})
+    del lookups["pinned"]
+    assert find_cli(**lookups) == "/bin/claude"  # PATH (and everything else) comes first
+
+
+def test_a_cached_cli_of_another_version_or_layout_is_not_taken(cli_cache: Path) -> None:
+    _pinned_install(cli_cache, manifest_version="9.9.9")  # the package says another version
+    assert pinned_cli(None) is None
+    other = cli_cache / "elsewhere"
+    other.mkdir()
+    (other / "claude").write_text("#!/bin/sh\n")
+    link = cli_cache / PINNED_CLI_VERSION / "node_modules" / ".bin" / "claude"
+    link.unlink()
+    link.symlink_to(other / "claude")  # the link leaves the package
+    assert pinned_cli(None) is None
+
+
+@pytest.mark.parametrize("writable", ["binary", "package folder", ".bin folder", "cache root"])
+def test_a_cached_cli_others_can_change_is_not_taken(cli_cache: Path, writable: str) -> None:
+    link = _pinned_install(cli_cache)
+    assert pinned_cli(None) == str(link)
+    package = cli_cache / PINNED_CLI_VERSION / "node_modules" / "@anthropic-ai" / "claude-code"
+    target = {"binary": package / "bin" / "claude.exe", "package folder": package,
+              ".bin folder": link.parent, "cache root": cli_cache}[writable]  # fmt: skip
+    target.chmod(target.stat().st_mode | stat.S_IWOTH)
+    assert pinned_cli(None) is None
+    target.chmod(target.stat().st_mode & ~stat.S_IWOTH | stat.S_IWGRP)
+    assert pinned_cli(None) is None
+    target.chmod(target.stat().st_mode & ~stat.S_IWGRP)
+    assert pinned_cli(None) == str(link)
+
+
+def test_the_not_found_hint_names_the_pinned_version_and_the_installer() -> None:
+    with pytest.raises(CLINotFoundError) as info:
+        find_cli(**fake_lookups(files=[]))
+    assert f"({PINNED_CLI_VERSION})" in str(info.value) and "bash .ci/install_cli.sh" in str(info.value)
+
+
 # ----------------------------------------------------------------------------- purity
 
 
@@ -968,3 +1034,13 @@ def test_settings_layers_read_settings_given_as_a_dict(tmp_path: Any) -> None:
     options.settings = {"x": object()}  # options are mutable after construction
     (bad,) = [layer for layer in settings_layers(options, env) if layer.source == "flag"]
     assert bad.settings is None and "not JSON" in str(bad.problem)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file to another user")
+def test_a_cached_cli_another_user_owns_is_not_taken(cli_cache: Path) -> None:
+    link = _pinned_install(cli_cache)
+    binary = cli_cache / PINNED_CLI_VERSION / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
+    os.chown(binary, 65534, 65534)  # nobody: could replace what we would run
+    assert pinned_cli(None) is None
+    os.chown(binary, 0, 0)
+    assert pinned_cli(None) == str(link)

@@ -65,11 +65,12 @@ IO_MODULES = {
     # engines and the testing kit
     "claude_sync.integrations.dask",
     "claude_sync.testing._scripted_cli.interpreter", "claude_sync.testing._scripted_cli.in_process",
-    "claude_sync.testing._scripted_cli.steps",
+    "claude_sync.testing._scripted_cli.steps", "claude_sync.testing._scripted_cli.run_queue",
+    "claude_sync.testing._scripted_cli.queued_runner",
     "claude_sync.testing.cli", "claude_sync.testing.conformance", "claude_sync.testing.fake_api",
     "claude_sync.testing.offline", "claude_sync.testing.pytest_plugin",
     "claude_sync.testing.record", "claude_sync.testing.replay", "claude_sync.testing.scripted",
-    "claude_sync.testing.switch",
+    "claude_sync.testing.switch", "claude_sync.testing.with_fake_api",
 }  # fmt: skip
 
 

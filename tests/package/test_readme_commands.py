@@ -21,9 +21,14 @@ def commands(name: str, *extra: str, readme: Path = ROOT / "README.rst") -> subp
                           capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
 
 
-def test_the_readme_marks_the_two_commands_the_step_by_step_and_the_docs() -> None:
+def test_the_readme_marks_the_two_commands_the_offline_path_the_step_by_step_and_the_docs() -> None:
     names = MARKER.findall((ROOT / "README.rst").read_text(encoding="utf-8"))
-    assert names == ["two-commands", "step-by-step", "docs"]
+    assert names == ["two-commands", "offline", "step-by-step", "docs"]
+    offline = commands("offline").stdout.splitlines()
+    assert offline[0] == 'bash scripts/try.sh "What is 2 + 2?"', offline
+    wrapped = [line.split("with_fake_api ", 1)[1] for line in offline if "-m claude_sync.testing.with_fake_api " in line]
+    assert [w.split()[0:2] for w in wrapped] == [["python", "examples/quick_start.py"], ["claude-sync", '"What'],
+                                                 ["claude-sync", "doctor"], ["jupyter", "nbconvert"]], wrapped
     two = commands("two-commands")
     assert two.returncode == 0 and two.stdout.splitlines() == ['bash scripts/try.sh "What is 2 + 2?"', "bash scripts/test.sh"]
     steps = commands("step-by-step").stdout.splitlines()

@@ -50,17 +50,23 @@ class ScriptedTransport(MemoryTransport):
     thread, started by ``connect()`` and joined by ``close()``.
 
     Attributes:
-        report: What the run saw and did (a ``RunReport``), filled in as it plays.
         peer: The CLI's side of the in-process pipes, which the script plays on (a ``MemoryPeer``;
             tests rarely need it).
     """
 
-    def __init__(self, script: JsonDict) -> None:
-        """Raises ``ValueError`` for a script of another format."""
+    def __init__(self, script: JsonDict, queue: Any = None) -> None:
+        """``queue`` (a ``run_queue.RunQueue``): play the scripted runs it hands out, one per
+        first user message, instead of ``script``'s steps. Raises ``ValueError`` for a script
+        of another format."""
         super().__init__()
-        self._runner = script_runner(script, _MemoryWire(self))
-        self.report: RunReport = self._runner.report
+        self._runner = script_runner(script, _MemoryWire(self), queue=queue)
         self._thread: Optional[threading.Thread] = None
+
+    @property
+    def report(self) -> RunReport:
+        """What the run saw and did, filled in as it plays (with a queue: the scripted run
+        being played, or the one before any was taken)."""
+        return self._runner.report
     def connect(self) -> None:
         """Start playing (once). Any thread."""
         super().connect()

@@ -35,7 +35,7 @@ from .match import describe_frame, describe_step, frame_mismatch
 
 __all__ = [
     "ECHO", "NO_ANSWER", "SCRIPT_FAILED_EXIT", "SCRIPT_FORMAT", "UNSUPPORTED", "ClientGone", "Handler",
-    "RunReport", "ScriptFailure", "ScriptRunner", "Wire", "check_script_format", "new_request_id",
+    "RunReport", "ScriptFailure", "ScriptRunner", "Wire", "check_script_format", "new_request_id", "user_text",
 ]  # fmt: skip
 
 SCRIPT_FORMAT = "claude_sync.scripted_cli/1"
@@ -219,20 +219,7 @@ class ScriptRunner:
         Never raises: a script that cannot be played (a malformed step) ends the run like a
         failed step, so the client sees the CLI exit instead of waiting on it."""
         try:
-            for index, step in enumerate(self.steps):
-                self._index = index
-                outcome = self._play(step)
-                if outcome == "stop":
-                    return self._end(self.report.exit_code or 0, "script")
-                if outcome == "closed":  # a stall the client ended by closing the CLI
-                    self.report.steps_done = index + 1
-                    if index + 1 < len(self.steps):
-                        self.report.failure = self._where("the client closed the CLI during this stall; the later steps never ran")
-                    return self._end(-9, "closed by the client")
-                self.report.steps_done = self._index + 1
-                self._on_change(self.report)
-            self._drain_until_eof()
-            return self._end(1 if self._last_result_error else 0, "eof")
+            return self._body()
         except ScriptFailure as failure:
             self.report.failure = str(failure)
             self._say(f"claude_sync.testing: {failure}")
@@ -250,6 +237,31 @@ class ScriptRunner:
                 return self._end(SCRIPT_FAILED_EXIT, "failed")
             except ClientGone:
                 return SCRIPT_FAILED_EXIT
+
+    def _body(self) -> int:
+        """The run itself: every step, then serve until input ends; the exit code."""
+        played = self._play_steps()
+        if played is not None:
+            return played
+        self._drain_until_eof()
+        return self._end(1 if self._last_result_error else 0, "eof")
+
+    def _play_steps(self) -> Optional[int]:
+        """Play ``self.steps``; the exit code when the run ended inside them, None when all
+        were played."""
+        for index, step in enumerate(self.steps):
+            self._index = index
+            outcome = self._play(step)
+            if outcome == "stop":
+                return self._end(self.report.exit_code or 0, "script")
+            if outcome == "closed":  # a stall the client ended by closing the CLI
+                self.report.steps_done = index + 1
+                if index + 1 < len(self.steps):
+                    self.report.failure = self._where("the client closed the CLI during this stall; the later steps never ran")
+                return self._end(-9, "closed by the client")
+            self.report.steps_done = self._index + 1
+            self._on_change(self.report)
+        return None
 
     def _end(self, code: int, how: str) -> int:
         self.report.exit_code = code
@@ -463,10 +475,12 @@ class ScriptRunner:
         self._index = len(self.steps)
         self.serve_until_input_ends(lambda frame: False, f"after the script's last step ({len(self.steps)} steps)")
 
-    def serve_until_input_ends(self, take: Callable[[JsonDict], bool], where: str) -> None:
-        """Read frames (kept ones first) until the client ends its input, however long that
-        takes: ``take`` handles a frame (True) or declines it; an ``interrupt`` is answered
-        with success; any other frame raises ``ScriptFailure`` naming ``where``."""
+    def serve_until_input_ends(self, take: Callable[[JsonDict], bool], where: str,
+                               stop_at: Optional[Callable[[JsonDict], bool]] = None) -> Optional[JsonDict]:
+        """Read frames (kept ones first) until the client ends its input (None), however long
+        that takes, or until a frame ``stop_at`` accepts (returned): ``take`` handles a frame
+        (True) or declines it; an ``interrupt`` is answered with success; any other frame
+        raises ``ScriptFailure`` naming ``where``."""
         while True:
             if self._backlog:
                 frame: Optional[JsonDict] = self._backlog.pop(0)
@@ -474,8 +488,12 @@ class ScriptRunner:
                 try:
                     frame = self._read(time.monotonic() + 1.0)
                 except EOFError:
-                    return
-            if frame is None or take(frame):
+                    return None
+            if frame is None:
+                continue
+            if stop_at is not None and stop_at(frame):
+                return frame
+            if take(frame):
                 continue
             request = frame.get("request") or {}
             if frame.get("type") == "control_request" and request.get("subtype") == "interrupt":
@@ -521,6 +539,14 @@ class ScriptRunner:
 
     def mcp_handshake_done(self, server: str, last_id: int) -> None:
         self._mcp_ready[server] = last_id
+
+
+def user_text(frame: JsonDict) -> Any:
+    """The text of a user frame (its text blocks joined), or its content as it is."""
+    content = (frame.get("message") or {}).get("content")
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return content
 
 
 def _response_id(frame: JsonDict) -> Optional[str]:

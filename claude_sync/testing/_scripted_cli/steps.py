@@ -21,8 +21,9 @@ import uuid
 from typing import Any, Callable, Dict, List, Optional
 
 from . import cli_lines
-from .interpreter import Handler, RunReport, ScriptRunner, Wire, check_script_format, new_request_id
+from .interpreter import Handler, RunReport, ScriptRunner, Wire, check_script_format, new_request_id, user_text
 from .match import subset_mismatch
+from .queued_runner import QueuedScriptRunner
 
 __all__ = ["STEP_HANDLERS", "script_runner"]
 
@@ -30,10 +31,12 @@ JsonDict = Dict[str, Any]
 
 
 def script_runner(script: JsonDict, wire: Wire, report: Optional[RunReport] = None,
-                  on_change: Optional[Callable[[RunReport], None]] = None) -> ScriptRunner:
-    """A runner that plays ``script`` over ``wire`` with these steps. Raises ``ValueError``
-    for a script of another format."""
+                  on_change: Optional[Callable[[RunReport], None]] = None, queue: Any = None) -> ScriptRunner:
+    """A runner that plays ``script`` (with a ``run_queue.RunQueue``: the runs it hands out)
+    over ``wire`` with these steps. Raises ``ValueError`` for a script of another format."""
     check_script_format(script)
+    if queue is not None:
+        return QueuedScriptRunner(script, wire, STEP_HANDLERS, queue, report, on_change)
     return ScriptRunner(script, wire, STEP_HANDLERS, report, on_change)
 
 
@@ -204,17 +207,11 @@ def _is_user(frame: JsonDict) -> bool:
     return frame.get("type") == "user"
 
 
-def _content_text(content: Any) -> Any:
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return content
-
-
 def play_expect_user(runner: ScriptRunner, step: JsonDict) -> None:
     wanted = step.get("content")
     what = "a user message" if wanted is None else f"the user message {wanted!r}"
     frame = runner.next_frame(step, what, _is_user)
-    got = _content_text((frame.get("message") or {}).get("content"))
+    got = user_text(frame)
     if wanted is not None and got != wanted:
         raise runner.fail(f"expected the user message {wanted!r}; got {got!r}")
     _after_user(runner)
@@ -240,7 +237,7 @@ def play_echo_turns(runner: ScriptRunner, step: JsonDict) -> None:
             return False
         turns[0] += 1
         _after_user(runner)
-        said = f"echo: {_content_text((frame.get('message') or {}).get('content'))}"
+        said = f"echo: {user_text(frame)}"
         runner.take_texts()
         _assistant(runner, {"message_id": f"msg_echo_{turns[0]}"}, {"type": "text", "text": said})
         runner.note_result(False)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from app import create_app
+from app import create_app, triage
 
-from claude_sync.testing import ScriptedCLI, UnscriptedRunError
+from claude_sync.testing import ScriptedCLI, UnscriptedRunError, use_scripted_cli
 
 
 def ask(question: str) -> Any:
@@ -72,3 +72,34 @@ def test_a_question_no_test_scripted_never_reaches_the_real_cli(claude_cli: Scri
     app.testing = True  # let the error through instead of a 500 page
     with pytest.raises(UnscriptedRunError):
         app.test_client().post("/ask", json={"question": "What is 2 + 2?"})
+
+
+# ----------------------------------------------------------------------------- code that runs several times
+
+
+def test_each_question_gets_its_own_answer(claude_cli: ScriptedCLI) -> None:
+    claude_cli.answer("4")  # the first run of the app's query()
+    claude_cli.answer("6")  # the second: each scripted run is played once
+    assert ask("What is 2 + 2?").get_json()["answer"] == "4"
+    assert ask("What is 3 + 3?").get_json()["answer"] == "6"
+
+
+def test_the_pool_takes_the_script_of_each_ticket_by_its_prompt(claude_cli: ScriptedCLI) -> None:
+    # three agents run at once, in any order: each takes the scripted run naming its prompt
+    claude_cli.answer("praise", prompt="Love the new release!")
+    claude_cli.answer("bug", prompt="The app crashes on start.")
+    claude_cli.answer("question", prompt="How do I export my data?")
+    tickets = ["The app crashes on start.", "How do I export my data?", "Love the new release!"]
+    assert triage(tickets) == ["bug", "question", "praise"]
+
+
+def test_a_pool_of_three_plays_three_scripts() -> None:
+    # whole scripts of their own (a richer turn each), one per run, taken in order
+    scripts = [ScriptedCLI().expect_user().thinking("Crash: a bug.").text("Bug").result(),
+               ScriptedCLI().expect_user().text("Question").result(),
+               ScriptedCLI().expect_user().text("Praise").result()]  # fmt: skip
+    with use_scripted_cli(scripts):
+        labels = triage(["one", "two", "three"])
+    assert sorted(labels) == ["bug", "praise", "question"]  # concurrent: which ticket got which is not fixed
+    for script in scripts:
+        script.verify(runs=1)
