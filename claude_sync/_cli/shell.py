@@ -17,7 +17,8 @@ import dataclasses
 import signal
 import sys
 import threading
-from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple
+import time
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from .._approvals.gate import ApprovalGate
 from .._query import query
@@ -176,7 +177,7 @@ def _run(request: CliRequest, prompt: str, options: Any, console: Console, gate:
             signal.signal(signal.SIGINT, previous)
         console.status(None)
         if seen.last is not None and request.verbose:
-            console.say(summary_line(seen.last), prefix="")
+            console.say(summary_line(seen.all, time.monotonic() - seen.started), prefix="")
     if request.output == OUTPUT_STRUCTURED:
         if seen.last is None or seen.last.structured_output is None:
             raise NoStructuredOutput("the run ended without structured output")
@@ -206,17 +207,20 @@ def _on_ctrl_c(console: Console) -> Any:
 
 
 class _Results:
-    """The last ``ResultMessage`` of a stream, kept while it is iterated, and the progress
-    line kept up to date (main thread)."""
+    """The ``ResultMessage``s of a stream (a run a background agent woke again ends more than
+    once), kept while it is iterated, and the progress line kept up to date (main thread)."""
 
     def __init__(self, console: Console) -> None:
         self.last: Optional[ResultMessage] = None
+        self.all: List[ResultMessage] = []
+        self.started = time.monotonic()
         self._console = console
 
     def track(self, stream: Iterable[StreamItem]) -> Iterator[StreamItem]:
         for item in stream:
             if isinstance(item, ResultMessage):
                 self.last = item
+                self.all.append(item)
                 self._console.status(None)
             else:
                 doing = activity(item)
