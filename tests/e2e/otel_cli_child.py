@@ -7,6 +7,7 @@ the CLI's own from a real OTLP/HTTP receiver, printed as one JSON line.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -40,6 +41,26 @@ def responder(request: Any) -> Any:
     return tool_use("Bash", {"command": "echo traced", "description": "say"})
 
 
+SUBAGENT_PROMPT = "SUBTASK: run ls, then reply with the word plum"
+BACKGROUND_PROMPT = "Launch the background agent, then wait for it."
+
+
+def background_responder(request: Any) -> Any:
+    """A run that ends twice: a background ``Agent`` whose subagent runs ``Bash``, then the
+    turn its end wakes (as ``test_run_totals_e2e``)."""
+    said = json.dumps(request.messages)
+    if SUBAGENT_PROMPT in said and BACKGROUND_PROMPT not in said:
+        return text("plum") if '"tool_use_id"' in said else tool_use("Bash", {"command": "ls # subagent-ls", "description": "list"})
+    if "plum" in said and "task-notification" in said.replace("_", "-"):
+        return text("woken turn done")
+    if '"tool_use_id"' in said:
+        return text("launched; waiting for it")
+    return tool_use(
+        "Agent",
+        {"description": "background helper", "prompt": SUBAGENT_PROMPT, "subagent_type": "general-purpose", "run_in_background": True},
+    )
+
+
 def pre_tool_use(hook_input: Any, tool_use_id: Any, context: Any) -> Dict[str, Any]:
     return {}
 
@@ -47,7 +68,7 @@ def pre_tool_use(hook_input: Any, tool_use_id: Any, context: Any) -> Dict[str, A
 def main() -> None:
     scenario, cli_path, workdir = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     cli_exports = sys.argv[4] == "cli-exports"  # 2.1.197 exports no span
-    api = FakeAnthropicAPI(responder=responder).start()
+    api = FakeAnthropicAPI(responder=background_responder if scenario == "background" else responder).start()
     receiver = OtlpReceiver().start()
     out: Dict[str, Any] = {}
     try:
@@ -59,6 +80,11 @@ def main() -> None:
         if scenario == "query":
             with APP.start_as_current_span("app-query"):
                 list(query("list", options=options, timeout=120))
+        elif scenario == "background":
+            options = dataclasses.replace(options, allowed_tools=["Bash", "Agent", "Task"], max_turns=6)
+            with APP.start_as_current_span("app-query"):
+                list(query(BACKGROUND_PROMPT, options=options, timeout=120))
+            out["api_usage"] = [r.usage for r in api.turn_requests()]
         elif scenario == "client":
             with APP.start_as_current_span("app-session"), ClaudeSDKClient(options) as client:
                 for name in ("app-turn-1", "app-turn-2"):
@@ -73,7 +99,7 @@ def main() -> None:
                         future = pool.submit("say hi" if scenario != "pool" else "list")
                     future.result(timeout=120)
                 out["pool"] = pool.stats()
-        expected_cli_runs = {"query": 1, "client": 2, "pool": 2, "pool_untraced_cli": 0}[scenario]
+        expected_cli_runs = {"query": 1, "background": 2, "client": 2, "pool": 2, "pool_untraced_cli": 0}[scenario]
         if expected_cli_runs and cli_exports:
             receiver.wait_for(lambda spans: sum(s["name"] == "claude_code.interaction" for s in spans) >= expected_cli_runs, timeout=60)
         out["cli_spans"] = receiver.spans
