@@ -2,7 +2,9 @@
 process-wide): the application's and the library's spans from the SDK's in-memory exporter,
 the CLI's own from a real OTLP/HTTP receiver, printed as one JSON line.
 
-``python tests/e2e/otel_cli_child.py SCENARIO CLI_PATH WORKDIR cli-exports|no-cli-spans``.
+``python tests/e2e/otel_cli_child.py SCENARIO CLI_PATH WORKDIR cli-exports|no-cli-spans [BACKEND]``:
+with ``BACKEND`` (an OTLP/HTTP endpoint, e.g. Arize Phoenix's), the application's spans are also
+exported there and the CLI's go only there.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the receiver
+from otlp_export import OtlpHttpExporter  # noqa: E402
 from otlp_receiver import OtlpReceiver  # noqa: E402
 
 from claude_sync import AgentPool, ClaudeAgentOptions, ClaudeSDKClient, HookMatcher, query  # noqa: E402
@@ -68,11 +71,15 @@ def pre_tool_use(hook_input: Any, tool_use_id: Any, context: Any) -> Dict[str, A
 def main() -> None:
     scenario, cli_path, workdir = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     cli_exports = sys.argv[4] == "cli-exports"  # 2.1.197 exports no span
+    backend = sys.argv[5] if len(sys.argv) > 5 else None  # a real backend's OTLP/HTTP endpoint (Phoenix)
     api = FakeAnthropicAPI(responder=background_responder if scenario == "background" else responder).start()
     receiver = OtlpReceiver().start()
     out: Dict[str, Any] = {}
+    if backend is not None:  # the application's spans go there too, and the CLI's only there
+        provider.add_span_processor(SimpleSpanProcessor(OtlpHttpExporter(backend)))  # type: ignore[arg-type]
+        cli_exports = False
     try:
-        env = hermetic_env(workdir, api.base_url, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY=200)
+        env = hermetic_env(workdir, api.base_url, OTEL_EXPORTER_OTLP_ENDPOINT=backend or receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY=200)
         options = ClaudeAgentOptions(
             cli_path=cli_path, env=env, cwd=str(workdir), allowed_tools=["Bash"], max_turns=4, trace_cli=True,
             hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[pre_tool_use])]},
