@@ -207,7 +207,7 @@ def _on_ctrl_c(console: Console) -> Any:
 
 
 class _Results:
-    """The ``ResultMessage``s of a stream (a run a background agent woke again ends more than
+    """Every ``ResultMessage`` of a stream (a run a background agent woke again ends more than
     once), kept while it is iterated, and the progress line kept up to date (main thread)."""
 
     def __init__(self, console: Console) -> None:

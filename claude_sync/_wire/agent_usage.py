@@ -36,6 +36,7 @@ from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 from .blocks import ServerToolUseBlock, ToolUseBlock
 from .messages import AssistantMessage, ResultMessage
 from .record import FrozenRecord, frozen_record
+from .run_totals import TOKEN_KEYS, results_usage
 from .serde import SerdeMixin
 from .system_messages import TaskNotificationMessage, TaskProgressMessage, TaskStartedMessage
 
@@ -45,7 +46,6 @@ MAIN_AGENT = "main"
 """``AgentUsage.agent`` of the top-level agent (a subagent's is the id of the tool call that
 started it)."""
 
-_TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 @frozen_record
@@ -250,15 +250,8 @@ def _note_task_usage(tallies: Dict[str, _Tally], message: Any) -> None:
 def _note_main_usage(main: _Tally, results: List[ResultMessage]) -> None:
     if not results:
         return
-    totals = dict.fromkeys(_TOKEN_KEYS, 0)
-    known = False
-    for result in results:
-        usage = result.usage if isinstance(result.usage, dict) else {}
-        for key in _TOKEN_KEYS:
-            if _is_count(usage.get(key)):
-                totals[key] += usage[key]
-                known = True
-    if known:
+    totals = results_usage(results)
+    if totals is not None:
         main.fields.update(totals)
         main.fields["total_tokens"] = sum(totals.values())
     durations = [r.duration_ms for r in results if _is_count(r.duration_ms)]
@@ -269,7 +262,7 @@ def _note_main_usage(main: _Tally, results: List[ResultMessage]) -> None:
 def _with_remainder(task: _Tally, main: _Tally, run_usage: Dict[str, int]) -> _Tally:
     """``task`` given the run's tokens minus the main agent's (unchanged when a count is
     missing or would go below 0)."""
-    remainder = {key: run_usage.get(key, 0) - main.fields.get(key, 0) for key in _TOKEN_KEYS}
+    remainder = {key: run_usage.get(key, 0) - main.fields.get(key, 0) for key in TOKEN_KEYS}
     if not all(_is_count(value) for value in remainder.values()):
         return task
     twin = task.copy()

@@ -1,4 +1,4 @@
-"""The figures of a whole run from its ``ResultMessage``s (pure: results in, a record out).
+"""The figures of a whole run from its results (``ResultMessage``; pure: results in, a record out).
 
 A run is everything until the CLI is idle: a background agent that finishes wakes the CLI
 for another turn, and that turn ends with a ``result`` of its own, so one run may end more
@@ -30,7 +30,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from .messages import ResultMessage
 
-__all__ = ["TOKEN_KEYS", "RunTotals", "run_totals"]
+__all__ = ["TOKEN_KEYS", "RunTotals", "results_usage", "run_totals"]
 
 TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 """The token counts of a run's ``usage``, in the CLI's ``usage`` names."""
@@ -104,7 +104,7 @@ def run_totals(
 def _tokens(
     results: Sequence[ResultMessage], usage_before: Optional[Mapping[str, Any]]
 ) -> Tuple[Optional[Dict[str, int]], Optional[str]]:
-    summed = _results_usage(results)
+    summed = results_usage(results)
     if usage_before is not None:
         whole = _model_usage_delta(results[-1].model_usage, usage_before)
         if whole is not None and (summed is None or all(whole[k] >= summed[k] for k in TOKEN_KEYS)):
@@ -112,7 +112,9 @@ def _tokens(
     return (summed, "results") if summed is not None else (None, None)
 
 
-def _results_usage(results: Sequence[ResultMessage]) -> Optional[Dict[str, int]]:
+def results_usage(results: Sequence[ResultMessage]) -> Optional[Dict[str, int]]:
+    """The ``TOKEN_KEYS`` counts of the results' ``usage`` summed (the main agent's tokens);
+    None when no result reported one. A count of the wrong type is left out."""
     totals = dict.fromkeys(TOKEN_KEYS, 0)
     known = False
     for result in results:

@@ -21,6 +21,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the receiver
+from background_agent import RUN_PROMPT as BACKGROUND_PROMPT  # noqa: E402
+from background_agent import responder as background_responder  # noqa: E402
 from otlp_export import OtlpHttpExporter  # noqa: E402
 from otlp_receiver import OtlpReceiver  # noqa: E402
 
@@ -42,26 +44,6 @@ def responder(request: Any) -> Any:
     if '"tool_use_id"' in said:
         return text("listed")
     return tool_use("Bash", {"command": "echo traced", "description": "say"})
-
-
-SUBAGENT_PROMPT = "SUBTASK: run ls, then reply with the word plum"
-BACKGROUND_PROMPT = "Launch the background agent, then wait for it."
-
-
-def background_responder(request: Any) -> Any:
-    """A run that ends twice: a background ``Agent`` whose subagent runs ``Bash``, then the
-    turn its end wakes (as ``test_run_totals_e2e``)."""
-    said = json.dumps(request.messages)
-    if SUBAGENT_PROMPT in said and BACKGROUND_PROMPT not in said:
-        return text("plum") if '"tool_use_id"' in said else tool_use("Bash", {"command": "ls # subagent-ls", "description": "list"})
-    if "plum" in said and "task-notification" in said.replace("_", "-"):
-        return text("woken turn done")
-    if '"tool_use_id"' in said:
-        return text("launched; waiting for it")
-    return tool_use(
-        "Agent",
-        {"description": "background helper", "prompt": SUBAGENT_PROMPT, "subagent_type": "general-purpose", "run_in_background": True},
-    )
 
 
 def pre_tool_use(hook_input: Any, tool_use_id: Any, context: Any) -> Dict[str, Any]:

@@ -26,10 +26,15 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
+from helpers import require_distribution
+
 from .harness import cli_is_at_least
-from .test_tracing_e2e import CHILD, ROOT, RUN, require_otel
 
 pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+CHILD = Path(__file__).with_name("otel_cli_child.py")
+RUN = "invoke_agent claude_code"
 
 PHOENIX_ENV = "CLAUDE_SYNC_PHOENIX_PYTHON"
 START_TIMEOUT = 300.0
@@ -110,7 +115,8 @@ def spans_in(base: str, expected: int) -> List[Dict[str, Any]]:
 
 
 def test_phoenix_holds_one_tree_with_the_whole_runs_totals(phoenix: str, real_cli_path: str, e2e_workdir: Path) -> None:
-    require_otel()
+    for distribution in ("opentelemetry-sdk", "opentelemetry-proto"):  # the child's, checked without importing them
+        require_distribution(distribution)
     if not cli_is_at_least(real_cli_path, "2.1.332"):
         pytest.skip("this CLI exports no span of its own (2.1.197): the test checks the CLI's spans in Phoenix")
     done = subprocess.run(

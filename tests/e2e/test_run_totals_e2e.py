@@ -12,64 +12,34 @@ its cost what the CLI reports for the whole run — from ``run()`` on a fresh CL
 from __future__ import annotations
 
 import io
-import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any, List, Optional
 
 import pytest
+from background_agent import RUN_PROMPT, is_subagent, responder, said
 
 from claude_sync import AgentPool, ResultMessage, RunResult, query, run, show
 from claude_sync.testing import hermetic_env
-from claude_sync.testing.fake_api import ApiRequest, FakeAnthropicAPI, Reply, text, tool_use
+from claude_sync.testing.fake_api import ApiRequest, FakeAnthropicAPI
 
 from .harness import OptionsFactory, cli_is_at_least
 
 pytestmark = pytest.mark.e2e
 
-SUBAGENT_PROMPT = "SUBTASK: run ls, then reply with the word plum"
-RUN_PROMPT = "Launch the background agent, then wait for it."
 WAIT = 120.0
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _said(request: Any) -> str:
-    return json.dumps(request.messages)
-
-
-def _is_subagent(request: ApiRequest) -> bool:
-    said = _said(request)
-    return SUBAGENT_PROMPT in said and RUN_PROMPT not in said
-
-
-def responder(request: Any) -> Optional[Reply]:
-    """The fake model, deciding from what the CLI sent (the agents' requests interleave)."""
-    said = _said(request)
-    if _is_subagent(request):
-        if '"tool_use_id"' in said:
-            return text("plum")
-        return tool_use("Bash", {"command": "ls # subagent-ls", "description": "list"})
-    if RUN_PROMPT not in said:
-        return text("plain answer")
-    if "plum" in said and "task-notification" in said.replace("_", "-"):
-        return text("woken turn done")
-    if '"tool_use_id"' in said:
-        return text("launched; waiting for it")
-    return tool_use(
-        "Agent",
-        {"description": "background helper", "prompt": SUBAGENT_PROMPT, "subagent_type": "general-purpose", "run_in_background": True},
-    )
-
-
 def _run_requests(api: FakeAnthropicAPI) -> List[ApiRequest]:
     """The turn requests of the background run (the plain run's are not)."""
-    return [r for r in api.turn_requests() if RUN_PROMPT in _said(r) or _is_subagent(r)]
+    return [r for r in api.turn_requests() if RUN_PROMPT in said(r) or is_subagent(r)]
 
 
 def _assert_figures_match_the_api(result: RunResult[Any], requests: List[ApiRequest], cost: float) -> None:
     assert all(r.usage is not None for r in requests), requests
-    main = [r for r in requests if not _is_subagent(r)]
+    main = [r for r in requests if not is_subagent(r)]
     assert len(requests) - len(main) == 2 and len(main) == 3, [(r.kind, r.answer) for r in requests]
     assert len(result.results) == 2 and result.result is result.results[-1], result.results
     assert result.text == "woken turn done"
