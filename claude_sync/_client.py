@@ -102,6 +102,8 @@ class ClaudeSDKClient(ControlMethods):
         self._ctrl_c_pending = False
         self._reaper: Optional[weakref.finalize[Any, Any]] = None
         self._tracing: Optional[TraceHolder] = None
+        self._last_result: Optional[ResultMessage] = None
+        """The CLI's latest result seen while tracing: the running totals before the next turn."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -119,6 +121,7 @@ class ClaudeSDKClient(ControlMethods):
             self._closed = False
             self._end_turn_trace()
             self._tracing = _trace_holder()
+            self._last_result = None  # a new CLI: its totals start from nothing
             from ._wiring import build_session  # the features' modules load on the first connect
 
             session = self._session = build_session(self.options, self._transport, tracing=self._tracing)
@@ -330,15 +333,22 @@ class ClaudeSDKClient(ControlMethods):
         from ._tracing.otel import RunTrace
 
         self._end_turn_trace()
-        tracing.run = RunTrace.begin("client_turn", self.options.model, prompt)
+        tracing.run = RunTrace.begin("client_turn", self.options.model, prompt, self._last_result)
 
     def _trace_item(self, tracing: TraceHolder, item: Any) -> None:
-        """Consumer's thread: the turn's span follows ``item``; a result ends it."""
+        """Consumer's thread: the turn's span follows ``item``; a result ends it, unless an
+        agent task the CLI started still runs (its end wakes another turn of the run)."""
         turn = tracing.run
         if turn is None:
+            if item.__class__ is ResultMessage:
+                self._last_result = item  # an untraced turn (AgentPool's /clear): its totals are not the next run's
             return
         turn.observe(item)
         if item.__class__ is ResultMessage:
+            self._last_result = item
+            session = self._session
+            if session is not None and session.agent_tasks_running:
+                return  # a background agent's end wakes another turn of this run: the span goes on
             tracing.run = None
             turn.end()
 

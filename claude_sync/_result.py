@@ -19,6 +19,7 @@ from ._wire.errors import StructuredOutputError
 from ._wire.messages import AssistantMessage, ResultMessage, message_from_dict
 from ._wire.protocol import StreamItem
 from ._wire.record import FrozenRecord, frozen_record
+from ._wire.run_totals import run_totals
 from ._wire.serde import SerdeMixin, decoder_metadata
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,6 +39,10 @@ def stream_items_from_dicts(items: Iterable[Dict[str, Any]]) -> Tuple[StreamItem
     """``RunResult.messages`` from their ``to_dict()`` form, each by its ``type``/``subtype``
     (``message_from_dict``)."""
     return tuple(message_from_dict(item) for item in items)
+
+
+def _results_from_dicts(items: Iterable[Dict[str, Any]]) -> Tuple[ResultMessage, ...]:
+    return tuple(ResultMessage.from_dict(item) for item in items)
 
 
 def _agents_from_dicts(items: Iterable[Dict[str, Any]]) -> Tuple[AgentUsage, ...]:
@@ -62,11 +67,17 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
     ``output`` is the run's JSON value (``structured_output``); ``parse_output(cls,
     result.output)`` makes the instance again after ``from_dict``.
 
-    ``text`` is the final answer (the result's ``result`` text, or the last assistant text
-    when the CLI sent none). ``total_cost_usd`` is the cost of *this* run: on a CLI reused by
-    ``AgentPool``, the CLI 2.1.197 reports its process-wide running total in the
-    ``ResultMessage`` (``result.total_cost_usd``), and ``RunResult`` subtracts what earlier
-    runs on that process had cost. ``result`` is the raw ``ResultMessage`` as the CLI sent it.
+    A run is everything until the CLI is idle: a background agent that finishes wakes the CLI
+    for another turn, which ends with a ``ResultMessage`` of its own, so a run may end more
+    than once. ``results`` keeps every one, in order; ``result`` is the last; ``text`` is the
+    final answer (the last result's ``result`` text, or the last assistant text when the CLI
+    sent none). ``usage``, ``num_turns``, ``duration_ms`` and ``total_cost_usd`` cover the
+    whole run (``claude_sync._wire.run_totals`` says which of the CLI's figures are per
+    result and which cumulative): turns and the CLI's time summed over the results; the
+    tokens of every model request of the run, subagents' included (from the CLI's
+    ``modelUsage``; the results' ``usage`` summed — the main agent's only — when the CLI sent
+    none); ``total_cost_usd`` the cost of *this* run: on a CLI reused by ``AgentPool`` the
+    CLI reports a running total, and ``RunResult`` subtracts what earlier runs had cost.
 
     ``output``: with a class as ``output_format``, the instance (``RunResult[Invoice]``:
     type checkers see ``result.output.total``); with a schema dict, the JSON value
@@ -77,6 +88,7 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
     Attributes:
         text: The final answer (see above).
         result: The run's last ``ResultMessage``, as the CLI sent it.
+        results: Every ``ResultMessage`` of the run, in order (``result`` is the last).
         messages: Everything the run yielded, in order (messages, and ``OversizedLineSkipped``
             items).
         structured_output: The validated value of ``output_format``'s schema, when one was asked
@@ -84,9 +96,13 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
         session_id: The run's session id (resume it with ``ClaudeAgentOptions(resume=…)``).
         total_cost_usd: What this run cost, in US dollars (see above); None when the CLI did not
             say.
-        usage: The run's token counts (the result's ``usage``).
-        num_turns: How many model turns it took.
-        duration_ms: Its wall time as the CLI measured it, in milliseconds.
+        usage: The run's token counts, every agent's requests (``input_tokens``,
+            ``output_tokens``, ``cache_read_input_tokens``, ``cache_creation_input_tokens``;
+            see above); None when the CLI reported none.
+        num_turns: The main agent's model turns, summed over the run's results.
+        duration_ms: The CLI's own time in the run's turns, summed over its results, in
+            milliseconds (not the wall time the caller waited: between two turns only a
+            background agent worked, and that time is in no result).
         is_error: Whether it ended with an error result (then ``run()`` raised, unless
             ``raise_on_error_result=False``).
         output: The instance of ``output_format``'s class (or the JSON value of a schema dict);
@@ -95,7 +111,9 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
         agents: Usage per agent: the main agent first, then each subagent or background task
             (``AgentUsage``: model requests, tool calls, tokens, time, and cost where the
             CLI's figures tell it apart; ``claude_sync._wire.agent_usage`` says where each
-            figure comes from).
+            figure comes from). The agents' ``total_tokens`` add up to ``usage``'s four counts
+            when the run had at most one task (with several, the CLI's figures cannot tell
+            their tokens apart: each keeps the CLI's own ``total_tokens``).
     """
 
     text: str
@@ -114,6 +132,7 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
         metadata={"dataclasses_json": {"encoder": _output_error_to_json, "decoder": _output_error_from_json}},
     )
     agents: Tuple[AgentUsage, ...] = dataclasses.field(default=(), metadata=decoder_metadata(_agents_from_dicts))
+    results: Tuple[ResultMessage, ...] = dataclasses.field(default=(), metadata=decoder_metadata(_results_from_dicts))
 
     def to_dict(self, encode_json: bool = False) -> Dict[str, Any]:
         """This result as plain values; ``output`` as its JSON value (see the class doc)."""
@@ -169,20 +188,27 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
 
     @classmethod
     def from_messages(
-        cls, messages: List[StreamItem], cost_before: float = 0.0, output_format: Any = None
+        cls,
+        messages: List[StreamItem],
+        cost_before: float = 0.0,
+        output_format: Any = None,
+        usage_before: Optional[Dict[str, Any]] = None,
     ) -> RunResult[Any]:
-        """Build from a run's messages; the last ``ResultMessage`` ends it.
+        """Build from a run's messages; every ``ResultMessage`` among them is one of its
+        results, the last ends it.
 
         ``cost_before``: the CLI's running total before this run (0 for a fresh CLI).
         ``output_format``: the run's (a class or a schema dict), for ``output``.
+        ``usage_before``: the ``modelUsage`` of the CLI's last result before this run (a
+        reused CLI's ``/clear``); None for a fresh CLI.
         Raises ``ValueError`` when there is no ``ResultMessage``.
         """
-        result = next((m for m in reversed(messages) if isinstance(m, ResultMessage)), None)
-        if result is None:
+        results = [m for m in messages if isinstance(m, ResultMessage)]
+        if not results:
             raise ValueError("the run ended without a ResultMessage")
-        cost = result.total_cost_usd
-        if cost is not None and cost_before:
-            cost = max(0.0, cost - cost_before)
+        result = results[-1]
+        totals = run_totals(results, cost_before, usage_before)
+        cost = totals.total_cost_usd
         output: Any = None
         output_error: Optional[StructuredOutputError] = None
         if output_format is not None:
@@ -196,13 +222,17 @@ class RunResult(SerdeMixin, FrozenRecord, Generic[T]):
             structured_output=result.structured_output,
             session_id=result.session_id,
             total_cost_usd=cost,
-            usage=result.usage,
-            num_turns=result.num_turns,
-            duration_ms=result.duration_ms,
+            usage=totals.usage,
+            num_turns=totals.num_turns,
+            duration_ms=totals.duration_ms,
             is_error=result.is_error,
             output=output,
             output_error=output_error,
-            agents=usage_by_agent(messages, run_cost=cost, fresh_cli=not cost_before),
+            agents=usage_by_agent(
+                messages, run_cost=cost, fresh_cli=not cost_before and not usage_before,
+                run_usage=totals.usage if totals.tokens_from == "modelUsage" else None,
+            ),
+            results=tuple(results),
         )
 
 

@@ -32,7 +32,9 @@ from ._display.live import RunView
 from ._display.render import result_footer
 from ._query import QueryStream
 from ._wire.errors import ResultError
+from ._wire.messages import ResultMessage
 from ._wire.protocol import StreamItem
+from ._wire.run_totals import run_totals
 
 __all__ = ["show", "Transcript"]
 
@@ -46,8 +48,8 @@ class Transcript(List[StreamItem]):
     """The messages ``show()`` displayed (a plain list), with a one-line repr."""
 
     def __repr__(self) -> str:
-        result = next((m for m in reversed(self) if getattr(m, "type", None) == "result"), None)
-        summary = result_footer(result) if result is not None else "no result"
+        results = [m for m in self if isinstance(m, ResultMessage)]
+        summary = result_footer(run_totals(results)) if results else "no result"
         return f"<Transcript: {len(self)} messages; {summary}>"
 
 

@@ -62,7 +62,8 @@ from typing import (
 from .._options.options import ClaudeAgentOptions
 from .._redaction.redactor import redacted_logger
 from .._tracing.otel import attached, caller_context, untraced, watch_pool
-from .._wire.errors import CLIConnectionError, ProcessError, UsageError
+from .._wire.errors import CLIConnectionError, ProcessError, ReceiveTimeoutError, UsageError
+from .._wire.messages import ResultMessage
 from .._wire.protocol import StreamItem
 from .futures import RunFuture, settle
 from .reuse import CliSlot, reset_conversation, retire_reason, snapshot_options
@@ -420,7 +421,7 @@ class AgentPool:
                 slot = slots.start(job.options, job.future, reserved=slots.room_for_one(job.future))
                 messages = self._turn(slot, job, may_retry=False)
             assert messages is not None
-            outcome = RunResult.from_messages(messages, slot.cost_before, job.options.output_format)
+            outcome = RunResult.from_messages(messages, slot.cost_before, job.options.output_format, slot.usage_before)
         except BaseException as exc:  # noqa: BLE001 - the future carries it to the caller
             if slot is not None:
                 slots.retire(slot, f"the run failed: {exc!r}")
@@ -445,14 +446,24 @@ class AgentPool:
         job.future.note_pid(slot)
         received: List[StreamItem] = []
         earlier = set(slot.session_ids[:-1])  # sessions of earlier runs on this CLI
+        deadline = None if job.timeout is None else time.monotonic() + job.timeout
 
         def this_runs_messages() -> Iterator[StreamItem]:
-            for message in slot.client.receive_response(timeout=job.timeout):
-                if not received and getattr(message, "session_id", None) in earlier:
-                    logger.debug("Dropped a late %s of an earlier run on this CLI", type(message).__name__)
-                    continue
-                received.append(message)
-                yield message
+            # A run is everything until the CLI is idle: while an agent task it started runs,
+            # the result only ended a turn, and the task's end wakes another (RunResult).
+            while True:
+                remaining = _left(deadline, job.timeout)
+                ended_turn = False
+                for message in slot.client.receive_response(timeout=remaining):
+                    if not received and getattr(message, "session_id", None) in earlier:
+                        logger.debug("Dropped a late %s of an earlier run on this CLI", type(message).__name__)
+                        continue
+                    received.append(message)
+                    ended_turn = ended_turn or message.__class__ is ResultMessage
+                    yield message
+                session = slot.client.session
+                if not ended_turn or session is None or not session.agent_tasks_running:
+                    return
 
         try:
             slot.client.query(job.prompt, timeout=job.timeout)
@@ -506,3 +517,13 @@ class AgentPool:
             if thread is not threading.current_thread():
                 thread.join()
         self._slots.close_all()
+
+
+def _left(deadline: Optional[float], timeout: Optional[float]) -> Optional[float]:
+    """Seconds left of a run's ``timeout``; raises ``ReceiveTimeoutError`` once none are."""
+    if deadline is None:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ReceiveTimeoutError(f"No complete response within {timeout}s", kind="total", timeout=timeout)
+    return left

@@ -145,13 +145,15 @@ class CliSlot:
     while parked).
     """
 
-    __slots__ = ("client", "options", "runs", "cost_before", "fingerprint", "session_ids")
+    __slots__ = ("client", "options", "runs", "cost_before", "usage_before", "fingerprint", "session_ids")
 
     def __init__(self, client: Any, options: ClaudeAgentOptions) -> None:
         self.client = client
         self.options = options
         self.runs = 0
         self.cost_before = 0.0
+        self.usage_before: Optional[Dict[str, Any]] = None
+        """The ``modelUsage`` of the CLI's last ``/clear`` (its running totals); None while fresh."""
         self.fingerprint: Optional[Dict[str, Any]] = None
         self.session_ids: List[str] = []
 
@@ -261,7 +263,8 @@ def _drift(now: Dict[str, Any], before: Optional[Dict[str, Any]]) -> Dict[str, A
 
 def reset_conversation(slot: CliSlot, timeout: float) -> Optional[str]:
     """Send ``/clear`` and check the answer (worker thread). Returns why it failed, or
-    None after a proven reset; then ``slot.cost_before`` is the CLI's running total.
+    None after a proven reset; then ``slot.cost_before`` and ``slot.usage_before`` are the
+    CLI's running totals (cost, ``modelUsage``).
 
     Raises what ``ClaudeSDKClient.query``/``receive_response`` raise (the caller retires
     the CLI on any exception).
@@ -281,4 +284,5 @@ def reset_conversation(slot: CliSlot, timeout: float) -> Optional[str]:
         return f"/clear kept the session id {result.session_id}"
     slot.session_ids.append(result.session_id)
     slot.cost_before = result.total_cost_usd or 0.0
+    slot.usage_before = result.model_usage if isinstance(result.model_usage, dict) else {}
     return None

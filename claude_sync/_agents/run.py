@@ -61,15 +61,16 @@ def outcome_error(outcome: RunResult[Any]) -> Optional[ClaudeSDKError]:
 
 
 def collect_turn(items: Iterable[StreamItem]) -> List[StreamItem]:
-    """The turn driver of ``run()`` and ``AgentPool``: the messages of one turn, up to and
-    including its ``ResultMessage`` (caller's thread).
+    """The run driver of ``run()`` and ``AgentPool``: the messages of one run, every
+    ``ResultMessage`` included (a run a background agent woke again ends more than once)
+    (caller's thread).
 
-    ``items`` is a ``query()`` stream or a client's ``receive_response()``; what they raise
+    ``items`` is a ``query()`` stream or the pool's reading of a client; what they raise
     passes through (``ReceiveTimeoutError``, the session's terminal error, ``ResultError``).
     Raises ``ClaudeSDKError`` when the stream ended without a result.
     """
     messages = list(items)
-    if not messages or not isinstance(messages[-1], ResultMessage):
+    if not any(isinstance(message, ResultMessage) for message in messages):
         raise ClaudeSDKError("the CLI ended the run without a ResultMessage")
     return messages
 

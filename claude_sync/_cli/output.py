@@ -4,7 +4,7 @@
 (``raw``), so the lines read like ``claude -p --output-format stream-json``; a skipped
 oversized line prints as ``{"type": "system", "subtype": "oversized_line_skipped", …}``.
 ``--output-format`` prints ``structured_line(result, encoding)``; ``--verbose`` adds
-``summary_line(result)`` on stderr; ``activity(message)`` is what the progress line says.
+``summary_line(results, waited_s)`` on stderr; ``activity(message)`` is what the progress line says.
 
 Everything printed can be written in the stream's ``encoding``: the CLI sends lone
 surrogates (``"\\ud83d"``, half an emoji cut by the model), which no encoder writes. In JSON
@@ -18,11 +18,13 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
+from .._display.render import duration_parts, usage_tokens
 from .._wire.blocks import ServerToolUseBlock, ToolUseBlock
 from .._wire.messages import AssistantMessage, ResultMessage, StreamEvent, UserMessage
 from .._wire.protocol import StreamItem
+from .._wire.run_totals import run_totals
 from .._wire.system_messages import SystemMessage
 
 __all__ = ["activity", "json_line", "json_text", "printable", "structured_line", "summary_line"]
@@ -76,11 +78,21 @@ def structured_line(result: ResultMessage, encoding: Optional[str] = "utf-8") ->
     return json_text(result.structured_output, encoding)
 
 
-def summary_line(result: ResultMessage) -> str:
-    """``session <id> · <n> turns · $<cost> · <seconds> s`` for stderr (``--verbose``)."""
-    turns = f"{result.num_turns} turn" + ("" if result.num_turns == 1 else "s")
-    cost = "" if result.total_cost_usd is None else f" · ${result.total_cost_usd:.4f}"
-    return f"session {result.session_id} · {turns}{cost} · {result.duration_ms / 1000:.1f} s"
+def summary_line(results: Sequence[ResultMessage], waited_s: Optional[float] = None) -> str:
+    """``session <id> · <n> turns · <in> in / <out> out tokens · $<cost> · wall <s> s · CLI
+    <s> s`` for stderr (``--verbose``): the whole run (every result of it, ``RunTotals``);
+    ``wall`` is the time the command waited, ``CLI`` the CLI's own time in the run's turns."""
+    totals = run_totals(results)
+    turns = f"{totals.num_turns} turn" + ("" if totals.num_turns == 1 else "s")
+    parts = [f"session {results[-1].session_id}", turns]
+    if totals.usage is not None:
+        tokens_in, tokens_out = usage_tokens(totals.usage)
+        parts.append(f"{tokens_in:,} in / {tokens_out:,} out tokens")
+    if totals.total_cost_usd is not None:
+        parts.append(f"${totals.total_cost_usd:.4f}")
+    if len(results) > 1:
+        parts.append(f"{len(results)} results")
+    return " · ".join(parts + duration_parts(waited_s, totals.duration_ms))
 
 
 _TOOL_DETAIL_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "description", "prompt")

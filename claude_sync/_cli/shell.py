@@ -17,7 +17,8 @@ import dataclasses
 import signal
 import sys
 import threading
-from typing import Any, Dict, Iterable, Iterator, Optional, Sequence, Tuple
+import time
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from .._approvals.gate import ApprovalGate
 from .._query import query
@@ -180,7 +181,7 @@ def _run(request: CliRequest, prompt: str, options: Any, console: Console, gate:
             signal.signal(signal.SIGINT, previous)
         console.status(None)
         if seen.last is not None and request.verbose:
-            console.say(summary_line(seen.last), prefix="")
+            console.say(summary_line(seen.all, time.monotonic() - seen.started), prefix="")
     waiting = None if gate is None else pending_line(seen.last, options, gate)
     if request.output == OUTPUT_STRUCTURED and waiting is None:  # a run that stopped for a person has none
         if seen.last is None or seen.last.structured_output is None:
@@ -210,17 +211,20 @@ def _on_ctrl_c(console: Console) -> Any:
 
 
 class _Results:
-    """The last ``ResultMessage`` of a stream, kept while it is iterated, and the progress
-    line kept up to date (main thread)."""
+    """Every ``ResultMessage`` of a stream (a run a background agent woke again ends more than
+    once), kept while it is iterated, and the progress line kept up to date (main thread)."""
 
     def __init__(self, console: Console) -> None:
         self.last: Optional[ResultMessage] = None
+        self.all: List[ResultMessage] = []
+        self.started = time.monotonic()
         self._console = console
 
     def track(self, stream: Iterable[StreamItem]) -> Iterator[StreamItem]:
         for item in stream:
             if isinstance(item, ResultMessage):
                 self.last = item
+                self.all.append(item)
                 self._console.status(None)
             else:
                 doing = activity(item)

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Set
 
 from .._redaction.redactor import scrub_value
 from .._wire.agent_usage import AgentLedger, agents_footer
+from .._wire.run_totals import run_totals
 from .._wire.hints import hint_for
 from .._wire.text import BLOCK_SEPARATOR, TextDeltas
 from .markdown import markdown_html
@@ -63,6 +64,10 @@ class RunView:
         self.entries: List[_Entry] = []
         self.tools: Dict[str, _Entry] = {}
         self.result: Any = None
+        self.results: List[Any] = []
+        """Every result so far: a run a background agent woke again ends more than once."""
+        self.totals: Any = None
+        """The run's figures so far (``RunTotals``), once a result arrived."""
         self.turns = 0
         self.tokens_in = 0
         self.tokens_out = 0
@@ -185,8 +190,10 @@ class RunView:
     def _result(self, message: Any) -> List[str]:
         self._end_text()
         self.result = message
-        self.turns = max(self.turns, message.num_turns)
-        self.tokens_in, self.tokens_out = usage_tokens(message.usage)
+        self.results.append(message)
+        self.totals = run_totals(self.results)
+        self.turns = max(self.turns, self.totals.num_turns)
+        self.tokens_in, self.tokens_out = usage_tokens(self.totals.usage)
         for denial in message.permission_denials or ():
             name = denial.get("tool_name", "?") if isinstance(denial, dict) else "?"
             entry = self.tools.get(denial.get("tool_use_id", "") if isinstance(denial, dict) else "")
@@ -194,7 +201,7 @@ class RunView:
                 entry.marks.append("permission denied")
             elif entry is None:
                 self.entries.append(_Entry("note", f"{name}: permission denied"))
-        lines = [f"\n{result_footer(message)}\n"]
+        lines = [f"\n{result_footer(self.totals)}\n"]
         lines.extend(f"  {line}\n" for line in agents_footer(self.agents.records()))
         parsed = getattr(message, "parsed_output", None)
         if parsed is not None:
@@ -208,8 +215,8 @@ class RunView:
 
     def footer(self, elapsed_s: Optional[float]) -> str:
         """``2 turns · 1,234 in / 56 out tokens · $0.0123 · 3.4 s`` (live or final)."""
-        if self.result is not None:
-            return result_footer(self.result, elapsed_s)
+        if self.totals is not None:
+            return result_footer(self.totals, elapsed_s)
         parts = ["running", f"{self.turns} turn{'s' if self.turns != 1 else ''}"]
         if elapsed_s is not None:
             parts.append(f"{elapsed_s:.1f} s")
@@ -290,6 +297,8 @@ def run_result_markdown(run: Any) -> str:
     view = RunView()
     for message in getattr(run, "messages", ()):
         view.feed(message)
+    if getattr(run, "result", None) is not None and hasattr(run, "num_turns"):
+        view.totals = run  # a RunResult's own figures: on a reused CLI, its cost is this run's
     return view.to_markdown()
 
 
@@ -299,7 +308,8 @@ def run_result_html(run: Any) -> str:
     ``_repr_html_`` (``RunResult``)."""
     messages = list(getattr(run, "messages", ()))
     result = getattr(run, "result", None)
-    footer = result_footer(result) if result is not None else f"{len(messages)} messages"
+    figures = run if hasattr(run, "num_turns") else result  # a RunResult: the whole run's
+    footer = result_footer(figures) if result is not None else f"{len(messages)} messages"
     answer = getattr(run, "text", None)
     output = getattr(run, "output", None)
     if output is not None:  # a typed run: the object, not its JSON text

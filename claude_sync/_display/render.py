@@ -55,6 +55,7 @@ __all__ = [
     "safe_markdown",
     "esc",
     "result_footer",
+    "duration_parts",
     "tool_input_summary",
     "tool_result_text",
     "usage_tokens",
@@ -272,18 +273,32 @@ def usage_tokens(usage: Optional[Dict[str, Any]]) -> Tuple[int, int]:
 
 
 def result_footer(result: Any, elapsed_s: Optional[float] = None) -> str:
-    """``success · 2 turns · 1,234 in / 56 out tokens · $0.0123 · 3.4 s`` for a ResultMessage."""
+    """``done · 3 turns · 1,234 in / 56 out tokens · $0.0123 · wall 3.4 s · CLI 0.2 s``.
+
+    ``result``: a ``ResultMessage``, a whole run's figures (``RunTotals``) or a ``RunResult``.
+    Two durations, each labelled: ``wall`` is ``elapsed_s``, the time the caller waited
+    (start-up and the gaps between a run's turns included), shown when given; ``CLI`` is the
+    CLI's own time in the run's turns (``duration_ms``)."""
     label = "error" if result.is_error else "done"
-    if result.subtype != "success":
-        label = f"{label} ({result.subtype})"
+    subtype = result.subtype if hasattr(result, "subtype") else result.result.subtype  # RunResult: its last result's
+    if subtype != "success":
+        label = f"{label} ({subtype})"
     tokens_in, tokens_out = usage_tokens(result.usage)
     parts = [label, f"{result.num_turns} turn{'s' if result.num_turns != 1 else ''}"]
     parts.append(f"{tokens_in:,} in / {tokens_out:,} out tokens")
     if result.total_cost_usd is not None:
         parts.append(f"${result.total_cost_usd:.4f}")
-    seconds = elapsed_s if elapsed_s is not None else result.duration_ms / 1000.0
-    parts.append(f"{seconds:.1f} s")
+    parts.extend(duration_parts(elapsed_s, result.duration_ms))
     return " · ".join(parts)
+
+
+def duration_parts(elapsed_s: Optional[float], cli_ms: Optional[int]) -> List[str]:
+    """``["wall 3.4 s", "CLI 0.2 s"]``: the time the caller waited (when known) and the CLI's
+    own (when it said), each labelled — the two differ by start-up and background waits."""
+    parts = [] if elapsed_s is None else [f"wall {elapsed_s:.1f} s"]
+    if isinstance(cli_ms, int) and not isinstance(cli_ms, bool):
+        parts.append(f"CLI {cli_ms / 1000.0:.1f} s")
+    return parts
 
 
 OUTPUT_CUT = 4000

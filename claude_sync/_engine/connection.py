@@ -309,6 +309,7 @@ class Session:
 
     follows_turns = property(lambda self: self._ledger.run_end.calls_back, doc="Reader thread: see ``ReaderHost``.")
     watching_turns = property(lambda self: self._ledger.run_end.watching_turns, doc="Reader thread, no lock: see ``ReaderHost``.")
+    agent_tasks_running = property(lambda self: bool(self._ledger.run_end.tasks), doc="Any thread: an agent task the CLI started has not ended (its end wakes another turn: ``RunEnd.tasks``).")
 
     def run_frame(self, item: object) -> None:
         """Reader thread: a frame the run end follows (see ``ReaderHost.run_frame``)."""

@@ -16,7 +16,9 @@ Spans of one run::
         └── claude_sync.mcp_tool add        each in-process MCP tool handler
 
 Tool spans start and end when the consumer's thread sees the ``tool_use`` and the
-``tool_result`` (a consumer that stops reading stretches them); callback spans are children
+``tool_result`` (a consumer that stops reading stretches them); a background ``Agent`` call's
+span lasts until its task ends (``tool_calls``), so the subagent's calls sit under it on every
+CLI; callback spans are children
 of the run span (not of the tool span: the callback may run before the consumer has seen the
 ``tool_use``), named by ``gen_ai.tool.call.id``.
 
@@ -40,6 +42,7 @@ from .._engine.serving import Handler
 from .._redaction.redactor import redacted_logger, scrub
 from .._version import __version__
 from .._wire.messages import AssistantMessage, ResultMessage
+from .._wire.run_totals import RunTotals, run_totals
 from .._wire.system_messages import SystemMessage
 from . import semconv
 from .tool_calls import ToolCallEnded, ToolCalls, ToolCallStarted
@@ -62,7 +65,7 @@ def otel_in_use() -> bool:
 class RunTrace:
     """The spans of one run (see the module docstring for threads)."""
 
-    def __init__(self, kind: str, model: Optional[str], prompt: Any = None) -> None:
+    def __init__(self, kind: str, model: Optional[str], prompt: Any = None, before: Optional[ResultMessage] = None) -> None:
         from opentelemetry import context, trace
 
         self._trace = trace
@@ -81,18 +84,25 @@ class RunTrace:
             self.span.set_attribute("gen_ai.input.messages", _messages_json("user", prompt))
         self._calls = ToolCalls()
         self._tool_spans: Dict[str, Any] = {}
+        self._ended_tool_spans: Dict[str, Any] = {}
+        """Tool spans already ended, by call id: a background agent's calls still go under its
+        ``Agent`` span when that call's result came first (its task not tracked)."""
+        self._results: List[ResultMessage] = []
+        self._before = before
         self._ended = False
 
     @classmethod
-    def begin(cls, kind: str, model: Optional[str], prompt: Any = None) -> Optional[RunTrace]:
+    def begin(cls, kind: str, model: Optional[str], prompt: Any = None, before: Optional[ResultMessage] = None) -> Optional[RunTrace]:
         """A run span under the caller's current span, or None when OpenTelemetry is not in
-        use (or failed: logged at debug level). Caller's thread."""
+        use (or failed: logged at debug level). Caller's thread. ``before``: the CLI's last
+        result before this run (a client's earlier turn): its running totals are not this
+        run's (``run_totals``)."""
         if not otel_in_use():
             return None
         try:
             if _untraced_now():
                 return None
-            return cls(kind, model, prompt)
+            return cls(kind, model, prompt, before)
         except Exception:  # noqa: BLE001 - tracing never breaks a run
             logger.debug("could not start the run's span", exc_info=True)
             return None
@@ -134,7 +144,9 @@ class RunTrace:
             self._note_result(item)
 
     def _start_tool(self, event: ToolCallStarted) -> None:
-        parent_span = self._tool_spans.get(event.agent) if event.agent is not None else None
+        parent_span = None
+        if event.agent is not None:
+            parent_span = self._tool_spans.get(event.agent) or self._ended_tool_spans.get(event.agent)
         parent = self.parent if parent_span is None else self._trace.set_span_in_context(parent_span)
         self._tool_spans[event.call_id] = self._trace.get_tracer(SCOPE, __version__).start_span(
             semconv.tool_span_name(event.name),
@@ -147,18 +159,30 @@ class RunTrace:
         span = self._tool_spans.pop(event.call_id, None)
         if span is None:
             return
+        self._ended_tool_spans[event.call_id] = span
+        if event.background:
+            span.set_attribute("claude_sync.tool.background", True)
         if event.is_error:
             span.set_attribute("error.type", "tool_error")
             span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, "the tool failed or was denied"))
         span.end()
 
     def _note_result(self, result: ResultMessage) -> None:
-        self.span.set_attributes(semconv.result_attributes(result, self.model or self.request_model))
+        """A result ends a turn, not necessarily the run: the span's figures are the run's so
+        far (``run_totals``); the metrics are recorded once, at ``end``."""
+        self._results.append(result)
+        self.span.set_attributes(semconv.result_attributes(result, self.model or self.request_model, self._totals()))
         if self.content and isinstance(result.result, str):
             self.span.set_attribute("gen_ai.output.messages", _messages_json("assistant", result.result))
         if result.is_error:
             self.span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, f"error result ({result.subtype})"))
-        _metrics().record_result(result, self.model or self.request_model)
+
+    def _totals(self) -> RunTotals:
+        before = self._before
+        if before is None:
+            return run_totals(self._results)
+        model_usage = before.model_usage if isinstance(before.model_usage, dict) else {}
+        return run_totals(self._results, before.total_cost_usd or 0.0, model_usage)
 
     def end(self, error: Optional[BaseException] = None) -> None:
         """End the run span (and tool spans still open); ``error``: what the run raised.
@@ -176,6 +200,8 @@ class RunTrace:
                 self.span.record_exception(error)
                 self.span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, semconv.error_type(error)))
             self.span.end()
+            if self._results:
+                _metrics().record_result(self._totals(), self.model or self.request_model)
             _metrics().record_duration(time.monotonic() - self.started, self.model or self.request_model, error)
         except Exception:  # noqa: BLE001
             logger.debug("could not end the run's span", exc_info=True)
@@ -316,7 +342,8 @@ class _Metrics:
             description="AgentPool CLIs alive, parked and busy (running or starting), and runs queued",
         )  # fmt: skip
 
-    def record_result(self, result: ResultMessage, model: Optional[str]) -> None:
+    def record_result(self, result: RunTotals, model: Optional[str]) -> None:
+        """A whole run's tokens and cost (once per run: the CLI's cost is a running total)."""
         attributes = _metric_attributes(model)
         for token_type, count in semconv.token_counts(result).items():
             self.tokens.record(count, dict(attributes, **{"gen_ai.token.type": token_type}))

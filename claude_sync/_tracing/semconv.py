@@ -8,9 +8,10 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Union
 
 from .._wire.messages import ResultMessage
+from .._wire.run_totals import RunTotals
 
 __all__ = [
     "AGENT_NAME", "CONTENT_ENV", "PROVIDER", "callback_attributes", "content_allowed", "error_type",
@@ -56,26 +57,31 @@ def run_attributes(kind: str, model: Optional[str]) -> Dict[str, Any]:
     return attributes
 
 
-def result_attributes(result: ResultMessage, model: Optional[str]) -> Dict[str, Any]:
+def result_attributes(result: ResultMessage, model: Optional[str], totals: Optional[RunTotals] = None) -> Dict[str, Any]:
     """What a ``ResultMessage`` adds to its run span: session, tokens, cost, turns, stop
-    reason (``model``: the one the CLI answered with, from its init or assistant lines)."""
+    reason (``model``: the one the CLI answered with, from its init or assistant lines).
+    ``totals``: the whole run so far (a run a background agent woke ends more than once):
+    tokens, cost and turns are then the run's, and ``claude_sync.results`` counts its results."""
+    figures: Any = result if totals is None else totals
     attributes: Dict[str, Any] = {"claude_sync.result.subtype": str(result.subtype)}
+    if totals is not None:
+        attributes["claude_sync.results"] = len(totals.results)
     if isinstance(result.session_id, str):
         attributes["gen_ai.conversation.id"] = result.session_id
     if isinstance(model, str) and model:
         attributes["gen_ai.response.model"] = model
-    usage = result.usage if isinstance(result.usage, dict) else {}
+    usage = figures.usage if isinstance(figures.usage, dict) else {}
     for key, name in _RESULT_TOKENS:
         value = usage.get(key)
         if _is_count(value):
             attributes[name] = value
     if isinstance(result.stop_reason, str):
         attributes["gen_ai.response.finish_reasons"] = (result.stop_reason,)
-    cost = result.total_cost_usd
+    cost = figures.total_cost_usd
     if cost is not None and _is_number(cost):
         attributes["claude_sync.cost_usd"] = float(cost)
-    if _is_count(result.num_turns):
-        attributes["claude_sync.num_turns"] = result.num_turns
+    if _is_count(figures.num_turns):
+        attributes["claude_sync.num_turns"] = figures.num_turns
     if _is_count(result.duration_api_ms):
         attributes["claude_sync.duration_api_ms"] = result.duration_api_ms
     if result.is_error:
@@ -83,9 +89,9 @@ def result_attributes(result: ResultMessage, model: Optional[str]) -> Dict[str, 
     return attributes
 
 
-def token_counts(result: ResultMessage) -> Dict[str, int]:
-    """``{"input": n, "output": m}`` of a result, for ``gen_ai.client.token.usage`` (input
-    counts cache reads and writes, as the conventions ask)."""
+def token_counts(result: Union[ResultMessage, RunTotals]) -> Dict[str, int]:
+    """``{"input": n, "output": m}`` of a result or a whole run, for
+    ``gen_ai.client.token.usage`` (input counts cache reads and writes, as the conventions ask)."""
     usage = result.usage if isinstance(result.usage, dict) else {}
     counts: Dict[str, int] = {}
     inputs: List[int] = []

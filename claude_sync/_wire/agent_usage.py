@@ -15,7 +15,13 @@ fake API):
   the run's results (a run the CLI woke again ends with several).
 - *Tokens, tool uses and time of a task* are the ``usage`` of its ``task_notification`` (or
   its last ``task_progress``): the CLI gives one ``total_tokens`` figure per task, not input
-  and output apart, so a subagent's ``input_tokens``/``output_tokens`` are None.
+  and output apart — and not the sum over the task's requests (2.1.197: 27, 2.1.333: 34, for
+  a subagent whose two requests the fake API counted as 85 tokens). So when the run's own
+  tokens are known (``run_usage``: the CLI's ``modelUsage``, every agent's requests) and the
+  run had exactly one task, that task gets the run's tokens minus the main agent's, split
+  into input/output/cache, and the agents add up to the run; with several tasks the run's
+  remainder cannot be told apart, and each keeps the CLI's ``total_tokens`` (input/output
+  None).
 - *Cost* is only known per model (``ResultMessage.model_usage[model].costUSD``, every agent
   together). An agent gets a cost when every model it used was used by no other agent of the
   run; otherwise its ``cost_usd`` is None (two agents sharing a model cannot be told apart).
@@ -30,6 +36,7 @@ from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 from .blocks import ServerToolUseBlock, ToolUseBlock
 from .messages import AssistantMessage, ResultMessage
 from .record import FrozenRecord, frozen_record
+from .run_totals import TOKEN_KEYS, results_usage
 from .serde import SerdeMixin
 from .system_messages import TaskNotificationMessage, TaskProgressMessage, TaskStartedMessage
 
@@ -39,7 +46,6 @@ MAIN_AGENT = "main"
 """``AgentUsage.agent`` of the top-level agent (a subagent's is the id of the tool call that
 started it)."""
 
-_TOKEN_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 @frozen_record
@@ -145,31 +151,40 @@ class AgentLedger:
         elif isinstance(message, (TaskProgressMessage, TaskNotificationMessage)):
             _note_task_usage(self.tallies, message)
 
-    def records(self, *, run_cost: Optional[float] = None, fresh_cli: bool = True) -> Tuple[AgentUsage, ...]:
+    def records(
+        self, *, run_cost: Optional[float] = None, fresh_cli: bool = True, run_usage: Optional[Dict[str, int]] = None
+    ) -> Tuple[AgentUsage, ...]:
         """The main agent first, then each task in the order it started (or was first seen);
         the arguments as ``usage_by_agent`` takes them."""
         main = self.tallies[MAIN_AGENT].copy()  # records() may be asked again as more arrives
         _note_main_usage(main, self.results)
         tallies = dict(self.tallies, **{MAIN_AGENT: main})
+        if run_usage is not None and len(tallies) == 2:
+            task = next(agent for agent in tallies if agent != MAIN_AGENT)
+            tallies[task] = _with_remainder(tallies[task], main, run_usage)
         costs = _costs(tallies, self.results, run_cost, fresh_cli)
         return tuple(tally.record(costs.get(agent)) for agent, tally in tallies.items())
 
 
 def usage_by_agent(
-    messages: Iterable[Any], *, run_cost: Optional[float] = None, fresh_cli: bool = True
+    messages: Iterable[Any], *, run_cost: Optional[float] = None, fresh_cli: bool = True,
+    run_usage: Optional[Dict[str, int]] = None,
 ) -> Tuple[AgentUsage, ...]:
     """The main agent first, then each task in the order it started (or was first seen).
 
     ``messages``: a run's stream items, in order. ``run_cost``: what the run cost (the
     ``RunResult``'s figure), given to the main agent of a run without tasks. ``fresh_cli``:
     False for a run on a CLI that served runs before (``AgentPool``): the CLI's per-model
-    figures then may hold the earlier runs too, so no task's cost is told apart. Never raises
-    for odd input: a field of the wrong type is left out of the figures it would have fed.
+    figures then may hold the earlier runs too, so no task's cost is told apart.
+    ``run_usage``: the run's tokens over every agent's requests (``RunTotals.usage`` from
+    ``modelUsage``), or None: a run with one task gives it the remainder (module docstring).
+    Never raises for odd input: a field of the wrong type is left out of the figures it would
+    have fed.
     """
     ledger = AgentLedger()
     for message in messages:
         ledger.observe(message)
-    return ledger.records(run_cost=run_cost, fresh_cli=fresh_cli)
+    return ledger.records(run_cost=run_cost, fresh_cli=fresh_cli, run_usage=run_usage)
 
 
 def agents_footer(agents: Tuple[AgentUsage, ...]) -> List[str]:
@@ -235,20 +250,24 @@ def _note_task_usage(tallies: Dict[str, _Tally], message: Any) -> None:
 def _note_main_usage(main: _Tally, results: List[ResultMessage]) -> None:
     if not results:
         return
-    totals = dict.fromkeys(_TOKEN_KEYS, 0)
-    known = False
-    for result in results:
-        usage = result.usage if isinstance(result.usage, dict) else {}
-        for key in _TOKEN_KEYS:
-            if _is_count(usage.get(key)):
-                totals[key] += usage[key]
-                known = True
-    if known:
+    totals = results_usage(results)
+    if totals is not None:
         main.fields.update(totals)
         main.fields["total_tokens"] = sum(totals.values())
     durations = [r.duration_ms for r in results if _is_count(r.duration_ms)]
     if durations:
         main.fields["duration_ms"] = sum(durations)
+
+
+def _with_remainder(task: _Tally, main: _Tally, run_usage: Dict[str, int]) -> _Tally:
+    """``task`` given the run's tokens minus the main agent's (unchanged when a count is
+    missing or would go below 0)."""
+    remainder = {key: run_usage.get(key, 0) - main.fields.get(key, 0) for key in TOKEN_KEYS}
+    if not all(_is_count(value) for value in remainder.values()):
+        return task
+    twin = task.copy()
+    twin.fields.update(remainder, total_tokens=sum(remainder.values()))
+    return twin
 
 
 def _costs(

@@ -35,7 +35,7 @@ from .system_messages import (
     TaskUpdatedMessage,
 )
 
-__all__ = ["AGENT_TASK_TYPES", "CEILING_ENV", "DEFAULT_CEILING", "RunEnd", "run_end_ceiling"]
+__all__ = ["AGENT_TASK_TYPES", "CEILING_ENV", "DEFAULT_CEILING", "RunEnd", "TERMINAL_TASK_STATUSES", "run_end_ceiling"]
 
 AGENT_TASK_TYPES = frozenset(("local_agent", "local_workflow"))
 """Task types whose end wakes the parent for another turn (background shells are not: one may

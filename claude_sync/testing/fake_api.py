@@ -70,6 +70,7 @@ from ._fake_api.messages_api import (  # noqa: F401 - re-exported: the public na
     parse_sse,
     reply,
     reply_events,
+    reported_usage,
     text,
     thinking,
     tool_use,
@@ -488,22 +489,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_whole_reply(self, record: ApiRequest, answer: Reply) -> None:
         """The whole message as one JSON body (for a request that does not stream)."""
-        events = reply_events(
+        events = list(reply_events(
             answer,
             model=record.model or "claude-fake",
             message_id=f"msg_fake_{uuid.uuid4().hex[:20]}",
             input_tokens=REPLY_INPUT_TOKENS,
-        )
-        self.server.api._update(record, finished=True)
+        ))
+        self.server.api._update(record, finished=True, usage=reported_usage(events))
         self._send_bytes(200, json.dumps(assemble_message(list(events))).encode(), "application/json")
 
     def _stream_reply(self, record: ApiRequest, answer: Reply) -> None:
         api = self.server.api
         model = record.model or "claude-fake"
         message_id = f"msg_fake_{uuid.uuid4().hex[:20]}"
-        events = reply_events(
+        events = list(reply_events(
             answer, model=model, message_id=message_id, input_tokens=REPLY_INPUT_TOKENS
-        )
+        ))
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
@@ -521,7 +522,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._write_chunk(format_sse(name, data))
             # Every event is out: mark it before the terminating chunk, which is what lets a
             # client see the end of the body, so a client that has read it sees finished=True.
-            api._update(record, finished=True)
+            api._update(record, finished=True, usage=reported_usage(events))
             self._write_chunk(b"")
         except (ConnectionError, socket.timeout, TimeoutError, OSError):
             api._update(record, aborted=True)

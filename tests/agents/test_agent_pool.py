@@ -80,7 +80,7 @@ def test_run_result_fields_and_pickling() -> None:
     assert result.text == "final words"  # the result text is empty: the last assistant text
     assert result.structured_output == {"answer": 4}
     assert (result.session_id, result.num_turns, result.duration_ms, result.is_error) == ("s1", 2, 12, False)
-    assert result.total_cost_usd == 0.5 and result.usage == {"input_tokens": 3}
+    assert result.total_cost_usd == 0.5 and result.usage == {"input_tokens": 3, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
     assert isinstance(result.result, ResultMessage) and result.messages[-1] is result.result
     copy = pickle.loads(pickle.dumps(result))
     assert copy == result and copy.messages == result.messages

@@ -84,7 +84,7 @@ def test_verbose_prints_the_session_for_resume(claude_cli: ScriptedCLI, capsys: 
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     claude_cli.expect_user().text("ok").result(num_turns=2, total_cost_usd=0.0123)
     assert run(claude_cli, "-v", "hi", monkeypatch=monkeypatch) == 0
-    assert capsys.readouterr().err.startswith("session scripted-session · 2 turns · $0.0123 · ")
+    assert capsys.readouterr().err.startswith("session scripted-session · 2 turns · 10 in / 5 out tokens · $0.0123 · wall ")
 
 
 # ----------------------------------------------------------------------------- flags and the prompt

@@ -196,7 +196,7 @@ def test_result_html_has_the_footer_and_the_answer() -> None:
     result = ResultMessage("success", 3456, 3000, False, 2, "s", total_cost_usd=0.0123, result="**4**",
                            usage={"input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5})  # fmt: skip
     fragment = result._repr_html_()
-    assert "done · 2 turns · 110 in / 5 out tokens · $0.0123 · 3.5 s" in html.unescape(fragment)
+    assert "done · 2 turns · 110 in / 5 out tokens · $0.0123 · CLI 3.5 s" in html.unescape(fragment)
     assert "<strong>4</strong>" in fragment  # the model's Markdown, rendered
     assert result._repr_markdown_().endswith("**4**")
 

@@ -65,11 +65,11 @@ def test_terminal_transcript_is_compact_plain_text() -> None:
         "-> Bash(command='cat notes.txt')\n"
         "<- result: 42\n"
         "\nIt is **42**.\n"
-        "done · 2 turns · 100 in / 20 out tokens · $0.0123 · 2.5 s\n"
+        "done · 2 turns · 100 in / 20 out tokens · $0.0123 · CLI 2.5 s\n"
     )
     assert "\x1b" not in text
     assert list(shown) == RUN
-    assert repr(shown) == "<Transcript: 7 messages; done · 2 turns · 100 in / 20 out tokens · $0.0123 · 2.5 s>"
+    assert repr(shown) == "<Transcript: 7 messages; done · 2 turns · 100 in / 20 out tokens · $0.0123 · CLI 2.5 s>"
 
 
 class _Tags(HTMLParser):
@@ -86,7 +86,7 @@ def test_notebook_view_collapses_thinking_and_tools_and_ends_with_the_answer() -
     assert markdown.startswith("<details><summary><i>thinking</i> (6 chars)</summary>")
     assert "Let me look." in markdown and "It is **42**." in markdown
     assert "<details><summary>🔧 <code>Bash</code>(command=&#x27;cat notes.txt&#x27;) ✓</summary>" in markdown
-    assert "done · 2 turns · 100 in / 20 out tokens · $0.0123 · 3.0 s" in markdown
+    assert "done · 2 turns · 100 in / 20 out tokens · $0.0123 · wall 3.0 s · CLI 2.5 s" in markdown
     assert markdown.endswith("**Answer**\n\nIt is 42.")
 
 
@@ -195,7 +195,7 @@ def test_a_finished_run_renders_as_html_and_markdown() -> None:
     assert set(parser.tags) <= {"div", "details", "summary", "b", "i", "pre", "code", "table", "tr", "td", "p", "strong"}
     assert "<script" not in html_text and "<img" not in html_text
     assert "It is 42." in html_text and "transcript (7 messages)" in html_text
-    assert "done · 2 turns · 100 in / 20 out tokens · $0.0123 · 2.5 s" in html_text
+    assert "done · 2 turns · 100 in / 20 out tokens · $0.0123 · CLI 2.5 s" in html_text
     assert run_result_markdown(run).endswith("**Answer**\n\nIt is 42.")
 
 

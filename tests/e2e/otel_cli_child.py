@@ -2,11 +2,14 @@
 process-wide): the application's and the library's spans from the SDK's in-memory exporter,
 the CLI's own from a real OTLP/HTTP receiver, printed as one JSON line.
 
-``python tests/e2e/otel_cli_child.py SCENARIO CLI_PATH WORKDIR cli-exports|no-cli-spans``.
+``python tests/e2e/otel_cli_child.py SCENARIO CLI_PATH WORKDIR cli-exports|no-cli-spans [BACKEND]``:
+with ``BACKEND`` (an OTLP/HTTP endpoint, e.g. Arize Phoenix's), the application's spans are also
+exported there and the CLI's go only there.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -18,6 +21,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the receiver
+from background_agent import RUN_PROMPT as BACKGROUND_PROMPT  # noqa: E402
+from background_agent import responder as background_responder  # noqa: E402
+from otlp_export import OtlpHttpExporter  # noqa: E402
 from otlp_receiver import OtlpReceiver  # noqa: E402
 
 from claude_sync import AgentPool, ClaudeAgentOptions, ClaudeSDKClient, HookMatcher, query  # noqa: E402
@@ -47,11 +53,15 @@ def pre_tool_use(hook_input: Any, tool_use_id: Any, context: Any) -> Dict[str, A
 def main() -> None:
     scenario, cli_path, workdir = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     cli_exports = sys.argv[4] == "cli-exports"  # 2.1.197 exports no span
-    api = FakeAnthropicAPI(responder=responder).start()
+    backend = sys.argv[5] if len(sys.argv) > 5 else None  # a real backend's OTLP/HTTP endpoint (Phoenix)
+    api = FakeAnthropicAPI(responder=background_responder if scenario == "background" else responder).start()
     receiver = OtlpReceiver().start()
     out: Dict[str, Any] = {}
+    if backend is not None:  # the application's spans go there too, and the CLI's only there
+        provider.add_span_processor(SimpleSpanProcessor(OtlpHttpExporter(backend)))  # type: ignore[arg-type]
+        cli_exports = False
     try:
-        env = hermetic_env(workdir, api.base_url, OTEL_EXPORTER_OTLP_ENDPOINT=receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY=200)
+        env = hermetic_env(workdir, api.base_url, OTEL_EXPORTER_OTLP_ENDPOINT=backend or receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY=200)
         options = ClaudeAgentOptions(
             cli_path=cli_path, env=env, cwd=str(workdir), allowed_tools=["Bash"], max_turns=4, trace_cli=True,
             hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[pre_tool_use])]},
@@ -59,6 +69,11 @@ def main() -> None:
         if scenario == "query":
             with APP.start_as_current_span("app-query"):
                 list(query("list", options=options, timeout=120))
+        elif scenario == "background":
+            options = dataclasses.replace(options, allowed_tools=["Bash", "Agent", "Task"], max_turns=6)
+            with APP.start_as_current_span("app-query"):
+                list(query(BACKGROUND_PROMPT, options=options, timeout=120))
+            out["api_usage"] = [r.usage for r in api.turn_requests()]
         elif scenario == "client":
             with APP.start_as_current_span("app-session"), ClaudeSDKClient(options) as client:
                 for name in ("app-turn-1", "app-turn-2"):
@@ -73,7 +88,7 @@ def main() -> None:
                         future = pool.submit("say hi" if scenario != "pool" else "list")
                     future.result(timeout=120)
                 out["pool"] = pool.stats()
-        expected_cli_runs = {"query": 1, "client": 2, "pool": 2, "pool_untraced_cli": 0}[scenario]
+        expected_cli_runs = {"query": 1, "background": 2, "client": 2, "pool": 2, "pool_untraced_cli": 0}[scenario]
         if expected_cli_runs and cli_exports:
             receiver.wait_for(lambda spans: sum(s["name"] == "claude_code.interaction" for s in spans) >= expected_cli_runs, timeout=60)
         out["cli_spans"] = receiver.spans

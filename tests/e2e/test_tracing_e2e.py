@@ -114,3 +114,33 @@ def test_a_reused_pooled_cli_gives_each_run_its_own_span_and_the_reset_none(real
     assert len(runs) == 2  # the /clear between them is the pool's own turn: no span
     parents = {span["id"]: span["name"] for span in spans}
     assert sorted(parents[run["parent"]] for run in runs) == ["app-run-a", "app-run-b"]
+
+
+def test_a_run_that_ends_twice_is_one_span_with_the_whole_runs_figures_and_the_subagents_calls_under_its_agent_span(
+    real_cli_path: str, e2e_workdir: Path
+) -> None:
+    """Issue 37: a background ``Agent`` (its subagent runs ``Bash``) and the turn its end wakes.
+    The run span carries the run's figures (every request the fake API answered); the
+    subagent's ``Bash`` sits under the ``Agent`` span on every CLI (the ``Agent`` span lasts
+    until its task ends); with ``trace_cli=True`` each of our tool spans and the CLI's
+    ``claude_code.tool`` span for the same call share ``gen_ai.tool.call.id`` in one trace."""
+    out = traced("background", real_cli_path, e2e_workdir)
+    spans = out["spans"]
+    app, run = named(spans, "app-query")[0], named(spans, RUN)[0]
+    assert run["parent"] == app["id"]
+    agent, bash = named(spans, "execute_tool Agent")[0], named(spans, "execute_tool Bash")[0]
+    assert agent["parent"] == run["id"] and bash["parent"] == agent["id"], spans
+    assert agent["attributes"]["claude_sync.tool.background"] is True
+    figures = run["attributes"]
+    usage = out["api_usage"]
+    assert len(usage) == 5 and figures["claude_sync.results"] == 2 and figures["claude_sync.num_turns"] == 3
+    assert figures["gen_ai.usage.input_tokens"] == sum(u["input_tokens"] for u in usage)
+    assert figures["gen_ai.usage.output_tokens"] == sum(u["output_tokens"] for u in usage)
+    if not out["exports"]:
+        assert out["cli_spans"] == []
+        return
+    cli_tools = {s["attributes"]["gen_ai.tool.call.id"]: s for s in named(out["cli_spans"], "claude_code.tool")}
+    ours = {s["attributes"]["gen_ai.tool.call.id"]: s for s in spans if s["name"].startswith("execute_tool ")}
+    assert set(cli_tools) == set(ours) and {s["trace"] for s in cli_tools.values()} == {app["trace"]}
+    requests = named(out["cli_spans"], "claude_code.llm_request")
+    assert sum(s["attributes"]["gen_ai.usage.output_tokens"] for s in requests) == figures["gen_ai.usage.output_tokens"]

@@ -81,3 +81,43 @@ def test_a_repeated_use_and_an_unknown_result_bring_nothing() -> None:
     calls.observe(assistant([block]))
     assert calls.observe(assistant([block])) == []
     assert calls.observe(tool_result("zz")) == []
+
+
+def task(subtype: str, call_id: str, **fields: Any) -> Any:
+    wire: Dict[str, Any] = {"type": "system", "subtype": subtype, "task_id": "t1", "tool_use_id": call_id, "session_id": "s1", "uuid": "u"}
+    wire.update(fields)
+    return parse_message(wire)
+
+
+def test_a_background_agent_call_ends_with_its_task_not_with_its_launched_result() -> None:
+    calls = ToolCalls()
+    calls.observe(assistant([{"type": "tool_use", "id": "a1", "name": "Agent", "input": {"run_in_background": True}}]))
+    assert calls.observe(task("task_started", "a1", task_type="local_agent", description="d")) == []
+    assert calls.observe(tool_result("a1")) == []  # "launched": the subagent works on
+    assert calls.observe(assistant([{"type": "tool_use", "id": "b1", "name": "Bash", "input": {}}], parent="a1")) == [ToolCallStarted("b1", "Bash", "a1")]
+    assert calls.observe(tool_result("b1", parent="a1")) == [ToolCallEnded("b1", False)]
+    assert calls.observe(tool_result("a1")) == []  # a repeated result changes nothing
+    ended = calls.observe(task("task_notification", "a1", status="failed", output_file="", summary="s"))
+    assert ended == [ToolCallEnded("a1", True, background=True)] and calls.open == {}
+
+
+def test_a_foreground_agent_whose_task_ends_first_ends_at_its_result_and_a_shell_task_is_not_waited_for() -> None:
+    calls = ToolCalls()
+    calls.observe(assistant([{"type": "tool_use", "id": "a1", "name": "Agent", "input": {}}]))
+    calls.observe(task("task_started", "a1", task_type="local_agent", description="d"))
+    assert calls.observe(task("task_notification", "a1", status="completed", output_file="", summary="s")) == []
+    assert calls.observe(tool_result("a1")) == [ToolCallEnded("a1", False)]
+    calls.observe(assistant([{"type": "tool_use", "id": "b1", "name": "Bash", "input": {"run_in_background": True}}]))
+    calls.observe(task("task_started", "b1", task_type="local_bash", description="d"))
+    assert calls.observe(tool_result("b1")) == [ToolCallEnded("b1", False)]
+
+
+def test_result_attributes_with_run_totals_carry_the_whole_run() -> None:
+    from claude_sync._wire.run_totals import run_totals
+
+    main = {"input_tokens": 20, "output_tokens": 30}  # the main agent's only: a subagent's are in modelUsage
+    first = result(num_turns=2, total_cost_usd=0.1, usage=main, modelUsage={"m": {"inputTokens": 30, "outputTokens": 40, "costUSD": 0.1}})
+    last = result(num_turns=1, total_cost_usd=0.3, usage=main, modelUsage={"m": {"inputTokens": 90, "outputTokens": 70, "costUSD": 0.3}})
+    attributes = semconv.result_attributes(last, "m", run_totals([first, last]))
+    assert attributes["claude_sync.results"] == 2 and attributes["claude_sync.num_turns"] == 3
+    assert attributes["gen_ai.usage.input_tokens"] == 90 and attributes["claude_sync.cost_usd"] == 0.3

@@ -278,6 +278,18 @@ def _usage(input_tokens: int, output_tokens: int) -> Dict[str, Any]:
     }
 
 
+def reported_usage(events: List[Tuple[str, Dict[str, Any]]]) -> Dict[str, int]:
+    """The ``input_tokens``/``output_tokens`` a reply's events report (``message_start``'s
+    input, ``message_delta``'s output), as the CLI will count them."""
+    counts = {"input_tokens": 0, "output_tokens": 0}
+    for name, data in events:
+        if name == "message_start":
+            counts["input_tokens"] = int(data["message"]["usage"]["input_tokens"])
+        elif name == "message_delta":
+            counts["output_tokens"] = int(data["usage"]["output_tokens"])
+    return counts
+
+
 def format_sse(event: str, data: Dict[str, Any]) -> bytes:
     """One server-sent event: ``event: NAME\\ndata: JSON\\n\\n``."""
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
@@ -362,6 +374,9 @@ class ApiRequest:
         answer: What the fake played (see above).
         finished: Whether the answer was sent completely.
         aborted: Whether the CLI went away before the answer was complete.
+        usage: The token counts the fake reported for its answer (``input_tokens``,
+            ``output_tokens`` of the reply's ``message_delta``), once it was sent; None for a
+            request answered otherwise (an error, a canned side reply's body …).
     """
 
     index: int
@@ -376,6 +391,7 @@ class ApiRequest:
     answer: str = ""
     finished: bool = False
     aborted: bool = False
+    usage: Optional[Dict[str, int]] = None
 
     @property
     def is_side(self) -> bool:
