@@ -26,6 +26,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NoReturn, Optional
 
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
+from .._options.timeouts import checked_seconds, longest_wait
 from .._redaction.redactor import redacted_logger
 from .._wire.errors import (
     ClaudeSDKError,
@@ -49,7 +50,7 @@ from .._wire.protocol import (
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
 from .extensions import ConnectionExtension, Extensions, ExtensionsFn
-from .pending import PendingRequests, checked_timeout
+from .pending import PendingRequests
 from .reader import END, Reader
 from .states import SessionState, SessionStateMachine
 from .transport import Transport
@@ -249,7 +250,11 @@ class Session:
         self.write_encoded(encode_frame(frame), timeout)
 
     def write_encoded(self, data: bytes, timeout: Optional[float] = None) -> None:
-        """Write whole encoded frames (any thread); raises as ``write_frame``."""
+        """Write whole encoded frames (any thread); raises as ``write_frame``, and
+        ``TypeError``/``ValueError`` for a ``timeout`` the platform cannot wait, before
+        anything is written."""
+        if timeout is not None:
+            timeout = checked_seconds("write timeout", timeout, optional=True)
         transport = self._transport
         if transport is None or self._states.state is not SessionState.OPEN:
             self._check_send()
@@ -264,7 +269,7 @@ class Session:
                 raise UsageError("the session is closed") from exc
             # A broken pipe usually means the CLI exited; its exit status and stderr, which
             # say why, arrive with the reader's end: wait (bounded) for it to name them.
-            self._reader.join(2 * self.options.close_timeout)
+            self._reader.join(longest_wait(2 * self.options.close_timeout))
             if self.terminal_error is not None:
                 raise CLIConnectionError(f"{exc} (the CLI has ended: {self.terminal_error})") from self.terminal_error
             raise
@@ -347,7 +352,7 @@ class Session:
         ``ValueError`` for a ``timeout`` that is not a finite number of seconds > 0 (nothing
         is sent then).
         """
-        timeout = self.options.control_timeout if timeout is None else checked_timeout(subtype, timeout)
+        timeout = self.options.control_timeout if timeout is None else checked_seconds(f"control request {subtype!r}: timeout", timeout, optional=True)
         request_id = self._pending.new_id()
         with self._lock:
             self._check_send()
@@ -439,7 +444,12 @@ class Session:
 
     def messages(self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None,
                  on_wait: Optional[Callable[[], None]] = None) -> Iterator[StreamItem]:  # fmt: skip
-        """Yield queued messages until end of stream (caller's thread; see ``Reader.items``)."""
+        """Yield queued messages until end of stream (caller's thread; see ``Reader.items``).
+        Raises ``TypeError``/``ValueError`` at once for a timeout the platform cannot wait."""
+        if timeout is not None:
+            timeout = checked_seconds("timeout", timeout, optional=True)
+        if idle_timeout is not None:
+            idle_timeout = checked_seconds("idle_timeout", idle_timeout, optional=True)
         return self._reader.items(timeout=timeout, idle_timeout=idle_timeout, on_wait=on_wait)
 
     def requeue_front(self, items: List[Any]) -> None:
@@ -497,7 +507,7 @@ class Session:
                 self._closer = threading.current_thread()
         if not run:
             if not self.in_callback_thread() and not self._reader.is_current():
-                self._close_done.wait(self.options.close_timeout * 5)
+                self._close_done.wait(longest_wait(self.options.close_timeout * 5))
             return
         self._abandoned = self._abandoned or abandon
         if self._spawning.acquire(timeout=self.options.close_timeout):  # a CLI being started: let it finish
@@ -577,7 +587,7 @@ class Session:
         and a connect it undid (``close()`` stopped waiting for a slow start) take turns; the
         second finds nothing left. Waits ``close_timeout`` per extension for the other."""
         timeout = self.options.close_timeout
-        if self._closing_extensions.acquire(timeout=timeout * (len(self._extensions.items) + 1)):
+        if self._closing_extensions.acquire(timeout=longest_wait(timeout * (len(self._extensions.items) + 1))):
             try:
                 self._extensions.close(timeout)
             finally:
