@@ -25,7 +25,7 @@ from typing import Optional
 
 from ._client import ClaudeSDKClient
 from ._options.options import ClaudeAgentOptions
-from ._options.timeouts import checked_seconds
+from ._options.timeouts import optional_seconds
 from ._wire.settings_result import ResolvedSettings
 
 __all__ = ["resolve_settings"]
@@ -43,7 +43,6 @@ def resolve_settings(options: Optional[ClaudeAgentOptions] = None, *, timeout: O
     ``ControlRequestError`` naming a CLI too old to answer)."""
     if options is not None and not isinstance(options, ClaudeAgentOptions):
         raise TypeError(f"options must be ClaudeAgentOptions or None, not {type(options).__name__}")
-    if timeout is not None:
-        timeout = checked_seconds("resolve_settings() timeout", timeout, optional=True)
+    timeout = optional_seconds("resolve_settings() timeout", timeout)
     with ClaudeSDKClient(options if options is not None else ClaudeAgentOptions()) as client:
         return client.get_settings(timeout=timeout)

@@ -60,7 +60,7 @@ from typing import (
 )
 
 from .._options.options import ClaudeAgentOptions
-from .._options.timeouts import checked_seconds
+from .._options.timeouts import optional_seconds
 from .._redaction.redactor import redacted_logger
 from .._tracing.otel import attached, caller_context, untraced, watch_pool
 from .._wire.errors import CLIConnectionError, ProcessError, UsageError
@@ -247,8 +247,7 @@ class AgentPool:
         ``timeout`` the platform cannot wait, ``UsageError`` after shutdown."""
         if not isinstance(prompt, str):
             raise TypeError(f"AgentPool runs take a str prompt, got {type(prompt).__name__}")
-        if timeout is not None:
-            timeout = checked_seconds("AgentPool.submit() timeout", timeout, optional=True)
+        timeout = optional_seconds("AgentPool.submit() timeout", timeout)
         options = options or self.options
         if output_format is not None and output_format is not options.output_format:
             options = dataclasses.replace(options, output_format=output_format)
@@ -295,8 +294,7 @@ class AgentPool:
         (``prompts`` raised, a prompt is not a str, the pool shut down), the runs already
         submitted are cancelled (and stopped) before the error propagates; a ``timeout``
         the platform cannot wait raises ``TypeError``/``ValueError`` before any is."""
-        if timeout is not None:
-            timeout = checked_seconds("AgentPool.map() timeout", timeout, optional=True)
+        timeout = optional_seconds("AgentPool.map() timeout", timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
         futures: List[RunFuture[Any]] = []
         try:

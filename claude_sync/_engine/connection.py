@@ -26,7 +26,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NoReturn, Optional
 
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
-from .._options.timeouts import checked_seconds, longest_wait
+from .._options.timeouts import longest_wait, optional_seconds
 from .._redaction.redactor import redacted_logger
 from .._wire.errors import (
     ClaudeSDKError,
@@ -250,11 +250,8 @@ class Session:
         self.write_encoded(encode_frame(frame), timeout)
 
     def write_encoded(self, data: bytes, timeout: Optional[float] = None) -> None:
-        """Write whole encoded frames (any thread); raises as ``write_frame``, and
-        ``TypeError``/``ValueError`` for a ``timeout`` the platform cannot wait, before
-        anything is written."""
-        if timeout is not None:
-            timeout = checked_seconds("write timeout", timeout, optional=True)
+        """Write whole encoded frames (any thread); raises as ``write_frame`` (a bad ``timeout``: at once)."""
+        timeout = optional_seconds("write timeout", timeout)
         transport = self._transport
         if transport is None or self._states.state is not SessionState.OPEN:
             self._check_send()
@@ -348,11 +345,9 @@ class Session:
         Returns the CLI's ``response`` payload (``{}`` when it sends none). Raises
         ``ControlRequestError`` (the CLI's error text), ``ControlTimeoutError`` (no answer
         within ``timeout``, default ``control_timeout``), ``CLIConnectionError`` (the CLI
-        ended first), ``UsageError`` (not connected, or closed); ``TypeError`` /
-        ``ValueError`` for a ``timeout`` that is not a finite number of seconds > 0 (nothing
-        is sent then).
-        """
-        timeout = self.options.control_timeout if timeout is None else checked_seconds(f"control request {subtype!r}: timeout", timeout, optional=True)
+        ended first), ``UsageError`` (not connected, or closed); ``TypeError`` / ``ValueError``
+        for a ``timeout`` the platform cannot wait (``checked_seconds``; nothing is sent then)."""
+        timeout = optional_seconds(f"control request {subtype!r}: timeout", timeout) or self.options.control_timeout
         request_id = self._pending.new_id()
         with self._lock:
             self._check_send()
@@ -444,12 +439,7 @@ class Session:
 
     def messages(self, *, timeout: Optional[float] = None, idle_timeout: Optional[float] = None,
                  on_wait: Optional[Callable[[], None]] = None) -> Iterator[StreamItem]:  # fmt: skip
-        """Yield queued messages until end of stream (caller's thread; see ``Reader.items``).
-        Raises ``TypeError``/``ValueError`` at once for a timeout the platform cannot wait."""
-        if timeout is not None:
-            timeout = checked_seconds("timeout", timeout, optional=True)
-        if idle_timeout is not None:
-            idle_timeout = checked_seconds("idle_timeout", idle_timeout, optional=True)
+        """Yield queued messages until end of stream (caller's thread; see ``Reader.items``)."""
         return self._reader.items(timeout=timeout, idle_timeout=idle_timeout, on_wait=on_wait)
 
     def requeue_front(self, items: List[Any]) -> None:

@@ -13,9 +13,9 @@ derives from one (``5 * close_timeout``).
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Optional
 
-__all__ = ["MAX_WAIT", "checked_seconds", "longest_wait"]
+__all__ = ["MAX_WAIT", "checked_seconds", "longest_wait", "optional_seconds"]
 
 MAX_WAIT: float = threading.TIMEOUT_MAX
 """The longest wait this platform's locks, events and joins take (about 292 years on 64-bit
@@ -38,6 +38,11 @@ def checked_seconds(what: str, value: Any, *, optional: bool = False) -> float:
             f"{what} must be at most {MAX_WAIT:.0f} seconds (threading.TIMEOUT_MAX: the longest wait of this platform), got {value!r}"
         )
     return float(value)
+
+
+def optional_seconds(what: str, value: Any) -> Optional[float]:
+    """None for None (no bound), else ``checked_seconds(what, value, optional=True)``."""
+    return None if value is None else checked_seconds(what, value, optional=True)
 
 
 def longest_wait(seconds: float) -> float:

@@ -168,11 +168,17 @@ def create_app(*, loopback_demo: bool = False) -> Flask:
         wanted = request.full_path.rstrip("?") if request.method == "GET" else url_for("approvals")
         return render_template("sign_in.html", next=wanted, message=message), status
 
+    def demo_may_answer() -> bool:
+        """A request from this machine, to a loopback name (not a rebound DNS name), not
+        relayed by a proxy (a proxy on this machine would bring the world in)."""
+        relayed = any(name in request.headers for name in ("Forwarded", "X-Forwarded-For", "X-Real-Ip", "Via"))
+        return not relayed and _is_loopback(request.remote_addr) and _is_loopback(urlsplit("//" + request.host).hostname)
+
     @app.before_request
     def guard() -> Any:
         """This machine only (a demo); POSTs from this site; nothing before signing in; a
         form's CSRF token."""
-        if loopback_demo and not (_is_loopback(request.remote_addr) and _is_loopback(urlsplit("//" + request.host).hostname)):
+        if loopback_demo and not demo_may_answer():
             abort(403, "this demo answers this machine only (it was started with --loopback-demo)")
         if request.method == "POST":
             origin = request.headers.get("Origin")
@@ -182,7 +188,7 @@ def create_app(*, loopback_demo: bool = False) -> Flask:
             return sign_in_page(401, "Sign in to see and decide the agents' tool calls.")
         if request.method == "POST":
             sent, kept = request.form.get("csrf_token", ""), session.get("csrf", "")
-            if not sent or not kept or not hmac.compare_digest(sent, kept):
+            if not sent or not kept or not hmac.compare_digest(_digest(sent), _digest(str(kept))):  # any characters
                 abort(400, "the form's CSRF token is missing or wrong: reload the page and try again")
         return None
 

@@ -450,6 +450,8 @@ def test_without_signing_in_nothing_is_shown_or_decided(stack: Stack, http: Http
     assert forged.request("GET", "/approvals", headers={"Cookie": "session=eyJzaWduZWRfaW4iOiJ4In0.Zz.forged"})[0] == 401
     # The right password without the form's token, or from another site's form: refused.
     assert stranger.post("/sign-in", {"password": PASSWORD})[0] == 400 and stranger.get("/approvals")[0] == 401
+    for odd in ("é" * 40, token + "\u2028", "\x00" * 43):  # not ASCII, not the token: 400, never a 500
+        assert stranger.post("/sign-in", {"password": PASSWORD, "csrf_token": odd})[0] == 400
     status, _, _ = stranger.post("/sign-in", {"password": PASSWORD, "csrf_token": token}, {"Origin": "http://evil.example"})
     assert status == 403 and stranger.get("/approvals")[0] == 401
     assert http.json(f"/runs/{run_id}.json")["approvals"][0]["status"] == "pending" and ran_lines(stack, "rho") == []
@@ -500,6 +502,8 @@ def test_the_web_app_refuses_to_start_without_a_password_unless_a_loopback_demo(
         assert local.get("/approvals")[0] == 200  # no password in the demo
         status, _, body = local.request("GET", "/approvals", headers={"Host": "attacker.example"})  # DNS rebinding
         assert status == 403 and "this machine only" in body
+        for relayed in ({"X-Forwarded-For": "203.0.113.9"}, {"Forwarded": "for=203.0.113.9"}, {"Via": "1.1 proxy"}):
+            assert local.request("GET", "/approvals", headers=relayed)[0] == 403  # a proxy on this machine
         token = form_token(local.get("/")[2])
         assert local.post("/runs", {"prompt": "note upsilon", "csrf_token": token}, {"Origin": "http://evil.example"})[0] == 403
     finally:
