@@ -15,11 +15,18 @@ from __future__ import annotations
 import threading
 from typing import Any, Optional
 
-__all__ = ["MAX_WAIT", "checked_seconds", "longest_wait", "optional_seconds"]
+__all__ = ["CLI_MAX_WAIT", "MAX_WAIT", "checked_seconds", "longest_wait", "optional_seconds"]
 
 MAX_WAIT: float = threading.TIMEOUT_MAX
 """The longest wait this platform's locks, events and joins take (about 292 years on 64-bit
 Linux; less elsewhere)."""
+
+
+CLI_MAX_WAIT = 2_147_483.647
+"""The longest hook timeout the CLI keeps, in seconds: its timer is Node's ``setTimeout``
+(2**31 - 1 ms). Measured: CLI 2.1.197 ends a PreToolUse hook with ``timeout=3_000_000`` at once
+(the call refused with "The user doesn't want to take this action right now", the hook's own
+answer lost); 2.1.333 waits for it."""
 
 
 def checked_seconds(what: str, value: Any, *, optional: bool = False) -> float:
