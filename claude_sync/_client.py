@@ -47,6 +47,7 @@ from ._controls import ControlMethods, send_interrupt
 from ._engine.connection import Session
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
+from ._options.timeouts import optional_seconds
 from ._redaction.redactor import redacted_logger
 from ._wire.errors import ClaudeSDKError, NotConnectedError, UsageError
 from ._wire.merge import AssistantMessageMerger, extends_head, next_merged
@@ -228,6 +229,7 @@ class ClaudeSDKClient(ControlMethods):
     def _receive(
         self, *, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float], merge: bool = False
     ) -> Iterator[StreamItem]:
+        timeout, idle_timeout = optional_seconds("timeout", timeout), optional_seconds("idle_timeout", idle_timeout)
         session = self._live_session()
         if merge:
             return self._consume_merged(session, until_result, timeout, idle_timeout)

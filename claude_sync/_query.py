@@ -30,6 +30,7 @@ from ._controls import ControlMethods, send_interrupt
 from ._engine.connection import Session
 from ._engine.transport import Transport, as_transport
 from ._options.options import ClaudeAgentOptions
+from ._options.timeouts import checked_seconds
 from ._redaction.redactor import redacted_logger
 from ._wire.errors import (
     ClaudeSDKError,
@@ -417,14 +418,9 @@ def _begin_trace(options: ClaudeAgentOptions, prompt: Prompt) -> Optional[RunTra
 
 
 def _check_timeouts(timeout: Optional[float], idle_timeout: Optional[float]) -> None:
-    from ._options.validation import seconds
-
     for name, value in (("timeout", timeout), ("idle_timeout", idle_timeout)):
         if value is not None:
-            try:
-                seconds(name, value)
-            except (TypeError, ValueError) as exc:
-                raise type(exc)(str(exc).replace("ClaudeAgentOptions.", "query() ")) from None
+            checked_seconds(f"query() {name}", value)
 
 
 class _TypedOutput:

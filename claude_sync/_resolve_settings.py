@@ -29,6 +29,7 @@ from typing import Optional
 
 from ._client import ClaudeSDKClient
 from ._options.options import ClaudeAgentOptions
+from ._options.timeouts import optional_seconds
 from ._wire.settings_result import ResolvedSettings
 
 __all__ = ["resolve_settings"]
@@ -46,10 +47,7 @@ def resolve_settings(options: Optional[ClaudeAgentOptions] = None, *, timeout: O
     ``ControlRequestError`` naming a CLI too old to answer)."""
     if options is not None and not isinstance(options, ClaudeAgentOptions):
         raise TypeError(f"options must be ClaudeAgentOptions or None, not {type(options).__name__}")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))):
-        raise TypeError(f"timeout must be a number of seconds or None, not {type(timeout).__name__}")
-    if timeout is not None and not timeout > 0:  # NaN too
-        raise ValueError(f"timeout must be > 0 seconds, not {timeout!r}")
+    timeout = optional_seconds("resolve_settings() timeout", timeout)
     with ClaudeSDKClient(_without_session(options if options is not None else ClaudeAgentOptions())) as client:
         return client.get_settings(timeout=timeout)
 

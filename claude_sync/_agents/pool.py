@@ -60,6 +60,7 @@ from typing import (
 )
 
 from .._options.options import ClaudeAgentOptions
+from .._options.timeouts import optional_seconds
 from .._redaction.redactor import redacted_logger
 from .._tracing.otel import attached, caller_context, untraced, watch_pool
 from .._wire.errors import CLIConnectionError, ProcessError, ReceiveTimeoutError, UsageError
@@ -243,9 +244,11 @@ class AgentPool:
         schema goes to the CLI when it starts, so only CLIs started with the same
         ``output_format`` are reused for the run — give the pool's options the class to
         keep warm CLIs for it. Raises ``TypeError`` for a non-str prompt or an
-        ``output_format`` class without a JSON form, ``UsageError`` after shutdown."""
+        ``output_format`` class without a JSON form, ``TypeError``/``ValueError`` for a
+        ``timeout`` the platform cannot wait, ``UsageError`` after shutdown."""
         if not isinstance(prompt, str):
             raise TypeError(f"AgentPool runs take a str prompt, got {type(prompt).__name__}")
+        timeout = optional_seconds("AgentPool.submit() timeout", timeout)
         options = options or self.options
         if output_format is not None and output_format is not options.output_format:
             options = dataclasses.replace(options, output_format=output_format)
@@ -290,7 +293,9 @@ class AgentPool:
         iteration (``concurrent.futures.TimeoutError``). Leaving early cancels (and stops)
         the runs not yet yielded. ``output_format`` as for ``submit``. If submitting raises
         (``prompts`` raised, a prompt is not a str, the pool shut down), the runs already
-        submitted are cancelled (and stopped) before the error propagates."""
+        submitted are cancelled (and stopped) before the error propagates; a ``timeout``
+        the platform cannot wait raises ``TypeError``/``ValueError`` before any is."""
+        timeout = optional_seconds("AgentPool.map() timeout", timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
         futures: List[RunFuture[Any]] = []
         try:

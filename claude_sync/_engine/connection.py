@@ -26,6 +26,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NoReturn, Optional
 
 from .._options.options import DEFAULT_MAX_BUFFER_SIZE, ClaudeAgentOptions
+from .._options.timeouts import longest_wait, optional_seconds
 from .._redaction.redactor import redacted_logger
 from .._wire.errors import (
     ClaudeSDKError,
@@ -49,7 +50,7 @@ from .._wire.protocol import (
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
 from .extensions import ConnectionExtension, Extensions, ExtensionsFn
-from .pending import PendingRequests, checked_timeout
+from .pending import PendingRequests
 from .reader import END, Reader
 from .states import SessionState, SessionStateMachine
 from .transport import Transport
@@ -249,7 +250,8 @@ class Session:
         self.write_encoded(encode_frame(frame), timeout)
 
     def write_encoded(self, data: bytes, timeout: Optional[float] = None) -> None:
-        """Write whole encoded frames (any thread); raises as ``write_frame``."""
+        """Write whole encoded frames (any thread); raises as ``write_frame`` (a bad ``timeout``: at once)."""
+        timeout = optional_seconds("write timeout", timeout)
         transport = self._transport
         if transport is None or self._states.state is not SessionState.OPEN:
             self._check_send()
@@ -264,7 +266,7 @@ class Session:
                 raise UsageError("the session is closed") from exc
             # A broken pipe usually means the CLI exited; its exit status and stderr, which
             # say why, arrive with the reader's end: wait (bounded) for it to name them.
-            self._reader.join(2 * self.options.close_timeout)
+            self._reader.join(longest_wait(2 * self.options.close_timeout))
             if self.terminal_error is not None:
                 raise CLIConnectionError(f"{exc} (the CLI has ended: {self.terminal_error})") from self.terminal_error
             raise
@@ -344,11 +346,9 @@ class Session:
         Returns the CLI's ``response`` payload (``{}`` when it sends none). Raises
         ``ControlRequestError`` (the CLI's error text), ``ControlTimeoutError`` (no answer
         within ``timeout``, default ``control_timeout``), ``CLIConnectionError`` (the CLI
-        ended first), ``UsageError`` (not connected, or closed); ``TypeError`` /
-        ``ValueError`` for a ``timeout`` that is not a finite number of seconds > 0 (nothing
-        is sent then).
-        """
-        timeout = self.options.control_timeout if timeout is None else checked_timeout(subtype, timeout)
+        ended first), ``UsageError`` (not connected, or closed); ``TypeError`` / ``ValueError``
+        for a ``timeout`` the platform cannot wait (``checked_seconds``; nothing is sent then)."""
+        timeout = optional_seconds(f"control request {subtype!r}: timeout", timeout) or self.options.control_timeout
         request_id = self._pending.new_id()
         with self._lock:
             self._check_send()
@@ -498,7 +498,7 @@ class Session:
                 self._closer = threading.current_thread()
         if not run:
             if not self.in_callback_thread() and not self._reader.is_current():
-                self._close_done.wait(self.options.close_timeout * 5)
+                self._close_done.wait(longest_wait(self.options.close_timeout * 5))
             return
         self._abandoned = self._abandoned or abandon
         if self._spawning.acquire(timeout=self.options.close_timeout):  # a CLI being started: let it finish
@@ -578,7 +578,7 @@ class Session:
         and a connect it undid (``close()`` stopped waiting for a slow start) take turns; the
         second finds nothing left. Waits ``close_timeout`` per extension for the other."""
         timeout = self.options.close_timeout
-        if self._closing_extensions.acquire(timeout=timeout * (len(self._extensions.items) + 1)):
+        if self._closing_extensions.acquire(timeout=longest_wait(timeout * (len(self._extensions.items) + 1))):
             try:
                 self._extensions.close(timeout)
             finally:

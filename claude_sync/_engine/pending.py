@@ -22,7 +22,7 @@ from .._redaction.redactor import redacted_logger
 from .._wire.errors import ControlTimeoutError
 from .._wire.protocol import ControlResponseReceived
 
-__all__ = ["PendingRequests", "checked_timeout"]
+__all__ = ["PendingRequests"]
 
 logger = redacted_logger("claude_sync.session")
 
@@ -99,16 +99,3 @@ class PendingRequests:
                 return future.result(min(remaining, WAIT_SLICE))
             except FutureTimeoutError:
                 continue
-
-
-def checked_timeout(subtype: str, timeout: Any) -> float:
-    """``timeout`` of a control request, checked before anything is sent: a finite number of
-    seconds > 0 (an int or a float, not a bool). Raises ``TypeError`` / ``ValueError`` naming
-    the request."""
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise TypeError(
-            f"control request {subtype!r}: timeout must be a number of seconds or None, got {type(timeout).__name__} {timeout!r}"
-        )
-    if not 0 < timeout < float("inf"):  # NaN compares false: refused too
-        raise ValueError(f"control request {subtype!r}: timeout must be a finite number of seconds > 0, got {timeout!r}")
-    return float(timeout)

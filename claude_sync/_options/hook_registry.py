@@ -17,6 +17,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from .._callbacks.hook_types import HookCallback, HookMatcher
 from .._wire.errors import CLIConnectionError, UnknownHookCallbackError
 from .._wire.record import FrozenRecord, frozen_record
+from .timeouts import CLI_MAX_WAIT
 
 __all__ = ["HookRegistry", "RegisteredHook", "check_fail_closed_answer"]
 
@@ -201,6 +202,11 @@ def _check_timeout(where: str, timeout: Any) -> None:
         )
     if not math.isfinite(timeout) or timeout <= 0:
         raise ValueError(f"{where}.timeout must be a finite number of seconds > 0, got {timeout!r}")
+    if timeout > CLI_MAX_WAIT:
+        raise ValueError(
+            f"{where}.timeout must be at most {CLI_MAX_WAIT} seconds (the CLI's hook timer, 2**31 - 1 ms: "
+            f"CLI 2.1.197 gives up on a longer one at once, losing the hook's answer), got {timeout!r}"
+        )
 
 
 def _json_number(timeout: Optional[float]) -> Optional[float]:

@@ -22,6 +22,7 @@ import math
 from typing import Any, Callable, Dict, Mapping, Tuple
 
 from .hook_registry import HookRegistry
+from .timeouts import checked_seconds
 
 __all__ = ["RULES", "Check", "add_rule", "is_async_callable", "validate_options"]
 
@@ -45,11 +46,9 @@ def _fail(error: type, name: str, expected: str, value: Any) -> None:
 
 
 def seconds(name: str, value: Any) -> None:
-    """A finite number of seconds > 0 (no bool, no str, no None)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        _fail(TypeError, name, "a number of seconds", value)
-    if not (math.isfinite(value) and value > 0):
-        _fail(ValueError, name, "a finite number of seconds > 0", value)
+    """A finite number of seconds > 0 the platform can wait (no bool, no str, no None;
+    ``timeouts.checked_seconds``)."""
+    checked_seconds(f"ClaudeAgentOptions.{name}", value)
 
 
 def amount(name: str, value: Any) -> None:

@@ -17,11 +17,17 @@ What the pass replaces (each value by ``<redacted>``, the name or scheme kept):
 - URL userinfo (``https://user:PASS@h``; a lone ``https://TOKEN@h`` when it looks like a
   token: 12+ characters with a digit, or 24+) and secret query parameters (``?key=``,
   ``?sig=``, ``?token=`` …);
+- environment assignments, ``PGPASSWORD=…``, ``export DB_PASS=…``, ``env GH_TOKEN=… cmd``
+  (an upper-case name naming a secret, ``=`` right after it): the value up to the next
+  white space, whatever punctuation it holds (``env`` prints values raw: a password may hold
+  ``;``, ``&``, ``)``), or the whole quoted string; kept only when the value is exactly a
+  reference (``$VAR``, ``${VAR}``, ``$(…)``, ``<…>``) or a literal;
 - ``name=value``, ``name: value``, ``"name": "value"``, ``name="value"`` and ``--flag value``
   / ``--flag=value`` where the name names a secret (``is_secret_name``, ``is_secret_flag``),
   unless the value is a literal (``None``, ``true``, ``null`` …), a reference (``$VAR``,
   ``${VAR}``, ``<…>``) or a short number; a bare value stops at a separator or closing
-  bracket, so ``connect(api_key=None).`` keeps its bracket and full stop.
+  bracket, so ``connect(api_key=None).`` keeps its bracket and full stop. The value of a name
+  that is not a secret's is searched too (``Error: PGPASSWORD=…``, ``args=--token=…``).
 
 The table in ``tests/redaction/test_redaction.py`` holds the shapes it must catch and the
 look-alikes it must leave alone. Patterns compiled on first use.
@@ -62,6 +68,11 @@ _LITERALS = frozenset((
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 _VALUE = r"(\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|[^\s\"'&,;)\]}>]+)"
 """A double- or single-quoted string, or a bare word up to a separator or closing bracket."""
+_ENV_VALUE = r"(\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|(?:\$\([^()\n]*\)|<[^<>\n]*>)(?=[\s`'\".,;:)\]}]|$)|[^\s\"']\S*)"
+"""An environment variable's value: a quoted string, a whole ``$(…)`` or ``<…>``, or everything
+up to white space."""
+_REFERENCE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|\$\{[^{}\s]+\}|\$\([^()]*\)|<[^<>]*>|%[A-Za-z_][A-Za-z0-9_]*%")
+"""A whole value that only names where the secret is (``$PGPASSWORD``, ``${TOKEN}``, ``<yours>``)."""
 
 
 class _Patterns:
@@ -92,6 +103,7 @@ class _Patterns:
         self.query = re.compile(r"([?&;](" + _NAME + r")=)([^&\s#\"'<>]+)")
         self.all_values_object = re.compile(r'"(?i:env|headers)"\s*:\s*\{[^{}]*\}')  # inside text that is not JSON
         self.json_string_value = re.compile(r'("(?:[^"\\]|\\.)*"\s*:\s*)"(?:[^"\\]|\\.)*"')
+        self.env_assignment = re.compile(r"(?<![\w\-.$/])([A-Z][A-Z0-9_]*)(=)" + _ENV_VALUE)
         self.assignment = re.compile(r"(?<![\w\-])(" + _NAME + r")(\s*=\s*|\"?\s*:[ \t]*)" + _VALUE)
         self.flag_value = re.compile(r"(?<![\w\-])(--?" + _NAME + r")(=|[ \t]+)(?!-)" + _VALUE)
 
@@ -118,6 +130,8 @@ def is_secret_name(name: str) -> bool:
         if word.endswith(("apikey", "token", "password", "secret")):  # ANTHROPICAPIKEY, GHTOKEN, PGPASSWORD
             return True
         if word == "pwd" and len(words) > 1:  # MYSQL_PWD, not the working directory's PWD
+            return True
+        if word == "pass" and index == len(words) - 1 > 0 and name.isupper():  # DB_PASS, not first_pass
             return True
     return False
 
@@ -146,6 +160,7 @@ def redact_patterns(text: str, found: Optional[List[str]] = None) -> str:
     text = p.url_token.sub(keep.url, text)
     text = p.query.sub(keep.query, text)
     text = p.all_values_object.sub(lambda m: p.json_string_value.sub(keep.json_value, m.group(0)), text)
+    text = p.env_assignment.sub(keep.env, text)
     text = p.assignment.sub(keep.named, text)
     return p.flag_value.sub(keep.flag, text)
 
@@ -221,9 +236,22 @@ class _Found:
         tail = inner[len(bare) :]
         return f"{quote}{REDACTED}{quote}" if quote else f"{REDACTED}{tail}"
 
+    def env(self, match: re.Match[str]) -> str:
+        value = match.group(3)
+        quote = value[:1] if value[:1] in ("'", '"') and len(value) >= 2 and value[-1] == value[:1] else ""
+        inner = value[1:-1] if quote else value
+        if not is_secret_name(match.group(1)) or inner.startswith(REDACTED[:-1]) or _REFERENCE.fullmatch(inner) or inner.lower() in _LITERALS:
+            return match.group(0)
+        self._keep(inner)
+        return f"{match.group(1)}={quote}{REDACTED}{quote}"
+
     def named(self, match: re.Match[str]) -> str:
         name = match.group(1).strip('"')
-        if not is_secret_name(name) or match.string.startswith(" " + REDACTED, match.end()):
+        if not is_secret_name(name):
+            # Not a secret's name, but its value may hold one: "Error: PGPASSWORD=…".
+            inner = redact_patterns(match.group(3), self.found) if any(c in match.group(3) for c in "=:-") else match.group(3)
+            return f"{match.group(1)}{match.group(2)}{inner}"
+        if match.string.startswith(" " + REDACTED, match.end()):
             return match.group(0)
         hidden = self._hidden(match.group(3))
         return match.group(0) if hidden is None else f"{match.group(1)}{match.group(2)}{hidden}"

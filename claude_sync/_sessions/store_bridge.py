@@ -42,6 +42,7 @@ from .._engine.tempfiles import remove_private_dir
 from .._engine.transport import Transport
 from .._options.command import interpret_options
 from .._options.options import ClaudeAgentOptions
+from .._options.timeouts import MAX_WAIT
 from .._redaction.redactor import redacted_logger
 from .._wire.messages import ResultMessage
 from .._wire.protocol import TranscriptMirrorReceived
@@ -141,8 +142,12 @@ class StoreBridge(ConnectionExtension):
         """
         if options.session_store_flush not in ("batched", "eager"):
             raise ValueError(f'session_store_flush must be "batched" or "eager", not {options.session_store_flush!r}')
-        if not isinstance(options.load_timeout_ms, (int, float)) or options.load_timeout_ms < 0:
-            raise ValueError(f"load_timeout_ms must be a number of milliseconds >= 0, not {options.load_timeout_ms!r}")
+        load_ms = options.load_timeout_ms
+        if isinstance(load_ms, bool) or not isinstance(load_ms, (int, float)) or not 0 <= load_ms <= MAX_WAIT * 1000:  # NaN too
+            raise ValueError(
+                f"load_timeout_ms must be a number of milliseconds from 0 to {MAX_WAIT * 1000:.0f} "
+                f"(the longest wait of this platform), not {load_ms!r}"
+            )
         if options.enable_file_checkpointing:
             raise ValueError("session_store cannot be combined with enable_file_checkpointing (checkpoints stay on local disk)")
         if options.continue_conversation and options.resume is None and not store_implements(self.store, "list_sessions"):

@@ -22,6 +22,10 @@ CLI; callback spans are children
 of the run span (not of the tool span: the callback may run before the consumer has seen the
 ``tool_use``), named by ``gen_ai.tool.call.id``.
 
+Text: the prompt, the answer and an exception's message and traceback (they may quote either)
+are recorded only when ``semconv.CONTENT_ENV`` is ``true`` (known secrets removed); otherwise an
+error is recorded by its type alone.
+
 Threads: ``begin``/``observe``/``end`` on the thread that iterates the run; ``callback_span``
 on the callback pool's threads (it only reads the run span's context). Nothing here raises
 into the run: an OpenTelemetry failure is logged at debug level and the run goes on.
@@ -35,6 +39,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 import weakref
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
 
@@ -197,7 +202,7 @@ class RunTrace:
             self._tool_spans.clear()
             if error is not None:
                 self.span.set_attribute("error.type", semconv.error_type(error))
-                self.span.record_exception(error)
+                self._record_exception(self.span, error)
                 self.span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, semconv.error_type(error)))
             self.span.end()
             if self._results:
@@ -205,6 +210,15 @@ class RunTrace:
             _metrics().record_duration(time.monotonic() - self.started, self.model or self.request_model, error)
         except Exception:  # noqa: BLE001
             logger.debug("could not end the run's span", exc_info=True)
+
+    def _record_exception(self, span: Any, error: BaseException) -> None:
+        """``error`` on ``span``: with its text and traceback (known secrets removed) only when content
+        capture is on (the text may quote the model or the user); else its type alone."""
+        if self.content:
+            trace_text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            span.record_exception(error, attributes={"exception.message": scrub(str(error)), "exception.stacktrace": scrub(trace_text)})
+        else:
+            span.add_event("exception", semconv.exception_attributes(error))
 
     @contextlib.contextmanager
     def callback_span(self, subtype: str, request: Mapping[str, Any]) -> Iterator[Any]:
@@ -236,7 +250,7 @@ class RunTrace:
         try:
             if span is not None:
                 if failed is not None:
-                    span.record_exception(failed)
+                    self._record_exception(span, failed)
                     span.set_attribute("error.type", semconv.error_type(failed))
                     span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, semconv.error_type(failed)))
                 span.end()

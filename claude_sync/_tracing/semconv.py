@@ -14,7 +14,7 @@ from .._wire.messages import ResultMessage
 from .._wire.run_totals import RunTotals
 
 __all__ = [
-    "AGENT_NAME", "CONTENT_ENV", "PROVIDER", "callback_attributes", "content_allowed", "error_type",
+    "AGENT_NAME", "CONTENT_ENV", "PROVIDER", "callback_attributes", "content_allowed", "error_type", "exception_attributes",
     "result_attributes", "run_attributes", "run_span_name", "token_counts", "tool_attributes", "tool_span_name",
 ]  # fmt: skip
 
@@ -150,6 +150,20 @@ def callback_attributes(subtype: str, request: Mapping[str, Any]) -> Dict[str, A
 def error_type(error: BaseException) -> str:
     """``error.type``: the error's class name (``ResultError``, ``ProcessError`` …)."""
     return type(error).__qualname__
+
+
+def exception_attributes(error: BaseException) -> Dict[str, Any]:
+    """The ``exception`` span event of ``error`` without its text, for when content capture is
+    off: an exception's message may quote the model's answer (``ResultError``,
+    ``StructuredOutputError``) or the user's words (a callback's own error), and its traceback
+    ends with that message. The type, and a message saying why the text is missing."""
+    kind = type(error)
+    module = "claude_sync" if kind.__module__.startswith("claude_sync.") else kind.__module__  # its public name
+    name = kind.__qualname__ if module in ("builtins", "__main__") else f"{module}.{kind.__qualname__}"
+    return {
+        "exception.type": name,
+        "exception.message": f"{kind.__qualname__} (its text is recorded only with {CONTENT_ENV}=true)",
+    }
 
 
 def _is_count(value: Any) -> bool:

@@ -11,6 +11,10 @@ read the same ones).
                       in the ``allowed_tools`` syntax: ``Bash(rm:*),Write``.
 ``SECRET_KEY``        Signs the session cookie that carries the CSRF token. Required, never shown.
 ``AGENT_TIMEOUT``     Seconds a run or a resume may take in a worker (default 600).
+``APP_PASSWORD``      The web app only: the shared password people sign in with before they can
+                      see or decide anything (at least 16 characters). Required, never shown,
+                      unless the web app is started as a loopback-only demo
+                      (``python -m approvals_app.web --loopback-demo``).
 """
 
 from __future__ import annotations
@@ -65,3 +69,26 @@ class Config:
             rules=rules,
             agent_timeout=timeout,
         )
+
+
+PASSWORD_ENV = "APP_PASSWORD"
+MIN_PASSWORD = 16
+
+
+def web_password(env: Mapping[str, str] = os.environ, *, loopback_demo: bool = False) -> Optional[str]:
+    """The password the web app asks for (``APP_PASSWORD``), or None for a loopback-only demo.
+    Raises ``ConfigError`` when it is missing or shorter than ``MIN_PASSWORD`` characters
+    (never quoting it), or set together with ``loopback_demo``."""
+    password = env.get(PASSWORD_ENV, "")
+    if loopback_demo:
+        if password:
+            raise ConfigError(f"{PASSWORD_ENV} is set: start the web app normally, not as a --loopback-demo")
+        return None
+    if not password.strip():
+        raise ConfigError(
+            f"set {PASSWORD_ENV} (at least {MIN_PASSWORD} characters): without it anyone who reaches the port decides; "
+            "or try it on this machine only: python -m approvals_app.web --loopback-demo"
+        )
+    if len(password) < MIN_PASSWORD:
+        raise ConfigError(f"{PASSWORD_ENV} is too short ({len(password)} characters; at least {MIN_PASSWORD})")
+    return password

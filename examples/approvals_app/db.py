@@ -121,7 +121,11 @@ class Database:
 
     def recent_runs(self, limit: int = 50) -> List[Dict[str, Any]]:
         with self.connect() as conn:
-            return conn.execute("SELECT * FROM app_runs ORDER BY created_at DESC LIMIT %s", (limit,)).fetchall()
+            return conn.execute(
+                "SELECT r.*, EXISTS (SELECT 1 FROM app_approvals a WHERE a.run_id = r.id AND a.status = 'denied') AS denied "
+                "FROM app_runs r ORDER BY r.created_at DESC LIMIT %s",
+                (limit,),
+            ).fetchall()
 
     # ------------------------------------------------------------------ approvals
 

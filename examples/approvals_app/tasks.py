@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import uuid
 from typing import Any, Optional, Union
 
 from billiard.exceptions import WorkerLostError
@@ -40,14 +41,16 @@ from claude_sync import (
     run_with_approvals,
 )
 
-from .config import Config
+from .config import PASSWORD_ENV, Config
 from .db import Database
 
 logger = logging.getLogger("approvals_app")
 
 CONFIG = Config.from_env()
+WEB_ENV = {PASSWORD_ENV: os.environ.get(PASSWORD_ENV, "")}
+"""What only the web app reads (``config.web_password``), kept before it leaves the environment."""
 # The agent's tools (Bash) run with this process's environment: keep the credentials out of it.
-for _name in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY"):
+for _name in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", PASSWORD_ENV):
     os.environ.pop(_name, None)
 POLICY = ApprovalPolicy(rules=list(CONFIG.rules))
 START, RESUME = "approvals_app.start_run", "approvals_app.resume_run"
@@ -99,18 +102,28 @@ def _schema(**_: Any) -> None:
 
 
 def agent_options() -> ClaudeAgentOptions:
-    return ClaudeAgentOptions(cli_path=CONFIG.cli_path, cwd=CONFIG.workdir, session_store=session_store())
+    # slash_commands=False: a prompt typed in the form goes to the model as text; "/config …"
+    # would otherwise change this worker's settings for every later run.
+    return ClaudeAgentOptions(cli_path=CONFIG.cli_path, cwd=CONFIG.workdir, session_store=session_store(),
+                              slash_commands=False)  # fmt: skip
 
 
 def who(task: Task) -> str:
     return f"{task.request.hostname} pid {os.getpid()}"
 
 
+def delivery_claimant(worker: str, task: Task) -> str:
+    """Who claims the approval: this one delivery. The worker and the task id are not enough:
+    a thread or gevent pool runs two deliveries of one message (a publisher retry keeps its
+    task id) in one process, and the library lets the same claimant claim again."""
+    return f"{worker} task {task.request.id} delivery {uuid.uuid4().hex[:12]}"
+
+
 def record_outcome(db: Database, run_id: str, outcome: Union[RunResult[Any], PendingApproval], worker: str) -> None:
     """File a pending approval, or the run's answer."""
     if isinstance(outcome, PendingApproval):
         db.add_approval(run_id, outcome.to_dict(), outcome.session_id)
-        db.event(run_id, worker, f"stopped before {outcome.tool_name}: waiting for a person")
+        db.event(run_id, worker, f"stopped before running {outcome.tool_name}: waiting for a person")
     elif outcome.is_error:
         db.finish_run(run_id, status="failed", session_id=outcome.session_id, answer=outcome.text,
                       error=f"the run ended with an error result ({outcome.result.subtype})")  # fmt: skip
@@ -149,15 +162,16 @@ def resume_run(self: Task, approval_id: str) -> None:
     run_id = row["run_id"]
     pending = PendingApproval.from_dict(row["record"])
     decision = ApprovalDecision.allow() if row["status"] == "allowed" else ApprovalDecision.deny(row["deny_message"])
-    db.event(run_id, worker, f"resuming: {row['status']}", approval_id)
+    db.event(run_id, worker, f"resuming after the decision: {'approved' if row['status'] == 'allowed' else 'denied'}", approval_id)
     try:
         outcome = resume_approval(pending, decision, policy=POLICY, options=agent_options(),
-                                  timeout=CONFIG.agent_timeout, claimant=f"{worker} task {self.request.id}")  # fmt: skip
+                                  timeout=CONFIG.agent_timeout, claimant=delivery_claimant(worker, self))  # fmt: skip
     except ApprovalClaimedError as exc:  # another delivery runs it: leave its outcome alone
-        db.event(run_id, worker, f"claimed first by {exc.claim.get('claimant')!r}: ran nothing here", approval_id)
+        db.event(run_id, worker, "this decision was delivered twice and the other delivery carries it out: ran nothing here", approval_id)
+        logger.info("approval %s was claimed first by %r: ran nothing", approval_id, exc.claim.get("claimant"))
         return
     except ApprovalStaleError as exc:
-        db.event(run_id, worker, f"refused, ran nothing: {exc}", approval_id)
+        db.event(run_id, worker, f"the decision no longer applies, ran nothing: {exc}", approval_id)
         if row["resume_status"] == "queued":  # the first delivery: nobody else will finish the run
             db.finish_resume(approval_id, resume_status="refused", note=str(exc), worker=worker)
             db.fail_unfinished_run(run_id, f"the decision no longer applied: {exc}")
@@ -167,7 +181,7 @@ def resume_run(self: Task, approval_id: str) -> None:
         db.fail_unfinished_run(run_id, f"the resume failed: {type(exc).__name__}: {exc}")
         db.event(run_id, worker, f"resume failed: {type(exc).__name__}", approval_id)
         raise
-    db.finish_resume(approval_id, resume_status="done", note="decision applied", worker=worker)
+    db.finish_resume(approval_id, resume_status="done", note="carried out", worker=worker)
     record_outcome(db, run_id, outcome, worker)
 
 

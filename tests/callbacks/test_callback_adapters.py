@@ -835,12 +835,13 @@ def test_callable_objects_are_accepted_as_hooks() -> None:
         ({"Stop": [_matcher(timeout=math.nan)]}, ValueError, "got nan"),
         ({"Stop": [_matcher(timeout="30")]}, TypeError, "number of seconds or None, got str"),
         ({"Stop": [_matcher(timeout=True)]}, TypeError, "got bool"),
+        ({"Stop": [_matcher(timeout=3_000_000)]}, ValueError, r"at most 2147483\.647 seconds .* got 3000000"),
     ],
     ids=[
         "hooks_list", "event_int", "event_empty", "single_matcher", "matchers_none",
         "matcher_dict", "matcher_function", "matcher_pattern_int", "hooks_not_list",
         "hook_not_callable", "timeout_zero", "timeout_negative", "timeout_inf", "timeout_nan",
-        "timeout_str", "timeout_bool",
+        "timeout_str", "timeout_bool", "timeout_beyond_the_clis_timer",
     ],
 )  # fmt: skip
 def test_bad_hook_options_are_rejected_at_construction(

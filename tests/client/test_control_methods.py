@@ -189,7 +189,7 @@ def test_the_client_and_the_query_stream_share_one_implementation_of_each_contro
 @pytest.mark.parametrize(
     "timeout, error",
     [("5", TypeError), (True, TypeError), ([1], TypeError), (0, ValueError), (-1.0, ValueError),
-     (float("nan"), ValueError), (float("inf"), ValueError)],
+     (float("nan"), ValueError), (float("inf"), ValueError), (1e10, ValueError), pytest.param(10**400, ValueError, id="10**400")],
 )  # fmt: skip
 def test_a_control_timeout_that_is_not_seconds_is_refused_before_anything_is_sent(timeout: Any, error: type) -> None:
     script = ScriptedCLI().expect_control("set_model", response={})

@@ -4,8 +4,10 @@ server as real processes, and once headless Chromium clicking "Approve".
 
 The stack lives for the module: worker ``start@test`` takes runs (queue ``start``, one pool
 process), worker ``resume@test`` takes decisions (queue ``resume``, two pool processes, so two
-deliveries of one decision can race), each with its own fresh HOME: a resume finds the session
-in PostgreSQL only. The fake API plays a tiny agent: asked to ``note WORD``, it runs
+deliveries of one decision can race), worker ``threads@test`` takes decisions sent to queue
+``resume-threads`` (a thread pool of two: two deliveries in one process), each with its own
+fresh HOME: a resume finds the session in PostgreSQL only. Every request signs in first
+(``APP_PASSWORD``), except those that check what happens without. The fake API plays a tiny agent: asked to ``note WORD``, it runs
 ``echo WORD >> ran-WORD.txt`` (the file's lines count the runs), then answers ``Done: WORD
 noted.``, or, when the call was denied, repeats what it was told.
 """
@@ -45,6 +47,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SECRET = "test-secret-key-never-shown-0123456789"
+PASSWORD = "test-password-never-shown-9876543210"
 RUN_DEADLINE = 180.0
 FAKE_APIS: List[FakeAnthropicAPI] = []  # the module's fake API, for the failure messages  # a run or resume on a loaded machine (2.1.197 takes ~5 s alone)
 
@@ -100,7 +103,8 @@ class Stack:
         self.logs.mkdir()
         self.app_env = {"DATABASE_URL": database_url, "REDIS_URL": redis.url, "SECRET_KEY": SECRET,
                         "AGENT_WORKDIR": str(self.workdir), "CLAUDE_CLI_PATH": cli, "AGENT_TIMEOUT": "150",
-                        "PYTHONPATH": os.pathsep.join([str(ROOT), str(EXAMPLES)]), "PYTHONFAULTHANDLER": "1"}  # fmt: skip
+                        "PYTHONPATH": os.pathsep.join([str(ROOT), str(EXAMPLES)]), "PYTHONFAULTHANDLER": "1",
+                        "APP_PASSWORD": PASSWORD}  # fmt: skip
         self.processes: List[AppProcess] = []
         self.homes: Dict[str, Path] = {}
         self.web_url = ""
@@ -109,21 +113,26 @@ class Stack:
         self.homes[name] = self.base / name / "home"
         return {**hermetic_env(self.base / name, self.fake_api.base_url), **self.app_env, **overrides}
 
-    def worker(self, name: str, queue: str, concurrency: int) -> AppProcess:
+    def worker(self, name: str, queue: str, concurrency: int, pool: str = "prefork") -> AppProcess:
         argv = [sys.executable, "-m", "celery", "-A", "approvals_app.tasks", "worker", "-Q", queue, "-n", f"{name}@test",
-                "--pool", "prefork", "--concurrency", str(concurrency), "--loglevel", "INFO", "--without-gossip",
+                "--pool", pool, "--concurrency", str(concurrency), "--loglevel", "INFO", "--without-gossip",
                 "--without-mingle", "--without-heartbeat"]  # fmt: skip
         process = AppProcess(name, argv, cwd=EXAMPLES, env=self.env(name), log_dir=self.logs)
         self.processes.append(process)
         return process
 
-    def web(self, name: str, **overrides: str) -> Tuple[AppProcess, str]:
+    def web(self, name: str, *, demo: bool = False, **overrides: str) -> Tuple[AppProcess, str]:
+        """A web process (``flask run``; ``demo``: ``python -m approvals_app.web --loopback-demo``)
+        serving; its URL. ``overrides``: environment variables (an empty one is removed)."""
         from pg_server import free_port
 
         port = free_port()
         argv = [sys.executable, "-m", "flask", "--app", "approvals_app.web", "run", "--host", "127.0.0.1",
                 "--port", str(port), "--no-reload", "--no-debugger"]  # fmt: skip
-        process = AppProcess(name, argv, cwd=EXAMPLES, env=self.env(name, **overrides), log_dir=self.logs)
+        if demo:
+            argv = [sys.executable, "-m", "approvals_app.web", "--loopback-demo", "--port", str(port)]
+        env = {key: value for key, value in self.env(name, **overrides).items() if value}
+        process = AppProcess(name, argv, cwd=EXAMPLES, env=env, log_dir=self.logs)
         self.processes.append(process)
         url = f"http://127.0.0.1:{port}"
         if not wait_until(lambda: _answers(url) or process.process.poll() is not None, 60, fail=False) or not _answers(url):
@@ -146,9 +155,17 @@ class Stack:
 
 def _answers(url: str) -> bool:
     try:
-        return Http(url).get("/")[0] == 200
+        return Http(url).get("/sign-in")[0] in (200, 303)  # 303: nothing to sign in to (a demo)
     except OSError:
         return False
+
+
+def signed_in(http: Http) -> Http:
+    """``http`` after signing in with the app's password (its session cookie)."""
+    status, headers, body = http.post("/sign-in", {"password": PASSWORD, "next": "/",
+                                                   "csrf_token": form_token(http.get("/sign-in")[2])})  # fmt: skip
+    assert status == 303 and headers["Location"].endswith("/"), (status, body[:2000])
+    return http
 
 
 @pytest.fixture(scope="module")
@@ -175,8 +192,9 @@ def stack(postgres_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Ite
         app = Stack(tmp_path_factory.mktemp("approvals_app"), cli, fake_api, agent, database_url, redis)
         starter = app.worker("start", "start", 1)
         resumer = app.worker("resume", "resume", 2)
+        threaded = app.worker("threads", "resume-threads", 2, pool="threads")
         _, app.web_url = app.web("web")
-        for worker in (starter, resumer):
+        for worker in (starter, resumer, threaded):
             worker.wait_for_log(r"ready\.", 90)
         yield app
     finally:
@@ -192,7 +210,7 @@ def stack(postgres_server: Any, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 @pytest.fixture
 def http(stack: Stack) -> Http:
-    return Http(stack.web_url)
+    return signed_in(Http(stack.web_url))
 
 
 # ----------------------------------------------------------------------------- steps
@@ -286,7 +304,8 @@ def test_approve_on_the_page_runs_the_tool_once_in_another_worker_and_shows_the_
     assert decided["status"] == "allowed" and decided["resume_status"] == "done"
     assert decided["resumed_by"].startswith("resume@test") and done["started_by"].startswith("start@test")
     assert pid_of(decided["resumed_by"]) != pid_of(done["started_by"])  # another worker process
-    assert decided["claimants"] == [f"{decided['resumed_by']} task " + decided["claimants"][0].rsplit(" task ", 1)[1]]
+    [claimant] = decided["claimants"]
+    assert claimant.startswith(f"{decided['resumed_by']} task ") and " delivery " in claimant
     status, _, page = http.get(f"/runs/{run_id}")
     assert status == 200 and '<pre id="answer">Done: alpha noted.</pre>' in page
     # The agent's tools never see the app's credentials.
@@ -342,6 +361,160 @@ def test_two_simultaneous_approves_run_the_tool_once(stack: Stack, http: Http) -
     assert len(tool_results(stack.fake_api, approval["tool_use_id"])) == 1
 
 
+DECIDE_AND_DELIVER_TWICE = r"""
+import sys
+from approvals_app import tasks
+print("ready", flush=True)
+approval_id = sys.stdin.readline().strip()
+assert tasks.database().decide(approval_id, "allowed", None) is not None
+for _ in range(2):  # a publisher retry: the same message, the same task id
+    tasks.resume_run.apply_async((approval_id,), task_id="resume-" + approval_id, queue="resume-threads")
+print("sent", flush=True)
+"""
+
+
+def publish(stack: Stack, script: str, approval_id: str) -> None:
+    """Run ``script`` in a process of its own (the app's environment); it reads the approval's id."""
+    publisher = subprocess.Popen([sys.executable, "-c", script], cwd=str(EXAMPLES), env=stack.env("publisher"),
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        out, err = publisher.communicate(approval_id + "\n", timeout=60)
+        assert publisher.returncode == 0 and out.split() == ["ready", "sent"], err[-3000:]
+    finally:
+        if publisher.poll() is None:
+            publisher.kill()
+            publisher.communicate(timeout=10)
+
+
+def test_a_decision_delivered_twice_to_one_worker_process_runs_the_tool_once(stack: Stack, http: Http) -> None:
+    """The same message twice (same task id) to a thread-pool worker: both deliveries run in one
+    process at once, and still one runs the call; the other ran nothing."""
+    run_id = start_run(http, "Please note omicron.")
+    [approval] = wait_status(http, run_id, "waiting")["approvals"]
+    publish(stack, DECIDE_AND_DELIVER_TWICE, approval["id"])
+    done = wait_status(http, run_id, "done")
+    wait_until(lambda: len([e for e in http.json(f"/runs/{run_id}.json")["events"] if e["what"].startswith("resuming")]) == 2,
+               60, "both deliveries")  # fmt: skip
+    events = http.json(f"/runs/{run_id}.json")["events"]
+    resumed_by = {e["worker"] for e in events if e["what"].startswith("resuming")}
+    assert len(resumed_by) == 1 and next(iter(resumed_by)).startswith("threads@test"), events  # one process
+    assert done["answer"] == "Done: omicron noted."
+
+    def ended() -> int:  # deliveries that ended: ran the call to the end, ran nothing, or failed
+        whats = [e["what"] for e in http.json(f"/runs/{run_id}.json")["events"]]
+        return len([w for w in whats if w == "finished" or "ran nothing" in w or w.startswith("resume failed")])
+
+    wait_until(lambda: ended() >= 2, 60, fail=False)
+    assert ran_lines(stack, "omicron") == ["omicron"], events  # the approved command ran once (twice with a shared claimant)
+    assert len(tool_results(stack.fake_api, approval["tool_use_id"])) == 1
+    wait_until(lambda: any("ran nothing" in e["what"] for e in http.json(f"/runs/{run_id}.json")["events"]), 60, "the loser")
+    events = http.json(f"/runs/{run_id}.json")["events"]
+    assert len([e for e in events if "ran nothing" in e["what"]]) == 1, events
+
+
+def test_a_slash_command_in_the_form_goes_to_the_model_as_text(stack: Stack, http: Http) -> None:
+    """``/config permissionMode=acceptEdits`` typed in the form changes no worker setting: the
+    model gets it as text (and asks for its Bash call, which waits for a person)."""
+    run_id = start_run(http, "/config permissionMode=acceptEdits")
+    [approval] = wait_status(http, run_id, "waiting")["approvals"]  # main: "done", the CLI ran the command
+    asked = [r for r in stack.fake_api.requests() if r.messages and "/config permissionMode" in _texts(r.messages[0].get("content"))]
+    assert asked, "the model never got the prompt"
+    settings = list((stack.homes["start"]).rglob("settings*.json"))
+    assert not any("acceptEdits" in path.read_text(errors="replace") for path in settings), settings
+    assert decide(http, approval["id"], "deny", "not now")[0] == 303
+    wait_status(http, run_id, "done")
+
+
+def test_without_signing_in_nothing_is_shown_or_decided(stack: Stack, http: Http) -> None:
+    run_id = start_run(http, "Please note rho.")
+    [approval] = wait_status(http, run_id, "waiting")["approvals"]
+    command = approval["tool_input"]["command"]
+    stranger = Http(stack.web_url)
+    for path in ("/", "/approvals", f"/runs/{run_id}", f"/runs/{run_id}.json"):
+        status, _, page = stranger.get(path)
+        assert status == 401 and 'name="password"' in page, (path, status)
+        assert approval["id"] not in page and "ran-rho" not in page and "note rho" not in page, path
+    # With a CSRF token of its own session (the sign-in form hands one out): still 401.
+    token = form_token(stranger.get("/sign-in")[2])
+    for action, reason in (("approve", None), ("deny", "no")):
+        status, body = decide(stranger, approval["id"], action, reason, token=token)
+        assert status == 401, (status, body[:500])
+    assert stranger.post("/runs", {"prompt": "note rho2", "csrf_token": token})[0] == 401
+    # Wrong passwords (near misses, longer, empty, huge, odd characters) are refused.
+    for wrong in ("", PASSWORD[:-1], PASSWORD + "x", PASSWORD.upper(), " " + PASSWORD, "x" * 5000, "é" + PASSWORD, "\x00"):
+        status, _, page = stranger.post("/sign-in", {"password": wrong, "csrf_token": token, "next": "/"})
+        assert status in (400, 401) and 'name="password"' in page, (wrong[:20], status)
+        assert stranger.get("/approvals")[0] == 401
+    # A forged session cookie (signed with another key) and a cookie from a session that never signed in.
+    forged = Http(stack.web_url)
+    assert forged.request("GET", "/approvals", headers={"Cookie": "session=eyJzaWduZWRfaW4iOiJ4In0.Zz.forged"})[0] == 401
+    # The right password without the form's token, or from another site's form: refused.
+    assert stranger.post("/sign-in", {"password": PASSWORD})[0] == 400 and stranger.get("/approvals")[0] == 401
+    for odd in ("é" * 40, token + "\u2028", "\x00" * 43):  # not ASCII, not the token: 400, never a 500
+        assert stranger.post("/sign-in", {"password": PASSWORD, "csrf_token": odd})[0] == 400
+    status, _, _ = stranger.post("/sign-in", {"password": PASSWORD, "csrf_token": token}, {"Origin": "http://evil.example"})
+    assert status == 403 and stranger.get("/approvals")[0] == 401
+    assert http.json(f"/runs/{run_id}.json")["approvals"][0]["status"] == "pending" and ran_lines(stack, "rho") == []
+    assert "note rho2" not in http.get("/")[2]
+    # Signing in works, and signing out ends it.
+    signed_in(stranger)
+    assert command.split(" >>")[0] in stranger.get("/approvals")[2]
+    status, _, _ = stranger.post("/sign-out", {"csrf_token": form_token(stranger.get("/")[2])})
+    assert status == 303 and stranger.get("/approvals")[0] == 401
+    web = next(p for p in stack.processes if p.name == "web")
+    assert PASSWORD not in web.log() and SECRET not in web.log() and "wrong password" in web.log()
+    assert decide(http, approval["id"], "deny", "not now")[0] == 303
+    wait_status(http, run_id, "done")
+
+
+def test_a_denied_run_is_shown_denied_with_times_to_the_second(stack: Stack, http: Http) -> None:
+    run_id = start_run(http, "Please note tau.")
+    [approval] = wait_status(http, run_id, "waiting")["approvals"]
+    listing = http.get("/approvals")[2]
+    assert re.search(r'<time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[^<]*</time>', listing), listing[:3000]
+    assert decide(http, approval["id"], "deny", "not today")[0] == 303
+    wait_status(http, run_id, "done")
+    page = http.get(f"/runs/{run_id}")[2]
+    assert '<span class="status" id="status">denied</span>' in page
+    assert re.search(r"<tr><td><a [^>]*>" + run_id[:8] + r"</a></td>\s*<td>[^<]*</td><td class=\"status\">denied</td>", http.get("/")[2])
+    # The page's own words (the answer is the model's: its words are its own; 2.1.333's tool
+    # result for a denial reads "PreToolUse:Bash hook error: …").
+    shown = re.sub(r"<[^>]+>", " ", re.sub(r'<pre id="answer">.*?</pre>', "", page, flags=re.S))
+    for jargon in ("claim", "tool_use", "resume:", "session store", "PreToolUse", "T0", "T1", "T2", "+00:00"):
+        assert jargon not in shown, jargon
+    assert not re.search(r"\d\d:\d\d:\d\d\.\d", shown)  # no milliseconds
+
+
+def test_the_web_app_refuses_to_start_without_a_password_unless_a_loopback_demo(stack: Stack) -> None:
+    for name, value, wanted in (("no-password", "", "set APP_PASSWORD"), ("short-password", "pw-7q3x", "APP_PASSWORD is too short")):
+        env = {key: v for key, v in stack.env(name, APP_PASSWORD=value).items() if v}
+        out = subprocess.run([sys.executable, "-c", "from approvals_app.web import create_app; create_app()"], cwd=str(EXAMPLES),
+                             env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert out.returncode != 0 and wanted in out.stderr, out.stderr[-2000:]
+        assert value == "" or value not in out.stderr
+    demo, url = stack.web("web-demo", demo=True, APP_PASSWORD="")
+    try:
+        listening = [line.split()[1] for line in Path("/proc/net/tcp").read_text().splitlines()[1:] if line.split()[3] == "0A"]
+        port = int(url.rsplit(":", 1)[1])
+        mine = [address for address in listening if int(address.split(":")[1], 16) == port]
+        assert mine == ["0100007F:" + f"{port:04X}"], mine  # 127.0.0.1 only
+        local = Http(url)
+        assert local.get("/approvals")[0] == 200  # no password in the demo
+        status, _, body = local.request("GET", "/approvals", headers={"Host": "attacker.example"})  # DNS rebinding
+        assert status == 403 and "this machine only" in body
+        for relayed in ({"X-Forwarded-For": "203.0.113.9"}, {"Forwarded": "for=203.0.113.9"}, {"Via": "1.1 proxy"}):
+            assert local.request("GET", "/approvals", headers=relayed)[0] == 403  # a proxy on this machine
+        token = form_token(local.get("/")[2])
+        assert local.post("/runs", {"prompt": "note upsilon", "csrf_token": token}, {"Origin": "http://evil.example"})[0] == 403
+    finally:
+        demo.stop()
+        stack.processes.remove(demo)
+    # A password set and --loopback-demo asked: refused (which one was meant?).
+    out = subprocess.run([sys.executable, "-m", "approvals_app.web", "--loopback-demo", "--port", "1"], cwd=str(EXAMPLES),
+                         env=stack.env("both"), capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert out.returncode == 2 and "APP_PASSWORD is set" in out.stderr and PASSWORD not in out.stderr
+
+
 PUBLISH_TWICE = r"""
 import sys
 from approvals_app import tasks
@@ -393,7 +566,11 @@ def test_a_browser_clicks_approve(stack: Stack, http: Http) -> None:
     started = time.monotonic()
     browser = Browser(chromium)
     try:
-        browser.goto(f"{stack.web_url}/approvals")
+        browser.goto(f"{stack.web_url}/approvals")  # not signed in: the sign-in form, which comes back here
+        browser.wait_for("document.getElementById('password') !== null")
+        browser.evaluate(f"document.getElementById('password').value = {json.dumps(PASSWORD)}")
+        browser.click("#sign-in")
+        browser.wait_for("location.pathname === '/approvals'", 30)
         button = f'button.approve[data-approval="{approval["id"]}"]'
         browser.wait_for(f"document.querySelector({json.dumps(button)}) !== null")
         browser.click(button)
@@ -416,7 +593,7 @@ def test_posts_need_the_token_and_the_same_origin(stack: Stack, http: Http) -> N
     token = form_token(http.get("/")[2])
     assert http.post("/runs", {"prompt": "note zeta"})[0] == 400  # no token
     assert http.post("/runs", {"prompt": "note zeta", "csrf_token": "x" + token})[0] == 400
-    assert Http(stack.web_url).post("/runs", {"prompt": "note zeta", "csrf_token": token})[0] == 400  # another session
+    assert signed_in(Http(stack.web_url)).post("/runs", {"prompt": "note zeta", "csrf_token": token})[0] == 400  # another session
     status, _, body = http.post("/runs", {"prompt": "note zeta", "csrf_token": token}, {"Origin": "http://evil.example"})
     assert status == 403 and "another origin" in body
     for bad in ("", "   ", "a\x00b", "x" * 20_001):
@@ -428,7 +605,7 @@ def test_posts_need_the_token_and_the_same_origin(stack: Stack, http: Http) -> N
     assert http.get("/runs/" + "f" * 32)[0] == 404 and http.get("/runs/x.json")[0] == 404
     for path in ("/", "/approvals"):
         status, headers, page = http.get(path)
-        assert SECRET not in page and "postgresql://" not in page
+        assert SECRET not in page and PASSWORD not in page and "postgresql://" not in page
         assert headers["X-Frame-Options"] == "DENY" and "frame-ancestors 'none'" in headers["Content-Security-Policy"]
 
 
@@ -490,7 +667,7 @@ def test_with_redis_down_nothing_is_half_done(stack: Stack, http: Http) -> None:
     [approval] = wait_status(http, run_id, "waiting")["approvals"]
     dead_web, dead_url = stack.web("web-no-redis", REDIS_URL=f"redis://127.0.0.1:{free_port()}/0")
     try:
-        cut_off = Http(dead_url)
+        cut_off = signed_in(Http(dead_url))
         started = time.monotonic()
         status, _, body = cut_off.post("/runs", {"prompt": "note kappa", "csrf_token": form_token(cut_off.get("/")[2])})
         print(f"\n[figures] redis down: the form answered {status} in {time.monotonic() - started:.2f} s")

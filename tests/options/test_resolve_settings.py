@@ -45,8 +45,8 @@ def test_an_odd_or_older_answer_gets_defaults_never_an_error() -> None:
 def test_resolve_settings_takes_only_options() -> None:
     with pytest.raises(TypeError, match="options must be ClaudeAgentOptions or None, not dict"):
         resolve_settings({"cwd": "."})  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="timeout must be a number of seconds or None, not str"):
+    with pytest.raises(TypeError, match="timeout must be a number of seconds or None, got str"):
         resolve_settings(timeout="5")  # type: ignore[arg-type]
     for bad in (0, -1, float("nan")):
-        with pytest.raises(ValueError, match="timeout must be > 0 seconds"):
+        with pytest.raises(ValueError, match="timeout must be a finite number of seconds > 0"):
             resolve_settings(timeout=bad)

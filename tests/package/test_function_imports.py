@@ -69,7 +69,6 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._client", "claude_sync._wire.text"): "import-time",
     # query(): the same, for one run
     ("claude_sync._query", "claude_sync._wiring"): "import-time",
-    ("claude_sync._query", "claude_sync._options.validation"): "import-time",
     ("claude_sync._query", "claude_sync._result"): "import-time",
     ("claude_sync._query", "claude_sync._structured.outcome"): "import-time",
     ("claude_sync._query", "claude_sync._tracing.otel"): "import-time",

@@ -84,6 +84,14 @@ SECRET_SHAPES = [
     ('{"mcpServers": {"s": {"headers": {"X-Custom": "custom-secret-10"}}}}', "custom-secret-10"),
     ('error in config "headers": {"X-Team": "team-secret-11"} at line 3', "team-secret-11"),
     ('Set-Cookie: session=cookie-secret-12; Path=/', "cookie-secret-12"),
+    # Environment assignments (issue 36): behind a label, with punctuation, quoted, exported.
+    ("psql: error: PGPASSWORD=pg-label-13 was refused", "pg-label-13"),
+    ("Error: PGPASSWORD=Tr0ub4dor&3;x)y was refused", "3;x)y"),
+    ("export DB_PASS=dbpass-14", "dbpass-14"),
+    ('declare -x SMTP_PASSWORD="smtp secret 15"', "smtp secret 15"),
+    ("env STRIPE_WEBHOOK_SECRET=whsec,16 node app.js", "whsec,16"),
+    ("args=--token=nested-17 --verbose", "nested-17"),
+    ("export CI_JOB_TOKEN='ci tok 18'", "ci tok 18"),
 ]
 
 KEPT = [
@@ -96,6 +104,8 @@ KEPT = [
     "ssh://git@github.com/o/r", "mail bob@example.com", "PWD=/home/user/project", "port=5432",
     "token_type=bearer", "Basic usage: run it", "auth: enabled", "--token-file ~/.tok",
     "the key: values are sorted", "secret_name=prod-db", "redirect?code=&state=1",
+    "PGPASSWORD=$(cat ~/.pgpass)", "Set `API_KEY=<your key>` in .env", "pass=3 fail=0", "first_pass=ok",
+    "MAX_TOKENS=4096", "TOKEN_COUNT=12", "error: connection refused", "HOME=/root PATH=/usr/bin",
 ]  # fmt: skip
 
 
@@ -280,3 +290,20 @@ def test_every_claude_sync_logger_goes_through_the_redactor() -> None:
                 if not (path.name == "wire_log.py" and node.args and getattr(node.args[0], "value", None) == "claude_sync"):
                     plain.append(f"{path.relative_to(package)}:{node.lineno}")
     assert plain == [], f"use _redaction.redactor.redacted_logger: {plain}"
+
+
+def test_a_cli_dying_with_a_password_in_its_stderr_raises_a_process_error_without_it(tmp_path: Path) -> None:
+    """The fake CLI (a real subprocess) prints environment assignments to stderr and exits 1:
+    the ``ProcessError`` names the variables, not their values."""
+    stderr = ("psql: error: connection failed\nError: PGPASSWORD=Tr0ub4dor&3;x)y\n"
+              "+ export DB_PASS='db pass 1'\nGH_TOKEN=gh-tok-2 git push\nsee the password reset link\n")  # fmt: skip
+    cli = ScriptedCLI(directory=tmp_path).expect_user().crash(1, stderr=stderr)
+    with pytest.raises(ProcessError) as caught:
+        with ClaudeSDKClient(cli.options()) as client:
+            client.query("go")
+            list(client.receive_response())
+    text = f"{caught.value}\n{caught.value!r}"  # the text; `.stderr` is the raw data
+    for secret in ("Tr0ub4dor", "3;x)y", "db pass 1", "gh-tok-2"):
+        assert secret not in text, secret
+    for kept in ("PGPASSWORD=<redacted>", "DB_PASS='<redacted>'", "GH_TOKEN=<redacted> git push", "see the password reset link"):
+        assert kept in text, kept

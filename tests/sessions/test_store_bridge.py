@@ -325,8 +325,9 @@ def test_store_options_the_store_cannot_serve(tmp_path: Path) -> None:
     cli = ScriptedCLI(directory=tmp_path)
     with pytest.raises(ValueError, match="session_store_flush"):
         list(query("x", options=cli.options(session_store=InMemorySessionStore(), session_store_flush="sometimes")))
-    with pytest.raises(ValueError, match="load_timeout_ms"):
-        list(query("x", options=cli.options(session_store=InMemorySessionStore(), load_timeout_ms=-1)))
+    for bad in (-1, 1e16, float("nan"), float("inf"), True):  # 1e16 ms: more than the platform can wait
+        with pytest.raises(ValueError, match="load_timeout_ms must be"):
+            list(query("x", options=cli.options(session_store=InMemorySessionStore(), load_timeout_ms=bad)))
     with pytest.raises(ValueError, match="enable_file_checkpointing"):
         list(query("x", options=cli.options(session_store=InMemorySessionStore(), enable_file_checkpointing=True)))
 

@@ -75,6 +75,26 @@ def scenario_error() -> None:
             print(json.dumps({"raised": type(exc).__name__}))
 
 
+def scenario_error_texts() -> None:
+    """A run whose error result quotes the model's answer, under a hook that fails with the
+    user's words: the texts must not reach the spans unless capture is on."""
+    cli = ScriptedCLI()
+    cli.expect_user().tool_use("Bash", {"command": "ls"}, id="toolu_1")
+    cli.ask_hook("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="toolu_1", expect_error=True)
+    cli.result("MODEL-ANSWER-TEXT the answer was 42", is_error=True, subtype="success")  # quoted by ResultError
+
+    def failing_hook(hook_input: Any, tool_use_id: Any, context: Any) -> Dict[str, Any]:
+        raise RuntimeError("USER-WORDS-TEXT from the hook with SECRET-sk-ant-api03-abcdefghijklmnop")
+
+    hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[failing_hook])]}
+    known = {"ANTHROPIC_API_KEY": "SECRET-sk-ant-api03-abcdefghijklmnop"}  # a key it was given: known
+    with APP.start_as_current_span("app"):
+        try:
+            list(query("go", options=ClaudeAgentOptions(hooks=hooks, env=known), transport=cli.transport()))
+        except Exception as exc:  # noqa: BLE001
+            print(json.dumps({"raised": type(exc).__name__}))
+
+
 def scenario_client() -> None:
     cli = a_tool_turn(ScriptedCLI())
     cli.expect_user().text("second").result("second")
@@ -122,6 +142,8 @@ def main() -> None:
             "name": span.name, "id": span.context.span_id, "trace": span.context.trace_id,
             "parent": span.parent.span_id if span.parent else None, "status": span.status.status_code.name,
             "attributes": {k: list(v) if isinstance(v, tuple) else v for k, v in (span.attributes or {}).items()},
+            "status_description": span.status.description,
+            "events": [{"name": e.name, "attributes": dict(e.attributes or {})} for e in span.events],
         })  # fmt: skip
     points: Dict[str, List[Dict[str, Any]]] = {}
     for data in [*SNAPSHOTS, READER.get_metrics_data()]:

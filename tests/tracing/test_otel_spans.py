@@ -75,6 +75,31 @@ def test_an_error_result_sets_the_span_status_with_the_typed_error() -> None:
     assert run["status"] == "ERROR" and run["attributes"]["error.type"] == "ResultError"
 
 
+def test_exception_text_reaches_spans_only_when_content_capture_is_on() -> None:
+    """The run's ``ResultError`` quotes the model's answer, a failing hook's error the user's
+    words: with capture off the spans carry the exception types and no text; with capture on,
+    the text, known secrets removed (the words themselves are not rewritten)."""
+    quiet = traced("error_texts")
+    assert quiet["printed"] == [{"raised": "ResultError"}]
+    exported = json.dumps(quiet["spans"])
+    for text in ("MODEL-ANSWER-TEXT", "USER-WORDS-TEXT", "the answer was 42", "abcdefghijklmnop"):
+        assert text not in exported, text
+    spans = by_name(quiet["spans"])
+    [run_event] = [e for e in spans["invoke_agent claude_code"]["events"] if e["name"] == "exception"]
+    assert run_event["attributes"]["exception.type"] == "claude_sync.ResultError"
+    assert "exception.stacktrace" not in run_event["attributes"]
+    [hook_event] = [e for e in spans["claude_sync.hook PreToolUse"]["events"] if e["name"] == "exception"]
+    assert hook_event["attributes"]["exception.type"] in ("claude_sync.ClaudeSDKError", "RuntimeError")
+    loud = traced("error_texts", OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true")
+    spans = by_name(loud["spans"])
+    [run_event] = [e for e in spans["invoke_agent claude_code"]["events"] if e["name"] == "exception"]
+    assert "MODEL-ANSWER-TEXT" in run_event["attributes"]["exception.message"]
+    [hook_event] = [e for e in spans["claude_sync.hook PreToolUse"]["events"] if e["name"] == "exception"]
+    assert "USER-WORDS-TEXT" in hook_event["attributes"]["exception.message"]
+    assert "USER-WORDS-TEXT" in hook_event["attributes"]["exception.stacktrace"]
+    assert "abcdefghijklmnop" not in json.dumps(loud["spans"])  # a known secret removed, as from the prompt
+
+
 def test_each_client_turn_is_a_span_under_the_span_current_at_its_query() -> None:
     spans = traced("client")["spans"]
     turns = {span["id"]: span["name"] for span in spans if span["name"].startswith("turn-")}

@@ -56,6 +56,7 @@ import weakref
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Tuple, TypeVar, Union
 
+from ..._options.timeouts import checked_seconds, longest_wait
 from ..._wire.errors import UsageError
 from ..summary import fold_session_summary
 from ..types import (
@@ -76,6 +77,9 @@ _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,40}\Z")
 _T = TypeVar("_T")
 _NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 _SCHEMA_LOCK = 0x636C_7379_6E63  # advisory lock key of create_schema ("clsync")
+
+MAX_STATEMENT_SECONDS = 2_147_483
+"""PostgreSQL's ``statement_timeout`` and ``lock_timeout`` are ints of milliseconds (at most 2**31 - 1)."""
 
 
 def schema_sql(prefix: str) -> str:
@@ -170,12 +174,12 @@ class PostgresSessionStore:
     ) -> None:
         psycopg = _import_psycopg()
         _check_prefix(table_prefix)
-        for name, value in (("connect_timeout", connect_timeout), ("statement_timeout", statement_timeout)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"{name} must be a number of seconds > 0, not {value!r}")
+        self.connect_timeout = checked_seconds("PostgresSessionStore connect_timeout", connect_timeout)
+        self.statement_timeout = checked_seconds("PostgresSessionStore statement_timeout", statement_timeout)
+        if self.statement_timeout > MAX_STATEMENT_SECONDS:  # the server's setting is an int of milliseconds
+            raise ValueError(f"PostgresSessionStore statement_timeout must be at most {MAX_STATEMENT_SECONDS} seconds "
+                             f"(PostgreSQL's statement_timeout limit), got {statement_timeout!r}")  # fmt: skip
         self.table_prefix = table_prefix
-        self.connect_timeout = float(connect_timeout)
-        self.statement_timeout = float(statement_timeout)
         self._pool: Optional[Any] = None
         self._conninfo: Optional[str] = None
         self._shared: Optional[Any] = None  # the caller's connection
@@ -238,7 +242,7 @@ class PostgresSessionStore:
             with self._pool.connection(timeout=self.connect_timeout) as conn:
                 yield conn
             return
-        if not self._lock.acquire(timeout=self.connect_timeout + self.statement_timeout * 4):
+        if not self._lock.acquire(timeout=longest_wait(self.connect_timeout + self.statement_timeout * 4)):
             raise TimeoutError(f"{self!r}: another thread held the connection too long")
         try:
             if self._closed:
@@ -260,7 +264,7 @@ class PostgresSessionStore:
             self._own = None
         if self._own is None:
             self._own = self._psycopg.Connection.connect(
-                self._conninfo, autocommit=True, connect_timeout=max(1, round(self.connect_timeout)),
+                self._conninfo, autocommit=True, connect_timeout=max(1, min(round(self.connect_timeout), 2**31 - 1)),  # libpq: an int
                 application_name="claude_sync session store",
             )
             self._own_pid = os.getpid()

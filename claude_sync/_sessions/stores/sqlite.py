@@ -29,6 +29,7 @@ import weakref
 from pathlib import Path
 from typing import Any, List, Optional, Tuple, Union
 
+from ..._options.timeouts import checked_seconds
 from ..summary import fold_session_summary
 from ..transcript import json_line
 from ..types import (
@@ -74,7 +75,7 @@ class SQLiteSessionStore:
 
     def __init__(self, path: Union[str, Path], *, busy_timeout: float = 30.0) -> None:
         self.path = str(path)
-        self._busy_timeout = busy_timeout
+        self._busy_timeout = checked_seconds("SQLiteSessionStore busy_timeout", busy_timeout)
         self._lock = threading.Lock()
         self._inherited: List[sqlite3.Connection] = []  # a parent's connections, never used or closed here
         self._db: Optional[sqlite3.Connection] = self._open()
