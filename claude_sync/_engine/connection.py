@@ -52,7 +52,7 @@ from .extensions import ConnectionExtension, Extensions, ExtensionsFn
 from .pending import PendingRequests, checked_timeout
 from .reader import END, Reader
 from .states import SessionState, SessionStateMachine
-from .transport import Transport
+from .transport import Transport, close_after_stop
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan, SpawnPlan
@@ -86,6 +86,7 @@ class Session:
         self._environ = environ
         self._custom_transport = transport
         self._transport: Optional[Transport] = None
+        self._reading = False  # the reader thread was started (``_start_reading``)
         self._temp_files: List[str] = []
         self._lock = threading.Lock()
         self._spawning = threading.Lock()  # held while connect starts the CLI; close waits for it
@@ -154,6 +155,8 @@ class Session:
             try:
                 response = initialize(self.request, plan, timeout)
             except CLIConnectionError as exc:
+                if exc is self._reader.transport_fault:
+                    raise
                 raise startup_failure(exc, self._transport, self.terminal_error, self.options.close_timeout) from exc
             plan.check_initialize_answer(response)
             with self._lock:
@@ -201,8 +204,21 @@ class Session:
             self._undo_start(started)
         assert self._transport is not None
         self._extensions.started(self._transport)
-        self._reader.start(self._transport, self._server, self.label, self._extensions.tap)
-        return plan
+        return plan  # the reader starts once ``initialize`` is written (``_start_reading``)
+
+    def _start_reading(self) -> None:
+        """Start the reader thread, once, after the first frame (``initialize``) was written
+        — or failed to be: as in the official SDK, a transport's ``read_messages()`` is not
+        iterated before then (a replay transport answers only what it has seen written).
+        Not after ``close()`` began (nothing would join it)."""
+        with self._lock:
+            if self._reading or self.closed or self._transport is None or self._server is None:
+                return
+            self._reading = True
+            self._reader.start(
+                self._transport, self._server, self.label, self._extensions.tap,
+                users_transport=self._custom_transport is not None,
+            )  # fmt: skip
 
     def _undo_start(self, transport: Optional[Transport]) -> NoReturn:
         """``close()`` began while the CLI was being started (its ladder may have run already):
@@ -210,7 +226,7 @@ class Session:
         dir), temp files — and raise ``UsageError``."""
         if transport is not None:
             transport.stop(self.options.close_timeout)
-            transport.close()
+            close_after_stop(transport)
         self._close_extensions()
         self._remove_temp_files()
         raise UsageError("the session was closed while it was connecting")
@@ -260,6 +276,8 @@ class Session:
         try:
             transport.write_bytes(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
+            if not self._reading:
+                self._start_reading()  # it names why the CLI ended
             if self.closed:
                 raise UsageError("the session is closed") from exc
             # A broken pipe usually means the CLI exited; its exit status and stderr, which
@@ -268,6 +286,8 @@ class Session:
             if self.terminal_error is not None:
                 raise CLIConnectionError(f"{exc} (the CLI has ended: {self.terminal_error})") from self.terminal_error
             raise
+        if not self._reading:
+            self._start_reading()
 
     def close_stdin(self) -> None:
         """Send EOF to the CLI (idempotent, any thread)."""
@@ -351,6 +371,9 @@ class Session:
         request_id = self._pending.new_id()
         with self._lock:
             self._check_send()
+            fault = self._reader.transport_fault
+            if fault is not None and self.terminal_error is fault:
+                raise fault  # what the user's transport raised: sticky, as itself
             if self.terminal_error is not None or self._reader.ended:
                 raise CLIConnectionError(f"the CLI has ended: {self.terminal_error}") from self.terminal_error
             future = self._pending.register(request_id)
@@ -372,6 +395,8 @@ class Session:
         except ControlTimeoutError:
             raise
         except ClaudeSDKError as exc:
+            if exc is self._reader.transport_fault:
+                raise  # what the user's transport raised reaches the caller as itself
             reported = self._error_result_before_the_end()
             if reported is not None:  # e.g. a refused resume: the CLI's own reason
                 raise reported from exc
@@ -585,7 +610,7 @@ class Session:
 
     def _close_transport(self) -> None:
         if self._transport is not None:
-            self._transport.close()
+            close_after_stop(self._transport)
 
     def _end_stream(self) -> None:
         self.fail_pending(UsageError("the session was closed"))

@@ -137,6 +137,10 @@ class Reader:
         self._tap: Optional[Callable[[Iterator[bytes]], Iterator[bytes]]] = None
         self.terminal_error: Optional[BaseException] = None
         """The sticky error that ended the stream (set once, at its end)."""
+        self._users_transport = False
+        self.transport_fault: Optional[Exception] = None
+        """The exception a user's own transport raised while it was read (it ended the
+        stream): it reaches the caller as itself, never wrapped (as in the official SDK)."""
         self._thread: Optional[threading.Thread] = None
         self._transport: Optional[Transport] = None
         self._server: Optional[RequestServer] = None
@@ -146,13 +150,22 @@ class Reader:
         self.frames_seen = 0
 
     def start(
-        self, transport: Transport, server: RequestServer, label: Any, tap: Optional[Callable[[Iterator[bytes]], Iterator[bytes]]] = None
+        self,
+        transport: Transport,
+        server: RequestServer,
+        label: Any,
+        tap: Optional[Callable[[Iterator[bytes]], Iterator[bytes]]] = None,
+        *,
+        users_transport: bool = False,
     ) -> None:
         """Start the ``claude_sync-reader-<label>`` thread over ``transport`` (once); ``tap``
-        wraps the stdout chunks it reads (the connection's extensions: the wire log)."""
+        wraps the stdout chunks it reads (the connection's extensions: the wire log).
+        ``users_transport``: the caller brought ``transport``; an exception it raises while
+        read becomes the terminal error as itself (``transport_fault``), not wrapped."""
         self._transport = transport
         self._server = server
         self._tap = tap
+        self._users_transport = users_transport
         self._thread = threading.Thread(target=self.run, name=f"claude_sync-reader-{label}", daemon=True)
         self._thread.start()
 
@@ -181,31 +194,50 @@ class Reader:
             self._read_to_end()
         except ClaudeSDKError as exc:
             error = exc
+        except Exception as exc:
+            if exc is not self.transport_fault:
+                raise  # pragma: no cover - _read_to_end wraps everything else
+            logger.debug("The transport's read_messages() raised %r: the stream ends with it", exc)
+            error = exc
         self._finish(error)
 
     def _read_to_end(self) -> None:
         """Pump stdout to its end. Raises the ``ClaudeSDKError`` that ended it early, built
         whole: while the session is open a reader error of ours carries the stderr tail (same
         type, raised from the bare one); a bug in the reader is a ``CLIConnectionError``
-        raised from it."""
+        raised from it. What a user's own transport raised is raised as itself
+        (``transport_fault``)."""
         transport = self._transport
         assert transport is not None
-        chunks = transport.read_chunks()
+        chunks = self._noting_faults(transport) if self._users_transport else transport.read_chunks()
         tap = self._tap  # None unless an extension taps the stream (the wire log at DEBUG)
         pumped = chunks if tap is None else tap(chunks)
         try:
             self._pump(pumped)
         except ClaudeSDKError as exc:
+            if exc is self.transport_fault:
+                raise
             explained = None if self._host.closed else _with_stderr(exc, transport)
             if explained is None:
                 raise
             raise explained from exc
         except BaseException as exc:  # noqa: BLE001 - a reader bug must still wake everyone
+            if exc is self.transport_fault:
+                raise
             logger.exception("claude_sync reader thread failed")
             raise CLIConnectionError(f"internal error in the claude_sync reader thread: {exc!r}") from exc
         finally:
             _stop_iterating(pumped)
             _stop_iterating(chunks)
+
+    def _noting_faults(self, transport: Transport) -> Iterator[bytes]:
+        """The chunks of a user's transport; an exception out of it (``read_messages()``,
+        ``read_chunks()``) is noted as the ``transport_fault`` and re-raised unchanged."""
+        try:
+            yield from transport.read_chunks()
+        except Exception as exc:
+            self.transport_fault = exc
+            raise
 
     def _pump(self, chunks: Iterator[bytes]) -> None:
         feed = self._framer.feed
