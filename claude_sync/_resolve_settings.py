@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ._client import ClaudeSDKClient
+from .client import ClaudeSDKClient
 from ._options.options import ClaudeAgentOptions
 from ._wire.settings_result import ResolvedSettings
 

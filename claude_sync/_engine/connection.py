@@ -86,7 +86,6 @@ class Session:
         self._environ = environ
         self._custom_transport = transport
         self._transport: Optional[Transport] = None
-        self._reading = False  # the reader thread was started (``_start_reading``)
         self._temp_files: List[str] = []
         self._lock = threading.Lock()
         self._spawning = threading.Lock()  # held while connect starts the CLI; close waits for it
@@ -204,21 +203,10 @@ class Session:
             self._undo_start(started)
         assert self._transport is not None
         self._extensions.started(self._transport)
-        return plan  # the reader starts once ``initialize`` is written (``_start_reading``)
+        self._reader.prepare(self._transport, self._server, self.label, self._extensions.tap,
+                             users_transport=self._custom_transport is not None)  # started by the first write
+        return plan
 
-    def _start_reading(self) -> None:
-        """Start the reader thread, once, after the first frame (``initialize``) was written
-        — or failed to be: as in the official SDK, a transport's ``read_messages()`` is not
-        iterated before then (a replay transport answers only what it has seen written).
-        Not after ``close()`` began (nothing would join it)."""
-        with self._lock:
-            if self._reading or self.closed or self._transport is None or self._server is None:
-                return
-            self._reading = True
-            self._reader.start(
-                self._transport, self._server, self.label, self._extensions.tap,
-                users_transport=self._custom_transport is not None,
-            )  # fmt: skip
 
     def _undo_start(self, transport: Optional[Transport]) -> NoReturn:
         """``close()`` began while the CLI was being started (its ladder may have run already):
@@ -276,8 +264,7 @@ class Session:
         try:
             transport.write_bytes(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
-            if not self._reading:
-                self._start_reading()  # it names why the CLI ended
+            self._reader.start()  # (if it had not) it names why the CLI ended
             if self.closed:
                 raise UsageError("the session is closed") from exc
             # A broken pipe usually means the CLI exited; its exit status and stderr, which
@@ -286,8 +273,8 @@ class Session:
             if self.terminal_error is not None:
                 raise CLIConnectionError(f"{exc} (the CLI has ended: {self.terminal_error})") from self.terminal_error
             raise
-        if not self._reading:
-            self._start_reading()
+        if not self._reader.started:  # after the first frame (an attribute read after that)
+            self._reader.start()
 
     def close_stdin(self) -> None:
         """Send EOF to the CLI (idempotent, any thread)."""
@@ -371,11 +358,9 @@ class Session:
         request_id = self._pending.new_id()
         with self._lock:
             self._check_send()
-            fault = self._reader.transport_fault
-            if fault is not None and self.terminal_error is fault:
-                raise fault  # what the user's transport raised: sticky, as itself
-            if self.terminal_error is not None or self._reader.ended:
-                raise CLIConnectionError(f"the CLI has ended: {self.terminal_error}") from self.terminal_error
+            ended = self._reader.ended_error()  # the stream ended: refused, sticky
+            if ended is not None:
+                raise ended
             future = self._pending.register(request_id)
         self._reader.wake()
         try:
@@ -609,8 +594,7 @@ class Session:
                 self._closing_extensions.release()
 
     def _close_transport(self) -> None:
-        if self._transport is not None:
-            close_after_stop(self._transport)
+        close_after_stop(self._transport)
 
     def _end_stream(self) -> None:
         self.fail_pending(UsageError("the session was closed"))

@@ -142,6 +142,10 @@ class Reader:
         """The exception a user's own transport raised while it was read (it ended the
         stream): it reaches the caller as itself, never wrapped (as in the official SDK)."""
         self._thread: Optional[threading.Thread] = None
+        self._starting = threading.Lock()
+        self.started = False
+        """True once ``start`` started the thread."""
+        self._label: Any = None
         self._transport: Optional[Transport] = None
         self._server: Optional[RequestServer] = None
         self._flow = threading.Condition(threading.Lock())
@@ -149,7 +153,7 @@ class Reader:
         self._resume_below = 0
         self.frames_seen = 0
 
-    def start(
+    def prepare(
         self,
         transport: Transport,
         server: RequestServer,
@@ -158,28 +162,51 @@ class Reader:
         *,
         users_transport: bool = False,
     ) -> None:
-        """Start the ``claude_sync-reader-<label>`` thread over ``transport`` (once); ``tap``
-        wraps the stdout chunks it reads (the connection's extensions: the wire log).
+        """Say what the ``claude_sync-reader-<label>`` thread will read (``start`` starts it);
+        ``tap`` wraps the stdout chunks it reads (the connection's extensions: the wire log).
         ``users_transport``: the caller brought ``transport``; an exception it raises while
         read becomes the terminal error as itself (``transport_fault``), not wrapped."""
         self._transport = transport
         self._server = server
         self._tap = tap
         self._users_transport = users_transport
-        self._thread = threading.Thread(target=self.run, name=f"claude_sync-reader-{label}", daemon=True)
-        self._thread.start()
+        self._label = label
+
+    def start(self) -> None:
+        """Start the thread over the prepared transport, once (any thread; later calls do
+        nothing) — not before ``prepare`` and not once the host is closed (nothing would join
+        it). The session calls it after its first write (``initialize``): as in the official
+        SDK, a transport's ``read_messages()`` is not iterated before that was written."""
+        with self._starting:
+            if self._thread is None and self._transport is not None and not self._host.closed:
+                self._thread = threading.Thread(target=self.run, name=f"claude_sync-reader-{self._label}", daemon=True)
+                self._thread.start()
+                self.started = True
 
     @property
     def ended(self) -> bool:
         """True once the thread was started and has finished."""
         return self._thread is not None and not self._thread.is_alive()
 
+    def ended_error(self) -> Optional[BaseException]:
+        """What a control request made after the stream ended raises (None while it runs):
+        what the user's transport raised, as itself (``transport_fault``, sticky), else a
+        ``CLIConnectionError`` caused by the terminal error."""
+        if not self.ended and self.terminal_error is None:
+            return None
+        if self.transport_fault is not None and self.terminal_error is self.transport_fault:
+            return self.transport_fault
+        error = CLIConnectionError(f"the CLI has ended: {self.terminal_error}")
+        error.__cause__ = self.terminal_error
+        return error
+
     def is_current(self) -> bool:
         return self._thread is threading.current_thread()
 
     def join(self, timeout: float) -> bool:
         """Wait at most ``timeout`` s for the thread (never from itself); True if it ended."""
-        thread = self._thread
+        with self._starting:  # a ``start`` racing a close has started it, or never will
+            thread = self._thread
         if thread is None or thread is threading.current_thread():
             return True
         thread.join(timeout)

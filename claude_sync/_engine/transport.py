@@ -179,10 +179,10 @@ def _decode_object(line: bytes) -> Optional[Dict[str, Any]]:
     return value if isinstance(value, dict) else None
 
 
-def close_after_stop(transport: Transport) -> None:
+def close_after_stop(transport: Optional[Transport]) -> None:
     """The last step of closing ``transport`` after ``stop()``: ``close()``, unless ``stop`` is
-    ``Transport.stop``, which called it already (closing thread)."""
-    if type(transport).stop is not Transport.stop:
+    ``Transport.stop``, which called it already (closing thread). None: nothing to close."""
+    if transport is not None and type(transport).stop is not Transport.stop:
         transport.close()
 
 

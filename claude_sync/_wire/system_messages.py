@@ -358,14 +358,14 @@ class HookEventMessage(SystemMessage):
 
 class _SubtypeView(type(HookEventMessage)):  # type: ignore[misc]
     """Metaclass of the per-subtype hook names: ``isinstance(m, C)`` also holds for a decoded
-    message of ``C.view_of`` whose ``subtype`` is ``C.view_subtype`` (the official SDK decodes
+    message of ``C._view_of`` whose ``subtype`` is ``C._view_subtype`` (the official SDK decodes
     all of them into one class; these names keep today's ``isinstance`` checks working)."""
 
     def __instancecheck__(cls, instance: Any) -> bool:
         if type.__instancecheck__(cls, instance):
             return True
-        view_of = cls.__dict__.get("view_of")
-        return view_of is not None and isinstance(instance, view_of) and instance.subtype == cls.view_subtype
+        view_of = cls.__dict__.get("_view_of")
+        return view_of is not None and isinstance(instance, view_of) and instance.subtype == cls._view_subtype
 
 
 @frozen_record
@@ -373,8 +373,8 @@ class HookStartedMessage(HookEventMessage, metaclass=_SubtypeView):
     """``system/hook_started`` — a hook began running. Decoded as a ``HookEventMessage``;
     ``isinstance(m, HookStartedMessage)`` holds for it."""
 
-    view_of = HookEventMessage
-    view_subtype = "hook_started"
+    _view_of = HookEventMessage
+    _view_subtype = "hook_started"
 
 
 @frozen_record
@@ -383,8 +383,8 @@ class HookProgressMessage(HookEventMessage, metaclass=_SubtypeView):
     ``SystemMessage`` (as in the official SDK: read ``m.data["stdout"]``, ``["stderr"]``,
     ``["output"]``); ``isinstance(m, HookProgressMessage)`` holds for it."""
 
-    view_of = SystemMessage
-    view_subtype = "hook_progress"
+    _view_of = SystemMessage
+    _view_subtype = "hook_progress"
 
 
 @frozen_record
@@ -392,8 +392,8 @@ class HookResponseMessage(HookEventMessage, metaclass=_SubtypeView):
     """``system/hook_response`` — a hook finished (``outcome``: success, error, cancelled).
     Decoded as a ``HookEventMessage``; ``isinstance(m, HookResponseMessage)`` holds for it."""
 
-    view_of = HookEventMessage
-    view_subtype = "hook_response"
+    _view_of = HookEventMessage
+    _view_subtype = "hook_response"
 
 
 @frozen_record
