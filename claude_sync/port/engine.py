@@ -3,7 +3,8 @@
 The passes run over the original text and only decide edits; the edits are applied once at
 the end, so every comment and every untouched character stays as it was:
 
-1. ``official``: the official SDK's imports and dotted paths -> claude_sync's;
+1. ``official``: the official SDK's imports -> claude_sync's; ``strings``: module-path strings
+   that name it rewritten, every other string that names it flagged;
 2. ``keywords``: ``async``/``await`` dropped, async protocol methods renamed, coroutine calls
    that were not awaited marked;
 3. ``references``: asyncio / anyio / trio (and the async spellings of typing, contextlib,
@@ -35,6 +36,7 @@ from .official import port_official
 from .plan import BLOCKS, NameOracle, Note, Plan
 from .references import port_references
 from .source import OffsetMap, SourceText, apply_edits
+from .strings import port_strings
 from .timeouts import port_timeouts
 
 __all__ = ["Finding", "PortBug", "PortResult", "UnparsableSource", "port_source"]
@@ -127,6 +129,7 @@ def port_source(text: str, *, filename: str = "<source>", exists: Optional[NameO
     try:
         plan = Plan(source, tree, exists)
         port_official(plan)
+        port_strings(plan)
         port_timeouts(plan)
         drop_keywords(plan)
         rename_methods(plan)
