@@ -963,3 +963,31 @@ def test_official_module_imports_map_to_the_modules_of_the_same_name() -> None:
 
 def test_docstrings_naming_the_official_sdk_are_not_flagged() -> None:
     assert port('"""An adapter for claude_agent_sdk (pip install claude-agent-sdk)."""\n').flags == []
+
+
+def test_a_marker_whose_flag_was_fixed_by_hand_goes_and_one_run_drops_the_unused_import() -> None:
+    """Issue 39: after ``-w``, a ``gather`` rewritten by hand is no longer named by ``--check``,
+    and one more run removes its marker and the ``import asyncio`` nothing uses any more; a
+    marker of a flag the ported code cannot show again (an unawaited coroutine) stays."""
+    first = port(
+        """
+        import asyncio
+
+
+        async def one(p):
+            return p
+
+
+        async def main():
+            await asyncio.gather(one("a"), one("b"))
+            one("c")
+        """
+    )
+    assert [f.message.split(":")[0] for f in first.flags] == ["asyncio.gather(…)", "one() was not awaited"]
+    fixed = first.text.replace('    asyncio.gather(one("a"), one("b"))\n', '    one("a")\n    one("b")\n')
+    again = port_source(fixed)
+    assert [f.message for f in again.flags] == [
+        "one() was not awaited: it now runs here, to the end; to run it alongside, start a threading.Thread"
+    ]
+    assert "asyncio" not in again.text and again.text.count(MARKER) == 1
+    assert port_source(again.text).text == again.text
