@@ -991,3 +991,31 @@ def test_a_marker_whose_flag_was_fixed_by_hand_goes_and_one_run_drops_the_unused
     ]
     assert "asyncio" not in again.text and again.text.count(MARKER) == 1
     assert port_source(again.text).text == again.text
+
+
+def test_an_await_of_a_coroutine_another_file_of_the_run_made_synchronous_is_not_a_flag() -> None:
+    """Issue 40: 60 of one library's 66 flags were awaits of its own handlers (``async def`` in
+    its other modules), plain functions after the port. A call nothing proves still is flagged."""
+    from claude_sync.port.engine import run_coroutines
+
+    run = run_coroutines([
+        ("handlers", "async def handle_text(t):\n    return t\n\nclass Adapter:\n    async def _agenerate(self, p):\n        return p\n"),
+        ("broken", "def ("),  # its own port reports it
+    ])  # fmt: skip
+    source = same(
+        """
+        from mylib import handlers
+        from mylib.handlers import handle_text
+
+
+        async def main(adapter, other):
+            await handle_text("a")
+            await handlers.handle_text("b")
+            await adapter._agenerate("c")
+            await other.fetch()
+        """
+    )
+    alone = port_source(source)
+    assert len(alone.flags) == 4
+    together = port_source(source, run=run)
+    assert [f.message.split(":")[0] for f in together.flags] == ["`await other.fetch(…)`"]
