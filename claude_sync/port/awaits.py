@@ -87,8 +87,6 @@ def _proven(
         owner = func.value
         if isinstance(owner, ast.Name) and owner.id in ("self", "cls") and func.attr in methods:
             return True
-        if func.attr in plan.run.methods:
-            return True  # a coroutine method of a class of this run (the run's own API)
         if dotted_name(owner) in known:
             return True
     return False

@@ -194,13 +194,10 @@ def run_coroutines(modules: Iterable[Tuple[str, str]]) -> RunCoroutines:
     part is what other files import it as) makes synchronous. A text that does not parse is
     skipped (its own port reports it)."""
     functions: Set[str] = set()
-    methods: Set[str] = set()
     for module, text in modules:
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError):
             continue
-        own_functions, own_methods = coroutine_functions(tree)
-        functions.update(f"{module}.{name}" for name in own_functions)
-        methods.update(own_methods)
-    return RunCoroutines(frozenset(functions), frozenset(methods))
+        functions.update(f"{module}.{name}" for name in coroutine_functions(tree)[0])
+    return RunCoroutines(frozenset(functions))

@@ -26,17 +26,17 @@ NameOracle = Callable[[str, str], bool]
 
 @dataclass(frozen=True)
 class RunCoroutines:
-    """The ``async def``\\ s of every file of one run, which the run makes synchronous: an
-    ``await`` of one of them is proven (``awaits``), wherever it is defined.
+    """The coroutine functions of every file of one run, which the run makes synchronous: an
+    ``await`` of one of them is proven (``awaits``), wherever it is defined. (Methods are not:
+    a method name says nothing about the object it is called on — ``await client.get()`` of an
+    async library's client must stay a flag even when a class of the run has a ``get``.)
 
     Attributes:
         functions: ``"module.name"`` for each coroutine function, by the module's last part
             (``handlers.handle`` for ``handlers.py``; a package's ``__init__.py`` by its folder).
-        methods: The names of the coroutine methods of the run's classes.
     """
 
     functions: FrozenSet[str] = frozenset()
-    methods: FrozenSet[str] = frozenset()
 
     def has_function(self, qualified: str) -> bool:
         """Whether ``qualified`` (``pkg.handlers.handle``, ``handlers.handle``) is one of them."""
