@@ -49,7 +49,7 @@ from .._wire.protocol import (
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
 from .extensions import ConnectionExtension, Extensions, ExtensionsFn
-from .pending import PendingRequests, checked_timeout
+from .pending import PendingRequests, checked_timeout, wait_answer
 from .reader import END, Reader
 from .states import SessionState, SessionStateMachine
 from .transport import Transport, close_after_stop
@@ -365,29 +365,13 @@ class Session:
         self._reader.wake()
         try:
             self.write_frame(control_request_frame(request_id, subtype, payload), timeout)
-            response = self._wait_answer(future, timeout, subtype, request_id)
+            fault = lambda: self._reader.transport_fault  # noqa: E731 - read when it failed
+            response = wait_answer(future, timeout, subtype, request_id, fault, self._error_result_before_the_end)
         finally:
             self._pending.forget(request_id)
         if not response.ok:
             raise ControlRequestError(response.error or "error", subtype=subtype, request_id=request_id)
         return response.payload if response.payload is not None else {}
-
-    def _wait_answer(
-        self, future: Future[ControlResponseReceived], timeout: float, subtype: str, request_id: str
-    ) -> ControlResponseReceived:
-        try:
-            return PendingRequests.wait(future, timeout, subtype, request_id)
-        except ControlTimeoutError:
-            raise
-        except ClaudeSDKError as exc:
-            if exc is self._reader.transport_fault:
-                raise  # what the user's transport raised reaches the caller as itself
-            reported = self._error_result_before_the_end()
-            if reported is not None:  # e.g. a refused resume: the CLI's own reason
-                raise reported from exc
-            raise CLIConnectionError(
-                f"The CLI ended while waiting for control request {subtype!r}: {exc}"
-            ) from exc
 
     def _error_result_before_the_end(self) -> Optional[ClaudeSDKError]:
         """The ``ResultError`` of an error result the CLI reported before it ended (as the
