@@ -52,7 +52,10 @@ _FIRST_ARG_PATHS = frozenset(
      "wrap_object_attribute", "transient_function_wrapper"}
 )  # fmt: skip
 """Callees (the last part of the called name) whose first argument is a module path."""
-_MODULE_KEYWORDS = frozenset({"target", "module"})
+_PATH_KEYWORDS = {"patch": "target", "setattr": "target", "delattr": "target", "import_module": "name",
+                  "__import__": "name", "find_spec": "name", "resolve_name": "name", "when_imported": "name",
+                  "register_post_import_hook": "name"}  # fmt: skip
+"""Callee -> the keyword that passes its module path (wrapt's wrappers: ``module``)."""
 
 
 def port_strings(plan: Plan) -> None:
@@ -184,10 +187,9 @@ def _call_contexts(call: ast.Call, found: Dict[int, str]) -> None:
         found[id(call.args[0])] = _PATH
     if callee == "register_post_import_hook" and len(call.args) > 1:
         found[id(call.args[1])] = _PATH
+    path_keyword = _PATH_KEYWORDS.get(callee or "", "module")
     for keyword in call.keywords:
-        if first_is_path and keyword.arg in _MODULE_KEYWORDS:
-            found[id(keyword.value)] = _PATH
-        elif keyword.arg == "name" and callee == "register_post_import_hook":
+        if (first_is_path or callee == "register_post_import_hook") and keyword.arg == path_keyword:
             found[id(keyword.value)] = _PATH
         elif keyword.arg == "entry_points" and callee == "setup":
             for inner in ast.walk(keyword.value):

@@ -910,7 +910,7 @@ def test_strings_are_rewritten_only_where_they_are_module_paths() -> None:
         """
         PROVIDER = "claude_agent_sdk"
         _instruments = ("claude-agent-sdk >= 0.1.45",)
-        importlib.import_module("claude_agent_sdk.query")
+        importlib.import_module(name="claude_agent_sdk.query")
         mock.patch("claude_agent_sdk.client.ClaudeSDKClient.connect")
         mock.patch("claude_agent_sdk.query.InternalClient")
         wrapt.wrap_function_wrapper("claude_agent_sdk.client", "ClaudeSDKClient.connect", w)
@@ -925,7 +925,7 @@ def test_strings_are_rewritten_only_where_they_are_module_paths() -> None:
         """
         PROVIDER = "claude_agent_sdk"
         _instruments = ("claude-agent-sdk >= 0.1.45",)
-        importlib.import_module("claude_sync.query")
+        importlib.import_module(name="claude_sync.query")
         mock.patch("claude_sync.client.ClaudeSDKClient.connect")
         mock.patch("claude_agent_sdk.query.InternalClient")
         wrapt.wrap_function_wrapper("claude_sync.client", "ClaudeSDKClient.connect", w)
