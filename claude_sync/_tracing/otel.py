@@ -42,6 +42,7 @@ from .._version import __version__
 from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.system_messages import SystemMessage
 from . import semconv
+from .openinference import MODES, TRACING_ENV, openinference_attributes, tracing_mode
 from .tool_calls import ToolCallEnded, ToolCalls, ToolCallStarted
 
 __all__ = [
@@ -75,10 +76,15 @@ class RunTrace:
         self.span = trace.get_tracer(SCOPE, __version__).start_span(
             semconv.run_span_name(), kind=trace.SpanKind.CLIENT, attributes=semconv.run_attributes(kind, model)
         )
+        self.openinference = tracing_mode(os.environ) == "openinference"
+        if self.openinference:
+            self.span.set_attributes(openinference_attributes(semconv.run_attributes(kind, model)))
         self.parent = trace.set_span_in_context(self.span)
         """The context whose current span is the run's: the parent of its tool and callback spans."""
         if self.content and isinstance(prompt, str):
             self.span.set_attribute("gen_ai.input.messages", _messages_json("user", prompt))
+            if self.openinference:
+                self.span.set_attributes({"input.value": scrub(prompt), "input.mime_type": "text/plain"})
         self._calls = ToolCalls()
         self._tool_spans: Dict[str, Any] = {}
         self._ended = False
@@ -90,7 +96,7 @@ class RunTrace:
         if not otel_in_use():
             return None
         try:
-            if _untraced_now():
+            if _untraced_now() or _switched_off():
                 return None
             return cls(kind, model, prompt)
         except Exception:  # noqa: BLE001 - tracing never breaks a run
@@ -136,12 +142,14 @@ class RunTrace:
     def _start_tool(self, event: ToolCallStarted) -> None:
         parent_span = self._tool_spans.get(event.agent) if event.agent is not None else None
         parent = self.parent if parent_span is None else self._trace.set_span_in_context(parent_span)
-        self._tool_spans[event.call_id] = self._trace.get_tracer(SCOPE, __version__).start_span(
+        self._tool_spans[event.call_id] = span = self._trace.get_tracer(SCOPE, __version__).start_span(
             semconv.tool_span_name(event.name),
             context=parent,
             kind=self._trace.SpanKind.INTERNAL,
             attributes=semconv.tool_attributes(event.name, event.call_id, event.agent),
         )
+        if self.openinference:
+            span.set_attributes(openinference_attributes(semconv.tool_attributes(event.name, event.call_id, event.agent)))
 
     def _end_tool(self, event: ToolCallEnded) -> None:
         span = self._tool_spans.pop(event.call_id, None)
@@ -154,8 +162,12 @@ class RunTrace:
 
     def _note_result(self, result: ResultMessage) -> None:
         self.span.set_attributes(semconv.result_attributes(result, self.model or self.request_model))
+        if self.openinference:
+            self.span.set_attributes(openinference_attributes(semconv.result_attributes(result, self.model or self.request_model)))
         if self.content and isinstance(result.result, str):
             self.span.set_attribute("gen_ai.output.messages", _messages_json("assistant", result.result))
+            if self.openinference:
+                self.span.set_attributes({"output.value": scrub(result.result), "output.mime_type": "text/plain"})
         if result.is_error:
             self.span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, f"error result ({result.subtype})"))
         _metrics().record_result(result, self.model or self.request_model)
@@ -378,6 +390,19 @@ def _untraced_key() -> Any:
 
         _UNTRACED_KEY = context.create_key("claude_sync.untraced")
     return _UNTRACED_KEY
+
+
+_WARNED_MODE: List[str] = []  # the unknown value warned about (once per process)
+
+
+def _switched_off() -> bool:
+    """``CLAUDE_SYNC_TRACING=off`` (an unknown value counts as ``on``, warned about once)."""
+    value = os.environ.get(TRACING_ENV, "")
+    mode = tracing_mode(os.environ)
+    if value.strip() and mode == "on" and value.strip().lower() != "on" and not _WARNED_MODE:
+        _WARNED_MODE.append(value)
+        logger.warning("%s=%r is not one of %s: claude_sync traces as with 'on'", TRACING_ENV, value, ", ".join(MODES))
+    return mode == "off"
 
 
 def _untraced_now() -> bool:

@@ -32,14 +32,14 @@ class RunCoroutines:
     async library's client must stay a flag even when a class of the run has a ``get``.)
 
     Attributes:
-        functions: ``"module.name"`` for each coroutine function, by the module's last part
-            (``handlers.handle`` for ``handlers.py``; a package's ``__init__.py`` by its folder).
+        functions: "module.name" for each coroutine function, by the module's last part
+            ("handlers.handle" for a module named handlers; a package by its folder).
     """
 
     functions: FrozenSet[str] = frozenset()
 
     def has_function(self, qualified: str) -> bool:
-        """Whether ``qualified`` (``pkg.handlers.handle``, ``handlers.handle``) is one of them."""
+        """Whether ``qualified`` (as pkg.handlers.handle or handlers.handle) is one of them."""
         parts = qualified.lstrip(".").split(".")
         return len(parts) >= 2 and ".".join(parts[-2:]) in self.functions
 """``exists(module, name)``: whether ``module`` (a claude_sync module) has ``name``."""
