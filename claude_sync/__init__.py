@@ -19,8 +19,8 @@ from importlib import import_module
 
 _NAMES: Dict[str, Tuple[str, ...]] = {
     # loaded by ``import claude_sync``: the everyday surface
-    "._query": ("query", "QueryStream"),
-    "._client": ("ClaudeSDKClient", "merge_assistant_messages"),
+    ".query": ("query", "QueryStream"),
+    ".client": ("ClaudeSDKClient", "merge_assistant_messages"),
     "._options.options": (
         "ClaudeAgentOptions", "AgentDefinition", "EffortLevel", "McpSdkServerConfig",
         "McpServerConfig", "SettingSource", "SpawnCommand", "TaskBudget",
@@ -149,8 +149,8 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
 }
 
 _AT_IMPORT = (
-    "._query",
-    "._client",
+    ".query",
+    ".client",
     "._options.options",
     "._engine.transport",
     "._callbacks.permission_types",
@@ -240,8 +240,6 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._callbacks.permission_types import PermissionRuleValue as PermissionRuleValue
     from ._callbacks.permission_types import PermissionUpdate as PermissionUpdate
     from ._callbacks.permission_types import ToolPermissionContext as ToolPermissionContext
-    from ._client import ClaudeSDKClient as ClaudeSDKClient
-    from ._client import merge_assistant_messages as merge_assistant_messages
     from ._engine.transport import Transport as Transport
     from ._mcp.server import SdkMcpServer as SdkMcpServer
     from ._mcp.server import create_sdk_mcp_server as create_sdk_mcp_server
@@ -276,8 +274,6 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._options.options import SettingSource as SettingSource
     from ._options.options import SpawnCommand as SpawnCommand
     from ._options.options import TaskBudget as TaskBudget
-    from ._query import QueryStream as QueryStream
-    from ._query import query as query
     from ._resolve_settings import resolve_settings as resolve_settings
     from ._result import RunResult as RunResult
     from ._sessions.archive_files import archive_session as archive_session
@@ -406,6 +402,10 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.system_messages import TaskStartedMessage as TaskStartedMessage
     from ._wire.system_messages import TaskUpdatedMessage as TaskUpdatedMessage
     from ._wire.system_messages import ThinkingTokensMessage as ThinkingTokensMessage
+    from .client import ClaudeSDKClient as ClaudeSDKClient
+    from .client import merge_assistant_messages as merge_assistant_messages
+    from .query import QueryStream as QueryStream
+    from .query import query as query
 
 __all__ = [name for names in _NAMES.values() for name in names] + ["__version__"]
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Optional
 
-from ._client import ClaudeSDKClient
+from .client import ClaudeSDKClient
 from ._options.options import ClaudeAgentOptions
 from ._options.timeouts import optional_seconds
 from ._wire.settings_result import ResolvedSettings

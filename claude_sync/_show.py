@@ -30,7 +30,7 @@ from typing import Any, Deque, Dict, Iterable, List, Optional, TextIO, Tuple
 
 from ._display.live import RunView
 from ._display.render import result_footer
-from ._query import QueryStream
+from .query import QueryStream
 from ._wire.errors import ResultError
 from ._wire.messages import ResultMessage
 from ._wire.protocol import StreamItem

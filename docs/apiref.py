@@ -69,8 +69,8 @@ PAGES: Tuple[Tuple[str, str], ...] = (
 """``(page, title)`` of every reference page, in the order of the table of contents."""
 
 SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
-    ("query", "query()", ("claude_sync._query",)),
-    ("query", "ClaudeSDKClient", ("claude_sync._client",)),
+    ("query", "query()", ("claude_sync.query",)),
+    ("query", "ClaudeSDKClient", ("claude_sync.client",)),
     ("query", "Answers of control requests", ("claude_sync._wire.control_results",)),
     ("query", "Whole assistant messages", ("claude_sync._wire.merge",)),
     ("query", "Transports", ("claude_sync._engine.transport",)),

@@ -29,7 +29,7 @@ from claude_sync import (
     ResultMessage,
     query,
 )
-from claude_sync._query import QueryStream
+from claude_sync.query import QueryStream
 from claude_sync.testing import ScriptedCLI, ScriptedTransport, texts  # noqa: F401 - texts: the kit's, for the tests
 
 SHORT_TIMEOUTS: Dict[str, float] = {"close_timeout": 2.0, "initialize_timeout": 10.0, "control_timeout": 10.0}

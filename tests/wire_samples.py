@@ -36,9 +36,7 @@ from claude_sync._wire.messages import (
 from claude_sync._wire.system_messages import (
     APIRetryMessage,
     CompactBoundaryMessage,
-    HookProgressMessage,
-    HookResponseMessage,
-    HookStartedMessage,
+    HookEventMessage,
     InformationalMessage,
     StatusMessage,
     SystemMessage,
@@ -667,7 +665,7 @@ CASES: List[Tuple[str, Dict[str, Any], type, Dict[str, Any]]] = [
         system_line(
             "hook_started", hook_id="h1", hook_name="PreToolUse:Bash", hook_event="PreToolUse"
         ),
-        HookStartedMessage,
+        HookEventMessage,  # the official class (isinstance of HookStartedMessage too)
         {"hook_event_name": "PreToolUse", "hook_id": "h1", "hook_name": "PreToolUse:Bash"},
     ),
     (
@@ -681,13 +679,8 @@ CASES: List[Tuple[str, Dict[str, Any], type, Dict[str, Any]]] = [
             stderr="",
             output="checking...",
         ),
-        HookProgressMessage,
-        {
-            "hook_event_name": "PreToolUse",
-            "stdout": "checking...",
-            "stderr": "",
-            "output": "checking...",
-        },
+        SystemMessage,  # as in the official SDK (isinstance of HookProgressMessage too)
+        {"subtype": "hook_progress"},
     ),
     (
         "system_hook_response",
@@ -702,7 +695,7 @@ CASES: List[Tuple[str, Dict[str, Any], type, Dict[str, Any]]] = [
             exit_code=0,
             outcome="success",
         ),
-        HookResponseMessage,
+        HookEventMessage,  # the official class (isinstance of HookResponseMessage too)
         {"hook_event_name": "PreToolUse", "exit_code": 0, "outcome": "success", "output": "ok"},
     ),
     (

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Type, Uni
 
 from .._options.options import ClaudeAgentOptions
 from .._options.portable import CALLABLE_FIELDS, check_picklable_options
-from .._query import query
+from ..query import query
 from .._result import RunResult, T
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage

@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set, Tuple
 
-from .._client import ClaudeSDKClient
+from ..client import ClaudeSDKClient
 from .._options.options import ClaudeAgentOptions
 from .._redaction.redactor import redacted_logger
 from .._wire.errors import UsageError

@@ -44,9 +44,9 @@ from datetime import datetime, timezone
 from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union, cast
 
 from .._agents.run import collect_turn, outcome_error
-from .._client import ClaudeSDKClient
+from ..client import ClaudeSDKClient
 from .._options.options import ClaudeAgentOptions, SpawnCommand
-from .._query import query
+from ..query import query
 from .._redaction.redactor import redacted_logger
 from .._result import RunResult
 from .._wire.errors import ClaudeSDKError

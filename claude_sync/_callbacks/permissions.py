@@ -187,9 +187,11 @@ def permission_result_to_wire(
     """What ``can_use_tool`` returned → the success payload of its control response.
 
     Allow: ``{"behavior": "allow", "updatedInput": <updated_input, or original_input when
-    None>, "updatedPermissions": [...] (only when not None), "toolUseID": ... (when known)}``.
-    Deny: ``{"behavior": "deny", "message": ..., "interrupt": bool, "toolUseID": ...}``.
-    The class decides the behavior (its ``behavior`` field is not consulted).
+    None>, "updatedPermissions": [...] (only when not None)}``. Deny: ``{"behavior": "deny",
+    "message": ..., "interrupt": true (only when true)}``. Byte for byte what the official
+    SDK sends, so wire recordings made with it verify against claude_sync: no ``toolUseID``
+    (the CLI matches the answer by its request id). The class decides the behavior (its
+    ``behavior`` field is not consulted).
 
     The two wire dicts the TypeScript SDK documents are accepted as well (ours, not the
     official Python SDK's): ``{"behavior": "allow", "updatedInput": {...}}`` (optional
@@ -204,17 +206,18 @@ def permission_result_to_wire(
     permission update the CLI would refuse. The caller turns either into a deny.
     """
     if isinstance(result, PermissionResultAllow):
-        wire = _allow_to_wire(result, original_input)
-    elif isinstance(result, PermissionResultDeny):
-        wire = _deny_wire(_deny_message(result.message), interrupt=bool(result.interrupt))
-    elif isinstance(result, Mapping):
-        wire = _answer_dict_to_wire(result, original_input, tool_use_id)
-    else:
-        raise TypeError(
-            f"can_use_tool must return PermissionResultAllow or PermissionResultDeny (or one "
-            f"of the two wire dicts), got {type(result).__name__}{_none_hint(result)}"
-        )
-    return _with_tool_use_id(wire, tool_use_id)
+        return _allow_to_wire(result, original_input)
+    if isinstance(result, PermissionResultDeny):
+        wire: Dict[str, Any] = {"behavior": "deny", "message": _deny_message(result.message)}
+        if result.interrupt:
+            wire["interrupt"] = True
+        return wire
+    if isinstance(result, Mapping):
+        return _answer_dict_to_wire(result, original_input, tool_use_id)
+    raise TypeError(
+        f"can_use_tool must return PermissionResultAllow or PermissionResultDeny (or one "
+        f"of the two wire dicts), got {type(result).__name__}{_none_hint(result)}"
+    )
 
 
 _ANSWER_KEYS: Dict[str, Tuple[str, ...]] = {
@@ -279,7 +282,10 @@ def _deny_dict_to_wire(answer: Mapping[str, Any]) -> Dict[str, Any]:
         raise TypeError(f'a "deny" permission answer dict needs a str "message", got {type(message).__name__}')
     if not isinstance(interrupt, bool):
         raise TypeError(f'"interrupt" must be a bool, got {type(interrupt).__name__}')
-    return _deny_wire(message, interrupt=interrupt)
+    wire: Dict[str, Any] = {"behavior": "deny", "message": message}
+    if "interrupt" in answer:
+        wire["interrupt"] = interrupt
+    return wire
 
 
 def _allow_to_wire(result: PermissionResultAllow, original_input: Dict[str, Any]) -> Dict[str, Any]:

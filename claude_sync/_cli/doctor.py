@@ -21,7 +21,7 @@ from typing import Any, List, Optional, Sequence
 
 from .._controls import NEWEST_CHECKED_CLI
 from .._options.options import ClaudeAgentOptions
-from .._query import query
+from ..query import query
 from .._version import __version__
 from .._wire.errors import ClaudeSDKError, ResultError
 from .._wire.messages import ResultMessage, StreamEvent

@@ -21,7 +21,7 @@ import time
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from .._approvals.gate import ApprovalGate
-from .._query import query
+from ..query import query
 from .._version import __version__
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import AssistantMessage, ResultMessage

@@ -50,10 +50,10 @@ from .._wire.protocol import (
 )
 from .._wire.run_end import RunEnd, run_end_ceiling
 from .extensions import ConnectionExtension, Extensions, ExtensionsFn
-from .pending import PendingRequests
+from .pending import PendingRequests, wait_answer
 from .reader import END, Reader
 from .states import SessionState, SessionStateMachine
-from .transport import Transport
+from .transport import Transport, close_after_stop
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan, SpawnPlan
@@ -155,6 +155,8 @@ class Session:
             try:
                 response = initialize(self.request, plan, timeout)
             except CLIConnectionError as exc:
+                if exc is self._reader.transport_fault:
+                    raise
                 raise startup_failure(exc, self._transport, self.terminal_error, self.options.close_timeout) from exc
             plan.check_initialize_answer(response)
             with self._lock:
@@ -202,8 +204,10 @@ class Session:
             self._undo_start(started)
         assert self._transport is not None
         self._extensions.started(self._transport)
-        self._reader.start(self._transport, self._server, self.label, self._extensions.tap)
+        self._reader.prepare(self._transport, self._server, self.label, self._extensions.tap,
+                             users_transport=self._custom_transport is not None)  # started by the first write
         return plan
+
 
     def _undo_start(self, transport: Optional[Transport]) -> NoReturn:
         """``close()`` began while the CLI was being started (its ladder may have run already):
@@ -211,7 +215,7 @@ class Session:
         dir), temp files — and raise ``UsageError``."""
         if transport is not None:
             transport.stop(self.options.close_timeout)
-            transport.close()
+            close_after_stop(transport)
         self._close_extensions()
         self._remove_temp_files()
         raise UsageError("the session was closed while it was connecting")
@@ -262,6 +266,7 @@ class Session:
         try:
             transport.write_bytes(data, self.options.control_timeout if timeout is None else timeout)
         except CLIConnectionError as exc:
+            self._reader.start()  # (if it had not) it names why the CLI ended
             if self.closed:
                 raise UsageError("the session is closed") from exc
             # A broken pipe usually means the CLI exited; its exit status and stderr, which
@@ -270,6 +275,8 @@ class Session:
             if self.terminal_error is not None:
                 raise CLIConnectionError(f"{exc} (the CLI has ended: {self.terminal_error})") from self.terminal_error
             raise
+        if not self._reader.started:  # after the first frame (an attribute read after that)
+            self._reader.start()
 
     def close_stdin(self) -> None:
         """Send EOF to the CLI (idempotent, any thread)."""
@@ -352,33 +359,20 @@ class Session:
         request_id = self._pending.new_id()
         with self._lock:
             self._check_send()
-            if self.terminal_error is not None or self._reader.ended:
-                raise CLIConnectionError(f"the CLI has ended: {self.terminal_error}") from self.terminal_error
+            ended = self._reader.ended_error()  # the stream ended: refused, sticky
+            if ended is not None:
+                raise ended
             future = self._pending.register(request_id)
         self._reader.wake()
         try:
             self.write_frame(control_request_frame(request_id, subtype, payload), timeout)
-            response = self._wait_answer(future, timeout, subtype, request_id)
+            fault = lambda: self._reader.transport_fault  # noqa: E731 - read when it failed
+            response = wait_answer(future, timeout, subtype, request_id, fault, self._error_result_before_the_end)
         finally:
             self._pending.forget(request_id)
         if not response.ok:
             raise ControlRequestError(response.error or "error", subtype=subtype, request_id=request_id)
         return response.payload if response.payload is not None else {}
-
-    def _wait_answer(
-        self, future: Future[ControlResponseReceived], timeout: float, subtype: str, request_id: str
-    ) -> ControlResponseReceived:
-        try:
-            return PendingRequests.wait(future, timeout, subtype, request_id)
-        except ControlTimeoutError:
-            raise
-        except ClaudeSDKError as exc:
-            reported = self._error_result_before_the_end()
-            if reported is not None:  # e.g. a refused resume: the CLI's own reason
-                raise reported from exc
-            raise CLIConnectionError(
-                f"The CLI ended while waiting for control request {subtype!r}: {exc}"
-            ) from exc
 
     def _error_result_before_the_end(self) -> Optional[ClaudeSDKError]:
         """The ``ResultError`` of an error result the CLI reported before it ended (as the
@@ -585,8 +579,7 @@ class Session:
                 self._closing_extensions.release()
 
     def _close_transport(self) -> None:
-        if self._transport is not None:
-            self._transport.close()
+        close_after_stop(self._transport)
 
     def _end_stream(self) -> None:
         self.fail_pending(UsageError("the session was closed"))

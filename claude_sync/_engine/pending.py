@@ -16,13 +16,13 @@ import threading
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from typing import Any, Dict
+from typing import Callable, Dict, Optional
 
 from .._redaction.redactor import redacted_logger
-from .._wire.errors import ControlTimeoutError
+from .._wire.errors import ClaudeSDKError, CLIConnectionError, ControlTimeoutError
 from .._wire.protocol import ControlResponseReceived
 
-__all__ = ["PendingRequests"]
+__all__ = ["PendingRequests", "wait_answer"]
 
 logger = redacted_logger("claude_sync.session")
 
@@ -99,3 +99,30 @@ class PendingRequests:
                 return future.result(min(remaining, WAIT_SLICE))
             except FutureTimeoutError:
                 continue
+
+
+def wait_answer(
+    future: Future[ControlResponseReceived],
+    timeout: float,
+    subtype: str,
+    request_id: str,
+    fault: Callable[[], Optional[BaseException]],
+    reported: Callable[[], Optional[ClaudeSDKError]],
+) -> ControlResponseReceived:
+    """``PendingRequests.wait`` (the requesting thread), and what it raises when the stream ended
+    first: what the user's transport raised, as itself (``fault()``, as in the official SDK);
+    else the ``ResultError`` of an error result reported before the end (``reported()``: a
+    refused resume names the CLI's own reason); else a ``CLIConnectionError`` naming the request.
+    ``ControlTimeoutError`` when no answer came in time."""
+    try:
+        return PendingRequests.wait(future, timeout, subtype, request_id)
+    except ControlTimeoutError:
+        raise
+    except ClaudeSDKError as exc:
+        if exc is fault():
+            raise
+        error = reported()
+        if error is not None:
+            raise error from exc
+        raise CLIConnectionError(f"The CLI ended while waiting for control request {subtype!r}: {exc}") from exc
+

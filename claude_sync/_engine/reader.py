@@ -137,7 +137,15 @@ class Reader:
         self._tap: Optional[Callable[[Iterator[bytes]], Iterator[bytes]]] = None
         self.terminal_error: Optional[BaseException] = None
         """The sticky error that ended the stream (set once, at its end)."""
+        self._users_transport = False
+        self.transport_fault: Optional[Exception] = None
+        """The exception a user's own transport raised while it was read (it ended the
+        stream): it reaches the caller as itself, never wrapped (as in the official SDK)."""
         self._thread: Optional[threading.Thread] = None
+        self._starting = threading.Lock()
+        self.started = False
+        """True once ``start`` started the thread."""
+        self._label: Any = None
         self._transport: Optional[Transport] = None
         self._server: Optional[RequestServer] = None
         self._flow = threading.Condition(threading.Lock())
@@ -145,28 +153,60 @@ class Reader:
         self._resume_below = 0
         self.frames_seen = 0
 
-    def start(
-        self, transport: Transport, server: RequestServer, label: Any, tap: Optional[Callable[[Iterator[bytes]], Iterator[bytes]]] = None
+    def prepare(
+        self,
+        transport: Transport,
+        server: RequestServer,
+        label: Any,
+        tap: Optional[Callable[[Iterator[bytes]], Iterator[bytes]]] = None,
+        *,
+        users_transport: bool = False,
     ) -> None:
-        """Start the ``claude_sync-reader-<label>`` thread over ``transport`` (once); ``tap``
-        wraps the stdout chunks it reads (the connection's extensions: the wire log)."""
+        """Say what the ``claude_sync-reader-<label>`` thread will read (``start`` starts it);
+        ``tap`` wraps the stdout chunks it reads (the connection's extensions: the wire log).
+        ``users_transport``: the caller brought ``transport``; an exception it raises while
+        read becomes the terminal error as itself (``transport_fault``), not wrapped."""
         self._transport = transport
         self._server = server
         self._tap = tap
-        self._thread = threading.Thread(target=self.run, name=f"claude_sync-reader-{label}", daemon=True)
-        self._thread.start()
+        self._users_transport = users_transport
+        self._label = label
+
+    def start(self) -> None:
+        """Start the thread over the prepared transport, once (any thread; later calls do
+        nothing) — not before ``prepare`` and not once the host is closed (nothing would join
+        it). The session calls it after its first write (``initialize``): as in the official
+        SDK, a transport's ``read_messages()`` is not iterated before that was written."""
+        with self._starting:
+            if self._thread is None and self._transport is not None and not self._host.closed:
+                self._thread = threading.Thread(target=self.run, name=f"claude_sync-reader-{self._label}", daemon=True)
+                self._thread.start()
+                self.started = True
 
     @property
     def ended(self) -> bool:
         """True once the thread was started and has finished."""
         return self._thread is not None and not self._thread.is_alive()
 
+    def ended_error(self) -> Optional[BaseException]:
+        """What a control request made after the stream ended raises (None while it runs):
+        what the user's transport raised, as itself (``transport_fault``, sticky), else a
+        ``CLIConnectionError`` caused by the terminal error."""
+        if not self.ended and self.terminal_error is None:
+            return None
+        if self.transport_fault is not None and self.terminal_error is self.transport_fault:
+            return self.transport_fault
+        error = CLIConnectionError(f"the CLI has ended: {self.terminal_error}")
+        error.__cause__ = self.terminal_error
+        return error
+
     def is_current(self) -> bool:
         return self._thread is threading.current_thread()
 
     def join(self, timeout: float) -> bool:
         """Wait at most ``timeout`` s for the thread (never from itself); True if it ended."""
-        thread = self._thread
+        with self._starting:  # a ``start`` racing a close has started it, or never will
+            thread = self._thread
         if thread is None or thread is threading.current_thread():
             return True
         thread.join(timeout)
@@ -181,31 +221,50 @@ class Reader:
             self._read_to_end()
         except ClaudeSDKError as exc:
             error = exc
+        except Exception as exc:
+            if exc is not self.transport_fault:
+                raise  # pragma: no cover - _read_to_end wraps everything else
+            logger.debug("The transport's read_messages() raised %r: the stream ends with it", exc)
+            error = exc
         self._finish(error)
 
     def _read_to_end(self) -> None:
         """Pump stdout to its end. Raises the ``ClaudeSDKError`` that ended it early, built
         whole: while the session is open a reader error of ours carries the stderr tail (same
         type, raised from the bare one); a bug in the reader is a ``CLIConnectionError``
-        raised from it."""
+        raised from it. What a user's own transport raised is raised as itself
+        (``transport_fault``)."""
         transport = self._transport
         assert transport is not None
-        chunks = transport.read_chunks()
+        chunks = self._noting_faults(transport) if self._users_transport else transport.read_chunks()
         tap = self._tap  # None unless an extension taps the stream (the wire log at DEBUG)
         pumped = chunks if tap is None else tap(chunks)
         try:
             self._pump(pumped)
         except ClaudeSDKError as exc:
+            if exc is self.transport_fault:
+                raise
             explained = None if self._host.closed else _with_stderr(exc, transport)
             if explained is None:
                 raise
             raise explained from exc
         except BaseException as exc:  # noqa: BLE001 - a reader bug must still wake everyone
+            if exc is self.transport_fault:
+                raise
             logger.exception("claude_sync reader thread failed")
             raise CLIConnectionError(f"internal error in the claude_sync reader thread: {exc!r}") from exc
         finally:
             _stop_iterating(pumped)
             _stop_iterating(chunks)
+
+    def _noting_faults(self, transport: Transport) -> Iterator[bytes]:
+        """The chunks of a user's transport; an exception out of it (``read_messages()``,
+        ``read_chunks()``) is noted as the ``transport_fault`` and re-raised unchanged."""
+        try:
+            yield from transport.read_chunks()
+        except Exception as exc:
+            self.transport_fault = exc
+            raise
 
     def _pump(self, chunks: Iterator[bytes]) -> None:
         feed = self._framer.feed

@@ -43,9 +43,16 @@ An object that is not a ``Transport`` but has the official methods (a plain clas
 ``Transport`` whatever it was given.
 
 A session closes its transport in two steps: ``stop(grace)`` (default: ``close()``), then —
-once its reader thread has been joined — ``close()``. A transport whose ``close`` would pull
-a resource from under a blocked reader (a file descriptor) ends the peer in ``stop`` and
+once its reader thread has been joined — ``close()`` (``close_after_stop``: not again when
+the default ``stop`` already called it, so a transport in the official shape sees ``close()``
+once per session, as with the official SDK). A transport whose ``close`` would pull a
+resource from under a blocked reader (a file descriptor) ends the peer in ``stop`` and
 releases the resource in ``close``.
+
+A session starts reading (``read_chunks``/``read_messages``) only after it has written its
+first frame, ``initialize``, as the official SDK does. An exception raised while reading a
+transport the caller brought reaches the caller as itself (the waiting call, the message
+iterator); one raised by claude_sync's own transports or reader is a ``ClaudeSDKError``.
 """
 
 from __future__ import annotations
@@ -54,7 +61,7 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any, Dict, Iterator, Optional
 
-__all__ = ["Transport", "as_transport"]
+__all__ = ["Transport", "as_transport", "close_after_stop"]
 
 
 class Transport(ABC):
@@ -170,6 +177,13 @@ def _decode_object(line: bytes) -> Optional[Dict[str, Any]]:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def close_after_stop(transport: Optional[Transport]) -> None:
+    """The last step of closing ``transport`` after ``stop()``: ``close()``, unless ``stop`` is
+    ``Transport.stop``, which called it already (closing thread). None: nothing to close."""
+    if transport is not None and type(transport).stop is not Transport.stop:
+        transport.close()
 
 
 OFFICIAL_METHODS = ("connect", "write", "read_messages", "close", "is_ready", "end_input")

@@ -216,8 +216,9 @@ class SdkMcpServer:
         always_load: bool = False,
         timeout: Optional[float] = None,
     ) -> None:
-        """Raises ValueError for an empty name, two tools with one name or a ``timeout`` that
-        is not a finite number of seconds >= 1; TypeError for a tool that is not an
+        """Two tools with one name are both listed and the last one handles calls (as in the
+        official SDK). Raises ValueError for an empty name or a ``timeout`` that is not a
+        finite number of seconds >= 1; TypeError for a tool that is not an
         ``SdkMcpTool``, a non-str ``instructions``, a non-bool ``always_load`` or a
         non-number ``timeout``."""
         if not isinstance(name, str) or not name:
@@ -236,9 +237,7 @@ class SdkMcpServer:
         for item in self.tools:
             if not isinstance(item, SdkMcpTool):
                 raise TypeError(f"server {name!r}: {item!r} is not a tool made with @tool")
-            if item.name in self._by_name:
-                raise ValueError(f"server {name!r}: two tools are named {item.name!r}")
-            self._by_name[item.name] = item
+            self._by_name[item.name] = item  # a later tool of the same name replaces it
 
     def wire_settings(self) -> Dict[str, Any]:
         """This server's entry in ``initialize.sdkMcpServerConfigs`` (``{}``: none needed)."""
@@ -387,7 +386,8 @@ def create_sdk_mcp_server(
     ``SdkMcpServer``.
 
     Raises:
-        ValueError: an empty name, two tools with the same name, a timeout below 1 second.
+        ValueError: an empty name, a timeout below 1 second. (Two tools with the same name are
+            both listed; the last one handles calls, as in the official SDK.)
         TypeError: an item of ``tools`` is not an ``SdkMcpTool``, or an option of the wrong type.
     """
     server = SdkMcpServer(

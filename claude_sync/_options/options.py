@@ -291,7 +291,7 @@ class ClaudeAgentOptions(Record):
             pass signals on (``bwrap --die-with-parent``). Not used with a custom ``transport``.
         include_partial_messages: Also yield ``StreamEvent`` messages as the model writes (token by
             token).
-        include_hook_events: Also yield the hook lifecycle messages (``HookStartedMessage`` …).
+        include_hook_events: Also yield the hook lifecycle messages (``HookEventMessage`` …).
         forward_subagent_text: Forward the text subagents write as messages (``parent_tool_use_id``
             set).
         agents: Subagents by name, that the model can start with the ``Task``/``Agent`` tool.

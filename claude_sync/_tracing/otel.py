@@ -50,6 +50,7 @@ from .._wire.messages import AssistantMessage, ResultMessage
 from .._wire.run_totals import RunTotals, run_totals
 from .._wire.system_messages import SystemMessage
 from . import semconv
+from .openinference import MODES, TRACING_ENV, openinference_attributes, tracing_mode
 from .tool_calls import ToolCallEnded, ToolCalls, ToolCallStarted
 
 __all__ = [
@@ -83,10 +84,15 @@ class RunTrace:
         self.span = trace.get_tracer(SCOPE, __version__).start_span(
             semconv.run_span_name(), kind=trace.SpanKind.CLIENT, attributes=semconv.run_attributes(kind, model)
         )
+        self.openinference = tracing_mode(os.environ) == "openinference"
+        if self.openinference:
+            self.span.set_attributes(openinference_attributes(semconv.run_attributes(kind, model)))
         self.parent = trace.set_span_in_context(self.span)
         """The context whose current span is the run's: the parent of its tool and callback spans."""
         if self.content and isinstance(prompt, str):
             self.span.set_attribute("gen_ai.input.messages", _messages_json("user", prompt))
+            if self.openinference:
+                self.span.set_attributes({"input.value": scrub(prompt), "input.mime_type": "text/plain"})
         self._calls = ToolCalls()
         self._tool_spans: Dict[str, Any] = {}
         self._ended_tool_spans: Dict[str, Any] = {}
@@ -105,7 +111,7 @@ class RunTrace:
         if not otel_in_use():
             return None
         try:
-            if _untraced_now():
+            if _untraced_now() or _switched_off():
                 return None
             return cls(kind, model, prompt, before)
         except Exception:  # noqa: BLE001 - tracing never breaks a run
@@ -153,12 +159,14 @@ class RunTrace:
         if event.agent is not None:
             parent_span = self._tool_spans.get(event.agent) or self._ended_tool_spans.get(event.agent)
         parent = self.parent if parent_span is None else self._trace.set_span_in_context(parent_span)
-        self._tool_spans[event.call_id] = self._trace.get_tracer(SCOPE, __version__).start_span(
+        self._tool_spans[event.call_id] = span = self._trace.get_tracer(SCOPE, __version__).start_span(
             semconv.tool_span_name(event.name),
             context=parent,
             kind=self._trace.SpanKind.INTERNAL,
             attributes=semconv.tool_attributes(event.name, event.call_id, event.agent),
         )
+        if self.openinference:
+            span.set_attributes(openinference_attributes(semconv.tool_attributes(event.name, event.call_id, event.agent)))
 
     def _end_tool(self, event: ToolCallEnded) -> None:
         span = self._tool_spans.pop(event.call_id, None)
@@ -176,9 +184,14 @@ class RunTrace:
         """A result ends a turn, not necessarily the run: the span's figures are the run's so
         far (``run_totals``); the metrics are recorded once, at ``end``."""
         self._results.append(result)
-        self.span.set_attributes(semconv.result_attributes(result, self.model or self.request_model, self._totals()))
+        attributes = semconv.result_attributes(result, self.model or self.request_model, self._totals())
+        self.span.set_attributes(attributes)
+        if self.openinference:
+            self.span.set_attributes(openinference_attributes(attributes))
         if self.content and isinstance(result.result, str):
             self.span.set_attribute("gen_ai.output.messages", _messages_json("assistant", result.result))
+            if self.openinference:
+                self.span.set_attributes({"output.value": scrub(result.result), "output.mime_type": "text/plain"})
         if result.is_error:
             self.span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, f"error result ({result.subtype})"))
 
@@ -419,6 +432,19 @@ def _untraced_key() -> Any:
 
         _UNTRACED_KEY = context.create_key("claude_sync.untraced")
     return _UNTRACED_KEY
+
+
+_WARNED_MODE: List[str] = []  # the unknown value warned about (once per process)
+
+
+def _switched_off() -> bool:
+    """``CLAUDE_SYNC_TRACING=off`` (an unknown value counts as ``on``, warned about once)."""
+    value = os.environ.get(TRACING_ENV, "")
+    mode = tracing_mode(os.environ)
+    if value.strip() and mode == "on" and value.strip().lower() != "on" and not _WARNED_MODE:
+        _WARNED_MODE.append(value)
+        logger.warning("%s=%r is not one of %s: claude_sync traces as with 'on'", TRACING_ENV, value, ", ".join(MODES))
+    return mode == "off"
 
 
 def _untraced_now() -> bool:

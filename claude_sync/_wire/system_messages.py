@@ -322,9 +322,14 @@ class TaskNotificationMessage(SystemMessage):
 
 @frozen_record
 class HookEventMessage(SystemMessage):
-    """A hook lifecycle line (sent with ``include_hook_events``); see the three subclasses.
+    """A hook lifecycle line (sent with ``include_hook_events``): ``system/hook_started`` and
+    ``system/hook_response`` arrive as exactly this class, as in the official SDK (a check of
+    ``type(m).__name__`` holds). ``system/hook_progress`` arrives as a plain ``SystemMessage``,
+    also as there (its output is in ``data``).
 
-    ``hook_event_name`` is the wire ``hook_event`` (``PreToolUse``, ``Stop`` …).
+    Today's finer names still match by ``isinstance``: ``HookStartedMessage``,
+    ``HookResponseMessage`` (a ``HookEventMessage`` of that subtype) and
+    ``HookProgressMessage`` (a ``SystemMessage`` of subtype ``hook_progress``).
 
     Attributes:
         hook_event_name: The hook event (``PreToolUse``, ``Stop`` …; the wire's ``hook_event``).
@@ -332,6 +337,11 @@ class HookEventMessage(SystemMessage):
         uuid: The id of this line.
         hook_id: The id of this hook run (shared by its started, progress and response lines).
         hook_name: The hook's name, as the CLI shows it.
+        output: A finished hook's combined output (``hook_response``; else None).
+        stdout: What it printed on stdout (``hook_response``; else None).
+        stderr: What it printed on stderr (``hook_response``; else None).
+        exit_code: The hook command's exit status (None for a callback hook).
+        outcome: ``success``, ``error`` or ``cancelled`` (``hook_response``; else None).
     """
 
     hook_event_name: str = wire_field("hook_event", "")
@@ -339,45 +349,51 @@ class HookEventMessage(SystemMessage):
     uuid: Optional[str] = None
     hook_id: Optional[str] = None
     hook_name: Optional[str] = None
-
-
-@frozen_record
-class HookStartedMessage(HookEventMessage):
-    """``system/hook_started``: a hook began running."""
-
-
-@frozen_record
-class HookProgressMessage(HookEventMessage):
-    """``system/hook_progress``: output a running hook has produced so far.
-
-    Attributes:
-        stdout: What the hook printed on stdout so far.
-        stderr: What the hook printed on stderr so far.
-        output: Its combined output so far.
-    """
-
-    stdout: Optional[str] = None
-    stderr: Optional[str] = None
-    output: Optional[str] = None
-
-
-@frozen_record
-class HookResponseMessage(HookEventMessage):
-    """``system/hook_response``: a hook finished (``outcome``: success, error, cancelled).
-
-    Attributes:
-        output: The hook's combined output.
-        stdout: What the hook printed on stdout.
-        stderr: What the hook printed on stderr.
-        exit_code: The hook command's exit status (None for a callback hook).
-        outcome: ``success``, ``error`` or ``cancelled``.
-    """
-
     output: Optional[str] = None
     stdout: Optional[str] = None
     stderr: Optional[str] = None
     exit_code: Optional[int] = None
     outcome: Optional[str] = None
+
+
+class _SubtypeView(type(HookEventMessage)):  # type: ignore[misc]
+    """Metaclass of the per-subtype hook names: ``isinstance(m, C)`` also holds for a decoded
+    message of ``C._view_of`` whose ``subtype`` is ``C._view_subtype`` (the official SDK decodes
+    all of them into one class; these names keep today's ``isinstance`` checks working)."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if type.__instancecheck__(cls, instance):
+            return True
+        view_of = cls.__dict__.get("_view_of")
+        return view_of is not None and isinstance(instance, view_of) and instance.subtype == cls._view_subtype
+
+
+@frozen_record
+class HookStartedMessage(HookEventMessage, metaclass=_SubtypeView):
+    """``system/hook_started`` — a hook began running. Decoded as a ``HookEventMessage``;
+    ``isinstance(m, HookStartedMessage)`` holds for it."""
+
+    _view_of = HookEventMessage
+    _view_subtype = "hook_started"
+
+
+@frozen_record
+class HookProgressMessage(HookEventMessage, metaclass=_SubtypeView):
+    """``system/hook_progress`` — output a running hook has produced so far. Decoded as a plain
+    ``SystemMessage`` (as in the official SDK: read ``m.data["stdout"]``, ``["stderr"]``,
+    ``["output"]``); ``isinstance(m, HookProgressMessage)`` holds for it."""
+
+    _view_of = SystemMessage
+    _view_subtype = "hook_progress"
+
+
+@frozen_record
+class HookResponseMessage(HookEventMessage, metaclass=_SubtypeView):
+    """``system/hook_response`` — a hook finished (``outcome``: success, error, cancelled).
+    Decoded as a ``HookEventMessage``; ``isinstance(m, HookResponseMessage)`` holds for it."""
+
+    _view_of = HookEventMessage
+    _view_subtype = "hook_response"
 
 
 @frozen_record
@@ -504,9 +520,8 @@ SYSTEM_CLASSES: Dict[str, Type[SystemMessage]] = {
     "task_progress": TaskProgressMessage,
     "task_updated": TaskUpdatedMessage,
     "task_notification": TaskNotificationMessage,
-    "hook_started": HookStartedMessage,
-    "hook_progress": HookProgressMessage,
-    "hook_response": HookResponseMessage,
+    "hook_started": HookEventMessage,  # as in the official SDK; hook_progress: a plain SystemMessage
+    "hook_response": HookEventMessage,
     "informational": InformationalMessage,
     "commands_changed": CommandsChangedMessage,
     "thinking_tokens": ThinkingTokensMessage,

@@ -81,6 +81,8 @@ def _proven(
         return (
             True  # claude_sync's twin is synchronous; async libraries: references rewrites or flags
         )
+    if qualified is not None and plan.run.has_function(qualified):
+        return True  # a coroutine function of another file of this run: synchronous now
     if isinstance(func, ast.Attribute):
         owner = func.value
         if isinstance(owner, ast.Name) and owner.id in ("self", "cls") and func.attr in methods:

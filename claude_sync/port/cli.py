@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
-from .engine import PortBug, UnparsableSource, port_source
+from .engine import PortBug, RunCoroutines, UnparsableSource, port_source, run_coroutines
 from .files import read_source, replace_file
 
 __all__ = ["EXIT_STATUS", "claude_sync_has", "iter_python_files", "main", "unified_diff"]
@@ -128,6 +128,7 @@ class _Run:
         self.out = out
         self.err = err
         self.files = self.changed = self.would_change = self.flagged = self.failed = 0
+        self.coroutines = RunCoroutines()
 
     def say(self, text: str) -> None:
         try:
@@ -136,7 +137,9 @@ class _Run:
             raise _Stopped from error
 
     def all(self, paths: Sequence[Path]) -> None:
-        for path in iter_python_files(paths, self._cannot_list):
+        files = list(iter_python_files(paths, self._cannot_list))
+        self.coroutines = run_coroutines(_module_texts(files))
+        for path in files:
             self.files += 1
             self.port(path)
 
@@ -151,7 +154,7 @@ class _Run:
             self._fail(f"{path}: cannot read: {error}")
             return
         try:
-            result = port_source(text, filename=str(path), exists=claude_sync_has)
+            result = port_source(text, filename=str(path), exists=claude_sync_has, run=self.coroutines)
         except (UnparsableSource, PortBug) as error:
             self._fail(f"{error} (file left unchanged)")
             return
@@ -334,6 +337,17 @@ def _walk(folder: Path, report: ReportFn) -> Iterator[Path]:
 
 
 _NAMES: Dict[Tuple[str, str], bool] = {}
+
+
+def _module_texts(files: Sequence[Path]) -> Iterator[Tuple[str, str]]:
+    """``(module name, text)`` of each readable file (a package's ``__init__.py`` by its folder's
+    name): what ``run_coroutines`` reads. One it cannot read is left to its own port."""
+    for path in files:
+        try:
+            text = read_source(path)[2]
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+            continue
+        yield (path.parent.name if path.name == "__init__.py" else path.stem), text
 
 
 def claude_sync_has(module: str, name: str) -> bool:

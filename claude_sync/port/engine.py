@@ -3,7 +3,8 @@
 The passes run over the original text and only decide edits; the edits are applied once at
 the end, so every comment and every untouched character stays as it was:
 
-1. ``official``: the official SDK's imports and dotted paths -> claude_sync's;
+1. ``official``: the official SDK's imports -> claude_sync's; ``strings``: module-path strings
+   that name it rewritten, every other string that names it flagged;
 2. ``keywords``: ``async``/``await`` dropped, async protocol methods renamed, coroutine calls
    that were not awaited marked;
 3. ``references``: asyncio / anyio / trio (and the async spellings of typing, contextlib,
@@ -25,19 +26,20 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Iterable, List, Optional, Set, Tuple
 
 from .awaits import flag_blocking_contexts, flag_unproven_awaits
 from .cleanup import clean_imports
-from .keywords import drop_keywords, mark_unawaited_calls, rename_methods
+from .keywords import coroutine_functions, drop_keywords, mark_unawaited_calls, rename_methods
 from .markers import place_markers
 from .official import port_official
-from .plan import BLOCKS, NameOracle, Note, Plan
+from .plan import BLOCKS, NameOracle, Note, Plan, RunCoroutines
 from .references import port_references
 from .source import OffsetMap, SourceText, apply_edits
+from .strings import port_strings
 from .timeouts import port_timeouts
 
-__all__ = ["Finding", "PortBug", "PortResult", "UnparsableSource", "port_source"]
+__all__ = ["Finding", "PortBug", "PortResult", "RunCoroutines", "UnparsableSource", "port_source", "run_coroutines"]
 
 
 class UnparsableSource(ValueError):
@@ -108,11 +110,18 @@ class PortResult:
         return self.text != self.original
 
 
-def port_source(text: str, *, filename: str = "<source>", exists: Optional[NameOracle] = None) -> PortResult:
+def port_source(
+    text: str,
+    *,
+    filename: str = "<source>",
+    exists: Optional[NameOracle] = None,
+    run: Optional[RunCoroutines] = None,
+) -> PortResult:
     """Port one module's source text.
 
     ``exists(module, name)``, when given, tells whether a claude_sync module has a name
-    (imports of names it lacks are flagged). Raises ``UnparsableSource`` when ``text`` does
+    (imports of names it lacks are flagged). ``run``: the coroutines of the other files ported
+    with this one (``run_coroutines``); an ``await`` of one of them is not flagged. Raises ``UnparsableSource`` when ``text`` does
     not parse (or tokenize, or is nested too deeply), ``PortBug`` when the rewrite would not
     compile and no blocker says why.
     """
@@ -125,8 +134,9 @@ def port_source(text: str, *, filename: str = "<source>", exists: Optional[NameO
     except Exception as error:  # tokenize.TokenError and friends
         raise UnparsableSource(filename, error) from error
     try:
-        plan = Plan(source, tree, exists)
+        plan = Plan(source, tree, exists, run)
         port_official(plan)
+        port_strings(plan)
         port_timeouts(plan)
         drop_keywords(plan)
         rename_methods(plan)
@@ -177,3 +187,17 @@ def _findings(notes: List[Note], offsets: OffsetMap, new_source: SourceText, old
         line, column = new_source.position(offsets(note.offset))
         found.append(Finding(line, column, note.message, *old_source.position(note.offset)))
     return sorted(set(found), key=lambda f: (f.line, f.column, f.message))
+
+
+def run_coroutines(modules: Iterable[Tuple[str, str]]) -> RunCoroutines:
+    """The coroutines a run over ``modules`` (``(module name, source text)``; the name's last
+    part is what other files import it as) makes synchronous. A text that does not parse is
+    skipped (its own port reports it)."""
+    functions: Set[str] = set()
+    for module, text in modules:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        functions.update(f"{module}.{name}" for name in coroutine_functions(tree)[0])
+    return RunCoroutines(frozenset(functions))

@@ -6,9 +6,15 @@ line that holds it, with that line's indentation and line ending; when a comment
 there (the line continues a line ending in a backslash, lies inside a multi-line string, or
 another edit spans its start) it goes above the nearest earlier line where it can (the start
 of the statement at the latest). A marker that is already in the comments just above (the
-same message, from an earlier run) is not written again, and the flag is reported once. A
-marker with no flag left under it is a flag of its own: the hand work it names is pending
-(deleting the comment says it is done); it is reported at the code line below it.
+same message, from an earlier run) is not written again, and the flag is reported once.
+
+A marker with no flag left under it is one of two kinds. Most flags are found again in the
+ported code on every run (``asyncio.gather(…)`` is still there until someone rewrites it): such
+a marker was fixed by hand, so it is removed and not reported. A few flags leave no trace once
+``await`` is gone (``TRACELESS``: a coroutine called without ``await``, an ``await`` of something
+made earlier or of a call the tool could not prove synchronous, an async method it could not
+rename): such a marker is a flag of its own until someone deletes it (the hand work it names
+is pending), reported at the code line below it.
 
 The comment holds the message in ASCII (``…`` -> ``...``, other characters as ``\\N``
 escapes), so it fits the file's encoding.
@@ -26,7 +32,15 @@ from .plan import Note, Plan
 from .rules import MARKER
 from .source import SourceText
 
-__all__ = ["marker_text", "place_markers"]
+__all__ = ["TRACELESS", "is_traceless", "marker_text", "place_markers"]
+
+TRACELESS = (
+    "was not awaited: it now runs here",  # keywords.mark_unawaited_calls
+    "awaited a coroutine made earlier",  # awaits.flag_unproven_awaits
+    "the tool cannot tell that",  # awaits.flag_unproven_awaits
+    "merge them by hand",  # keywords.rename_methods
+)
+"""Fragments of the flag messages the tool cannot find again after the port (see above)."""
 
 ASCII = {
     "\u2026": "...",
@@ -37,6 +51,16 @@ ASCII = {
     "\u2018": "'",
     "\u2019": "'",
 }
+
+
+def is_traceless(text: str) -> bool:
+    """Whether a marker's text is one of a flag the ported code no longer shows (``TRACELESS``),
+    or empty (a hand-written marker): it stays until someone deletes it."""
+    if not text:
+        return True
+    if text.startswith("rename ") and text.endswith(" by hand"):  # keywords.rename_methods
+        return True
+    return any(fragment in text for fragment in TRACELESS)
 
 
 def marker_text(message: str) -> str:
@@ -87,13 +111,13 @@ def place_markers(plan: Plan) -> None:
         at = source.offset(line + 1, 0)
         plan.edit(at, at, "".join(f"{indent}{MARKER} {text}{ending}" for text in texts))
     for line_no, (offset, pending) in comments.items():
-        if pending is not None and line_no not in matched:
-            kept.append(
-                Note(
-                    _code_below(source, comments, line_no, offset),
-                    pending or "a hand port is pending here",
-                )
-            )
+        if pending is None or line_no in matched:
+            continue
+        if is_traceless(pending):
+            kept.append(Note(_code_below(source, comments, line_no, offset), pending or "a hand port is pending here"))
+        else:  # its flag is not found again: fixed by hand, so the marker goes
+            end = source.offset(line_no + 1, 0) if line_no < len(source.lines) else len(source.text)
+            plan.edit(source.line_start(offset), end)
     plan.flags = kept
 
 

@@ -11,17 +11,37 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .imports import Binding, bindings
 from .source import Edit, SourceText
 
-__all__ = ["BLOCKS", "NameOracle", "Note", "Plan", "is_primary"]
+__all__ = ["BLOCKS", "NameOracle", "Note", "Plan", "RunCoroutines", "is_primary"]
 
 BLOCKS = "blocks the port: "
 """Starts the message of a flag whose place, ported mechanically, would not compile or run."""
 
 NameOracle = Callable[[str, str], bool]
+
+
+@dataclass(frozen=True)
+class RunCoroutines:
+    """The coroutine functions of every file of one run, which the run makes synchronous: an
+    ``await`` of one of them is proven (``awaits``), wherever it is defined. (Methods are not:
+    a method name says nothing about the object it is called on — ``await client.get()`` of an
+    async library's client must stay a flag even when a class of the run has a ``get``.)
+
+    Attributes:
+        functions: "module.name" for each coroutine function, by the module's last part
+            ("handlers.handle" for a module named handlers; a package by its folder).
+    """
+
+    functions: FrozenSet[str] = frozenset()
+
+    def has_function(self, qualified: str) -> bool:
+        """Whether ``qualified`` (as pkg.handlers.handle or handlers.handle) is one of them."""
+        parts = qualified.lstrip(".").split(".")
+        return len(parts) >= 2 and ".".join(parts[-2:]) in self.functions
 """``exists(module, name)``: whether ``module`` (a claude_sync module) has ``name``."""
 
 PRIMARY_NODES = (
@@ -65,10 +85,18 @@ class Note:
 class Plan:
     """Everything decided about one module before any edit is applied."""
 
-    def __init__(self, source: SourceText, tree: ast.Module, exists: Optional[NameOracle]) -> None:
+    def __init__(
+        self,
+        source: SourceText,
+        tree: ast.Module,
+        exists: Optional[NameOracle],
+        run: Optional[RunCoroutines] = None,
+    ) -> None:
         self.source = source
         self.tree = tree
         self.exists = exists
+        self.run = run if run is not None else RunCoroutines()
+        """The coroutines the whole run makes synchronous (other files of the same run)."""
         self.edits: List[Edit] = []
         self.flags: List[Note] = []
         self.rewrites: List[Note] = []

@@ -26,8 +26,10 @@ __all__ = [
     "GENERATOR_TARGETS",
     "MARKER",
     "METHOD_RENAMES",
+    "OFFICIAL_DISTRIBUTIONS",
     "OFFICIAL_MODULES",
     "OFFICIAL_PACKAGES",
+    "OFFICIAL_PUBLIC_MODULES",
     "RULES",
     "Rule",
     "SUBSCRIPT_UNWRAP",
@@ -44,16 +46,25 @@ later (a coroutine called without ``await``); ``--check`` fails while one remain
 OFFICIAL_PACKAGES = ("claude_agent_sdk", "claude_code_sdk")
 """The official SDK's package names (today's and the older one)."""
 
-OFFICIAL_MODULES: Dict[str, str] = {
+OFFICIAL_DISTRIBUTIONS = ("claude-agent-sdk", "claude-code-sdk")
+"""The official SDK's distribution names (what ``pip install`` and requirement strings say)."""
+
+OFFICIAL_PUBLIC_MODULES: Dict[str, str] = {
     "": "claude_sync",
     "types": "claude_sync.types",
     "testing": "claude_sync.testing",
-    "client": "claude_sync",
-    "query": "claude_sync",
-    "_errors": "claude_sync",
+    "testing.session_store_conformance": "claude_sync.testing",
+    "client": "claude_sync.client",
+    "query": "claude_sync.query",
 }
-"""Official module (after the package name) -> claude_sync module holding the same names.
-Any other module of the official package is private to it and is flagged."""
+"""The official SDK's public modules (after the package name) -> the claude_sync module holding
+the same names: the same module path where claude_sync has one (``client``, ``query``, ``types``,
+``testing``), so imports and string paths (``mock.patch``, wrapt) map alike."""
+
+OFFICIAL_MODULES: Dict[str, str] = {**OFFICIAL_PUBLIC_MODULES, "_errors": "claude_sync"}
+"""Official module (after the package name) -> claude_sync module holding the same names, for
+imports (the exceptions of the private ``_errors`` are public names of ``claude_sync``). Any other
+module of the official package is private to it and is flagged."""
 
 ASYNC_LIBRARIES: FrozenSet[str] = frozenset(
     {"asyncio", "anyio", "trio", "sniffio", "pytest_asyncio", "async_timeout", "aiofiles"}

@@ -1,7 +1,7 @@
 """A time limit around one receive loop becomes the loop's own ``timeout=``.
 
 ``async with asyncio.timeout(t):`` (or ``anyio.fail_after(t)``, ``async_timeout.timeout(t)``)
-whose whole body is one ``async for`` over ``client.receive_response()`` /
+whose whole body is one ``async for`` over ``receive_response()`` /
 ``receive_messages()`` (of an object the port makes a claude_sync client) or over the
 official ``query(…)`` becomes that loop, dedented, with ``timeout=t``; ``anyio.move_on_after(t)``
 becomes ``try:`` around it and ``except ReceiveTimeoutError: pass``. This keeps the meaning

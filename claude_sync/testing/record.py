@@ -46,7 +46,7 @@ from .._engine.process import SubprocessTransport
 from .._engine.spawn import materialize_argv
 from .._engine.stand_in import blocks
 from .._engine.tempfiles import remove_private_file
-from .._engine.transport import Transport
+from .._engine.transport import Transport, close_after_stop
 from .._options.command import build_spawn_plan, find_cli
 from .._redaction.redactor import redact_frame, redact_text
 from .._wire.errors import UnscriptedRunError
@@ -143,7 +143,7 @@ class RecordingTransport(Transport):
 
     def close(self) -> None:
         """Close ``inner``, write the end record, close the file, delete temp files."""
-        self.inner.close()
+        close_after_stop(self.inner)  # its stop() may have closed it (called once)
         with self._lock:
             handle, self._file = self._file, None
         if handle is not None:

@@ -421,7 +421,7 @@ UPDATE = PermissionUpdate(type="setMode", mode="acceptEdits", destination="sessi
         (
             PermissionResultAllow(),
             "toolu_1",
-            {"behavior": "allow", "updatedInput": ORIGINAL, "toolUseID": "toolu_1"},
+            {"behavior": "allow", "updatedInput": ORIGINAL},
         ),
         (
             PermissionResultAllow(updated_input={"command": "touch changed_by_sdk.txt"}),
@@ -429,13 +429,12 @@ UPDATE = PermissionUpdate(type="setMode", mode="acceptEdits", destination="sessi
             {
                 "behavior": "allow",
                 "updatedInput": {"command": "touch changed_by_sdk.txt"},
-                "toolUseID": "toolu_1",
             },
         ),
         (
             PermissionResultAllow(updated_input={}),
             "toolu_1",
-            {"behavior": "allow", "updatedInput": {}, "toolUseID": "toolu_1"},
+            {"behavior": "allow", "updatedInput": {}},
         ),
         (
             PermissionResultAllow(updated_permissions=[UPDATE]),
@@ -446,7 +445,6 @@ UPDATE = PermissionUpdate(type="setMode", mode="acceptEdits", destination="sessi
                 "updatedPermissions": [
                     {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
                 ],
-                "toolUseID": "toolu_1",
             },
         ),
         (
@@ -456,7 +454,6 @@ UPDATE = PermissionUpdate(type="setMode", mode="acceptEdits", destination="sessi
                 "behavior": "allow",
                 "updatedInput": ORIGINAL,
                 "updatedPermissions": [],
-                "toolUseID": "toolu_1",
             },
         ),
         (PermissionResultAllow(), None, {"behavior": "allow", "updatedInput": ORIGINAL}),
@@ -466,19 +463,17 @@ UPDATE = PermissionUpdate(type="setMode", mode="acceptEdits", destination="sessi
             {
                 "behavior": "deny",
                 "message": "Not allowed in tests",
-                "interrupt": False,
-                "toolUseID": "toolu_1",
             },
         ),
         (
             PermissionResultDeny(message="stop", interrupt=True),
             "toolu_1",
-            {"behavior": "deny", "message": "stop", "interrupt": True, "toolUseID": "toolu_1"},
+            {"behavior": "deny", "message": "stop", "interrupt": True},
         ),
         (
             PermissionResultDeny(),
             None,
-            {"behavior": "deny", "message": "", "interrupt": False},
+            {"behavior": "deny", "message": ""},
         ),
     ],
     ids=[
@@ -565,7 +560,7 @@ def test_bad_fields_of_a_permission_result_raise_type_error(result: Any, fragmen
         (
             {"behavior": "allow", "updatedInput": {"command": "ls"}},
             "toolu_1",
-            {"behavior": "allow", "updatedInput": {"command": "ls"}, "toolUseID": "toolu_1"},
+            {"behavior": "allow", "updatedInput": {"command": "ls"}},  # the dict as written
         ),
         ({"behavior": "allow"}, None, {"behavior": "allow", "updatedInput": ORIGINAL}),
         (
@@ -584,7 +579,7 @@ def test_bad_fields_of_a_permission_result_raise_type_error(result: Any, fragmen
         (
             {"behavior": "deny", "message": "no"},
             "toolu_1",
-            {"behavior": "deny", "message": "no", "interrupt": False, "toolUseID": "toolu_1"},
+            {"behavior": "deny", "message": "no"},
         ),
         (
             {"behavior": "deny", "message": "stop", "interrupt": True, "decisionClassification": "user_reject"},

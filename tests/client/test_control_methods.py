@@ -177,7 +177,7 @@ def test_the_client_and_the_query_stream_share_one_implementation_of_each_contro
     import inspect
 
     from claude_sync._controls import ControlMethods
-    from claude_sync._query import QueryStream
+    from claude_sync.query import QueryStream
 
     shared = [name for name in vars(ControlMethods) if not name.startswith("__")]
     assert "send_control_request" in shared and "set_model" in shared and "get_usage" in shared

@@ -99,7 +99,7 @@ def test_show_leaves_the_raised_error_to_say_it_once(outputs: Dict[str, Any]) ->
 
 def test_tb_verbose_still_shows_every_frame(outputs: Dict[str, Any]) -> None:
     text = shown(outputs["tb"])
-    assert "_query.py" in text and MESSAGE in text
+    assert "query.py" in text and MESSAGE in text
 
 
 def test_show_of_a_client_response_says_the_error_once_in_the_display(outputs: Dict[str, Any]) -> None:

@@ -26,7 +26,7 @@ def test_the_callers_frames_the_text_once_and_a_count_of_the_rest() -> None:
     assert f"File {__file__}:" in text and ", in caught_from_run" in text
     assert "----> " in text and 'run("hi", options=ClaudeAgentOptions()' in text
     assert text.count(str(error).splitlines()[0]) == 1 and text.count("Hint:") == 1
-    assert "claude_sync/_query.py" not in text and "frames inside claude_sync" in text
+    assert "claude_sync/query.py" not in text and "frames inside claude_sync" in text
 
 
 def test_an_error_never_raised_has_just_its_text() -> None:

@@ -126,7 +126,7 @@ def must(event: threading.Event, what: str, timeout: float = 10.0) -> None:
 
 
 @BOTH
-def test_allow_with_no_updated_input_sends_the_original_input_and_tool_use_id(scripted: Any) -> None:
+def test_allow_with_no_updated_input_sends_the_original_input_as_the_official_sdk_does(scripted: Any) -> None:
     seen: List[Tuple[str, Dict[str, Any], ToolPermissionContext]] = []
 
     def can_use_tool(name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> Any:
@@ -142,8 +142,7 @@ def test_allow_with_no_updated_input_sends_the_original_input_and_tool_use_id(sc
         "response": {
             "behavior": "allow",
             "updatedInput": {"command": "touch x", "description": "d"},
-            "toolUseID": "toolu_1",
-        },
+        },  # byte for byte the official SDK's answer: no toolUseID
     }
     assert [(name, tool_input) for name, tool_input, _ in seen] == [("Bash", {"command": "touch x", "description": "d"})]
     assert seen[0][2].request_id == "p1" and seen[0][2].signal is not None
@@ -174,7 +173,6 @@ def test_allow_with_changed_input_and_updated_permissions(scripted: Any) -> None
                 "destination": "session",
             }
         ],
-        "toolUseID": "toolu_2",
     }
 
 
@@ -188,7 +186,8 @@ def test_deny_sends_message_and_interrupt(scripted: Any, interrupt: bool) -> Non
     assert answers["p1"] == {
         "subtype": "success",
         "request_id": "p1",
-        "response": {"behavior": "deny", "message": "Not allowed in tests", "interrupt": interrupt, "toolUseID": "toolu_3"},
+        # as the official SDK: "interrupt" only when true, no toolUseID
+        "response": {"behavior": "deny", "message": "Not allowed in tests", **({"interrupt": True} if interrupt else {})},
     }
 
 

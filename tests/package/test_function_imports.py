@@ -63,16 +63,16 @@ UPWARD_IMPORTS = _upward_imports()
 
 FUNCTION_IMPORTS: Dict[Pair, str] = {
     # ClaudeSDKClient: what connect() and a turn need, not `import claude_sync`
-    ("claude_sync._client", "claude_sync._wiring"): "import-time",
-    ("claude_sync._client", "claude_sync._structured.outcome"): "import-time",
-    ("claude_sync._client", "claude_sync._tracing.otel"): "import-time",
-    ("claude_sync._client", "claude_sync._wire.text"): "import-time",
+    ("claude_sync.client", "claude_sync._wiring"): "import-time",
+    ("claude_sync.client", "claude_sync._structured.outcome"): "import-time",
+    ("claude_sync.client", "claude_sync._tracing.otel"): "import-time",
+    ("claude_sync.client", "claude_sync._wire.text"): "import-time",
     # query(): the same, for one run
-    ("claude_sync._query", "claude_sync._wiring"): "import-time",
-    ("claude_sync._query", "claude_sync._result"): "import-time",
-    ("claude_sync._query", "claude_sync._structured.outcome"): "import-time",
-    ("claude_sync._query", "claude_sync._tracing.otel"): "import-time",
-    ("claude_sync._query", "claude_sync._wire.text"): "import-time",
+    ("claude_sync.query", "claude_sync._wiring"): "import-time",
+    ("claude_sync.query", "claude_sync._result"): "import-time",
+    ("claude_sync.query", "claude_sync._structured.outcome"): "import-time",
+    ("claude_sync.query", "claude_sync._tracing.otel"): "import-time",
+    ("claude_sync.query", "claude_sync._wire.text"): "import-time",
     # the wiring: the features a run may not use load with their first use
     ("claude_sync._wiring", "claude_sync._approvals.hold_check"): "first-use",
     ("claude_sync._wiring", "claude_sync._engine.exit_watch"): "first-use",

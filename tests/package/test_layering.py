@@ -37,7 +37,7 @@ PURE_MAY_IMPORT = {
 IO_MODULES = {
     # the public modules that drive a live connection, their control methods, and the wiring
     # that builds the connection from the options
-    "claude_sync", "claude_sync._client", "claude_sync._query", "claude_sync._controls", "claude_sync._wiring",
+    "claude_sync", "claude_sync.client", "claude_sync.query", "claude_sync._controls", "claude_sync._wiring",
     # resolve_settings(): starts a CLI to ask it for its merged settings
     "claude_sync._resolve_settings",
     # show(): drives a run and redraws it from its own thread
@@ -93,10 +93,10 @@ LAYERS = (
     "claude_sync._tracing",  # OpenTelemetry around a connection
     "claude_sync._wiring",  # options → a Session: request handlers and extensions from the features
     "claude_sync._controls",  # the control methods the client and the query() stream share
-    "claude_sync._client",  # ClaudeSDKClient
+    "claude_sync.client",  # ClaudeSDKClient
     "claude_sync._resolve_settings",  # resolve_settings(): a client asked for its merged settings
     "claude_sync._result",  # RunResult, built from a run's messages
-    "claude_sync._query",  # query(): one run as an iterator
+    "claude_sync.query",  # query(): one run as an iterator
     "claude_sync._show",  # show(): watches a query() or a client's turn
     "claude_sync._agents",  # run(), AgentPool: runs of query() and clients
     "claude_sync._approvals",  # runs that defer and resume a permission decision

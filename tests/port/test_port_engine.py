@@ -459,7 +459,7 @@ def test_dotted_path_strings_follow_and_private_ones_are_flagged() -> None:
         log("claude_agent_sdk is great")
         """
     )
-    assert [f.line for f in result.flags] == [4]
+    assert [f.line for f in result.flags] == [4, 6]  # the private path; the mention (not a path)
 
 
 def test_names_claude_sync_lacks_are_flagged_when_an_oracle_is_given() -> None:
@@ -897,3 +897,128 @@ def test_a_timeout_around_a_query_loop_becomes_its_timeout() -> None:
                 print(message)
         """
     )
+
+
+def test_strings_are_rewritten_only_where_they_are_module_paths() -> None:
+    """Issue 40: a provider id, a requirement string and an entry point's name are flagged,
+    never renamed; ``client``/``query`` map to claude_sync's modules of those names; wrapt's
+    targets in both forms, ``pkgutil.resolve_name``'s ``module:attr`` and ``sys.modules`` follow."""
+    known = {
+        ("claude_sync.client", "ClaudeSDKClient"), ("claude_sync", "query"), ("claude_sync.query", "query"),
+    }
+    result = port(
+        """
+        PROVIDER = "claude_agent_sdk"
+        _instruments = ("claude-agent-sdk >= 0.1.45",)
+        importlib.import_module(name="claude_agent_sdk.query")
+        mock.patch("claude_agent_sdk.client.ClaudeSDKClient.connect")
+        mock.patch("claude_agent_sdk.query.InternalClient")
+        wrapt.wrap_function_wrapper("claude_agent_sdk.client", "ClaudeSDKClient.connect", w)
+        wrapt.wrap_function_wrapper(module="claude_agent_sdk", name="query", wrapper=w)
+        pkgutil.resolve_name("claude_agent_sdk.client:ClaudeSDKClient.connect")
+        sys.modules.pop("claude_agent_sdk.query", None)
+        setup(entry_points={"g": ["claude_agent_sdk = pkg.mod:Plugin", "p = claude_agent_sdk.client:ClaudeSDKClient"]})
+        """,
+        exists=lambda m, n: (m, n) in known,
+    )
+    assert unmarked(result.text) == same(
+        """
+        PROVIDER = "claude_agent_sdk"
+        _instruments = ("claude-agent-sdk >= 0.1.45",)
+        importlib.import_module(name="claude_sync.query")
+        mock.patch("claude_sync.client.ClaudeSDKClient.connect")
+        mock.patch("claude_agent_sdk.query.InternalClient")
+        wrapt.wrap_function_wrapper("claude_sync.client", "ClaudeSDKClient.connect", w)
+        wrapt.wrap_function_wrapper(module="claude_sync", name="query", wrapper=w)
+        pkgutil.resolve_name("claude_sync.client:ClaudeSDKClient.connect")
+        sys.modules.pop("claude_sync.query", None)
+        setup(entry_points={"g": ["claude_agent_sdk = pkg.mod:Plugin", "p = claude_sync.client:ClaudeSDKClient"]})
+        """
+    )
+    messages = [f.message for f in result.flags]
+    assert len(messages) == 4, messages
+    assert "names the official SDK in a string that is not a module path" in messages[0]
+    assert "requires the official distribution" in messages[1] and "require 'claude-sync'" in messages[1]
+    assert "InternalClient" in messages[2] and "a name claude_sync lacks" in messages[2]
+    assert "'claude_agent_sdk = pkg.mod:Plugin' names the official SDK" in messages[3]
+
+
+def test_official_module_imports_map_to_the_modules_of_the_same_name() -> None:
+    assert ported(
+        """
+        from claude_agent_sdk.client import ClaudeSDKClient
+        from claude_agent_sdk.query import query
+        import claude_agent_sdk.client
+        from claude_agent_sdk.testing.session_store_conformance import run_session_store_conformance
+        """
+    ) == same(
+        """
+        from claude_sync.client import ClaudeSDKClient
+        from claude_sync.query import query
+        import claude_sync.client
+        from claude_sync.testing import run_session_store_conformance
+        """
+    )
+
+
+def test_docstrings_naming_the_official_sdk_are_not_flagged() -> None:
+    assert port('"""An adapter for claude_agent_sdk (pip install claude-agent-sdk)."""\n').flags == []
+
+
+def test_a_marker_whose_flag_was_fixed_by_hand_goes_and_one_run_drops_the_unused_import() -> None:
+    """Issue 39: after ``-w``, a ``gather`` rewritten by hand is no longer named by ``--check``,
+    and one more run removes its marker and the ``import asyncio`` nothing uses any more; a
+    marker of a flag the ported code cannot show again (an unawaited coroutine) stays."""
+    first = port(
+        """
+        import asyncio
+
+
+        async def one(p):
+            return p
+
+
+        async def main():
+            await asyncio.gather(one("a"), one("b"))
+            one("c")
+        """
+    )
+    assert [f.message.split(":")[0] for f in first.flags] == ["asyncio.gather(…)", "one() was not awaited"]
+    fixed = first.text.replace('    asyncio.gather(one("a"), one("b"))\n', '    one("a")\n    one("b")\n')
+    again = port_source(fixed)
+    assert [f.message for f in again.flags] == [
+        "one() was not awaited: it now runs here, to the end; to run it alongside, start a threading.Thread"
+    ]
+    assert "asyncio" not in again.text and again.text.count(MARKER) == 1
+    assert port_source(again.text).text == again.text
+
+
+def test_an_await_of_a_coroutine_another_file_of_the_run_made_synchronous_is_not_a_flag() -> None:
+    """Issue 40: 60 of one library's 66 flags were awaits of its own handlers (``async def`` in
+    its other modules), plain functions after the port. A call nothing proves still is flagged."""
+    from claude_sync.port.engine import run_coroutines
+
+    run = run_coroutines([
+        ("handlers", "async def handle_text(t):\n    return t\n\nclass Adapter:\n    async def _agenerate(self, p):\n        return p\n"),
+        ("broken", "def ("),  # its own port reports it
+    ])  # fmt: skip
+    source = same(
+        """
+        from mylib import handlers
+        from mylib.handlers import handle_text
+
+
+        async def main(adapter, other):
+            await handle_text("a")
+            await handlers.handle_text("b")
+            await adapter._agenerate("c")
+            await other.fetch()
+        """
+    )
+    alone = port_source(source)
+    assert len(alone.flags) == 4
+    together = port_source(source, run=run)
+    assert [f.message.split(":")[0] for f in together.flags] == [
+        "`await adapter._agenerate(…)`",  # a method name says nothing about its object
+        "`await other.fetch(…)`",
+    ]

@@ -150,3 +150,30 @@ def test_a_tracer_that_raises_never_breaks_the_run_or_its_callbacks() -> None:
     out = traced("broken_processor")
     assert out["printed"] == [{"last": "ResultMessage", "text": "done"}]  # the permission was answered allow
     assert [span["name"] for span in out["spans"]] == ["app"]
+
+
+def test_the_switch_turns_claude_syncs_spans_off_for_another_instrumentation() -> None:
+    """Issue 40: with an OpenInference instrumentor of the official SDK (ported) and our own
+    tracing both on, each run had two agent spans; ``CLAUDE_SYNC_TRACING=off`` leaves one."""
+    names = [span["name"] for span in traced("query", CLAUDE_SYNC_TRACING="off")["spans"]]
+    assert names == ["app"]  # the application's own span only: no run, tool or callback span of ours
+
+
+def test_openinference_attributes_on_our_spans_when_asked() -> None:
+    """Phoenix and Arize read OpenInference attributes; ``CLAUDE_SYNC_TRACING=openinference``
+    adds them to the same spans (one agent span per run), text only where content is allowed."""
+    plain = by_name(traced("query")["spans"])["invoke_agent claude_code"]["attributes"]
+    assert "openinference.span.kind" not in plain
+    spans = by_name(traced("query", CLAUDE_SYNC_TRACING="openinference")["spans"])
+    run = spans["invoke_agent claude_code"]["attributes"]
+    assert run["openinference.span.kind"] == "AGENT" and run["llm.provider"] == "anthropic"
+    assert run["session.id"] == "scripted-session" and run["llm.model_name"] == "claude-scripted"
+    assert (run["llm.token_count.prompt"], run["llm.token_count.completion"], run["llm.token_count.total"]) == (10, 5, 15)
+    assert "input.value" not in run and "output.value" not in run
+    tool = spans["execute_tool Bash"]["attributes"]
+    assert tool["openinference.span.kind"] == "TOOL" and tool["tool.name"] == "Bash"
+    loud = by_name(
+        traced("query", CLAUDE_SYNC_TRACING="openinference", OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true")["spans"]
+    )["invoke_agent claude_code"]["attributes"]
+    assert loud["input.value"].startswith("list files") and "abcdefghijklmnop" not in loud["input.value"]
+    assert loud["output.value"] == "done"

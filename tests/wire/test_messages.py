@@ -38,7 +38,10 @@ from claude_sync._wire.messages import (
 )
 from claude_sync._wire.parse import parse_message
 from claude_sync._wire.system_messages import (
+    HookEventMessage,
+    HookProgressMessage,
     HookResponseMessage,
+    HookStartedMessage,
     StatusMessage,
     SystemInitMessage,
     SystemMessage,
@@ -143,7 +146,7 @@ HAND_MADE: List[Any] = [
     TaskUpdatedMessage(
         "task_updated", {}, task_id="t", patch={"status": "killed"}, status="killed"
     ),
-    HookResponseMessage("hook_response", {}, hook_event_name="Stop", exit_code=2, outcome="error"),
+    HookEventMessage("hook_response", {}, hook_event_name="Stop", exit_code=2, outcome="error"),
     ResultMessage(
         "error_max_turns",
         1,
@@ -438,3 +441,26 @@ def test_assistant_text_joins_the_text_blocks_only() -> None:
     assert message.text == "First.\n\nThen."
     assert AssistantMessage([ToolUseBlock("t", "Bash", {})], "m").text == ""
     assert "text" not in message.to_dict()  # computed, not a field
+
+
+def test_hook_lines_decode_to_the_official_classes_and_todays_names_still_match() -> None:
+    """The official SDK decodes ``hook_started``/``hook_response`` as ``HookEventMessage`` and
+    ``hook_progress`` as a plain ``SystemMessage``; code that checks the class name ports
+    unchanged, and ``isinstance`` with claude_sync's finer names keeps working."""
+    line = {"type": "system", "hook_event": "Stop", "hook_id": "h", "session_id": SID}
+    started = parse_message({**line, "subtype": "hook_started"})
+    response = parse_message({**line, "subtype": "hook_response", "exit_code": 2, "outcome": "error"})
+    progress = parse_message({**line, "subtype": "hook_progress", "stdout": "so far"})
+    assert [type(m).__name__ for m in (started, response, progress)] == [
+        "HookEventMessage", "HookEventMessage", "SystemMessage",
+    ]
+    assert isinstance(started, HookStartedMessage) and not isinstance(started, HookResponseMessage)
+    assert isinstance(response, HookResponseMessage) and not isinstance(response, HookStartedMessage)
+    assert isinstance(progress, HookProgressMessage) and not isinstance(progress, HookEventMessage)
+    assert not isinstance(response, HookProgressMessage)
+    assert (response.hook_event_name, response.exit_code, response.outcome) == ("Stop", 2, "error")
+    assert progress.data["stdout"] == "so far"
+    other = parse_message({"type": "system", "subtype": "status", "status": None})
+    assert not isinstance(other, (HookStartedMessage, HookProgressMessage, HookResponseMessage))
+    made = HookResponseMessage("hook_response", {}, hook_event_name="Stop", outcome="error")
+    assert isinstance(made, HookEventMessage) and isinstance(made, HookResponseMessage)

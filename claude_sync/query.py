@@ -1,5 +1,8 @@
 """``query()``: one run of the CLI as a plain iterator of messages.
 
+A public module, as ``claude_agent_sdk.query`` is: string paths name it (``importlib.import_module``,
+``mock.patch``, wrapt's ``"module:attr"`` targets) and reach the objects users call.
+
 ::
 
     for msg in query("What is 2 + 2?"):

@@ -1,5 +1,8 @@
 """``ClaudeSDKClient``: one CLI process, many turns, controlled from any thread.
 
+A public module, as ``claude_agent_sdk.client`` is: string paths name it (``importlib.import_module``,
+``mock.patch``, wrapt's ``"module:attr"`` targets) and reach the objects users call.
+
 Thread-safety contract (enforced):
 
 - **One consumer at a time.** ``receive_messages()`` / ``receive_response()`` hold the
