@@ -44,7 +44,7 @@ __all__ = ["ControlMethods", "NEWEST_CHECKED_CLI", "send_interrupt"]
 UNSUPPORTED = "Unsupported control request subtype"
 """How a CLI answers a control request it does not know (2.1.197 and 2.1.332)."""
 
-NEWEST_CHECKED_CLI = "2.1.332"
+NEWEST_CHECKED_CLI = "2.1.333"
 
 SETTINGS_SOURCES = ("localSettings", "userSettings")
 """The settings files ``update_settings`` may write (the CLI refuses the others)."""
