@@ -355,11 +355,15 @@ class ControlMethods:
         ``"later"``, and/or ``before_message_uuid`` (place it before that queued message). TS
         ``updateQueuedMessage`` (its runtime, not its ``.d.ts``). Returns the CLI's outcome:
         ``"applied"``, ``"already"`` (it was there), ``"too_late"`` (no longer queued) or
-        ``"unsupported"`` (this session cannot move it). CLI 2.1.332+ (checked on 2.1.333).
+        ``"unsupported"`` (this session cannot move it). CLI 2.1.332+, and only where the CLI
+        offers it: a flag of Anthropic's turns it on, and the CLI then lists
+        ``update_queued_message_v1`` in ``system/init``'s ``capabilities`` (2.1.333 run offline,
+        as in the e2e tests, answers "Unsupported control request subtype").
 
         Raises ``ValueError`` for an empty ``message_uuid``, an unknown ``priority``, neither
         argument, or ``"now"`` with ``before_message_uuid`` (the CLI refuses those as
-        malformed); ``ControlRequestError`` "needs CLI ≥ 2.1.332" from an older CLI.
+        malformed); ``ControlRequestError`` "needs CLI ≥ 2.1.332 that offers it …" from a CLI
+        that does not take it.
         """
         if not isinstance(message_uuid, str) or not message_uuid:
             raise ValueError(f"update_queued_message: message_uuid must be a non-empty str, got {message_uuid!r}")
@@ -376,7 +380,11 @@ class ControlMethods:
             payload["priority"] = priority
         if before_message_uuid is not None:
             payload["before_message_uuid"] = before_message_uuid
-        answer = self._newer_request("update_queued_message", payload, timeout, since="2.1.332")
+        answer = self._newer_request(
+            "update_queued_message", payload, timeout,
+            since="2.1.332 that offers it: its system/init capabilities list update_queued_message_v1 (a "
+            "flag of Anthropic's decides; CLI 2.1.333 run offline does not)",
+        )  # fmt: skip
         return str(answer.get("outcome"))
 
     def decide_held_peer_message(
