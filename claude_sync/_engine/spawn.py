@@ -1,4 +1,4 @@
-"""From options to a started transport: the spawn plan (after the extensions' ``prepare``: a
+"""From options to a started transport: the spawn plan (``mcp_servers_delivery="auto"`` decided by the CLI's version, then the extensions' ``prepare``: a
 session store's resume, when there is one), private temp files for arguments too big for argv, the CLI subprocess, and the
 ``initialize`` handshake.
 
