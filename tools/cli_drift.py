@@ -70,7 +70,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import AbstractSet, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 ALLOW_FILE = Path(__file__).resolve().parent / "cli_drift_allow.json"
@@ -191,7 +191,7 @@ def control_subtypes(bundle: bytes) -> Set[str]:
     return found
 
 
-def _keyed(bundle: bytes, pattern: bytes, offset: int = 0, need: Set[str] = frozenset()) -> Dict[str, Set[str]]:
+def _keyed(bundle: bytes, pattern: bytes, offset: int = 0, need: AbstractSet[str] = frozenset()) -> Dict[str, Set[str]]:
     """``{name: own keys}`` of the object literals ``pattern`` finds (group 1 is the name;
     the literal opens at ``match.start() + offset``), the keys of every schema of one name
     together. Only objects whose keys include ``need``."""

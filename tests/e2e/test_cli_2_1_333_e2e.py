@@ -22,24 +22,15 @@ from claude_sync import (
     ControlRequestError,
     HookMatcher,
     PermissionResultDeny,
-    ResultMessage,
     SystemMessage,
     ToolPermissionContext,
 )
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
-from .harness import STDIO_SERVER, cli_is_at_least
+from .harness import FAST_FAIL, STDIO_SERVER, cli_is_at_least
+from .harness import client_turn as run_turn
 
 pytestmark = pytest.mark.e2e
-
-FAST_FAIL = {"CLAUDE_CODE_MAX_RETRIES": "0"}
-
-
-def run_turn(client: ClaudeSDKClient, prompt: str) -> List[Any]:
-    client.query(prompt)
-    messages = list(client.receive_response(timeout=60))
-    assert isinstance(messages[-1], ResultMessage), messages
-    return messages
 
 
 def test_written_at_and_the_init_and_result_additions(e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str) -> None:

@@ -13,16 +13,15 @@ import shutil
 import stat
 import uuid
 from pathlib import Path
-from typing import Any, List
+from typing import Any, List, Tuple
 
 import pytest
 from transcript_lines import conversation, folder, write
 
 from claude_sync import delete_session
-from claude_sync._sessions import transcript_edits
 
 
-def a_session(config: Path, project: Path) -> tuple:
+def a_session(config: Path, project: Path) -> Tuple[str, Path]:
     sid = str(uuid.uuid4())
     here = folder(config, project)
     write(here / f"{sid}.jsonl", conversation(sid, 1))
@@ -55,11 +54,11 @@ def test_a_folder_that_could_not_be_removed_is_removed_by_a_second_call(
         raise PermissionError(errno.EACCES, "Permission denied", str(path))
 
     real = shutil.rmtree
-    monkeypatch.setattr(transcript_edits.shutil, "rmtree", refuse)
+    monkeypatch.setattr(shutil, "rmtree", refuse)
     with pytest.raises(PermissionError, match=f"transcript is deleted, but its subagent folder .*{sid}.* call delete_session again"):
         delete_session(sid, str(project))
     assert not (here / f"{sid}.jsonl").exists() and (here / sid / "subagents" / "agent-a.jsonl").exists()
-    monkeypatch.setattr(transcript_edits.shutil, "rmtree", real)
+    monkeypatch.setattr(shutil, "rmtree", real)
     delete_session(sid, str(project))
     assert not (here / sid).exists()
 
@@ -70,12 +69,12 @@ def test_without_a_record_a_half_done_delete_is_not_found_and_the_reason_is_logg
     sid, here = a_session(config, project)
     (config / "state").write_text("not a folder")  # no record can be kept
     real = shutil.rmtree
-    monkeypatch.setattr(transcript_edits.shutil, "rmtree", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.EIO, "I/O error")))
+    monkeypatch.setattr(shutil, "rmtree", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.EIO, "I/O error")))
     with caplog.at_level(logging.WARNING):
         with pytest.raises(OSError, match="could not be removed"):
             delete_session(sid, str(project))
     assert any("cannot finish this delete" in r.getMessage() for r in caplog.records)
-    monkeypatch.setattr(transcript_edits.shutil, "rmtree", real)
+    monkeypatch.setattr(shutil, "rmtree", real)
     with pytest.raises(FileNotFoundError):
         delete_session(sid, str(project))  # as TS: no record, "not found"; the folder is the caller's now
     assert (here / sid).exists()
@@ -92,7 +91,7 @@ def test_a_folder_something_keeps_writing_to_is_tried_three_times(config: Path, 
             raise OSError(errno.ENOTEMPTY, "Directory not empty", str(path))
         real(path)
 
-    monkeypatch.setattr(transcript_edits.shutil, "rmtree", busy)
+    monkeypatch.setattr(shutil, "rmtree", busy)
     delete_session(sid, str(project))
     assert len(tries) == 3 and not (here / sid).exists()
 
