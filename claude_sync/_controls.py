@@ -44,10 +44,16 @@ __all__ = ["ControlMethods", "NEWEST_CHECKED_CLI", "send_interrupt"]
 UNSUPPORTED = "Unsupported control request subtype"
 """How a CLI answers a control request it does not know (2.1.197 and 2.1.332)."""
 
-NEWEST_CHECKED_CLI = "2.1.332"
+NEWEST_CHECKED_CLI = "2.1.333"
 
 SETTINGS_SOURCES = ("localSettings", "userSettings")
 """The settings files ``update_settings`` may write (the CLI refuses the others)."""
+
+QUEUE_PRIORITIES = (None, "now", "next", "later")
+"""What ``update_queued_message`` takes as ``priority`` (None: keep it)."""
+
+_UNSET: Any = object()
+"""``set_peer_delivery``'s "not given" (its ``session=None`` means "end the choice")."""
 
 MCP_OVERRIDE_MODES = (None, "default", "auto")
 """What ``set_mcp_permission_mode_override`` accepts over the control channel (tighten-only)."""
@@ -165,7 +171,11 @@ class ControlMethods:
         self.send_control_request("apply_flag_settings", {"settings": dict(settings)}, timeout=timeout)
 
     def set_mcp_servers(
-        self, servers: Mapping[str, Any], *, timeout: Optional[float] = None
+        self,
+        servers: Mapping[str, Any],
+        *,
+        connect_in_background: bool = False,
+        timeout: Optional[float] = None,
     ) -> McpSetServersResult:
         """Replace the session's dynamically added MCP servers with ``servers`` (external
         configs: stdio / sse / http); returns which were added, removed, and failed.
@@ -174,7 +184,13 @@ class ControlMethods:
         ones of ``options.mcp_servers`` again on every call: they stay. An in-process server
         that is not in ``options.mcp_servers`` under the same name cannot be added here.
 
-        Raises ``ValueError`` for such a server, ``TypeError`` for a malformed entry.
+        ``connect_in_background=True`` (TS ``setMcpServers(servers, {connectInBackground})``,
+        CLI 2.1.333+, internal there): the answer does not wait for the servers to connect; it
+        names them in ``pending`` and the next turn waits for them (up to 5 s). An older CLI
+        ignores it and answers once they connected (``pending`` is then None).
+
+        Raises ``ValueError`` for such a server, ``TypeError`` for a malformed entry or a
+        non-bool ``connect_in_background``.
         """
         from ._wire.control_results import McpSetServersResult
 
@@ -192,7 +208,12 @@ class ControlMethods:
                 wire[str(name)] = dict(config)
         for name in self._own_sdk_servers():
             wire[name] = {"type": "sdk", "name": name}
-        answer = self.send_control_request("mcp_set_servers", {"servers": wire}, timeout=timeout)
+        if not isinstance(connect_in_background, bool):
+            raise TypeError(f"set_mcp_servers: connect_in_background must be a bool, got {type(connect_in_background).__name__}")
+        payload: Dict[str, Any] = {"servers": wire}
+        if connect_in_background:
+            payload["connect_in_background"] = True
+        answer = self.send_control_request("mcp_set_servers", payload, timeout=timeout)
         return McpSetServersResult.from_wire(answer)
 
     def _own_sdk_servers(self) -> List[str]:
@@ -304,20 +325,135 @@ class ControlMethods:
 
     # ------------------------------------------------------------------ newer requests
 
-    def _newer_request(self, subtype: str, payload: Dict[str, Any], timeout: Optional[float]) -> Dict[str, Any]:
+    def _newer_request(
+        self, subtype: str, payload: Dict[str, Any], timeout: Optional[float], since: Optional[str] = None
+    ) -> Dict[str, Any]:
         """``send_control_request``, with a CLI's "unsupported" answer turned into an error that
-        says so."""
+        says so (and, given ``since``, which CLI it needs)."""
         try:
             return self.send_control_request(subtype, payload, timeout=timeout)
         except ControlRequestError as exc:
             if not str(exc).startswith(UNSUPPORTED):
                 raise
+            needs = f"it needs CLI ≥ {since}" if since else f"CLI {NEWEST_CHECKED_CLI} does"
             raise ControlRequestError(
-                f"{subtype}: this Claude Code CLI does not have it (it answered {str(exc)!r}); "
-                f"CLI {NEWEST_CHECKED_CLI} does",
+                f"{subtype}: this Claude Code CLI does not have it (it answered {str(exc)!r}); {needs}",
                 subtype=subtype,
                 request_id=exc.request_id,
             ) from exc
+
+    def update_queued_message(
+        self,
+        message_uuid: str,
+        *,
+        priority: Optional[str] = None,
+        before_message_uuid: Optional[str] = None,
+        timeout: Optional[float] = None,
+    ) -> str:
+        """Move a user message that waits in the CLI's queue (sent with its ``uuid`` while a
+        turn runs): ``priority`` ``"now"`` (stop the turn and answer it), ``"next"`` or
+        ``"later"``, and/or ``before_message_uuid`` (place it before that queued message). TS
+        ``updateQueuedMessage`` (its runtime, not its ``.d.ts``). Returns the CLI's outcome:
+        ``"applied"``, ``"already"`` (it was there), ``"too_late"`` (no longer queued) or
+        ``"unsupported"`` (this session cannot move it). CLI 2.1.332+, and only where the CLI
+        offers it: a flag of Anthropic's turns it on, and the CLI then lists
+        ``update_queued_message_v1`` in ``system/init``'s ``capabilities`` (2.1.333 run offline,
+        as in the e2e tests, answers "Unsupported control request subtype").
+
+        Raises ``ValueError`` for an empty ``message_uuid``, an unknown ``priority``, neither
+        argument, or ``"now"`` with ``before_message_uuid`` (the CLI refuses those as
+        malformed); ``ControlRequestError`` "needs CLI ≥ 2.1.332 that offers it …" from a CLI
+        that does not take it.
+        """
+        if not isinstance(message_uuid, str) or not message_uuid:
+            raise ValueError(f"update_queued_message: message_uuid must be a non-empty str, got {message_uuid!r}")
+        if priority not in QUEUE_PRIORITIES:
+            raise ValueError(f"update_queued_message: priority must be one of now, next, later or None, not {priority!r}")
+        if before_message_uuid is not None and not isinstance(before_message_uuid, str):
+            raise ValueError(f"update_queued_message: before_message_uuid must be a str, got {before_message_uuid!r}")
+        if priority is None and before_message_uuid is None:
+            raise ValueError("update_queued_message: give priority, before_message_uuid or both")
+        if priority == "now" and before_message_uuid is not None:
+            raise ValueError('update_queued_message: priority="now" sends it at once; it takes no before_message_uuid')
+        payload: Dict[str, Any] = {"message_uuid": message_uuid}
+        if priority is not None:
+            payload["priority"] = priority
+        if before_message_uuid is not None:
+            payload["before_message_uuid"] = before_message_uuid
+        answer = self._newer_request(
+            "update_queued_message", payload, timeout,
+            since="2.1.332 that offers it: its system/init capabilities list update_queued_message_v1 (a "
+            "flag of Anthropic's decides; CLI 2.1.333 run offline does not)",
+        )  # fmt: skip
+        return str(answer.get("outcome"))
+
+    def decide_held_peer_message(
+        self, hold_id: str, decision: str, *, always: Optional[Mapping[str, str]] = None, timeout: Optional[float] = None
+    ) -> Dict[str, Any]:
+        """A person's answer to a message from another session that the CLI held
+        (``system/peer_message_hold``): ``decision`` ``"deliver"`` or ``"drop"``; ``always``
+        (``{"scope": "mine"|"anyone", "made_in": "prompting"|"bypass"}``, deliver only) also
+        delivers such messages for the rest of the conversation. Send it only for a person's
+        own press. Returns the CLI's answer: ``outcome`` (``delivered``, ``waiting``, ``denied``,
+        ``refused``, ``dropped``, ``not-decidable``, ``gone``) and ``always_deliver``.
+
+        Internal in the CLI (2.1.332+) and in TS (``decideHeldPeerMessage``, runtime only): the
+        CLI takes it only from the program that started it and only where peer messaging is on
+        (else ``ControlRequestError`` with its words). Raises ``ValueError`` for another
+        ``decision`` or ``always`` with ``"drop"``; ``ControlRequestError`` "needs CLI ≥ 2.1.332"
+        from an older CLI.
+        """
+        if decision not in ("deliver", "drop"):
+            raise ValueError(f"decide_held_peer_message: decision must be 'deliver' or 'drop', not {decision!r}")
+        if not isinstance(hold_id, str) or not hold_id:
+            raise ValueError(f"decide_held_peer_message: hold_id must be a non-empty str, got {hold_id!r}")
+        payload: Dict[str, Any] = {"hold_id": hold_id, "decision": decision}
+        if always is not None:
+            if decision != "deliver":
+                raise ValueError("decide_held_peer_message: always goes only with decision='deliver'")
+            payload["always"] = dict(always)
+        return self._newer_request("decide_held_peer_message", payload, timeout, since="2.1.332")
+
+    def set_peer_delivery(
+        self,
+        *,
+        shows_held_messages: Optional[bool] = None,
+        session: Any = _UNSET,
+        account: Optional[bool] = None,
+        timeout: Optional[float] = None,
+    ) -> Dict[str, Any]:
+        """Tell the CLI what this host knows about delivering messages from other sessions; a
+        field left out stays as it is. ``shows_held_messages``: the host lets a person answer
+        held messages; ``session``: the person's choice to always deliver in one conversation
+        (``{"scope", "made_in", "session_id"}``), or None to end it; ``account``: always
+        deliver from the person's own sessions. Returns the CLI's answer (``always_deliver``).
+
+        Internal in the CLI (2.1.332+) and in TS (``setPeerDelivery``, runtime only); taken
+        only from the program that started the CLI (else ``ControlRequestError`` with its
+        words). Raises ``TypeError`` for a non-bool flag; ``ControlRequestError`` "needs CLI ≥
+        2.1.332" from an older CLI.
+        """
+        payload: Dict[str, Any] = {}
+        for name, flag in (("shows_held_messages", shows_held_messages), ("account", account)):
+            if flag is not None:
+                if not isinstance(flag, bool):
+                    raise TypeError(f"set_peer_delivery: {name} must be a bool or None, got {type(flag).__name__}")
+                payload[name] = flag
+        if session is not _UNSET:
+            payload["session"] = None if session is None else dict(session)
+        return self._newer_request("set_peer_delivery", payload, timeout, since="2.1.332")
+
+    def set_host_prompt_open(self, open: bool, *, timeout: Optional[float] = None) -> None:  # noqa: A002  # the CLI's name
+        """Say that the session waits on a prompt the host draws itself, such as an approval
+        inside one of its own tools (True), or no longer does (False). While True and Remote
+        Control is on, the session is reported as waiting. True lasts 90 seconds: repeat it
+        while the prompt stays open. Internal in the CLI (2.1.333+); TS has no method for it.
+        Raises ``TypeError`` for a non-bool; ``ControlRequestError`` "needs CLI ≥ 2.1.333" from an
+        older CLI.
+        """
+        if not isinstance(open, bool):
+            raise TypeError(f"set_host_prompt_open: open must be a bool, got {type(open).__name__}")
+        self._newer_request("set_host_prompt_open", {"open": open}, timeout, since="2.1.333")
 
     def update_settings(
         self, settings: Mapping[str, str], *, source: str = "localSettings", timeout: Optional[float] = None

@@ -10,8 +10,8 @@ on purpose (every row there has its reason). Exit status 0: nothing untyped; 1: 
 untyped (listed); 2: the CLI could not be read. ``--against OTHER`` also lists what the first CLI
 has that the other lacks, per kind (which names a CLI update brought or dropped).
 
-Kinds, and where the CLI side comes from (both real CLIs, 2.1.197 and 2.1.332, read the same
-way):
+Kinds, and where the CLI side comes from (the real CLIs 2.1.197, 2.1.332 and 2.1.333 read the
+same way):
 
 * ``options``: the long options of ``claude --help``. The CLI's own, stable, documented text.
 * the rest from the CLI's bundle. The native binary embeds its JavaScript source as text (the
@@ -26,7 +26,16 @@ way):
     ``uuid`` (what a stdout line carries; content blocks and attachments do not).
   - ``result_fields``: the own keys of the ``{type:X("result"),subtype:…}`` objects.
   - ``control_subtypes``: objects whose first key is ``subtype:X("<name>")`` (the control
-    request and response schemas; both directions).
+    request and response schemas; both directions), and the subtypes the CLI dispatches on
+    without a schema (``e.request.subtype==="side_question"``).
+  - the field kinds, ``<schema>.<key>``: the own keys of every schema of a name the library
+    types (so a key added to ``tool_progress`` or to ``can_use_tool`` shows up).
+    ``message_fields``: the stdout line schemas (``result`` is ``result_fields``, ``system``
+    ``system_fields``); ``system_fields``: the ``system`` schemas by subtype;
+    ``control_fields``: the control schemas by subtype, and ``hook_matcher`` (the
+    initialize request's ``{matcher:…,hookCallbackIds:…}``).
+  - ``hidden_options``: the long options defined with ``.hideHelp()`` (``--instruction-dirs``,
+    "SDK use only") that ``--help`` does not list.
 
   Why these and not the strings the CLI prints: a schema names exactly what goes on the wire,
   and a missing literal or a changed shape shows up as a missing kind (each kind must find
@@ -35,7 +44,12 @@ way):
 
 The library side is read from the library itself: ``KNOWN_HOOK_EVENTS``, the ``SystemMessage``
 subclasses by subtype (plus ``init``), the message classes by ``type``,
-``ResultMessage``'s fields, and for control subtypes and options the requests and flags its
+``ResultMessage``'s fields; for the message and system field kinds each class's wire keys
+(fields, a field's ``wire`` name, properties named after a wire key such as ``written_at``,
+and the ``obj["…"]`` keys its hand-written parser in ``_wire/parse.py`` reads); for
+``control_fields`` any key the source names as a string literal (``"hook_asked"``: a request
+it sends or reads carries it; an approximation: a key named anywhere counts); and for
+control subtypes and options the requests and flags its
 source sends (a scan of ``claude_sync/`` for ``send_control_request("…"`` and the like, the
 ``subtype: Literal["…"]`` shapes and the handlers it answers; ``"--flag"`` and
 ``flag_pair("flag", …)`` in ``claude_sync/_options``).
@@ -55,11 +69,25 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
+from types import ModuleType
+from typing import AbstractSet, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 ALLOW_FILE = Path(__file__).resolve().parent / "cli_drift_allow.json"
-KINDS = ("hook_events", "system_subtypes", "message_types", "result_fields", "control_subtypes", "options")
+KINDS = (
+    "hook_events",
+    "system_subtypes",
+    "message_types",
+    "result_fields",
+    "message_fields",
+    "system_fields",
+    "control_subtypes",
+    "control_fields",
+    "options",
+    "hidden_options",
+)
+FIELD_KINDS = ("message_fields", "system_fields", "control_fields")
+"""Kinds whose names are ``<schema>.<key>``: a key of a wire schema the library types."""
 
 _CALL = rb'[\w$]{1,4}(?:\.literal)?\("'
 """A zod literal as minified: ``P("x")`` (2.1.332), ``H.literal("x")`` (2.1.197)."""
@@ -155,8 +183,70 @@ def result_fields(bundle: bytes) -> Set[str]:
 
 
 def control_subtypes(bundle: bytes) -> Set[str]:
+    """The control schemas' subtypes, and the subtypes the CLI dispatches on without one
+    (``….request.subtype==="side_question"``: 2.1.333 handles ~20 such)."""
     pattern = rb"\(\{subtype:" + _CALL + rb'([a-z_]+)"\)'
-    return {m.group(1).decode() for m in re.finditer(pattern, bundle)}
+    found = {m.group(1).decode() for m in re.finditer(pattern, bundle)}
+    found.update(m.group(1).decode() for m in re.finditer(rb'\.request\.subtype===?"([a-z_]+)"', bundle))
+    return found
+
+
+def _keyed(bundle: bytes, pattern: bytes, offset: int = 0, need: AbstractSet[str] = frozenset()) -> Dict[str, Set[str]]:
+    """``{name: own keys}`` of the object literals ``pattern`` finds (group 1 is the name;
+    the literal opens at ``match.start() + offset``), the keys of every schema of one name
+    together. Only objects whose keys include ``need``."""
+    found: Dict[str, Set[str]] = {}
+    for match in re.finditer(pattern, bundle):
+        try:
+            keys = own_keys(bundle, match.start() + offset)
+        except ValueError:
+            continue
+        if need <= set(keys):
+            found.setdefault(match.group(1).decode(), set()).update(keys)
+    return found
+
+
+def message_schemas(bundle: bytes) -> Dict[str, Set[str]]:
+    """Per stdout line ``type``, the own keys of its schemas (the objects of ``message_types``)."""
+    return _keyed(bundle, rb"\{type:" + _CALL + rb'([a-z_]+)"\),', need={"session_id", "uuid"})
+
+
+def system_schemas(bundle: bytes) -> Dict[str, Set[str]]:
+    """Per ``system`` subtype, the own keys of its schemas."""
+    return _keyed(bundle, rb"\{type:" + _CALL + rb'system"\),subtype:' + _CALL + rb'([a-z_]+)"\)')
+
+
+def control_schemas(bundle: bytes) -> Dict[str, Set[str]]:
+    """Per control subtype, the own keys of its schemas (requests both ways, and responses),
+    plus ``hook_matcher``: the keys of the initialize request's hook matchers
+    (``{matcher:…,hookCallbackIds:…}``, where ``observesOnly`` arrived in 2.1.333)."""
+    found = _keyed(bundle, rb"\(\{subtype:" + _CALL + rb'([a-z_]+)"\)', offset=1)
+    for match in re.finditer(rb"\{matcher:[^{}]{0,120}?hookCallbackIds:", bundle):
+        try:
+            found.setdefault("hook_matcher", set()).update(own_keys(bundle, match.start()))
+        except ValueError:
+            continue
+    return found
+
+
+def hidden_options(bundle: bytes) -> Set[str]:
+    """The long options the CLI defines with ``.hideHelp()`` (``--help`` does not list them;
+    e.g. ``--instruction-dirs``, "SDK use only", in 2.1.333). Commander's
+    ``new Option("--flag <arg>", "…")…hideHelp()``: the chain up to the next option."""
+    found: Set[str] = set()
+    opening = rb'new [\w$]{1,4}\("(?:-[\w-]+, )?(--[\w-]+)'
+    for match in re.finditer(opening, bundle):
+        chain = bundle[match.end():match.end() + 4000]
+        stop = re.search(rb"addOption\(|\.option\(", chain)
+        if b".hideHelp()" in (chain[:stop.start()] if stop else chain):
+            found.add(kebab(match.group(1).decode()))
+    return found
+
+
+def field_rows(schemas: Mapping[str, Set[str]], names: Iterable[str]) -> Set[str]:
+    """``<name>.<key>`` for every key of the schemas of ``names`` (the ones the library types:
+    the keys of the others are not looked at, their names are a kind of their own)."""
+    return {f"{name}.{key}" for name in names for key in schemas.get(name, ()) if key not in ("type", "subtype")}
 
 
 def kebab(option: str) -> str:
@@ -175,15 +265,30 @@ def help_options(help_text: str) -> Set[str]:
     return found - {"--help", "--version"}
 
 
-def cli_inventory(bundle: bytes, help_text: str) -> Dict[str, Set[str]]:
-    """Every kind's names, as the CLI's bundle and ``--help`` give them."""
+def cli_inventory(bundle: bytes, help_text: str, typed: Optional[Mapping[str, Set[str]]] = None) -> Dict[str, Set[str]]:
+    """Every kind's names, as the CLI's bundle and ``--help`` give them.
+
+    ``typed``: the library's inventory; the field kinds list the keys of the schemas whose
+    name it types (``message_types``, ``system_subtypes``, ``control_subtypes``; the result's
+    keys are ``result_fields``). Without it the field kinds list every schema's keys.
+    """
+    shown = help_options(help_text)
+    messages, systems, controls = message_schemas(bundle), system_schemas(bundle), control_schemas(bundle)
+
+    def names(kind: str, schemas: Mapping[str, Set[str]]) -> Iterable[str]:
+        return schemas if typed is None else set(schemas) & typed[kind]
+
     return {
         "hook_events": hook_events(bundle),
         "system_subtypes": system_subtypes(bundle),
         "message_types": message_types(bundle),
         "result_fields": result_fields(bundle),
+        "message_fields": field_rows(messages, set(names("message_types", messages)) - {"result", "system"}),
+        "system_fields": field_rows(systems, names("system_subtypes", systems)),
         "control_subtypes": control_subtypes(bundle),
-        "options": help_options(help_text),
+        "control_fields": field_rows(controls, set(names("control_subtypes", controls)) | {"hook_matcher"}),
+        "options": shown,
+        "hidden_options": hidden_options(bundle) - shown,
     }
 
 
@@ -199,35 +304,58 @@ def library_inventory() -> Dict[str, Set[str]]:
     sys.path.insert(0, str(ROOT))
     try:
         from claude_sync._callbacks.hook_types import KNOWN_HOOK_EVENTS
+        from claude_sync._wire import parse
         from claude_sync._wire.messages import MESSAGE_CLASSES, ResultMessage
-        from claude_sync._wire.system_messages import SYSTEM_CLASSES
+        from claude_sync._wire.system_messages import SYSTEM_CLASSES, SystemInitMessage
     finally:
         sys.path.remove(str(ROOT))
-    import dataclasses
 
     sources = {path: path.read_text(encoding="utf-8") for path in _source_files()}
     control: Set[str] = set()
     send = r'(?:send_control_request|_newer_request|session\.request|_control)\(\s*"([a-z_]+)"'
+    literals: Set[str] = set()
     for text in sources.values():
         control.update(re.findall(send, text))
         control.update(re.findall(r'subtype: Literal\["([a-z_]+)"\]', text))
         control.update(re.findall(r'"([a-z_]+)": Handler\(', text))
         control.update(re.findall(r'handlers\["([a-z_]+)"\]', text))
+        literals.update(re.findall(r'"([A-Za-z_][\w]*)"', text))
     options: Set[str] = set()
     for path in _source_files("_options"):
         text = sources[path]
         options.update(kebab(name) for name in re.findall(r'"(--[a-z][\w-]*)', text))
         options.update(kebab("--" + name) for name in re.findall(r'flag_pair\("([\w-]+)"', text))
-    result_names = {f.name for f in dataclasses.fields(ResultMessage)} - {"parsed_output", "raw"}
-    wire_names = {"model_usage": "modelUsage"}
+    result_names = wire_keys(ResultMessage, parse) - {"parsed_output"} | {"type", "subtype"}
+    hand_parsed = {kind: wire_keys(cls, parse) for kind, cls in MESSAGE_CLASSES.items()}
+    systems = {subtype: wire_keys(cls, parse) for subtype, cls in SYSTEM_CLASSES.items()}
+    systems["init"] = wire_keys(SystemInitMessage, parse)
     return {
         "hook_events": set(KNOWN_HOOK_EVENTS),
         "system_subtypes": set(SYSTEM_CLASSES) | {"init"},
         "message_types": set(MESSAGE_CLASSES),
-        "result_fields": {wire_names.get(name, name) for name in result_names},
+        "result_fields": result_names,
+        "message_fields": {f"{kind}.{key}" for kind, keys in hand_parsed.items() for key in keys},
+        "system_fields": {f"{subtype}.{key}" for subtype, keys in systems.items() for key in keys},
         "control_subtypes": control,
+        "control_fields": {f"{subtype}.{key}" for subtype in control | {"hook_matcher"} for key in literals},
         "options": options,
+        "hidden_options": options,
     }
+
+
+def wire_keys(cls: type, parse: ModuleType) -> Set[str]:
+    """The wire keys a message class types: its fields (a field's ``metadata["wire"]`` or its
+    name), its properties named after a wire key (``written_at``), and the top-level keys its
+    hand-written parser in ``_wire/parse.py`` reads (``obj["message"]``)."""
+    import dataclasses
+    import inspect
+
+    keys = {f.metadata.get("wire", f.name) for f in dataclasses.fields(cls)}
+    keys.update(name for name in dir(cls) if isinstance(inspect.getattr_static(cls, name, None), property))
+    parser = getattr(parse, "_PARSER_BY_MESSAGE_CLASS", {}).get(cls)
+    if parser is not None:
+        keys.update(re.findall(r'obj\["(\w+)"\]', inspect.getsource(parser)))
+    return keys - {"raw", "data", "type", "subtype"}
 
 
 # --------------------------------------------------------------------------- the report (pure)
@@ -284,8 +412,11 @@ class CLIUnreadable(Exception):
     """The CLI's binary or ``--help`` could not be read, or a kind found nothing in it."""
 
 
-def read_cli(path: str, timeout: float = 60.0) -> Tuple[str, Dict[str, Set[str]]]:
-    """``(version, inventory)`` of the CLI at ``path``. Raises ``CLIUnreadable``."""
+def read_cli(
+    path: str, timeout: float = 60.0, typed: Optional[Mapping[str, Set[str]]] = None
+) -> Tuple[str, Dict[str, Set[str]]]:
+    """``(version, inventory)`` of the CLI at ``path`` (``typed``: see ``cli_inventory``).
+    Raises ``CLIUnreadable``."""
     import mmap
 
     real = Path(os.path.realpath(path))
@@ -293,7 +424,7 @@ def read_cli(path: str, timeout: float = 60.0) -> Tuple[str, Dict[str, Set[str]]
         version = _run(path, "--version", timeout).split()[0]
         help_text = _run(path, "--help", timeout)
         with open(real, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as bundle:
-            inventory = cli_inventory(bundle, help_text)  # type: ignore[arg-type]  # mmap reads as bytes
+            inventory = cli_inventory(bundle, help_text, typed)  # type: ignore[arg-type]  # mmap reads as bytes
     except (OSError, ValueError, IndexError, subprocess.SubprocessError) as exc:
         raise CLIUnreadable(f"cannot read the CLI at {path}: {exc}") from exc
     empty = [kind for kind in KINDS if not inventory[kind]]
@@ -320,14 +451,15 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     args = parser.parse_args(list(argv) if argv is not None else None)
     if not args.cli:
         parser.error("no CLI: pass --cli PATH or set CLAUDE_SYNC_TEST_CLI")
+    library = library_inventory()
     try:
-        version, cli = read_cli(args.cli)
-        other = read_cli(args.against) if args.against else None
+        version, cli = read_cli(args.cli, typed=library)
+        other = read_cli(args.against, typed=library) if args.against else None
         allow = load_allow()
     except (CLIUnreadable, ValueError) as exc:
         print(f"cli_drift: {exc}", file=sys.stderr)
         return 2
-    report = untyped(cli, library_inventory(), allow)
+    report = untyped(cli, library, allow)
     result: Dict[str, object] = {"cli": args.cli, "version": version, "untyped": report}
     if other is not None:
         result["against"] = {"cli": args.against, "version": other[0], "differences": differences(cli, other[1])}

@@ -98,9 +98,16 @@ class HookMatcher(Record):
             ``"continue"`` as if it had not run, ``"block"`` fail closed (the tool or event is
             blocked). Connecting with ``"block"`` raises ``CLIConnectionError`` if the CLI cannot
             honour it. None: the CLI's default (continue).
+        observes_only: ``Stop`` only: True says these hooks only take note of the turn's end
+            (they always answer ``{}``), so when one misses ``timeout`` the CLI writes no "the
+            host didn't respond" notice into the transcript. The CLI still calls them and waits
+            up to ``timeout``. CLI 2.1.333+ (internal there; TS runtime ``observesOnly``); an
+            older CLI ignores it and writes the notice, and connecting then logs a warning.
+            ``ValueError`` at connect for another event. None: not sent.
     """
 
     matcher: Optional[str] = None
     hooks: List[HookCallback] = field(default_factory=list)
     timeout: Optional[float] = None
     on_failure: Optional[Literal["continue", "block"]] = None
+    observes_only: Optional[bool] = None

@@ -199,8 +199,26 @@ class ToolPermissionContext:
         description: A description of the call, as the CLI would show it.
         decision_reason_type: The kind of reason (``rule``, ``mode``, ``safetyCheck`` …), when the
             CLI says.
+        hook_asked: True where a ``PreToolUse`` hook asked about this call as well as a rule or
+            check that ``decision_reason_type`` names (a hook asked if this is true or the type
+            is ``hook``). It only ever adds a reason to ask: never answer or hide a prompt
+            because it is absent.
+        hook_ask_reason: With ``hook_asked``: the reason that hook gave. The hook's author wrote
+            it: treat it as ``decision_reason`` and lift no prompt because of it.
+        plan_floor_ask_only: The CLI only asks here because of the plan's floor (sent only to
+            the program that started the CLI, for its own tools).
+        ask_only_false_cause: Why ``server_policy_ask_only`` / ``plan_floor_ask_only`` is false:
+            ``managed_hook``, ``unsettled``, ``plugin_hook``, ``own_hook`` or ``other``.
+        managed_rules_only: True when ``allowManagedPermissionRulesOnly`` was on as the request
+            was sent: offer no rule of the session's own (no "always allow").
+        held_by_session_service: True on the CLI's own ask after the cloud session service held
+            or refused a call.
         request_id: The control request's id.
         raw: The whole request as the CLI sent it.
+
+    The six ask-provenance fields (``hook_asked`` … ``held_by_session_service``) come from CLI
+    2.1.333+, which marks them internal; each is None when the request lacks it (always on
+    older CLIs) or carries a value of another type (``raw`` still has it).
     """
 
     signal: Optional[CancellationSignal] = None
@@ -215,6 +233,12 @@ class ToolPermissionContext:
     decision_reason_type: Optional[str] = None
     request_id: Optional[str] = None
     raw: Dict[str, Any] = field(default_factory=dict)
+    hook_asked: Optional[bool] = None
+    hook_ask_reason: Optional[str] = None
+    plan_floor_ask_only: Optional[bool] = None
+    ask_only_false_cause: Optional[str] = None
+    managed_rules_only: Optional[bool] = None
+    held_by_session_service: Optional[bool] = None
 
 
 @dataclass

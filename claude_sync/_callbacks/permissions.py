@@ -102,8 +102,10 @@ def permission_call_from_request(
     ``suggestions`` (``permission_suggestions`` parsed into ``PermissionUpdate`` of any
     ``type``; an item that is not an object is left out there but stays in ``raw``),
     ``tool_use_id``, ``display_name``, ``description``, ``title``, ``decision_reason``,
-    ``decision_reason_type``, ``blocked_path``, ``agent_id`` (None when absent; a value that
-    is not a str also gives None and stays visible in ``raw``), ``signal``, ``request_id`` and
+    ``decision_reason_type``, ``blocked_path``, ``agent_id``, and CLI 2.1.333's ask provenance
+    (``hook_asked``, ``hook_ask_reason``, ``plan_floor_ask_only``, ``ask_only_false_cause``,
+    ``managed_rules_only``, ``held_by_session_service``) (None when absent; a value of another
+    type also gives None and stays visible in ``raw``), ``signal``, ``request_id`` and
     ``raw`` (the request dict). Raises ``CallbackRequestError`` when ``tool_name`` is not a
     non-empty str or ``input`` is not an object.
     """
@@ -127,6 +129,9 @@ def permission_call_from_request(
         if name is not None:
             if value.__class__ is str:
                 fields[name] = value
+        elif key in _CONTEXT_BOOL_FIELDS:
+            if value.__class__ is bool:
+                fields[key] = value
         elif key == "permission_suggestions":
             fields["suggestions"] = suggestions_from_wire(value)
     # Every field is in ``fields`` (a plain dataclass, no __post_init__): the instance's
@@ -143,9 +148,12 @@ _CONTEXT_STR_FIELDS = {
     name: name
     for name in (
         "tool_use_id", "agent_id", "blocked_path", "decision_reason", "decision_reason_type",
-        "title", "display_name", "description",
+        "title", "display_name", "description", "hook_ask_reason", "ask_only_false_cause",
     )
 }  # fmt: skip
+
+_CONTEXT_BOOL_FIELDS = frozenset({"hook_asked", "plan_floor_ask_only", "managed_rules_only", "held_by_session_service"})
+"""The ask-provenance flags of CLI 2.1.333+ (a value that is not a bool stays in ``raw`` only)."""
 
 
 def suggestions_from_wire(suggestions: Any) -> List[PermissionUpdate]:

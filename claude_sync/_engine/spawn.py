@@ -1,4 +1,4 @@
-"""From options to a started transport: the spawn plan (after the extensions' ``prepare``: a
+"""From options to a started transport: the spawn plan (``mcp_servers_delivery="auto"`` decided by the CLI's version, then the extensions' ``prepare``: a
 session store's resume, when there is one), private temp files for arguments too big for argv, the CLI subprocess, and the
 ``initialize`` handshake.
 
@@ -9,10 +9,14 @@ first connect only, not at ``import claude_sync``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+import subprocess
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from .._options.command import FileArg, build_spawn_plan, find_cli, interpret_options
+from .._options.argv import resolved_mcp_delivery
+from .._options.command import FileArg, build_spawn_plan, find_cli, interpret_options, partition_mcp_servers
 from .._options.options import ClaudeAgentOptions, SpawnCommand
 from .._wire.errors import (
     ClaudeSDKError,
@@ -92,8 +96,61 @@ def plan_spawn(
     """
     environ = environ if environ is not None else dict(os.environ)
     cli = "claude" if custom_transport is not None else cli_path or find_cli(options.cli_path)
-    spawned, prepared = extensions.prepare(options, plan if plan is not None else interpret_options(options), environ)
+    plan = plan if plan is not None else interpret_options(options)
+    if options.mcp_servers_delivery == "auto" and custom_transport is None and options.spawn_command is None:
+        options, plan = decide_mcp_delivery(options, plan, cli)
+    spawned, prepared = extensions.prepare(options, plan, environ)
     return build_spawn_plan(spawned, cli, environ=environ, interpreted=prepared)
+
+
+def decide_mcp_delivery(options: ClaudeAgentOptions, plan: OptionsPlan, cli: str) -> Tuple[ClaudeAgentOptions, OptionsPlan]:
+    """``mcp_servers_delivery="auto"`` decided for the CLI at ``cli``: ``"initialize"`` when it
+    reports 2.1.326 or newer (``argv.resolved_mcp_delivery``), asked only when there are
+    external servers to send. The plan (made with ``"auto"``, which plans as ``"argv"``) is
+    redone for the argv and the ``initialize`` body only: the callbacks the request handlers
+    were built from stay the same objects. Runs ``cli --version`` (bounded) at most once per
+    binary and process."""
+    servers = options.mcp_servers
+    external = partition_mcp_servers(servers)[0] if isinstance(servers, Mapping) else {}
+    if not external or resolved_mcp_delivery(options, cli_version_of(cli)) != "initialize":
+        return options, plan
+    decided = replace(options, mcp_servers_delivery="initialize")
+    fresh = interpret_options(decided)
+    return decided, replace(plan, cli_args=fresh.cli_args, initialize_fields=fresh.initialize_fields)
+
+
+_VERSIONS: Dict[Tuple[str, int, int], Optional[Tuple[int, ...]]] = {}
+"""``cli_version_of``'s answers by (real path, size, mtime): a binary replaced in place is
+asked again."""
+
+VERSION_TIMEOUT = 10.0
+"""How long ``cli --version`` may take (a cold node CLI: ~0.6 s)."""
+
+
+def cli_version_of(cli: str) -> Optional[Tuple[int, ...]]:
+    """The version ``cli --version`` reports (``(2, 1, 333)``), or None when it cannot be run,
+    overruns ``VERSION_TIMEOUT`` (killed by ``subprocess.run``) or prints no version. Never
+    raises; cached per binary (see ``_VERSIONS``)."""
+    path = shutil.which(cli) or cli
+    try:
+        real = os.path.realpath(path)
+        stat = os.stat(real)
+    except OSError:
+        return None
+    key = (real, stat.st_size, stat.st_mtime_ns)
+    if key not in _VERSIONS:
+        _VERSIONS[key] = _ask_version(real)
+    return _VERSIONS[key]
+
+
+def _ask_version(path: str) -> Optional[Tuple[int, ...]]:
+    try:
+        done = subprocess.run([path, "--version"], capture_output=True, timeout=VERSION_TIMEOUT, check=False,
+                              stdin=subprocess.DEVNULL)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.match(rb"\s*(\d+)\.(\d+)\.(\d+)", done.stdout) if done.returncode == 0 else None
+    return tuple(int(part) for part in found.groups()) if found else None
 
 
 def start_transport(

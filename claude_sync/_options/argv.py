@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .._wire.errors import CLIConnectionError
 from .._wire.record import FrozenRecord, frozen_record
@@ -305,6 +305,24 @@ def context_args(
     return argv
 
 
+MCP_VIA_INITIALIZE_CLI = (2, 1, 326)
+"""The first CLI that takes external MCP servers in ``initialize`` (checked: 2.1.325 knows
+``--await-initialize``, for managed settings, but neither reads ``mcpServers`` there nor
+answers ``mcp_servers_applied``; 2.1.326 does both). TS 0.3.333 names the same version."""
+
+
+def resolved_mcp_delivery(options: ClaudeAgentOptions, cli_version: Optional[Tuple[int, ...]]) -> str:
+    """``options.mcp_servers_delivery`` with ``"auto"`` decided for a CLI of ``cli_version``
+    (None: not known): ``"initialize"`` from 2.1.326, else ``"argv"``; ``"argv"`` too when
+    ``mcp_servers`` is a config file path (only argv can name it)."""
+    chosen = options.mcp_servers_delivery
+    if chosen != "auto":
+        return chosen
+    if not isinstance(options.mcp_servers, Mapping) or cli_version is None:
+        return "argv"
+    return "initialize" if cli_version >= MCP_VIA_INITIALIZE_CLI else "argv"
+
+
 INITIALIZE_DELIVERY = {
     "managedSettings": ("managed_settings_applied", "managed_settings"),
     "mcpServers": ("mcp_servers_applied", 'mcp_servers_delivery="initialize"'),
@@ -336,10 +354,11 @@ def check_initialize_delivery(init: Mapping[str, Any], answer: Mapping[str, Any]
     ``INITIALIZE_DELIVERY``) and the CLI's answer does not confirm it took it."""
     for name, (flag, option) in INITIALIZE_DELIVERY.items():
         if name in init and answer.get(flag) is not True:
+            too_old = " (CLI 2.1.326+; mcp_servers_delivery='argv' works with any)" if name == "mcpServers" else ""
             raise CLIConnectionError(
                 f"the CLI did not confirm the {option} sent in initialize ({flag}: "
                 f"{answer.get(flag)!r}), so the session was ended: a wrapper may have dropped "
-                f"--await-initialize, or the CLI is too old for it"
+                f"--await-initialize, or the CLI is too old for it{too_old}"
             )
 
 

@@ -140,7 +140,7 @@ from .environment import (  # re-exported: the environment is part of the plan
     finish_env,
     initialize_timeout,
 )
-from .hook_registry import HookRegistry, check_fail_closed_answer
+from .hook_registry import HookRegistry, check_fail_closed_answer, check_observes_only_answer
 from .options import ClaudeAgentOptions
 from .tool_rules import PermissionRouting, can_use_tool_shadowing, skills_defaults
 
@@ -265,6 +265,7 @@ class OptionsPlan(FrozenRecord):
             sdk_mcp_servers=self.sdk_mcp_servers,
             initialize_timeout=initialize_timeout(self.initialize_timeout, inherited),
             hooks_fail_closed=self.hooks.blocks_on_failure,
+            hooks_observe_only=self.hooks.observes_only,
         )
 
 
@@ -288,13 +289,18 @@ class SpawnPlan(FrozenRecord):
     initialize_timeout: float = 60.0
     hooks_fail_closed: bool = False
     """Some hook matcher has ``on_failure="block"`` (see ``check_initialize_answer``)."""
+    hooks_observe_only: bool = False
+    """Some ``Stop`` hook matcher has ``observes_only=True`` (see ``check_initialize_answer``)."""
 
     def check_initialize_answer(self, response: Mapping[str, Any]) -> None:
         """Raises ``CLIConnectionError`` when a fail-closed hook would not be (see
         ``hook_registry.check_fail_closed_answer``), or a launch-only ``initialize`` field was not
-        taken (``argv.check_initialize_delivery``)."""
+        taken (``argv.check_initialize_delivery``). Logs a warning when a CLI too old for a
+        hook's ``observes_only`` got one (``hook_registry.check_observes_only_answer``)."""
         if self.hooks_fail_closed:
             check_fail_closed_answer(response)
+        if self.hooks_observe_only:
+            check_observes_only_answer(response)
         check_initialize_delivery(self.initialize_fields, response)
 
     def argv_strings(self) -> List[str]:

@@ -5,7 +5,7 @@
 and the wiring gives ``HookRegistry.lookup`` to the hooks' request handler
 (``claude_sync._callbacks.hooks.hook_server``), so the ids the CLI is told are exactly the
 ones served. ``check_fail_closed_answer`` reads the CLI's ``initialize`` answer when a matcher
-asked to fail closed.
+asked to fail closed, ``check_observes_only_answer`` when one set ``observes_only``.
 """
 
 from __future__ import annotations
@@ -15,11 +15,17 @@ from numbers import Integral, Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .._callbacks.hook_types import HookCallback, HookMatcher
+from .._redaction.redactor import redacted_logger
 from .._wire.errors import CLIConnectionError, UnknownHookCallbackError
 from .._wire.record import FrozenRecord, frozen_record
 from .timeouts import CLI_MAX_WAIT
 
-__all__ = ["HookRegistry", "RegisteredHook", "check_fail_closed_answer"]
+__all__ = ["HookRegistry", "RegisteredHook", "OBSERVES_ONLY_CLI", "check_fail_closed_answer", "check_observes_only_answer"]
+
+logger = redacted_logger("claude_sync.hooks")
+
+OBSERVES_ONLY_CLI = (2, 1, 333)
+"""The first CLI that reads a matcher's ``observesOnly`` (older ones drop the key unread)."""
 
 
 @frozen_record
@@ -35,6 +41,8 @@ class RegisteredHook(FrozenRecord):
     callback: HookCallback
     on_failure: Optional[str] = None
     """``"continue"`` / ``"block"`` (fail closed) / None (the CLI's default)."""
+    observes_only: Optional[bool] = None
+    """``HookMatcher.observes_only`` (``Stop`` only; None: not sent)."""
 
 
 class HookRegistry:
@@ -75,6 +83,7 @@ class HookRegistry:
             for index, matcher in enumerate(_check_matcher_list(event, matchers)):
                 where = f"hooks[{event!r}][{index}]"
                 _check_matcher(where, matcher)
+                _check_observes_only(where, event, matcher.observes_only)
                 for callback in matcher.hooks:
                     entries.append(
                         RegisteredHook(
@@ -85,6 +94,7 @@ class HookRegistry:
                             timeout=_json_number(matcher.timeout),
                             callback=callback,
                             on_failure=matcher.on_failure,
+                            observes_only=matcher.observes_only,
                         )
                     )
         return cls(entries)
@@ -113,6 +123,8 @@ class HookRegistry:
                 config["timeout"] = first.timeout
             if first.on_failure is not None:
                 config["onFailure"] = first.on_failure
+            if first.observes_only is not None:
+                config["observesOnly"] = first.observes_only
             field.setdefault(first.event, []).append(config)
         return field
 
@@ -120,6 +132,11 @@ class HookRegistry:
     def blocks_on_failure(self) -> bool:
         """Some matcher asked the CLI to fail closed (``on_failure="block"``)."""
         return any(entry.on_failure == "block" for entry in self._entries.values())
+
+    @property
+    def observes_only(self) -> bool:
+        """Some matcher set ``observes_only=True``."""
+        return any(entry.observes_only for entry in self._entries.values())
 
     def registered(self, callback_id: Any) -> RegisteredHook:
         """The registration behind ``callback_id``.
@@ -193,6 +210,13 @@ def _check_matcher(where: str, matcher: Any) -> None:
         )
 
 
+def _check_observes_only(where: str, event: str, observes_only: Any) -> None:
+    if observes_only is not None and not isinstance(observes_only, bool):
+        raise TypeError(f"{where}.observes_only must be True, False or None, got {type(observes_only).__name__}")
+    if observes_only and event != "Stop":
+        raise ValueError(f"{where}.observes_only=True is for Stop hooks only (the CLI ignores it on {event})")
+
+
 def _check_timeout(where: str, timeout: Any) -> None:
     if timeout is None:
         return
@@ -234,3 +258,33 @@ def check_fail_closed_answer(response: Mapping[str, Any]) -> None:
             'a hook has on_failure="block", but the CLI did not register the hooks '
             "(hooks_applied: false): start a new session"
         )
+
+
+def check_observes_only_answer(response: Mapping[str, Any]) -> bool:
+    """After ``initialize``, when a matcher set ``observes_only``: whether the CLI reads it.
+
+    The CLI's version is not known before ``initialize`` (and a CLI older than 2.1.333 drops
+    the key unread, as zod drops unknown keys), so this reads the answer's
+    ``claude_code_version`` (2.1.333 sends it; 2.1.197 does not) and logs a warning on
+    ``claude_sync.hooks`` when it is absent or older: the hooks still run, and that CLI writes
+    its notice when one misses its timeout. Never raises.
+    """
+    version = response.get("claude_code_version")
+    reads_it = isinstance(version, str) and _version_tuple(version) >= OBSERVES_ONLY_CLI
+    if not reads_it:
+        logger.warning(
+            "a Stop hook has observes_only=True, but this CLI (%s) predates it (CLI 2.1.333+ reads "
+            "it): the hooks run, and the CLI notes in the transcript any that miss their timeout",
+            version if isinstance(version, str) else "version not in its initialize answer",
+        )
+    return reads_it
+
+
+def _version_tuple(version: str) -> Tuple[int, ...]:
+    """``"2.1.333"`` → ``(2, 1, 333)``; ``()`` when it does not start with a dotted number."""
+    parts: List[int] = []
+    for part in version.split(" ", 1)[0].split("."):
+        if not part.isdigit():
+            break
+        parts.append(int(part))
+    return tuple(parts)

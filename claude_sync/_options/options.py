@@ -364,9 +364,16 @@ class ClaudeAgentOptions(Record):
             raises ``CLIConnectionError`` unless the CLI confirms it stored them. CLI 2.1.332+
             (2.1.197 exits: unknown option).
         mcp_servers_delivery: How external ``mcp_servers`` reach the CLI: ``"argv"`` (an
-            ``--mcp-config`` memory file) or ``"initialize"`` (in the ``initialize`` request,
-            with ``--await-initialize``; connecting raises ``CLIConnectionError`` unless the CLI
-            confirms it took them). ``"initialize"`` needs a dict ``mcp_servers`` and CLI 2.1.332+.
+            ``--mcp-config`` memory file: ``/dev/fd/N`` on the command line, never the servers'
+            ``env`` or ``headers``) or ``"initialize"`` (in the ``initialize`` request, with
+            ``--await-initialize``; connecting raises ``CLIConnectionError`` unless the CLI
+            confirms it took them, ``mcp_servers_applied: true``: TS only warns, but a session
+            without the servers its options name is not what was asked for). ``"initialize"``
+            needs a dict ``mcp_servers`` and CLI 2.1.326+. ``"auto"`` (the default, as TS
+            0.3.333's ``'initialize'`` default where the CLI can take it): ``"initialize"`` when
+            ``claude --version`` reports 2.1.326 or newer (asked once per binary and process,
+            only when there are external servers to send), else ``"argv"``; ``"argv"`` too with
+            ``spawn_command`` (the command run is not the one to ask) or a custom transport.
         plugin_delivery: How ``plugins`` reach the CLI: ``"argv"`` (one ``--plugin-dir`` each) or
             ``"initialize"`` (in the ``initialize`` request; connecting raises
             ``CLIConnectionError`` unless the CLI reports every plugin loaded). CLI 2.1.332+.
@@ -451,7 +458,7 @@ class ClaudeAgentOptions(Record):
     supported_dialog_kinds: Optional[List[str]] = None
     per_task_stop_affordance: bool = False
     managed_settings: Optional[Dict[str, Any]] = None
-    mcp_servers_delivery: Literal["argv", "initialize"] = "argv"
+    mcp_servers_delivery: Literal["auto", "argv", "initialize"] = "auto"
     plugin_delivery: Literal["argv", "initialize"] = "argv"
     on_elicitation: Optional[OnElicitation] = None
     on_user_dialog: Optional[OnUserDialog] = None

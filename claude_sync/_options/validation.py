@@ -94,6 +94,12 @@ def delivery(name: str, value: Any) -> None:
         _fail(ValueError, name, "'argv' or 'initialize'", value)
 
 
+def mcp_delivery(name: str, value: Any) -> None:
+    """``"auto"``, ``"argv"`` or ``"initialize"``."""
+    if value not in ("auto", "argv", "initialize"):
+        _fail(ValueError, name, "'auto', 'argv' or 'initialize'", value)
+
+
 def mapping(name: str, value: Any) -> None:
     """A dict (checked to write as JSON when the command is built)."""
     if not isinstance(value, Mapping):
@@ -228,7 +234,7 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "debug_stderr": (optional(writable),),
     "output_format": (output_format,),
     "managed_settings": (optional(mapping),),
-    "mcp_servers_delivery": (delivery,),
+    "mcp_servers_delivery": (mcp_delivery,),
     "plugin_delivery": (delivery,),
 }
 

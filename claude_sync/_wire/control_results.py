@@ -27,12 +27,17 @@ class McpSetServersResult(FrozenRecord):
         removed: The servers that were removed.
         errors: Server name → error message, for the servers that failed to connect.
         raw: The answer as the CLI sent it.
+        pending: With ``connect_in_background=True``: the servers the CLI started without
+            waiting for them (``get_mcp_status()`` tells how each ends). None when the CLI did
+            not honour it (older than 2.1.333, which waits for every server as without it; or
+            a case where it waits anyway, e.g. a blocking hook on the server).
     """
 
     added: List[str]
     removed: List[str]
     errors: Dict[str, str]
     raw: Dict[str, Any] = field(default_factory=dict)
+    pending: Optional[List[str]] = None
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> McpSetServersResult:
@@ -44,6 +49,7 @@ class McpSetServersResult(FrozenRecord):
             removed=list(data.get("removed") or []),
             errors=dict(data.get("errors") or {}),
             raw=dict(data),
+            pending=list(data["pending"]) if isinstance(data.get("pending"), list) else None,
         )
 
 

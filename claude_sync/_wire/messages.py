@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Optional, Type, Union
 from .blocks import ContentBlock, TextBlock, WireRecord, blocks_from_dicts, raw_field, wire_field
 from .record import frozen_record
 from .serde import decoder_metadata
-from .system_messages import SYSTEM_CLASSES, SystemMessage
+from .system_messages import SYSTEM_CLASSES, SystemMessage, TimestampedMessage
 
 __all__ = [
     "UserMessage",
@@ -60,7 +60,7 @@ __all__ = [
 
 
 @frozen_record
-class UserMessage(WireRecord):
+class UserMessage(TimestampedMessage):
     """A ``user`` line: a prompt echo (``isReplay``), a tool result, or CLI-made text.
 
     ``content`` is a string or a list of blocks, as on the wire. ``tool_use_result`` is the
@@ -99,7 +99,7 @@ class UserMessage(WireRecord):
 
 
 @frozen_record
-class AssistantMessage(WireRecord):
+class AssistantMessage(TimestampedMessage):
     """An ``assistant`` line.
 
     The real CLI sends **one line per content block**, all sharing ``message_id``, with
@@ -178,7 +178,7 @@ def _deferred_from_dict(value: Any) -> Optional[DeferredToolUse]:
 
 
 @frozen_record
-class ResultMessage(WireRecord):
+class ResultMessage(TimestampedMessage):
     """A ``result`` line: the end of one turn, with cost and usage.
 
     Do not read ``subtype`` alone: API failures arrive as ``subtype == "success"`` with
@@ -219,6 +219,9 @@ class ResultMessage(WireRecord):
         user_message_uuid: The uuid of the user message this answers (newer CLIs).
         user_message_uuids: The uuids of the user messages this answers, when the turn took several
             (newer CLIs).
+        code_mode_refusal: On the zeroed result of a resume that Claude Desktop's Code Mode
+            refused: why, as a closed value (CLI 2.1.333+, which marks it internal; None otherwise
+            and on older CLIs).
         parsed_output: (ours) ``structured_output`` as an instance of the ``output_format`` class
             (dataclass, pydantic model; a checked dict for a TypedDict), set by the library when
             ``ClaudeAgentOptions.output_format`` is a class and the value fits it; None otherwise (no
@@ -251,12 +254,13 @@ class ResultMessage(WireRecord):
     origin: Optional[Dict[str, Any]] = None
     user_message_uuid: Optional[str] = None
     user_message_uuids: Optional[List[str]] = None
+    code_mode_refusal: Optional[str] = None
     parsed_output: Any = field(default=None, repr=False, compare=False, metadata=_NOT_SERIALISED)
     raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class StreamEvent(WireRecord):
+class StreamEvent(TimestampedMessage):
     """A ``stream_event`` line (``include_partial_messages``): one raw Messages-API SSE event.
 
     Attributes:
@@ -310,7 +314,7 @@ class RateLimitInfo(WireRecord):
 
 
 @frozen_record
-class RateLimitEvent(WireRecord):
+class RateLimitEvent(TimestampedMessage):
     """A ``rate_limit_event`` line: the subscription rate-limit state changed.
 
     Attributes:
@@ -329,7 +333,7 @@ class RateLimitEvent(WireRecord):
 
 
 @frozen_record
-class PromptSuggestionMessage(WireRecord):
+class PromptSuggestionMessage(TimestampedMessage):
     """A ``prompt_suggestion`` line (``promptSuggestions``), sent after a ``result``.
 
     Attributes:
@@ -348,7 +352,7 @@ class PromptSuggestionMessage(WireRecord):
 
 
 @frozen_record
-class ToolProgressMessage(WireRecord):
+class ToolProgressMessage(TimestampedMessage):
     """A ``tool_progress`` line: a tool has been running for ``elapsed_time_seconds``.
 
     Attributes:
@@ -361,6 +365,7 @@ class ToolProgressMessage(WireRecord):
         task_id: The background task running it, if any.
         uuid: The id of this line in the transcript (None when the CLI sent none).
         session_id: The session this line belongs to.
+        description: What the call does, in the CLI's words (CLI 2.1.333+; None on older CLIs).
         raw: The wire dict this message was parsed from (left out of ``==`` and ``repr()``).
     """
 
@@ -372,11 +377,12 @@ class ToolProgressMessage(WireRecord):
     task_id: Optional[str] = None
     uuid: Optional[str] = None
     session_id: Optional[str] = None
+    description: Optional[str] = None
     raw: Dict[str, Any] = raw_field()
 
 
 @frozen_record
-class AuthStatusMessage(WireRecord):
+class AuthStatusMessage(TimestampedMessage):
     """An ``auth_status`` line (not seen from CLI 2.1.197, modelled for completeness).
 
     Attributes:
@@ -399,7 +405,7 @@ class AuthStatusMessage(WireRecord):
 
 
 @frozen_record
-class ConversationResetMessage(WireRecord):
+class ConversationResetMessage(TimestampedMessage):
     """A ``conversation_reset`` line (CLI 2.1.330, e.g. after ``/clear``): the conversation was
     replaced without ending the connection.
 
@@ -425,7 +431,7 @@ class ConversationResetMessage(WireRecord):
 
 
 @frozen_record
-class UnknownMessage(WireRecord):
+class UnknownMessage(TimestampedMessage):
     """A line whose ``type`` is not modelled here (forward compatibility): its wire dict.
 
     Attributes:

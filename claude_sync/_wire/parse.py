@@ -278,6 +278,7 @@ def _parse_result(obj: Dict[str, Any]) -> ResultMessage:
             "origin": obj["origin"] if "origin" in obj else None,
             "user_message_uuid": obj["user_message_uuid"] if "user_message_uuid" in obj else None,
             "user_message_uuids": obj["user_message_uuids"] if "user_message_uuids" in obj else None,
+            "code_mode_refusal": obj["code_mode_refusal"] if "code_mode_refusal" in obj else None,
             "parsed_output": None,
             "raw": obj,
         },

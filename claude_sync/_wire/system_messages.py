@@ -8,12 +8,15 @@ Pure module: no threads, no I/O, no clocks.
 from __future__ import annotations
 
 from dataclasses import field, fields
+from datetime import datetime
 from typing import Any, Dict, List, Optional, Tuple, Type
 
 from .blocks import WireRecord, wire_field
 from .record import construct, frozen_record
 
 __all__ = [
+    "TimestampedMessage",
+    "written_at_of",
     "SystemMessage",
     "SystemInitMessage",
     "StatusMessage",
@@ -38,8 +41,42 @@ __all__ = [
 ]
 
 
+def written_at_of(raw: Dict[str, Any]) -> Optional[datetime]:
+    """The wire dict's ``written_at`` (CLI 2.1.333+: when the CLI wrote the line, its
+    ``Date.toISOString()``: ``"2026-11-30T17:08:29.123Z"``) as an aware UTC ``datetime``; None
+    when the line has none (older CLIs, and lines the CLI stamps otherwise). Raises
+    ``ValueError`` naming the value when it is not an ISO 8601 time with a zone."""
+    value = raw.get("written_at") if type(raw) is dict else None
+    if value is None:
+        return None
+    if type(value) is not str:
+        raise ValueError(f"written_at is not an ISO 8601 time: {value!r}")
+    try:
+        moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
+    except ValueError:
+        raise ValueError(f"written_at is not an ISO 8601 time: {value!r}") from None
+    if moment.tzinfo is None:
+        raise ValueError(f"written_at has no time zone: {value!r}")
+    return moment
+
+
+class TimestampedMessage(WireRecord):
+    """Base of every message class: ``written_at``, read from ``raw`` when asked for (the
+    parser never looks at it, so the per-line path pays nothing for it)."""
+
+    __slots__ = ()
+
+    @property
+    def written_at(self) -> Optional[datetime]:
+        """When the CLI wrote this line (``written_at``, CLI 2.1.333+), an aware UTC
+        ``datetime``; None when the line has none (CLI 2.1.197 never sends it). Parsed on each
+        access; raises ``ValueError`` when the CLI sent something that is not such a time
+        (``raw["written_at"]`` still has it)."""
+        return written_at_of(self.raw)  # type: ignore[attr-defined]  # every subclass has raw
+
+
 @frozen_record
-class SystemMessage(WireRecord):
+class SystemMessage(TimestampedMessage):
     """A ``system`` line. ``data`` (also ``.raw``) is the whole wire dict.
 
     Known subtypes get a subclass with typed fields; any other subtype stays a plain
@@ -112,6 +149,14 @@ class SystemInitMessage(SystemMessage):
         fast_mode_state: ``off``, ``cooldown`` or ``on`` (newer CLIs).
         fast_mode_disabled_reason: Why fast mode is not available (``not_first_party``,
             ``disabled_by_env``, ``model_not_allowed`` …; newer CLIs).
+        code_mode: True when this turn runs in Claude Desktop's Code Mode (CLI 2.1.333+, which
+            marks it internal; None otherwise and on older CLIs).
+        mcp_servers_denied_by_name: The MCP servers (``{"name", "scope"}`` dicts) that the
+            desktop app's ``deniedMcpServers`` refuses by name (CLI 2.1.333+, internal: only in
+            a session the desktop app's Code tab started; None otherwise).
+        mcp_servers_left_out_by_lock: The MCP servers (``{"name", "scope"}`` dicts) managed
+            settings' ``strictPluginOnlyCustomization`` leaves out (CLI 2.1.333+, internal, as
+            above; None otherwise).
     """
 
     session_id: Optional[str] = None
@@ -134,6 +179,9 @@ class SystemInitMessage(SystemMessage):
     capabilities: Optional[List[str]] = None
     fast_mode_state: Optional[str] = None
     fast_mode_disabled_reason: Optional[str] = None
+    code_mode: Optional[bool] = None
+    mcp_servers_denied_by_name: Optional[List[Dict[str, Any]]] = None
+    mcp_servers_left_out_by_lock: Optional[List[Dict[str, Any]]] = None
 
     @classmethod
     def of(cls, data: Dict[str, Any]) -> SystemInitMessage:
@@ -308,6 +356,10 @@ class TaskNotificationMessage(SystemMessage):
         session_id: The session this line belongs to.
         tool_use_id: The tool call that started the task.
         usage: What the task used (a ``TaskUsage`` dict).
+        waiting_on_agents: True when a subagent has not ended: it finished a turn and waits for
+            agents it started or resumed, so ``summary`` is not its result (CLI 2.1.333+, which
+            marks it internal and sends it only as true, with ``status`` ``completed``; None
+            otherwise and on older CLIs).
     """
 
     task_id: Optional[str] = None
@@ -318,6 +370,7 @@ class TaskNotificationMessage(SystemMessage):
     session_id: Optional[str] = None
     tool_use_id: Optional[str] = None
     usage: Optional[Dict[str, Any]] = None
+    waiting_on_agents: Optional[bool] = None
 
 
 @frozen_record

@@ -33,7 +33,7 @@ from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple, Uni
 
 import pytest
 
-from claude_sync import ClaudeAgentOptions
+from claude_sync import ClaudeAgentOptions, ClaudeSDKClient, ResultMessage
 from claude_sync.testing.fake_api import FakeAnthropicAPI
 from claude_sync.testing.offline import (  # noqa: F401 - re-exported for the e2e tests
     FAKE_API_KEY,
@@ -92,6 +92,18 @@ def cli_version(path: str) -> Tuple[int, ...]:
     if not all(part.isdigit() for part in first.split(".")) or not first:
         raise ValueError(f"{path} --version printed {out!r}, not a version")
     return tuple(int(part) for part in first.split("."))
+
+
+FAST_FAIL = {"CLAUDE_CODE_MAX_RETRIES": "0"}
+"""``env`` for a test that expects no API error: the CLI gives up at once instead of retrying."""
+
+
+def client_turn(client: ClaudeSDKClient, prompt: str) -> List[Any]:
+    """Send ``prompt`` on a connected client and return the turn's messages (the result last)."""
+    client.query(prompt)
+    messages = list(client.receive_response(timeout=60))
+    assert isinstance(messages[-1], ResultMessage), messages
+    return messages
 
 
 def cli_is_at_least(path: str, version: str) -> bool:

@@ -20,18 +20,10 @@ from claude_sync import (
 from claude_sync._controls import NEWEST_CHECKED_CLI
 from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
 
-from .harness import STDIO_SERVER, cli_is_at_least
+from .harness import FAST_FAIL, STDIO_SERVER, cli_is_at_least
+from .harness import client_turn as run_turn
 
 pytestmark = pytest.mark.e2e
-
-FAST_FAIL = {"CLAUDE_CODE_MAX_RETRIES": "0"}
-
-def run_turn(client: ClaudeSDKClient, prompt: str) -> List[Any]:
-    client.query(prompt)
-    messages = list(client.receive_response(timeout=60))
-    assert isinstance(messages[-1], ResultMessage), messages
-    return messages
-
 
 # ----------------------------------------------------------------------------- initialize options
 

@@ -1,9 +1,11 @@
 """``tools/cli_drift.py``: what an installed CLI has that the library does not type.
 
-The pure readers on small samples of both bundle dialects; then the real CLIs (the pinned one
-and the newest checked one, both installed by ``.ci/run``): nothing untyped on the newest, a
-library without ``PreSkillShellCommand`` is caught on it and not on 2.1.197, ``--against``
-names the difference, a CLI whose bundle has no schemas exits 2.
+The pure readers on small samples of both bundle dialects (names, schema keys, dispatched
+subtypes, hidden options); then the real CLIs (the pinned one and the newest checked one,
+both installed by ``.ci/run``): nothing untyped on the newest, a library without
+``PreSkillShellCommand`` is caught on it and not on 2.1.197, one without issue 38's fields on
+2.1.333 and not on 2.1.197, ``--against`` names the difference, a CLI whose bundle has no
+schemas exits 2.
 """
 
 from __future__ import annotations
@@ -74,6 +76,38 @@ def test_the_readers_take_both_minified_dialects() -> None:
     assert drift.control_subtypes(NEW_DIALECT) == {"do_thing"}
 
 
+FIELDS_SAMPLE = (
+    b'a=u({type:x("tool_progress"),tool_use_id:o(),uuid:m(),session_id:o(),description:o().optional()});'
+    b'b=u({type:x("tool_progress"),uuid:m(),session_id:o(),heartbeat:M()});'
+    b'c=u({type:x("system"),subtype:x("init"),cwd:o(),code_mode:x(!0).optional(),uuid:m(),session_id:o()});'
+    b'd=f(()=>u({subtype:x("can_use_tool"),tool_name:o(),hook_asked:x(!0).optional().describe("a, b: {c}")}));'
+    b'e=f(()=>u({matcher:o().optional(),hookCallbackIds:I(o()),observesOnly:M().optional()}));'
+    b'if(ee.request.subtype==="side_question"){}else if(ee.request.subtype=="stage_file"){}'
+    b'n.addOption(new Xs("--instruction-dirs <json>","SDK use only").argParser(Wo).hideHelp()),'
+    b'n.addOption(new Xs("--shown <x>","listed")),n.option("--other","x").addOption(new Xs("-d2e, --debug-to-stderr","x").hideHelp())'
+)
+
+
+def test_the_field_readers_take_every_schema_of_a_name_and_the_hook_matcher() -> None:
+    """The keys a CLI update adds to a schema (2.1.333: ``description`` on ``tool_progress``,
+    ``hook_asked`` on ``can_use_tool``, ``observesOnly`` on a hook matcher) are names too."""
+    assert drift.message_schemas(FIELDS_SAMPLE)["tool_progress"] == {
+        "type", "tool_use_id", "uuid", "session_id", "description", "heartbeat"
+    }
+    assert drift.system_schemas(FIELDS_SAMPLE)["init"] == {"type", "subtype", "cwd", "code_mode", "uuid", "session_id"}
+    controls = drift.control_schemas(FIELDS_SAMPLE)
+    assert controls["can_use_tool"] == {"subtype", "tool_name", "hook_asked"}
+    assert controls["hook_matcher"] == {"matcher", "hookCallbackIds", "observesOnly"}
+    assert drift.control_subtypes(FIELDS_SAMPLE) == {"can_use_tool", "side_question", "stage_file"}
+    assert drift.hidden_options(FIELDS_SAMPLE) == {"--instruction-dirs", "--debug-to-stderr"}
+    typed = {"message_types": {"tool_progress"}, "system_subtypes": {"init"}, "control_subtypes": {"can_use_tool"}}
+    inventory = drift.cli_inventory(FIELDS_SAMPLE, "  --shown <x>  listed\n", typed)
+    assert inventory["message_fields"] == {f"tool_progress.{k}" for k in ("tool_use_id", "uuid", "session_id", "description", "heartbeat")}
+    assert "init.code_mode" in inventory["system_fields"] and "can_use_tool.hook_asked" in inventory["control_fields"]
+    assert "hook_matcher.observesOnly" in inventory["control_fields"]
+    assert inventory["hidden_options"] == {"--instruction-dirs", "--debug-to-stderr"} and inventory["options"] == {"--shown"}
+
+
 def test_own_keys_skips_nested_objects_and_strings_and_refuses_an_open_object() -> None:
     text = b'{a:1,b:{c:2,d:"e,f:"},g:`h${1}`,i:[{j:1}],k:\'l\'}'
     assert drift.own_keys(text, 0) == ["a", "b", "g", "i", "k"]
@@ -136,11 +170,41 @@ def test_a_library_without_pre_skill_shell_command_is_caught_on_the_newest_cli_o
     library: Dict[str, Set[str]] = drift.library_inventory()
     library["hook_events"] = library["hook_events"] - {"PreSkillShellCommand"}
     allow = drift.load_allow()
-    _, newest = drift.read_cli(installed_cli(NEWEST_CHECKED_CLI))
-    _, pinned = drift.read_cli(installed_cli(PINNED_CLI_VERSION))
+    _, newest = drift.read_cli(installed_cli(NEWEST_CHECKED_CLI), typed=library)
+    _, pinned = drift.read_cli(installed_cli(PINNED_CLI_VERSION), typed=library)
     assert drift.untyped(newest, library, allow) == {"hook_events": ["PreSkillShellCommand"]}
     assert "hook_events" not in drift.untyped(pinned, library, allow)
     assert len(newest["hook_events"]) == 34 and len(pinned["hook_events"]) == 30
+
+
+ISSUE_38 = {
+    "result_fields": {"code_mode_refusal", "written_at"},
+    "message_fields": {"tool_progress.description", "tool_progress.written_at", "assistant.written_at"},
+    "system_fields": {"init.code_mode", "init.mcp_servers_denied_by_name", "init.mcp_servers_left_out_by_lock",
+                      "task_notification.waiting_on_agents", "init.written_at"},
+    "control_subtypes": {"set_host_prompt_open"},
+    "control_fields": {"can_use_tool.hook_asked", "can_use_tool.hook_ask_reason", "can_use_tool.plan_floor_ask_only",
+                       "can_use_tool.ask_only_false_cause", "can_use_tool.managed_rules_only",
+                       "can_use_tool.held_by_session_service", "hook_matcher.observesOnly",
+                       "mcp_set_servers.connect_in_background"},
+}  # fmt: skip
+"""What CLI 2.1.333 added that issue 38 typed (2.1.332 and 2.1.197 have none of it)."""
+
+
+def test_a_library_without_issue_38s_fields_is_caught_on_2_1_333_only() -> None:
+    """The library as it was before issue 38 (these names untyped, ``--instruction-dirs``
+    without its row): the check lists each on 2.1.333, none on the pinned 2.1.197 (nor on
+    2.1.332, which has none of them either: ``--against`` in the closing note of issue 38)."""
+    library = {kind: set(names) for kind, names in drift.library_inventory().items()}
+    for kind, names in ISSUE_38.items():
+        library[kind] -= names
+    allow = drift.load_allow()
+    allow["hidden_options"] = {k: v for k, v in allow["hidden_options"].items() if k != "--instruction-dirs"}
+    _, newest = drift.read_cli(installed_cli(NEWEST_CHECKED_CLI), typed=library)
+    _, older = drift.read_cli(installed_cli(PINNED_CLI_VERSION), typed=library)
+    report = drift.untyped(newest, library, allow)
+    assert {kind: set(names) for kind, names in report.items()} == {**ISSUE_38, "hidden_options": {"--instruction-dirs"}}
+    assert drift.untyped(older, library, allow) == {}
 
 
 def test_against_names_what_the_newer_cli_brought() -> None:
