@@ -12,7 +12,10 @@ applies later. A tail it cannot read refuses too (fail closed).
 Which transcript: ``<config>/projects/<cwd's project>/<resume>.jsonl`` (``<config>`` is
 ``CLAUDE_CONFIG_DIR``, else ``$HOME/.claude``, from the options' ``env`` over the process's),
 and a ``<resume>.jsonl`` in any other project folder (the CLI looks there too); ``resume``
-naming a ``.jsonl`` file: that file. ``continue_conversation``: every transcript of the
+naming a ``.jsonl`` file: that file; any other ``resume`` may be a session's title (the CLI
+resumes by title too): every transcript on the machine. ``extra_args`` count alike
+(``{"resume": sid}``, ``{"resume=sid": None}``, ``{"continue": None}``; ``from-pr`` and
+``teleport``: every transcript). ``continue_conversation``: every transcript of the
 project (the CLI takes the newest it counts as a conversation, skipping files this cannot
 judge alike, so any held one refuses; pass ``resume=`` to go on with another session). A
 session id found nowhere is left to the CLI, which reports it as before.
@@ -201,23 +204,69 @@ def _config_dir(env: Mapping[str, str]) -> Path:
     return Path(env.get("HOME") or os.path.expanduser("~")) / ".claude"
 
 
+SESSION_FLAGS_EVERYWHERE = frozenset({"from-pr", "teleport"})
+"""``extra_args`` flags that resume a session this cannot name from the options (a PR's, a
+teleported one): every transcript on the machine is checked."""
+
+
 def _transcripts(options: ClaudeAgentOptions, config: Path, cwd: str) -> List[Path]:
-    """The transcripts the CLI could resume for ``options`` (maybe none: the CLI reports it)."""
+    """The transcripts the CLI could resume for ``options`` (maybe none: the CLI reports it),
+    ``extra_args`` included (``{"resume": sid}``, ``{"resume=sid": None}``, ``{"continue": None}``
+    reach the CLI's ``--resume``/``--continue`` as well)."""
     projects = config / "projects"
     project = projects / sanitize_path(cwd)
-    resume = options.resume
-    if resume:
-        if resume.endswith(".jsonl"):
-            return [Path(resume)] if Path(resume).is_file() else []
-        if os.sep in resume or "/" in resume or resume in (".", ".."):
-            return []  # not a session id: the CLI says what it makes of it
-        found = [project / f"{resume}.jsonl"] if (project / f"{resume}.jsonl").is_file() else []
-        if not valid_uuid(resume):
-            return found
-        return found + [p for p in sorted(projects.glob(f"*/{resume}.jsonl")) if p.parent != project]
-    if options.continue_conversation:
-        return _newest_first(project)
-    return []
+    resumes, continuing, everywhere = _session_flags(options)
+    found: List[Path] = []
+    for resume in resumes:
+        found += _resumed(resume, projects, project)
+    if continuing:
+        found += _newest_first(project)
+    if everywhere:
+        found += _every_transcript(projects)
+    return list(dict.fromkeys(found))
+
+
+def _session_flags(options: ClaudeAgentOptions) -> Tuple[List[str], bool, bool]:
+    """The ``--resume`` values, whether ``--continue`` (or a ``--resume`` without a value) is
+    given, and whether a flag resumes a session found elsewhere — from the options and from
+    ``extra_args`` alike (``extra_args_argv`` writes each name as ``--name``)."""
+    resumes = [options.resume] if options.resume else []
+    continuing, everywhere = bool(options.continue_conversation), False
+    for name, value in (options.extra_args or {}).items():
+        flag = str(name).lstrip("-")
+        if "=" in flag:
+            flag, value = flag.split("=", 1)
+        if flag == "resume":
+            if value is None or not str(value):
+                continuing = True  # --resume without a value picks a session itself
+            else:
+                resumes.append(str(value))
+        elif flag == "continue":
+            continuing = True
+        elif flag in SESSION_FLAGS_EVERYWHERE:
+            everywhere = True
+    return resumes, continuing, everywhere
+
+
+def _resumed(resume: str, projects: Path, project: Path) -> List[Path]:
+    """The transcripts ``--resume resume`` may load. The CLI takes a session id, a ``.jsonl``
+    file, or a session's **title** (measured on 2.1.197 and 2.1.333: ``--resume "tidy job"``
+    resumed the session named so, and ran its held call): anything that is not a session id
+    may be a title, so every transcript on the machine is checked (pass the id to resume one
+    session while another is held)."""
+    if resume.endswith(".jsonl") and Path(resume).is_file():
+        return [Path(resume)]
+    if not valid_uuid(resume):
+        return _every_transcript(projects)
+    found = [project / f"{resume}.jsonl"] if (project / f"{resume}.jsonl").is_file() else []
+    return found + [p for p in sorted(projects.glob(f"*/{resume}.jsonl")) if p.parent != project]
+
+
+def _every_transcript(projects: Path) -> List[Path]:
+    try:
+        return sorted(projects.glob("*/*.jsonl"))
+    except OSError:
+        return []
 
 
 def _newest_first(project: Path) -> List[Path]:

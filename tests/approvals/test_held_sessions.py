@@ -186,6 +186,32 @@ def test_a_client_that_only_connects_to_a_held_session_starts_nothing(tmp_path: 
     refused(kit, found["path"], before, caught.value)
 
 
+@pytest.mark.parametrize("extra", [
+    {"extra_args": {"resume": SESSION}}, {"extra_args": {"--resume": SESSION}}, {"extra_args": {f"resume={SESSION}": None}},
+    {"extra_args": {"continue": None}}, {"extra_args": {"resume": None}}, {"extra_args": {"from-pr": "7"}},
+    {"resume": "tidy job"}, {"resume": f" {SESSION}"}, {"resume": "ffffffff-0000-4000-8000-000000000000",
+                                                     "extra_args": {"resume": SESSION}},
+])  # fmt: skip
+def test_a_held_session_reached_through_extra_args_or_a_title_starts_nothing(tmp_path: Path, extra: Dict[str, Any]) -> None:
+    """The CLI resumes by ``--resume``/``--continue`` from ``extra_args`` and by a session's
+    title as well (red team: each ran the held ``rm`` on 2.1.197 and 2.1.333)."""
+    found = held_session(tmp_path)
+    before = found["path"].read_bytes()
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with pytest.raises(ApprovalPendingError, match=f"session {SESSION} waits for a person") as caught:
+        with kit.client(**fields(found), **extra):
+            pass
+    refused(kit, found["path"], before, caught.value)
+
+
+def test_extra_args_that_choose_no_session_start_as_before(tmp_path: Path) -> None:
+    found = held_session(tmp_path)
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with kit.client(**fields(found), extra_args={"name": "resume", "debug-to-stderr": None}) as client:
+        client.query("hello")
+        assert [m for m in client.receive_response()]
+
+
 def test_a_follow_up_query_with_resume_is_refused_too(tmp_path: Path) -> None:
     found = held_session(tmp_path)
     before = found["path"].read_bytes()
