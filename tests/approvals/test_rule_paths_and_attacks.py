@@ -176,3 +176,20 @@ def test_the_scanner_reports_what_it_could_not_follow() -> None:
     assert commands_run("bash script.sh").unsure is None  # a script is a program like any other
     assert commands_run('sh -c "$CMD"').unsure is not None
     assert commands_run("source venv/bin/activate").unsure is None
+
+
+@pytest.mark.parametrize("line", [
+    'flock --command "rm x" lk', 'flock --command="rm x" lk', 'flock lk --command "rm x"',
+    "fc -s rm", "fc", "fc -e vi 5", "pnpm dlx rm x", "yarn exec rm x", "bunx rm x", "uv --quiet run -- rm x",
+])  # fmt: skip
+def test_forms_found_by_the_red_team_ask(line: str) -> None:
+    """Long command-string options (util-linux flock has ``--command``), ``fc`` (runs a
+    command from the history or an editor), run subcommands of tool runners."""
+    assert ApprovalPolicy(rules=["Bash(rm:*)"]).reason_for("Bash", {"command": line}) is not None
+
+
+@pytest.mark.parametrize("line", ["fc -l", "uv pip install x", "npm run build", "env --chdir=/ ls", "bash script.sh"])
+def test_their_everyday_neighbours_do_not(line: str) -> None:
+    """``bash script.sh`` runs a file the line does not show, as ``python x.py`` does: beyond
+    any Bash rule (docs/tutorial/approvals.rst), so it does not ask."""
+    assert ApprovalPolicy(rules=["Bash(rm:*)"]).reason_for("Bash", {"command": line}) is None
