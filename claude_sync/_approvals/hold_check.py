@@ -40,6 +40,7 @@ from .._engine.extensions import ConnectionExtension
 from .._options.options import ClaudeAgentOptions
 from .._sessions.transcript import sanitize_path, valid_uuid
 from .._sessions.transcript_files import canonical
+from .._redaction.redactor import redacted_excerpt
 from .held import HeldCall, HeldTail, UnreadableTail, held_calls
 from .records import ApprovalPendingError
 
@@ -122,7 +123,8 @@ def read_lines_backwards(path: Path, chunk: int = FIRST_CHUNK_BYTES) -> Iterator
             if first:
                 first = False
                 if not pending.endswith(b"\n"):
-                    raise UnreadableTail(f"its last line has no newline (a write cut short): {pending[-80:]!r}")
+                    end = redacted_excerpt(pending.decode("utf-8", "replace"), 80, from_end=True)
+                    raise UnreadableTail(f"its last line has no newline (a write cut short): {end!r}")
                 pending = pending[:-1]
             lines = pending.split(b"\n")
             pending = lines[0]

@@ -389,3 +389,38 @@ def test_resume_approval_refuses_before_its_claim_when_another_call_is_held(tmp_
         resume_approval(pending, ApprovalDecision.allow(), policy=ApprovalPolicy(rules=["Bash(rm:*)"]), options=options)
     assert [c["tool_use_id"] for c in caught.value.held] == [CALL_ID, "toolu_2"]
     assert store.list_subkeys(key) == []  # no claim was made
+
+
+SECRET = "s3cr3t-VALUE-0123456789abcdef"
+
+
+@pytest.mark.parametrize("pad", range(70, 110, 3))
+def test_a_held_call_named_in_the_refusal_never_shows_part_of_a_known_secret(tmp_path: Path, pad: int) -> None:
+    """The input is cut to 120 characters for the message; the cut came before the redaction,
+    so a secret cut in two showed its first part (red team: ``s3cr3t-VA…``)."""
+    command = {"command": "x" * pad + f" curl -H 'X-Key: {SECRET}' https://h"}
+    entries = held_transcript()
+    entries[3]["message"]["content"][0]["input"] = command
+    entries[4]["attachment"]["toolInput"] = command
+    found = held_session(tmp_path, entries)
+    found["env"]["MY_API_TOKEN"] = SECRET
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with pytest.raises(ApprovalPendingError) as caught:
+        with kit.client(**fields(found), resume=SESSION):
+            pass
+    text = str(caught.value)
+    assert not any(SECRET[:k] in text for k in range(4, len(SECRET) + 1)), text
+    assert caught.value.held[0]["tool_input"] == command  # the attribute keeps the data as it was
+
+
+@pytest.mark.parametrize("cut", range(0, 30, 4))
+def test_a_cut_short_tail_never_shows_part_of_a_known_secret(tmp_path: Path, cut: int) -> None:
+    found = held_session(tmp_path)
+    found["env"]["MY_API_TOKEN"] = SECRET
+    with found["path"].open("a") as file:
+        file.write(json.dumps({"type": "user", "message": {"content": f"token {SECRET} " + "y" * (60 + cut)}})[:-2])
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with pytest.raises(ApprovalPendingError, match="cut short") as caught:
+        with kit.client(**fields(found), resume=SESSION):
+            pass
+    assert not any(SECRET[k:] in str(caught.value) for k in range(0, len(SECRET) - 3)), str(caught.value)
