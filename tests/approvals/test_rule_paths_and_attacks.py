@@ -193,3 +193,22 @@ def test_their_everyday_neighbours_do_not(line: str) -> None:
     """``bash script.sh`` runs a file the line does not show, as ``python x.py`` does: beyond
     any Bash rule (docs/tutorial/approvals.rst), so it does not ask."""
     assert ApprovalPolicy(rules=["Bash(rm:*)"]).reason_for("Bash", {"command": line}) is None
+
+
+@pytest.mark.parametrize("tool,call", [
+    ("Grep", {"pattern": "KEY", "path": "innocent"}), ("Grep", {"pattern": "KEY", "path": "./innocent/"}),
+    ("Read", {"file_path": "innocent/id_rsa"}), ("LS", {"path": "innocent"}), ("Glob", {"pattern": "*", "path": "innocent"}),
+    ("Read", {"file_path": "~/door/id_rsa"}),
+])  # fmt: skip
+def test_a_relative_or_home_path_through_a_symlink_asks_too(tmp_path: Path, tool: str, call: Dict[str, Any]) -> None:
+    """Red team, CLI 2.1.333: ``Grep`` with ``path: "innocent"`` (a link in the project to
+    ``~/.ssh``) reached the model with the private key; only absolute paths were resolved."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("key")
+    (home / "door").symlink_to(home / ".ssh")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "innocent").symlink_to(home / ".ssh")
+    assert asks("Read(~/.ssh/**)", tool, call, cwd=str(tmp_path / "app"), home=str(home))
+    assert not asks("Read(~/.ssh/**)", tool, {**call, **{k: "src" for k in call if k != "pattern"}},
+                    cwd=str(tmp_path / "app"), home=str(home))  # fmt: skip
