@@ -212,3 +212,12 @@ def test_a_relative_or_home_path_through_a_symlink_asks_too(tmp_path: Path, tool
     assert asks("Read(~/.ssh/**)", tool, call, cwd=str(tmp_path / "app"), home=str(home))
     assert not asks("Read(~/.ssh/**)", tool, {**call, **{k: "src" for k in call if k != "pattern"}},
                     cwd=str(tmp_path / "app"), home=str(home))  # fmt: skip
+
+
+@pytest.mark.parametrize("tool,call", [
+    ("Read", {"file_path": "/Users/me/.SSH/id_rsa"}), ("Read", {"file_path": "/users/ME/.ssh/ID_RSA"}),
+    ("Grep", {"pattern": "k", "path": "/Users/me/.Ssh"}), ("Grep", {"pattern": "k", "path": "/USERS/me"}),
+])  # fmt: skip
+def test_letter_case_cannot_walk_around_a_path_rule(tool: str, call: Dict[str, Any]) -> None:
+    """A case-insensitive disk (macOS, Windows) opens ``~/.SSH/id_rsa`` as ``~/.ssh/id_rsa``."""
+    assert asks("Read(~/.ssh/*)", tool, call, cwd="/Users/me/app", home="/Users/me")
