@@ -10,8 +10,9 @@ within one path part, ``**`` across parts, and a match on a directory covers wha
 
 Letter case does not count (``/Users/me/.SSH/id_rsa`` is ``~/.ssh/id_rsa`` on a macOS or
 Windows disk, which a rule cannot tell from a Linux one). Failing closed: with ``cwd`` unknown
-a relative pattern matches at any depth; with no home known, ``~`` stands for any directory; the call's path is normalised (``..`` and ``.``
-collapsed) and, when it is not absolute, joined to ``cwd`` (unknown → matches). A search
+a relative pattern matches at any depth; with no home known, ``~`` stands for any directory;
+the call's path is normalised (``..`` and ``.`` collapsed) and, when it is not absolute, joined
+to ``cwd`` (unknown → matches). A search
 (``Glob``, ``Grep``, ``LS``) matches when its root is inside the pattern's area or the area is
 inside its root. A call with no path or a non-``str`` one matches.
 """
