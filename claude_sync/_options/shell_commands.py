@@ -165,7 +165,7 @@ class _Walk:
         head = words[0]
         if head.dynamic:
             return  # the matcher asks about a name it cannot know
-        name = basename(head.text)
+        name = basename(head.text).casefold()  # a case-insensitive disk runs env for ENV
         rest = list(words[1:])
         if name in _SHELLS:
             self.shell(name, rest, depth)

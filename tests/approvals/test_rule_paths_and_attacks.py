@@ -221,3 +221,12 @@ def test_a_relative_or_home_path_through_a_symlink_asks_too(tmp_path: Path, tool
 def test_letter_case_cannot_walk_around_a_path_rule(tool: str, call: Dict[str, Any]) -> None:
     """A case-insensitive disk (macOS, Windows) opens ``~/.SSH/id_rsa`` as ``~/.ssh/id_rsa``."""
     assert asks("Read(~/.ssh/*)", tool, call, cwd="/Users/me/app", home="/Users/me")
+
+
+@pytest.mark.parametrize("rule,line", [("Bash(rm:*)", "RM victim.txt"), ("Bash(rm:*)", "/BIN/Rm x"),
+                                       ("Bash(git push:*)", "GIT push"), ("Bash(git commit *)", "Git commit -m x"),
+                                       ("Bash(rm:*)", 'ENV -S "rm x"'), ("Bash(rm:*)", "BASH -c 'rm x'"),
+                                       ("Bash(rm:*)", "echo x | XARGS rm"), ("Bash(rm:*)", "Sudo -u a rm x")])
+def test_letter_case_cannot_walk_around_a_bash_rule(rule: str, line: str) -> None:
+    """On a case-insensitive disk (macOS, Windows) bash finds ``/bin/rm`` for ``RM``."""
+    assert ApprovalPolicy(rules=[rule]).reason_for("Bash", {"command": line}) is not None
