@@ -331,7 +331,8 @@ def test_the_command_line_refuses_a_held_session(tmp_path: Path, monkeypatch: py
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     cli = ScriptedCLI.answer("hi")
-    for flags in (["--resume", SESSION], ["--continue"]):
+    for flags in (["--resume", SESSION], ["--continue"], [f"--cli-arg=--resume={SESSION}"], ["--cli-arg=--continue"],
+                  ["--resume", "tidy job"]):
         assert main(["--cli-path", cli.install(tmp_path / "cli"), "--cwd", found["cwd"], *flags, "while we wait"]) == 1
         assert "rm victim.txt" in capsys.readouterr().err
     assert not cli.runs
