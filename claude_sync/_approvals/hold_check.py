@@ -10,7 +10,8 @@ never starts, the transcript and the claims are untouched, so the person's decis
 applies later. A tail it cannot read refuses too (fail closed).
 
 Which transcript: ``<config>/projects/<cwd's project>/<resume>.jsonl`` (``<config>`` is
-``CLAUDE_CONFIG_DIR``, else ``$HOME/.claude``, from the options' ``env`` over the process's),
+``CLAUDE_CONFIG_DIR``, else ``$HOME/.claude``, from the options' ``env`` over the process's; an
+empty or relative ``CLAUDE_CONFIG_DIR`` is read from the CLI's ``cwd``, as the CLI does),
 and a ``<resume>.jsonl`` in any other project folder (the CLI looks there too); ``resume``
 naming a ``.jsonl`` file: that file; any other ``resume`` may be a session's title (the CLI
 resumes by title too): every transcript on the machine. ``extra_args`` count alike
@@ -47,7 +48,7 @@ from .records import ApprovalPendingError
 if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan
 
-__all__ = ["HoldCheck", "deciding", "held_in_file", "read_lines_backwards", "refuse_undecided"]
+__all__ = ["HoldCheck", "cli_config_dir", "deciding", "held_in_file", "read_lines_backwards", "refuse_undecided"]
 
 FIRST_CHUNK_BYTES = 8 * 1024  # a held session's tail after its last assistant message is ~2-5 KiB
 MAX_CHUNK_BYTES = 1 << 20
@@ -89,7 +90,7 @@ class HoldCheck(ConnectionExtension):
         Raises ``ApprovalPendingError`` (held calls, or a tail it cannot read)."""
         env = {**environ, **(options.env or {})}
         cwd = canonical(os.fspath(options.cwd) if options.cwd is not None else os.getcwd())
-        for path in _transcripts(options, _config_dir(env), cwd):
+        for path in _transcripts(options, cli_config_dir(env, cwd), cwd):
             if _is_regular(path):  # a FIFO or a device would block the read: the CLI says what it makes of it
                 _refuse_if_held(path, options)
         return options, plan
@@ -200,9 +201,12 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
-def _config_dir(env: Mapping[str, str]) -> Path:
-    if env.get("CLAUDE_CONFIG_DIR"):
-        return Path(env["CLAUDE_CONFIG_DIR"])
+def cli_config_dir(env: Mapping[str, str], cwd: str) -> Path:
+    """The config dir of a CLI started with ``env`` (its whole environment) in ``cwd``. A ``CLAUDE_CONFIG_DIR`` that is set counts even when empty or
+    relative: the CLI then takes it from its own ``cwd`` (measured on 2.1.197 and 2.1.333: ``""``
+    put the transcripts under ``<cwd>/projects``, ``"conf"`` under ``<cwd>/conf/projects``)."""
+    if "CLAUDE_CONFIG_DIR" in env:
+        return Path(cwd) / env["CLAUDE_CONFIG_DIR"]  # an absolute value replaces cwd
     return Path(env.get("HOME") or os.path.expanduser("~")) / ".claude"
 
 

@@ -158,7 +158,7 @@ def held_session(tmp_path: Path, entries: Any = None) -> Dict[str, Any]:
     work.mkdir(parents=True, exist_ok=True)
     path = write(home / ".claude" / "projects" / sanitize_path(canonical(str(work))) / f"{SESSION}.jsonl",
                  entries if entries is not None else held_transcript())  # fmt: skip
-    return {"env": {"HOME": str(home), "CLAUDE_CONFIG_DIR": ""}, "cwd": str(work), "path": path}
+    return {"env": {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}, "cwd": str(work), "path": path}
 
 
 def fields(found: Dict[str, Any]) -> Dict[str, Any]:
@@ -202,6 +202,23 @@ def test_a_held_session_reached_through_extra_args_or_a_title_starts_nothing(tmp
         with kit.client(**fields(found), **extra):
             pass
     refused(kit, found["path"], before, caught.value)
+
+
+@pytest.mark.parametrize("config,where", [("", "."), ("conf", "conf"), ("./conf/", "conf")])
+def test_an_empty_or_relative_config_dir_is_read_from_the_clis_cwd(tmp_path: Path, config: str, where: str) -> None:
+    """The CLI takes ``CLAUDE_CONFIG_DIR=""`` and a relative one from its ``cwd`` (2.1.197 and
+    2.1.333 wrote ``<cwd>/projects/…``); read as unset or from this process's cwd, the held
+    transcript was not found and the CLI ran the held call."""
+    found = held_session(tmp_path)
+    work = Path(found["cwd"])
+    moved = work / where / "projects" / found["path"].parent.name / found["path"].name
+    moved.parent.mkdir(parents=True)
+    found["path"].rename(moved)
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with pytest.raises(ApprovalPendingError, match=f"session {SESSION} waits for a person") as caught:
+        with kit.client(**{**fields(found), "env": {**found["env"], "CLAUDE_CONFIG_DIR": config}}, resume=SESSION):
+            pass
+    refused(kit, moved, moved.read_bytes(), caught.value)
 
 
 def test_extra_args_that_choose_no_session_start_as_before(tmp_path: Path) -> None:

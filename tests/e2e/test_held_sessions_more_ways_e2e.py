@@ -3,7 +3,8 @@
 Each form below reaches the CLI's ``--resume``/``--continue`` without ``options.resume`` or
 ``options.continue_conversation`` naming the session plainly: a flag given through
 ``extra_args`` (four spellings), a session's title (the CLI resumes by title too), the working
-directory through a symlink. The held ``rm victim.txt`` must stay unrun, the model uncalled,
+directory through a symlink, a ``CLAUDE_CONFIG_DIR`` that is empty or relative (the CLI then
+keeps its files under its ``cwd``: ``<cwd>/projects/…``, ``<cwd>/conf/projects/…``). The held ``rm victim.txt`` must stay unrun, the model uncalled,
 and the decision must still apply afterwards. (An upper-case session id: the CLI itself finds
 no conversation.)
 """
@@ -34,7 +35,8 @@ pytestmark = pytest.mark.e2e
 
 Options = Callable[..., Any]
 POLICY = ApprovalPolicy(rules=["Bash(rm:*)"])
-WAYS = ["extra-resume", "extra-continue", "extra-r", "extra-resume-equals", "title", "cwd-symlink"]
+WAYS = ["extra-resume", "extra-continue", "extra-r", "extra-resume-equals", "title", "cwd-symlink", "config-empty",
+        "config-relative"]
 
 
 def resumed(how: str, options: Any, pending: PendingApproval, workdir: Path, tmp_path: Path) -> Any:
@@ -49,6 +51,8 @@ def resumed(how: str, options: Any, pending: PendingApproval, workdir: Path, tmp
         return dataclasses.replace(options, extra_args={f"resume={sid}": None})
     if how == "title":
         return dataclasses.replace(options, resume="tidy job")
+    if how.startswith("config-"):  # the CLI reads "" and a relative CLAUDE_CONFIG_DIR from its cwd
+        return dataclasses.replace(options, resume=sid)
     link = tmp_path / "link"
     link.symlink_to(workdir)
     return dataclasses.replace(options, resume=sid, cwd=str(link))
@@ -60,7 +64,8 @@ def test_another_way_in_never_runs_the_held_call(
 ) -> None:
     victim = e2e_workdir / "victim.txt"
     victim.write_text("keep me")
-    options = e2e_options(allowed_tools=["Bash"], extra_args={"name": "tidy job"} if how == "title" else {})
+    config = {"config-empty": {"CLAUDE_CONFIG_DIR": ""}, "config-relative": {"CLAUDE_CONFIG_DIR": "conf"}}.get(how)
+    options = e2e_options(config, allowed_tools=["Bash"], extra_args={"name": "tidy job"} if how == "title" else {})
     fake_api.add(tool_use("Bash", {"command": "rm victim.txt"}), text("removed"))
     pending = run_with_approvals("tidy up", policy=POLICY, options=options, timeout=120)
     assert isinstance(pending, PendingApproval) and victim.exists()
