@@ -48,7 +48,7 @@ from .records import ApprovalPendingError
 if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan
 
-__all__ = ["HoldCheck", "cli_config_dir", "deciding", "held_in_file", "read_lines_backwards", "refuse_undecided"]
+__all__ = ["HoldCheck", "cli_config_dir", "cli_home", "deciding", "held_in_file", "read_lines_backwards", "refuse_undecided"]
 
 FIRST_CHUNK_BYTES = 8 * 1024  # a held session's tail after its last assistant message is ~2-5 KiB
 MAX_CHUNK_BYTES = 1 << 20
@@ -202,12 +202,29 @@ def _is_regular(path: Path) -> bool:
 
 
 def cli_config_dir(env: Mapping[str, str], cwd: str) -> Path:
-    """The config dir of a CLI started with ``env`` (its whole environment) in ``cwd``. A ``CLAUDE_CONFIG_DIR`` that is set counts even when empty or
-    relative: the CLI then takes it from its own ``cwd`` (measured on 2.1.197 and 2.1.333: ``""``
+    """The config dir of a CLI started with ``env`` (its whole environment) in ``cwd``; without
+    ``CLAUDE_CONFIG_DIR``, ``<cli_home>/.claude``. A ``CLAUDE_CONFIG_DIR`` that is set counts
+    even when empty or relative: the CLI then takes it from its own ``cwd`` (measured on 2.1.197 and 2.1.333: ``""``
     put the transcripts under ``<cwd>/projects``, ``"conf"`` under ``<cwd>/conf/projects``)."""
     if "CLAUDE_CONFIG_DIR" in env:
         return Path(cwd) / env["CLAUDE_CONFIG_DIR"]  # an absolute value replaces cwd
-    return Path(env.get("HOME") or os.path.expanduser("~")) / ".claude"
+    return Path(cwd) / cli_home(env) / ".claude"
+
+
+def cli_home(env: Mapping[str, str]) -> str:
+    """The home directory of a CLI started with ``env``: ``HOME`` (a relative one is taken from
+    the CLI's ``cwd`` by the caller's join); when ``HOME`` is unset or empty, the account's home
+    from the password database (measured on 2.1.197 and 2.1.333: ``HOME=""`` wrote under
+    ``/root/.claude`` while this process's ``HOME`` was elsewhere)."""
+    home = env.get("HOME")
+    if home:
+        return home
+    try:
+        import pwd  # POSIX only
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError, AttributeError):
+        return os.path.expanduser("~")
 
 
 SESSION_FLAGS_EVERYWHERE = frozenset({"from-pr", "teleport"})

@@ -117,10 +117,21 @@ _PATH_KEYS = ("file_path", "notebook_path", "path")
 
 
 def _homes(home: Optional[str]) -> Tuple[str, ...]:
-    """The CLI's home (when known) and this process's: a ``~`` rule is checked against both."""
+    """The CLI's home (when known), this process's and the account's (a CLI given ``HOME=""``
+    uses that one): a ``~`` rule is checked against each."""
     found = [home] if isinstance(home, str) and home.startswith("/") else []
     found.append(os.path.expanduser("~"))
+    found.append(_account_home())
     return tuple(dict.fromkeys(h for h in found if h.startswith("/")))
+
+
+def _account_home() -> str:
+    try:
+        import pwd  # POSIX only
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError, AttributeError):
+        return ""
 
 
 def _with_real_paths(tool_input: Dict[str, Any], cwd: Optional[str], homes: Sequence[str]) -> List[Any]:

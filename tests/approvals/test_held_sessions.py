@@ -11,6 +11,7 @@ Against the real CLIs: ``tests/e2e/test_held_sessions_e2e.py``.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any, Dict, List
@@ -219,6 +220,29 @@ def test_an_empty_or_relative_config_dir_is_read_from_the_clis_cwd(tmp_path: Pat
         with kit.client(**{**fields(found), "env": {**found["env"], "CLAUDE_CONFIG_DIR": config}}, resume=SESSION):
             pass
     refused(kit, moved, moved.read_bytes(), caught.value)
+
+
+def test_an_empty_or_relative_home_is_read_as_the_cli_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``HOME=""``: the CLI uses the account's home (not this process's ``HOME``); a relative
+    ``HOME`` is taken from the CLI's ``cwd`` (2.1.197 and 2.1.333)."""
+    import pwd
+
+    found = held_session(tmp_path)
+    work = Path(found["cwd"])
+    relative = work / "relhome" / ".claude" / "projects" / found["path"].parent.name / found["path"].name
+    relative.parent.mkdir(parents=True)
+    found["path"].rename(relative)
+    kit = Kit(ScriptedCLI.answer("hi"))
+    env = {"HOME": "relhome"}
+    with pytest.raises(ApprovalPendingError, match=f"session {SESSION} waits for a person"):
+        with kit.client(**{**fields(found), "env": env}, resume=SESSION):
+            pass
+    from claude_sync._approvals.hold_check import cli_config_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
+    assert cli_config_dir({"HOME": ""}, str(work)) == Path(pwd.getpwuid(os.getuid()).pw_dir) / ".claude"
+    assert cli_config_dir({"HOME": "/abs"}, str(work)) == Path("/abs/.claude")
+    assert kit.never_started()
 
 
 def test_extra_args_that_choose_no_session_start_as_before(tmp_path: Path) -> None:

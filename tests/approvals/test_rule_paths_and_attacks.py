@@ -230,3 +230,13 @@ def test_letter_case_cannot_walk_around_a_path_rule(tool: str, call: Dict[str, A
 def test_letter_case_cannot_walk_around_a_bash_rule(rule: str, line: str) -> None:
     """On a case-insensitive disk (macOS, Windows) bash finds ``/bin/rm`` for ``RM``."""
     assert ApprovalPolicy(rules=[rule]).reason_for("Bash", {"command": line}) is not None
+
+
+def test_a_home_rule_covers_the_accounts_home_too(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A CLI given ``HOME=""`` keeps ``~`` at the account's home (2.1.197 and 2.1.333), which
+    this process's ``HOME`` may not be."""
+    import pwd
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    account = pwd.getpwuid(os.getuid()).pw_dir
+    assert asks("Read(~/.ssh/*)", "Read", {"file_path": f"{account}/.ssh/id_rsa"}, cwd="/srv/app", home="")

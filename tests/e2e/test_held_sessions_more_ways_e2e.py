@@ -4,7 +4,8 @@ Each form below reaches the CLI's ``--resume``/``--continue`` without ``options.
 ``options.continue_conversation`` naming the session plainly: a flag given through
 ``extra_args`` (four spellings), a session's title (the CLI resumes by title too), the working
 directory through a symlink, a ``CLAUDE_CONFIG_DIR`` that is empty or relative (the CLI then
-keeps its files under its ``cwd``: ``<cwd>/projects/…``, ``<cwd>/conf/projects/…``). The held ``rm victim.txt`` must stay unrun, the model uncalled,
+keeps its files under its ``cwd``: ``<cwd>/projects/…``, ``<cwd>/conf/projects/…``), a relative
+``HOME`` (``<cwd>/relhome/.claude/…``). The held ``rm victim.txt`` must stay unrun, the model uncalled,
 and the decision must still apply afterwards. (An upper-case session id: the CLI itself finds
 no conversation.)
 """
@@ -36,7 +37,7 @@ pytestmark = pytest.mark.e2e
 Options = Callable[..., Any]
 POLICY = ApprovalPolicy(rules=["Bash(rm:*)"])
 WAYS = ["extra-resume", "extra-continue", "extra-r", "extra-resume-equals", "title", "cwd-symlink", "config-empty",
-        "config-relative"]
+        "config-relative", "home-relative"]
 
 
 def resumed(how: str, options: Any, pending: PendingApproval, workdir: Path, tmp_path: Path) -> Any:
@@ -51,7 +52,7 @@ def resumed(how: str, options: Any, pending: PendingApproval, workdir: Path, tmp
         return dataclasses.replace(options, extra_args={f"resume={sid}": None})
     if how == "title":
         return dataclasses.replace(options, resume="tidy job")
-    if how.startswith("config-"):  # the CLI reads "" and a relative CLAUDE_CONFIG_DIR from its cwd
+    if how.startswith(("config-", "home-")):  # the CLI reads these from its cwd
         return dataclasses.replace(options, resume=sid)
     link = tmp_path / "link"
     link.symlink_to(workdir)
@@ -64,7 +65,8 @@ def test_another_way_in_never_runs_the_held_call(
 ) -> None:
     victim = e2e_workdir / "victim.txt"
     victim.write_text("keep me")
-    config = {"config-empty": {"CLAUDE_CONFIG_DIR": ""}, "config-relative": {"CLAUDE_CONFIG_DIR": "conf"}}.get(how)
+    config = {"config-empty": {"CLAUDE_CONFIG_DIR": ""}, "config-relative": {"CLAUDE_CONFIG_DIR": "conf"},
+              "home-relative": {"HOME": "relhome"}}.get(how)
     options = e2e_options(config, allowed_tools=["Bash"], extra_args={"name": "tidy job"} if how == "title" else {})
     fake_api.add(tool_use("Bash", {"command": "rm victim.txt"}), text("removed"))
     pending = run_with_approvals("tidy up", policy=POLICY, options=options, timeout=120)
