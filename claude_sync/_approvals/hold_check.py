@@ -13,7 +13,7 @@ Which transcript: ``<config>/projects/<cwd's project>/<resume>.jsonl`` (``<confi
 ``CLAUDE_CONFIG_DIR``, else ``$HOME/.claude``, from the options' ``env`` over the process's; an
 empty or relative ``CLAUDE_CONFIG_DIR`` is read from the CLI's ``cwd``, as the CLI does),
 and a ``<resume>.jsonl`` in any other project folder (the CLI looks there too); ``resume``
-naming a ``.jsonl`` file: that file; any other ``resume`` may be a session's title (the CLI
+naming a ``.jsonl`` file (any case, relative to the CLI's ``cwd``): that file; any other ``resume`` may be a session's title (the CLI
 resumes by title too): every transcript on the machine. ``extra_args`` count alike
 (``{"resume": sid}``, ``{"resume=sid": None}``, ``{"continue": None}``; ``from-pr`` and
 ``teleport``: every transcript). ``continue_conversation``: every transcript of the
@@ -241,7 +241,7 @@ def _transcripts(options: ClaudeAgentOptions, config: Path, cwd: str) -> List[Pa
     resumes, continuing, everywhere = _session_flags(options)
     found: List[Path] = []
     for resume in resumes:
-        found += _resumed(resume, projects, project)
+        found += _resumed(resume, projects, project, cwd)
     if continuing:
         found += _newest_first(project)
     if everywhere:
@@ -271,14 +271,16 @@ def _session_flags(options: ClaudeAgentOptions) -> Tuple[List[str], bool, bool]:
     return resumes, continuing, everywhere
 
 
-def _resumed(resume: str, projects: Path, project: Path) -> List[Path]:
+def _resumed(resume: str, projects: Path, project: Path, cwd: str) -> List[Path]:
     """The transcripts ``--resume resume`` may load. The CLI takes a session id, a ``.jsonl``
     file, or a session's **title** (measured on 2.1.197 and 2.1.333: ``--resume "tidy job"``
     resumed the session named so, and ran its held call): anything that is not a session id
     may be a title, so every transcript on the machine is checked (pass the id to resume one
-    session while another is held)."""
-    if resume.endswith(".jsonl") and Path(resume).is_file():
-        return [Path(resume)]
+    session while another is held). A file it names (from the CLI's ``cwd`` when relative) is
+    checked whatever the case of its suffix: the CLI loaded ``copy.JSONL`` and ran its held call."""
+    named = Path(cwd) / resume
+    if ("/" in resume or resume.lower().endswith(".jsonl")) and named.is_file():
+        return [named]
     if not valid_uuid(resume):
         return _every_transcript(projects)
     found = [project / f"{resume}.jsonl"] if (project / f"{resume}.jsonl").is_file() else []

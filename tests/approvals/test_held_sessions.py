@@ -245,6 +245,22 @@ def test_an_empty_or_relative_home_is_read_as_the_cli_reads_it(tmp_path: Path, m
     assert kit.never_started()
 
 
+@pytest.mark.parametrize("name", ["copy.JSONL", "copy.Jsonl", "sub/copy"])
+def test_a_transcript_file_named_by_resume_is_checked_whatever_its_suffix(tmp_path: Path, name: str) -> None:
+    """The CLI loads ``--resume /path/copy.JSONL`` (2.1.197 and 2.1.333 ran its held call);
+    a relative path is the CLI's, from its ``cwd``."""
+    found = held_session(tmp_path)
+    copy = Path(found["cwd"]) / name
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    found["path"].rename(copy)  # the only copy: not found by a scan of the projects
+    kit = Kit(ScriptedCLI.answer("hi"))
+    for resume in (str(copy), name):
+        with pytest.raises(ApprovalPendingError, match="rm victim.txt"):
+            with kit.client(**fields(found), resume=resume):
+                pass
+    assert kit.never_started()
+
+
 def test_extra_args_that_choose_no_session_start_as_before(tmp_path: Path) -> None:
     found = held_session(tmp_path)
     kit = Kit(ScriptedCLI.answer("hi"))

@@ -5,7 +5,7 @@ Each form below reaches the CLI's ``--resume``/``--continue`` without ``options.
 ``extra_args`` (four spellings), a session's title (the CLI resumes by title too), the working
 directory through a symlink, a ``CLAUDE_CONFIG_DIR`` that is empty or relative (the CLI then
 keeps its files under its ``cwd``: ``<cwd>/projects/…``, ``<cwd>/conf/projects/…``), a relative
-``HOME`` (``<cwd>/relhome/.claude/…``). The held ``rm victim.txt`` must stay unrun, the model uncalled,
+``HOME`` (``<cwd>/relhome/.claude/…``), a copy of the transcript named ``copy.JSONL``. The held ``rm victim.txt`` must stay unrun, the model uncalled,
 and the decision must still apply afterwards. (An upper-case session id: the CLI itself finds
 no conversation.)
 """
@@ -37,7 +37,7 @@ pytestmark = pytest.mark.e2e
 Options = Callable[..., Any]
 POLICY = ApprovalPolicy(rules=["Bash(rm:*)"])
 WAYS = ["extra-resume", "extra-continue", "extra-r", "extra-resume-equals", "title", "cwd-symlink", "config-empty",
-        "config-relative", "home-relative"]
+        "config-relative", "home-relative", "file-upper-case"]
 
 
 def resumed(how: str, options: Any, pending: PendingApproval, workdir: Path, tmp_path: Path) -> Any:
@@ -52,6 +52,10 @@ def resumed(how: str, options: Any, pending: PendingApproval, workdir: Path, tmp
         return dataclasses.replace(options, extra_args={f"resume={sid}": None})
     if how == "title":
         return dataclasses.replace(options, resume="tidy job")
+    if how == "file-upper-case":  # the CLI loads a .JSONL file too
+        [held] = list((tmp_path / "home" / ".claude" / "projects").glob(f"*/{sid}.jsonl"))
+        held.rename(tmp_path / "copy.JSONL")  # the only copy while the plain resume is tried
+        return dataclasses.replace(options, resume=str(tmp_path / "copy.JSONL"))
     if how.startswith(("config-", "home-")):  # the CLI reads these from its cwd
         return dataclasses.replace(options, resume=sid)
     link = tmp_path / "link"
@@ -75,9 +79,11 @@ def test_another_way_in_never_runs_the_held_call(
 
     with pytest.raises(ApprovalPendingError, match="rm victim.txt") as caught:
         run("while we wait…", options=resumed(how, options, pending, e2e_workdir, tmp_path), timeout=120)
-    assert caught.value.session_id == pending.session_id
+    assert caught.value.tool_use_id == pending.tool_use_id  # (a file's error names its stem as the session)
     assert victim.read_text() == "keep me"
     assert len(fake_api.turn_requests()) == asked  # the model was not called
+    for copy in tmp_path.glob("copy.JSONL"):  # back where the decision's resume looks
+        copy.rename(next((tmp_path / "home" / ".claude" / "projects").glob("*")) / f"{pending.session_id}.jsonl")
 
     done = resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=options, timeout=120)
     assert isinstance(done, RunResult) and done.text == "removed"
