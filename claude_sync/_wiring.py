@@ -101,7 +101,8 @@ def connection_extensions(session: Session) -> List[ConnectionExtension]:
             session.put_message(mirror_error_frame(key, error))
 
         found.append(StoreBridge(options.session_store, report))
-    if options.resume or options.continue_conversation:  # after the store's bridge: it lays a stored session out
+    # after the store's bridge (it lays a stored session out); extra_args may carry --resume/--continue
+    if options.resume or options.continue_conversation or options.extra_args:
         from ._approvals.hold_check import HoldCheck  # resumes: first use only
 
         found.append(HoldCheck())

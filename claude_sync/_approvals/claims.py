@@ -35,7 +35,8 @@ from typing import Any, Dict, List, Mapping, Optional, cast
 from .._options.options import ClaudeAgentOptions
 from .._sessions.store_functions import project_key_for_directory
 from .._sessions.transcript import sanitize_path
-from .._sessions.transcript_files import canonical, config_dir, read_entries
+from .._sessions.transcript_files import canonical, read_entries
+from .hold_check import cli_config_dir
 from .records import ApprovalClaimedError, ApprovalDecision, ApprovalStaleError, PendingApproval
 
 __all__ = ["CLAIM_TYPE", "claim", "claim_subpath", "load_transcript"]
@@ -119,11 +120,7 @@ def _claim_file(pending: PendingApproval, env: Mapping[str, str], entry: Dict[st
 
 
 def _session_dir(pending: PendingApproval, env: Mapping[str, str]) -> Path:
-    """``<config>/projects/<project>/<session_id>``: the CLI's config dir as the options' ``env``
-    gives it (``CLAUDE_CONFIG_DIR``, else ``HOME``), else this process's."""
-    env = env or {}
-    if not env.get("CLAUDE_CONFIG_DIR") and env.get("HOME"):
-        base = Path(env["HOME"]) / ".claude"
-    else:
-        base = config_dir(env)
-    return base / "projects" / sanitize_path(canonical(pending.cwd)) / pending.session_id
+    """``<config>/projects/<project>/<session_id>``: the config dir of the CLI the options start
+    (``hold_check.cli_config_dir``: the options' ``env`` over this process's)."""
+    cwd = canonical(pending.cwd)
+    return cli_config_dir({**os.environ, **(env or {})}, cwd) / "projects" / sanitize_path(cwd) / pending.session_id

@@ -47,7 +47,7 @@ from .._agents.run import collect_turn, outcome_error
 from ..client import ClaudeSDKClient
 from .._options.options import ClaudeAgentOptions, SpawnCommand
 from ..query import query
-from .._redaction.redactor import redacted_logger
+from .._redaction.redactor import redacted_excerpt, redacted_logger
 from .._result import RunResult
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage, UserMessage
@@ -307,7 +307,7 @@ def _what_became_of(messages: Any, tool_use_id: str) -> str:
         content = message.raw.get("message", {}).get("content") if isinstance(message, UserMessage) else None
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") == tool_use_id:
-                return f"the CLI reported a tool_result for it (is_error={block.get('is_error')!r}): {str(block.get('content'))[:300]!r}"
+                return f"the CLI reported a tool_result for it (is_error={block.get('is_error')!r}): {redacted_excerpt(str(block.get('content')), 300)!r}"
     return "no tool_result for it in the resumed turn"
 
 

@@ -25,6 +25,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Set
 
+from .._redaction.redactor import redacted_excerpt
+
 __all__ = ["HeldCall", "HeldTail", "UnreadableTail", "held_calls"]
 
 DEFERRED_ATTACHMENT = "hook_deferred_tool"
@@ -50,10 +52,9 @@ class HeldCall:
     tool_input: Dict[str, Any]
 
     def describe(self) -> str:
-        """``Bash call toolu_… {"command": "rm x"}``, the input cut to ``INPUT_SUMMARY_CHARS``."""
-        text = json.dumps(self.tool_input, ensure_ascii=True, sort_keys=True)
-        if len(text) > INPUT_SUMMARY_CHARS:
-            text = text[: INPUT_SUMMARY_CHARS - 1] + "…"
+        """``Bash call toolu_… {"command": "rm x"}``, the input cut to ``INPUT_SUMMARY_CHARS``
+        after known secrets are removed (a secret cut in two would no longer be found)."""
+        text = redacted_excerpt(json.dumps(self.tool_input, ensure_ascii=True, sort_keys=True), INPUT_SUMMARY_CHARS)
         return f"{self.tool_name} call {self.tool_use_id} {text}"
 
 
@@ -115,7 +116,7 @@ class HeldTail:
             return
         call_id = attachment.get("toolUseID")
         if not isinstance(call_id, str) or not call_id:
-            raise UnreadableTail(f"a {DEFERRED_ATTACHMENT} attachment without a toolUseID: {json.dumps(attachment)[:200]}")
+            raise UnreadableTail(f"a {DEFERRED_ATTACHMENT} attachment without a toolUseID: {redacted_excerpt(json.dumps(attachment), 200)}")
         if call_id in self._results or call_id in self._deferred:
             return
         tool_input = attachment.get("toolInput")

@@ -10,9 +10,13 @@ never starts, the transcript and the claims are untouched, so the person's decis
 applies later. A tail it cannot read refuses too (fail closed).
 
 Which transcript: ``<config>/projects/<cwd's project>/<resume>.jsonl`` (``<config>`` is
-``CLAUDE_CONFIG_DIR``, else ``$HOME/.claude``, from the options' ``env`` over the process's),
+``CLAUDE_CONFIG_DIR``, else ``$HOME/.claude``, from the options' ``env`` over the process's; an
+empty or relative ``CLAUDE_CONFIG_DIR`` is read from the CLI's ``cwd``, as the CLI does),
 and a ``<resume>.jsonl`` in any other project folder (the CLI looks there too); ``resume``
-naming a ``.jsonl`` file: that file. ``continue_conversation``: every transcript of the
+naming a ``.jsonl`` file (any case, relative to the CLI's ``cwd``): that file; any other ``resume`` may be a session's title (the CLI
+resumes by title too): every transcript on the machine. ``extra_args`` count alike
+(``{"resume": sid}``, ``{"resume=sid": None}``, ``{"continue": None}``; ``from-pr`` and
+``teleport``: every transcript). ``continue_conversation``: every transcript of the
 project (the CLI takes the newest it counts as a conversation, skipping files this cannot
 judge alike, so any held one refuses; pass ``resume=`` to go on with another session). A
 session id found nowhere is left to the CLI, which reports it as before.
@@ -37,13 +41,14 @@ from .._engine.extensions import ConnectionExtension
 from .._options.options import ClaudeAgentOptions
 from .._sessions.transcript import sanitize_path, valid_uuid
 from .._sessions.transcript_files import canonical
+from .._redaction.redactor import redacted_excerpt
 from .held import HeldCall, HeldTail, UnreadableTail, held_calls
 from .records import ApprovalPendingError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import OptionsPlan
 
-__all__ = ["HoldCheck", "deciding", "held_in_file", "read_lines_backwards", "refuse_undecided"]
+__all__ = ["HoldCheck", "cli_config_dir", "cli_home", "deciding", "held_in_file", "read_lines_backwards", "refuse_undecided"]
 
 FIRST_CHUNK_BYTES = 8 * 1024  # a held session's tail after its last assistant message is ~2-5 KiB
 MAX_CHUNK_BYTES = 1 << 20
@@ -85,7 +90,7 @@ class HoldCheck(ConnectionExtension):
         Raises ``ApprovalPendingError`` (held calls, or a tail it cannot read)."""
         env = {**environ, **(options.env or {})}
         cwd = canonical(os.fspath(options.cwd) if options.cwd is not None else os.getcwd())
-        for path in _transcripts(options, _config_dir(env), cwd):
+        for path in _transcripts(options, cli_config_dir(env, cwd), cwd):
             if _is_regular(path):  # a FIFO or a device would block the read: the CLI says what it makes of it
                 _refuse_if_held(path, options)
         return options, plan
@@ -119,7 +124,8 @@ def read_lines_backwards(path: Path, chunk: int = FIRST_CHUNK_BYTES) -> Iterator
             if first:
                 first = False
                 if not pending.endswith(b"\n"):
-                    raise UnreadableTail(f"its last line has no newline (a write cut short): {pending[-80:]!r}")
+                    end = redacted_excerpt(pending.decode("utf-8", "replace"), 80, from_end=True)
+                    raise UnreadableTail(f"its last line has no newline (a write cut short): {end!r}")
                 pending = pending[:-1]
             lines = pending.split(b"\n")
             pending = lines[0]
@@ -195,29 +201,97 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
-def _config_dir(env: Mapping[str, str]) -> Path:
-    if env.get("CLAUDE_CONFIG_DIR"):
-        return Path(env["CLAUDE_CONFIG_DIR"])
-    return Path(env.get("HOME") or os.path.expanduser("~")) / ".claude"
+def cli_config_dir(env: Mapping[str, str], cwd: str) -> Path:
+    """The config dir of a CLI started with ``env`` (its whole environment) in ``cwd``; without
+    ``CLAUDE_CONFIG_DIR``, ``<cli_home>/.claude``. A ``CLAUDE_CONFIG_DIR`` that is set counts
+    even when empty or relative: the CLI then takes it from its own ``cwd`` (measured on 2.1.197 and 2.1.333: ``""``
+    put the transcripts under ``<cwd>/projects``, ``"conf"`` under ``<cwd>/conf/projects``)."""
+    if "CLAUDE_CONFIG_DIR" in env:
+        return Path(cwd) / env["CLAUDE_CONFIG_DIR"]  # an absolute value replaces cwd
+    return Path(cwd) / cli_home(env) / ".claude"
+
+
+def cli_home(env: Mapping[str, str]) -> str:
+    """The home directory of a CLI started with ``env``: ``HOME`` (a relative one is taken from
+    the CLI's ``cwd`` by the caller's join); when ``HOME`` is unset or empty, the account's home
+    from the password database (measured on 2.1.197 and 2.1.333: ``HOME=""`` wrote under
+    ``/root/.claude`` while this process's ``HOME`` was elsewhere)."""
+    home = env.get("HOME")
+    if home:
+        return home
+    try:
+        import pwd  # POSIX only
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError, AttributeError):
+        return os.path.expanduser("~")
+
+
+SESSION_FLAGS_EVERYWHERE = frozenset({"from-pr", "teleport"})
+"""``extra_args`` flags that resume a session this cannot name from the options (a PR's, a
+teleported one): every transcript on the machine is checked."""
 
 
 def _transcripts(options: ClaudeAgentOptions, config: Path, cwd: str) -> List[Path]:
-    """The transcripts the CLI could resume for ``options`` (maybe none: the CLI reports it)."""
+    """The transcripts the CLI could resume for ``options`` (maybe none: the CLI reports it),
+    ``extra_args`` included (``{"resume": sid}``, ``{"resume=sid": None}``, ``{"continue": None}``
+    reach the CLI's ``--resume``/``--continue`` as well)."""
     projects = config / "projects"
     project = projects / sanitize_path(cwd)
-    resume = options.resume
-    if resume:
-        if resume.endswith(".jsonl"):
-            return [Path(resume)] if Path(resume).is_file() else []
-        if os.sep in resume or "/" in resume or resume in (".", ".."):
-            return []  # not a session id: the CLI says what it makes of it
-        found = [project / f"{resume}.jsonl"] if (project / f"{resume}.jsonl").is_file() else []
-        if not valid_uuid(resume):
-            return found
-        return found + [p for p in sorted(projects.glob(f"*/{resume}.jsonl")) if p.parent != project]
-    if options.continue_conversation:
-        return _newest_first(project)
-    return []
+    resumes, continuing, everywhere = _session_flags(options)
+    found: List[Path] = []
+    for resume in resumes:
+        found += _resumed(resume, projects, project, cwd)
+    if continuing:
+        found += _newest_first(project)
+    if everywhere:
+        found += _every_transcript(projects)
+    return list(dict.fromkeys(found))
+
+
+def _session_flags(options: ClaudeAgentOptions) -> Tuple[List[str], bool, bool]:
+    """The ``--resume`` values, whether ``--continue`` (or a ``--resume`` without a value) is
+    given, and whether a flag resumes a session found elsewhere — from the options and from
+    ``extra_args`` alike (``extra_args_argv`` writes each name as ``--name``)."""
+    resumes = [options.resume] if options.resume else []
+    continuing, everywhere = bool(options.continue_conversation), False
+    for name, value in (options.extra_args or {}).items():
+        flag = str(name).lstrip("-")
+        if "=" in flag:
+            flag, value = flag.split("=", 1)
+        if flag == "resume":
+            if value is None or not str(value):
+                continuing = True  # --resume without a value picks a session itself
+            else:
+                resumes.append(str(value))
+        elif flag == "continue":
+            continuing = True
+        elif flag in SESSION_FLAGS_EVERYWHERE:
+            everywhere = True
+    return resumes, continuing, everywhere
+
+
+def _resumed(resume: str, projects: Path, project: Path, cwd: str) -> List[Path]:
+    """The transcripts ``--resume resume`` may load. The CLI takes a session id, a ``.jsonl``
+    file, or a session's **title** (measured on 2.1.197 and 2.1.333: ``--resume "tidy job"``
+    resumed the session named so, and ran its held call): anything that is not a session id
+    may be a title, so every transcript on the machine is checked (pass the id to resume one
+    session while another is held). A file it names (from the CLI's ``cwd`` when relative) is
+    checked whatever the case of its suffix: the CLI loaded ``copy.JSONL`` and ran its held call."""
+    named = Path(cwd) / resume
+    if ("/" in resume or resume.lower().endswith(".jsonl")) and named.is_file():
+        return [named]
+    if not valid_uuid(resume):
+        return _every_transcript(projects)
+    found = [project / f"{resume}.jsonl"] if (project / f"{resume}.jsonl").is_file() else []
+    return found + [p for p in sorted(projects.glob(f"*/{resume}.jsonl")) if p.parent != project]
+
+
+def _every_transcript(projects: Path) -> List[Path]:
+    try:
+        return sorted(projects.glob("*/*.jsonl"))
+    except OSError:
+        return []
 
 
 def _newest_first(project: Path) -> List[Path]:

@@ -90,8 +90,8 @@ class ApprovalPolicy:
         if not self.rules:
             return None
         name = tool_name if isinstance(tool_name, str) else ""
-        inputs = _with_real_paths(tool_input) if isinstance(tool_input, dict) else [None]
         homes = _homes(home)
+        inputs = _with_real_paths(tool_input, cwd, homes) if isinstance(tool_input, dict) else [None]
         for rule in self.rules:
             if any(rule_matches(rule, name, each, cwd, homes) for each in inputs):
                 return rule
@@ -108,8 +108,8 @@ class ApprovalPolicy:
         """The ``allowed_tools`` entries that may approve this call outright (dropped on resume,
         so a CLI that skips the hook must ask ``can_use_tool``). Fails closed: an entry that
         cannot be shown not to approve the call is dropped."""
-        inputs = _with_real_paths(tool_input) if isinstance(tool_input, dict) else [None]
         homes = _homes(home)
+        inputs = _with_real_paths(tool_input, cwd, homes) if isinstance(tool_input, dict) else [None]
         return tuple(rule for rule in allowed_tools if any(rule_matches(rule, tool_name, each, cwd, homes) for each in inputs))
 
 
@@ -117,22 +117,47 @@ _PATH_KEYS = ("file_path", "notebook_path", "path")
 
 
 def _homes(home: Optional[str]) -> Tuple[str, ...]:
-    """The CLI's home (when known) and this process's: a ``~`` rule is checked against both."""
+    """The CLI's home (when known), this process's and the account's (a CLI given ``HOME=""``
+    uses that one): a ``~`` rule is checked against each."""
     found = [home] if isinstance(home, str) and home.startswith("/") else []
     found.append(os.path.expanduser("~"))
+    found.append(_account_home())
     return tuple(dict.fromkeys(h for h in found if h.startswith("/")))
 
 
-def _with_real_paths(tool_input: Dict[str, Any]) -> List[Any]:
-    """The input, and a copy with each absolute path's symlinks resolved (so a link cannot walk
-    around a path rule); a path that cannot be resolved stays as it is (the rule then sees
-    the lexical path only, which matches whatever the link's own name matches)."""
-    real = dict(tool_input)
+def _account_home() -> str:
+    try:
+        import pwd  # POSIX only
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError, AttributeError):
+        return ""
+
+
+def _with_real_paths(tool_input: Dict[str, Any], cwd: Optional[str], homes: Sequence[str]) -> List[Any]:
+    """The input, and a copy for each path with its symlinks resolved (so a link cannot walk
+    around a path rule): an absolute path as it is, a relative one from ``cwd`` (``Grep``'s
+    ``path: "innocent"`` searched ``~/.ssh`` through a link in the project, red team), a ``~``
+    one from each home. A path that cannot be resolved becomes None in its copy (the rule then
+    matches)."""
+    variants: List[Any] = [tool_input]
     for key in _PATH_KEYS:
         value = tool_input.get(key)
-        if isinstance(value, str) and value.startswith("/"):
+        if not isinstance(value, str) or not value:
+            continue
+        for absolute in _absolute_forms(value, cwd, homes):
             try:
-                real[key] = os.path.realpath(value)
+                real: Optional[str] = os.path.realpath(absolute)
             except (OSError, ValueError):
-                real[key] = None  # unresolvable: the rule matches
-    return [tool_input, real] if real != tool_input else [tool_input]
+                real = None  # unresolvable: the rule matches
+            if real != value:
+                variants.append({**tool_input, key: real})
+    return variants
+
+
+def _absolute_forms(path: str, cwd: Optional[str], homes: Sequence[str]) -> List[str]:
+    if path.startswith("/"):
+        return [path]
+    if path == "~" or path.startswith("~/"):
+        return [home + path[1:] for home in homes]
+    return [cwd + "/" + path] if isinstance(cwd, str) and cwd.startswith("/") else []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from .._redaction.redactor import redacted_excerpt
 from .records import PendingApproval
 
 __all__ = ["why_stale"]
@@ -58,4 +59,4 @@ def _describe(entry: Dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, list):
         content = [b.get("type") if isinstance(b, dict) else type(b).__name__ for b in content]
-    return f"{entry.get('type')} entry {entry.get('uuid')}, message {message.get('id')}, model {message.get('model')}: {str(content)[:120]}"
+    return f"{entry.get('type')} entry {entry.get('uuid')}, message {message.get('id')}, model {message.get('model')}: {redacted_excerpt(str(content), 120)}"

@@ -7,7 +7,8 @@ also matches nothing, so ``git commit`` too), ``Bash(npm run test)`` (exactly th
 It is checked against **every** command ``shell_commands.commands_run`` finds in the line —
 each simple command, the commands behind wrappers, in nested shells and substitutions — with
 the command's name compared as written (after quote removal) and as a path's last part
-(``/bin/rm`` is ``rm``). A multi-word prefix lets options (and one argument each) stand in
+(``/bin/rm`` is ``rm``), letter case aside (on a case-insensitive disk ``RM`` runs ``rm``). A
+multi-word prefix lets options (and one argument each) stand in
 between (``git -C repo push`` is ``git push``). It says "matches" whenever it cannot show that
 no command matches: a line it could not follow (``unsure``), a command name computed at run
 time (``$cmd x``), a later word computed at run time where the rule needs a word, a command
@@ -64,17 +65,20 @@ class _Rule:
         if head.dynamic:
             return True
         names = {head.text, basename(head.text)}
+        folded = {name.casefold() for name in names}  # a case-insensitive disk finds /bin/rm for RM
+        own = {self.first, basename(self.first)}
         if self.prefix is not None:
-            if not self.prefix or not ({self.first, basename(self.first)} & names):
+            if not self.prefix or not ({name.casefold() for name in own} & folded):
                 return False
             return _words_follow(self.prefix[1:], command[1:])
         assert self.pattern is not None
-        if "*" not in self.first and not ({self.first, basename(self.first)} & names):
+        if "*" not in self.first and not ({name.casefold() for name in own} & folded):
             return False
         if any(word.dynamic for word in command[1:]):
             return True
         rest = "".join(" " + word.text for word in command[1:])
-        return any(self.pattern.fullmatch(name + rest) for name in names)
+        spelled = names | {name for name in own if name.casefold() in folded}  # RM x as the rule spells rm
+        return any(self.pattern.fullmatch(name + rest) for name in spelled)
 
 
 @lru_cache(maxsize=256)

@@ -8,9 +8,11 @@ without ``/`` (``.env``, ``*.pem``) at any depth under ``cwd``. A single leading
 have: it is read **both** ways, the absolute ``/etc/*`` and ``<cwd>/etc/*``. ``*`` matches
 within one path part, ``**`` across parts, and a match on a directory covers what is inside it.
 
-Failing closed: with ``cwd`` unknown a relative pattern matches at any depth; with no home
-known, ``~`` stands for any directory; the call's path is normalised (``..`` and ``.``
-collapsed) and, when it is not absolute, joined to ``cwd`` (unknown → matches). A search
+Letter case does not count (``/Users/me/.SSH/id_rsa`` is ``~/.ssh/id_rsa`` on a macOS or
+Windows disk, which a rule cannot tell from a Linux one). Failing closed: with ``cwd`` unknown
+a relative pattern matches at any depth; with no home known, ``~`` stands for any directory;
+the call's path is normalised (``..`` and ``.`` collapsed) and, when it is not absolute, joined
+to ``cwd`` (unknown → matches). A search
 (``Glob``, ``Grep``, ``LS``) matches when its root is inside the pattern's area or the area is
 inside its root. A call with no path or a non-``str`` one matches.
 """
@@ -106,7 +108,8 @@ def _normal(path: str) -> str:
 
 
 def _inside(base: str, path: str) -> bool:
-    """Whether one of the two paths is inside (or is) the other."""
+    """Whether one of the two paths is inside (or is) the other (letter case aside)."""
+    base, path = base.casefold(), path.casefold()
     return base == path or base.startswith(path.rstrip("/") + "/") or path.startswith(base.rstrip("/") + "/")
 
 
@@ -125,7 +128,7 @@ def _compiled(pattern: str, cwd: Optional[str], homes: Tuple[str, ...]) -> Tuple
         readings.append(_relative(pattern.lstrip("/"), cwd))
     else:
         readings.append(_relative(pattern, cwd))
-    regexes = tuple(re.compile(above + _glob(below) + "(?:/.*)?", re.DOTALL) for above, below, _ in readings)
+    regexes = tuple(re.compile(above + _glob(below) + "(?:/.*)?", re.DOTALL | re.IGNORECASE) for above, below, _ in readings)
     return regexes, tuple(base for _, _, base in readings)
 
 

@@ -5,14 +5,17 @@ in turn: the command behind a wrapper, after the wrapper's own options and their
 (``env -u X``, ``nice -n 5``, ``timeout -s KILL 5``, ``sudo -u root``, ``xargs -n 1``,
 ``exec -a name``, ``stdbuf -o0``, ``time -p``, ``chroot DIR``, ``flock FILE`` …), each
 ``find -exec/-execdir/-ok/-okdir`` command, and the commands of a string run by a shell
-(``bash -c``, ``sh -c``, ``eval``, ``su -c``, ``script -c``, ``flock -c``, ``env -S``,
-``watch``, ``ssh host …``, ``sudo -s``, ``trap``, ``alias``, ``parallel``), to ``MAX_DEPTH``;
-the program ``hash -p PROGRAM name`` binds a name to counts as a command too.
+(``bash -c``, ``sh -c``, ``eval``, ``su -c``, ``script -c``, ``flock -c``/``--command``,
+``env -S``/``--split-string``, ``watch``, ``ssh host …``, ``sudo -s``, ``trap``, ``alias``,
+``parallel``), to ``MAX_DEPTH``;
+the program ``hash -p PROGRAM name`` binds a name to counts as a command too, and so does
+every word after a tool runner's run subcommand (``uv run``, ``npm exec`` …).
 
 A wrapper option it does not know makes every later word a possible command (one of them is).
 What it cannot see sets ``unsure``: a shell reading commands from stdin (``… | bash``,
-``bash -s``, ``bash <<EOF``), a ``-c``/``eval`` string or a ``source`` file that is computed at
-run time, and whatever ``scan`` could not follow. Never raises for any ``str``.
+``bash -s``, ``bash <<EOF``, ``bash /dev/stdin``), ``fc`` (a command from the history), a
+``-c``/``eval`` string or a ``source`` file that is computed at run time, and whatever ``scan``
+could not follow. Never raises for any ``str``.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ class _Spec(NamedTuple):
     positionals: int = 0
     string_opts: str = ""
     """Short options whose argument is a command string (``su -c``, ``env -S``)."""
+    long_string: FrozenSet[str] = frozenset()
+    """Long options whose argument is a command string (``env --split-string``, ``flock --command``)."""
     join_rest: bool = False
     """The words after the options are one command string (``ssh host …``, ``watch``)."""
 
@@ -54,7 +59,8 @@ def _f(*names: str) -> FrozenSet[str]:
 
 
 _WRAPPERS: Dict[str, _Spec] = {
-    "env": _Spec("uCS", "i0v", _f("unset", "chdir", "split-string"), _f("ignore-environment", "null", "debug"), string_opts="S"),
+    "env": _Spec("uCS", "i0v", _f("unset", "chdir", "split-string"), _f("ignore-environment", "null", "debug"),
+                 string_opts="S", long_string=_f("split-string")),
     "nice": _Spec("n", "", _f("adjustment")),
     "ionice": _Spec("cnpPu", "th", _f("class", "classdata", "pid", "pgid", "uid"), _f("ignore")),
     "timeout": _Spec("sk", "v", _f("signal", "kill-after"), _f("foreground", "preserve-status", "verbose"), positionals=1),
@@ -79,7 +85,7 @@ _WRAPPERS: Dict[str, _Spec] = {
     "chroot": _Spec("", "", _f("userspec", "groups"), _f("skip-chdir"), positionals=1),
     "flock": _Spec("wEc", "sxunoFhV", _f("timeout", "wait", "conflict-exit-code", "command"),
                    _f("shared", "exclusive", "unlock", "nonblock", "nb", "close", "no-fork", "verbose"),
-                   positionals=1, string_opts="c"),
+                   positionals=1, string_opts="c", long_string=_f("command")),
     "unbuffer": _Spec("", "p"),
     "ssh": _Spec("BbcDEeFIiJLlmOoPpQRSWw", "46AaCfGgKkMNnqsTtVvXxYy", positionals=1, join_rest=True),
     "sg": _Spec("", "", positionals=1, string_opts="c", join_rest=True),
@@ -94,6 +100,7 @@ _EVERY_WORD = frozenset({
     "nsenter", "systemd-run", "firejail", "bwrap", "proxychains", "proxychains4", "torsocks", "fakeroot", "pkexec",
     "prlimit", "cgexec", "runuser", "gosu", "su-exec", "chpst", "setpriv", "xvfb-run", "dbus-run-session", "tini",
     "dumb-init", "nocache", "trickle", "rlwrap", "script", "su", "sem", "with-contenv", "s6-setuidgid", "npx", "uvx",
+    "bunx", "pnpx",
 })  # fmt: skip
 """Wrappers followed through every later word (any of them may be the command)."""
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ksh93", "mksh", "pdksh", "ash", "yash", "posh", "rbash",
@@ -104,6 +111,12 @@ _STRING_RUNNERS = frozenset({"eval", "trap", "alias"})
 _ARITHMETIC = frozenset({"let", "declare", "typeset", "local", "export", "readonly", "printf", "read", "test", "[",
                          "[[", "unset", "mapfile", "readarray", "source", "."})  # fmt: skip
 """Builtins that may evaluate an array subscript (and the ``$(…)`` in it) from a quoted word."""
+_RUN_SUBCOMMANDS: Dict[str, FrozenSet[str]] = {
+    "uv": _f("run", "tool"), "poetry": _f("run"), "pipenv": _f("run"), "pdm": _f("run"), "hatch": _f("run"),
+    "rye": _f("run"), "pixi": _f("run", "exec"), "conda": _f("run"), "mamba": _f("run"), "micromamba": _f("run"),
+    "npm": _f("exec", "x"), "pnpm": _f("exec", "dlx"), "yarn": _f("exec", "dlx"), "bun": _f("x", "exec"),
+}  # fmt: skip
+"""Tools whose subcommand runs any command given after it (``uv run rm x``, ``npm exec -- rm x``)."""
 _STDIN_FILES = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/", "-")
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _SUFFIXES_FOLLOWED = 256
@@ -152,7 +165,7 @@ class _Walk:
         head = words[0]
         if head.dynamic:
             return  # the matcher asks about a name it cannot know
-        name = basename(head.text)
+        name = basename(head.text).casefold()  # a case-insensitive disk runs env for ENV
         rest = list(words[1:])
         if name in _SHELLS:
             self.shell(name, rest, depth)
@@ -166,6 +179,11 @@ class _Walk:
             for k, word in enumerate(rest[:-1]):
                 if word.text.startswith("-") and "p" in word.text:
                     self.command(rest[k + 1 : k + 2], depth + 1)
+        elif name in _RUN_SUBCOMMANDS:
+            if any(w.dynamic or w.text in _RUN_SUBCOMMANDS[name] for w in rest):
+                self.every_word(rest, depth)
+        elif name == "fc" and not any(w.text.startswith("-") and "l" in w.text and not w.dynamic for w in rest):
+            self.doubt("fc runs a command from the shell's history (or an editor), which the line does not show")
         elif name in _EVERY_WORD:
             self.every_word(rest, depth)
         elif name in _WRAPPERS and not (name == "command" and any(w.text in ("-v", "-V") for w in rest[:2])):
@@ -186,6 +204,12 @@ class _Walk:
                 break
             if text.startswith("--"):
                 key = text[2:].split("=", 1)[0]
+                if key in spec.long_string:
+                    attached = "=" in text
+                    argument = words[i] if attached else (words[i + 1] if i + 1 < len(words) else Word("", False))
+                    self.string(argument.text.split("=", 1)[-1] if attached else argument.text, argument.dynamic, depth)
+                    i += 1 if attached else 2
+                    continue
                 if "=" in text or key in spec.long_flag:
                     i += 1
                     continue
@@ -243,6 +267,10 @@ class _Walk:
             self.command(words[k:], depth + 1)
             if " " in word.text or ";" in word.text:
                 self.string(word.text, word.dynamic, depth)  # parallel "rm {}", su -c, script -c
+        for word in words:
+            value = word.text.split("=", 1)[-1]
+            if word.text.startswith("--") and "=" in word.text and (" " in value or ";" in value):
+                self.string(value, word.dynamic, depth)  # su --command="rm x", script --command=…
 
     def shell(self, name: str, words: List[Word], depth: int) -> None:
         i, command_string, reads_stdin = 0, False, False
@@ -268,7 +296,7 @@ class _Walk:
                 self.doubt(f"{name} -c without a command string")
             else:
                 self.string(words[i].text, words[i].dynamic, depth)
-        elif reads_stdin or i >= len(words) or words[i].text == "-":
+        elif reads_stdin or i >= len(words) or words[i].text == "-" or words[i].text.startswith(_STDIN_FILES[:3]):
             self.doubt(f"{name} reads its commands from stdin, which the line does not show")
         elif words[i].dynamic:
             self.doubt(f"{name} runs a script whose name is computed at run time")

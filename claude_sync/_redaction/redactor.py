@@ -41,7 +41,7 @@ REDACTED = "<redacted>"
 
 __all__ = [
     "LOG_FILTER", "REDACTED", "is_secret_name", "redact", "redact_frame", "redact_text", "redacted_logger",
-    "redacted_repr", "scrub", "scrub_value",
+    "redacted_repr", "scrub", "scrub_value", "redacted_excerpt",
 ]  # fmt: skip
 
 def is_secret_name(name: str) -> bool:
@@ -227,6 +227,16 @@ def redact_text(text: str, depth: int = 0) -> str:
     from .patterns import redact_patterns
 
     return redact_patterns(scrub(text))
+
+
+def redacted_excerpt(text: str, limit: int, from_end: bool = False) -> str:
+    """At most ``limit`` characters of ``text`` (its start, or its end with ``from_end``), ``…``
+    marking the cut, with secrets removed **before** the cut: a cut through a secret would
+    leave a part of it that no longer matches its value. Any thread; raises nothing."""
+    clean = redact_text(text)
+    if len(clean) <= limit:
+        return clean
+    return "…" + clean[len(clean) - limit + 1 :] if from_end else clean[: limit - 1] + "…"
 
 
 # ----------------------------------------------------------------------------- reprs and logs

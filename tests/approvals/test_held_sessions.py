@@ -11,6 +11,7 @@ Against the real CLIs: ``tests/e2e/test_held_sessions_e2e.py``.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any, Dict, List
@@ -158,7 +159,7 @@ def held_session(tmp_path: Path, entries: Any = None) -> Dict[str, Any]:
     work.mkdir(parents=True, exist_ok=True)
     path = write(home / ".claude" / "projects" / sanitize_path(canonical(str(work))) / f"{SESSION}.jsonl",
                  entries if entries is not None else held_transcript())  # fmt: skip
-    return {"env": {"HOME": str(home), "CLAUDE_CONFIG_DIR": ""}, "cwd": str(work), "path": path}
+    return {"env": {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}, "cwd": str(work), "path": path}
 
 
 def fields(found: Dict[str, Any]) -> Dict[str, Any]:
@@ -184,6 +185,88 @@ def test_a_client_that_only_connects_to_a_held_session_starts_nothing(tmp_path: 
         with kit.client(**fields(found), **extra):
             pass
     refused(kit, found["path"], before, caught.value)
+
+
+@pytest.mark.parametrize("extra", [
+    {"extra_args": {"resume": SESSION}}, {"extra_args": {"--resume": SESSION}}, {"extra_args": {f"resume={SESSION}": None}},
+    {"extra_args": {"continue": None}}, {"extra_args": {"resume": None}}, {"extra_args": {"from-pr": "7"}},
+    {"resume": "tidy job"}, {"resume": f" {SESSION}"}, {"resume": "ffffffff-0000-4000-8000-000000000000",
+                                                     "extra_args": {"resume": SESSION}},
+])  # fmt: skip
+def test_a_held_session_reached_through_extra_args_or_a_title_starts_nothing(tmp_path: Path, extra: Dict[str, Any]) -> None:
+    """The CLI resumes by ``--resume``/``--continue`` from ``extra_args`` and by a session's
+    title as well (red team: each ran the held ``rm`` on 2.1.197 and 2.1.333)."""
+    found = held_session(tmp_path)
+    before = found["path"].read_bytes()
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with pytest.raises(ApprovalPendingError, match=f"session {SESSION} waits for a person") as caught:
+        with kit.client(**fields(found), **extra):
+            pass
+    refused(kit, found["path"], before, caught.value)
+
+
+@pytest.mark.parametrize("config,where", [("", "."), ("conf", "conf"), ("./conf/", "conf")])
+def test_an_empty_or_relative_config_dir_is_read_from_the_clis_cwd(tmp_path: Path, config: str, where: str) -> None:
+    """The CLI takes ``CLAUDE_CONFIG_DIR=""`` and a relative one from its ``cwd`` (2.1.197 and
+    2.1.333 wrote ``<cwd>/projects/…``); read as unset or from this process's cwd, the held
+    transcript was not found and the CLI ran the held call."""
+    found = held_session(tmp_path)
+    work = Path(found["cwd"])
+    moved = work / where / "projects" / found["path"].parent.name / found["path"].name
+    moved.parent.mkdir(parents=True)
+    found["path"].rename(moved)
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with pytest.raises(ApprovalPendingError, match=f"session {SESSION} waits for a person") as caught:
+        with kit.client(**{**fields(found), "env": {**found["env"], "CLAUDE_CONFIG_DIR": config}}, resume=SESSION):
+            pass
+    refused(kit, moved, moved.read_bytes(), caught.value)
+
+
+def test_an_empty_or_relative_home_is_read_as_the_cli_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``HOME=""``: the CLI uses the account's home (not this process's ``HOME``); a relative
+    ``HOME`` is taken from the CLI's ``cwd`` (2.1.197 and 2.1.333)."""
+    import pwd
+
+    found = held_session(tmp_path)
+    work = Path(found["cwd"])
+    relative = work / "relhome" / ".claude" / "projects" / found["path"].parent.name / found["path"].name
+    relative.parent.mkdir(parents=True)
+    found["path"].rename(relative)
+    kit = Kit(ScriptedCLI.answer("hi"))
+    env = {"HOME": "relhome"}
+    with pytest.raises(ApprovalPendingError, match=f"session {SESSION} waits for a person"):
+        with kit.client(**{**fields(found), "env": env}, resume=SESSION):
+            pass
+    from claude_sync._approvals.hold_check import cli_config_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
+    assert cli_config_dir({"HOME": ""}, str(work)) == Path(pwd.getpwuid(os.getuid()).pw_dir) / ".claude"
+    assert cli_config_dir({"HOME": "/abs"}, str(work)) == Path("/abs/.claude")
+    assert kit.never_started()
+
+
+@pytest.mark.parametrize("name", ["copy.JSONL", "copy.Jsonl", "sub/copy"])
+def test_a_transcript_file_named_by_resume_is_checked_whatever_its_suffix(tmp_path: Path, name: str) -> None:
+    """The CLI loads ``--resume /path/copy.JSONL`` (2.1.197 and 2.1.333 ran its held call);
+    a relative path is the CLI's, from its ``cwd``."""
+    found = held_session(tmp_path)
+    copy = Path(found["cwd"]) / name
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    found["path"].rename(copy)  # the only copy: not found by a scan of the projects
+    kit = Kit(ScriptedCLI.answer("hi"))
+    for resume in (str(copy), name):
+        with pytest.raises(ApprovalPendingError, match="rm victim.txt"):
+            with kit.client(**fields(found), resume=resume):
+                pass
+    assert kit.never_started()
+
+
+def test_extra_args_that_choose_no_session_start_as_before(tmp_path: Path) -> None:
+    found = held_session(tmp_path)
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with kit.client(**fields(found), extra_args={"name": "resume", "debug-to-stderr": None}) as client:
+        client.query("hello")
+        assert [m for m in client.receive_response()]
 
 
 def test_a_follow_up_query_with_resume_is_refused_too(tmp_path: Path) -> None:
@@ -305,7 +388,8 @@ def test_the_command_line_refuses_a_held_session(tmp_path: Path, monkeypatch: py
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     cli = ScriptedCLI.answer("hi")
-    for flags in (["--resume", SESSION], ["--continue"]):
+    for flags in (["--resume", SESSION], ["--continue"], [f"--cli-arg=--resume={SESSION}"], ["--cli-arg=--continue"],
+                  ["--resume", "tidy job"]):
         assert main(["--cli-path", cli.install(tmp_path / "cli"), "--cwd", found["cwd"], *flags, "while we wait"]) == 1
         assert "rm victim.txt" in capsys.readouterr().err
     assert not cli.runs
@@ -363,3 +447,38 @@ def test_resume_approval_refuses_before_its_claim_when_another_call_is_held(tmp_
         resume_approval(pending, ApprovalDecision.allow(), policy=ApprovalPolicy(rules=["Bash(rm:*)"]), options=options)
     assert [c["tool_use_id"] for c in caught.value.held] == [CALL_ID, "toolu_2"]
     assert store.list_subkeys(key) == []  # no claim was made
+
+
+SECRET = "s3cr3t-VALUE-0123456789abcdef"
+
+
+@pytest.mark.parametrize("pad", range(70, 110, 3))
+def test_a_held_call_named_in_the_refusal_never_shows_part_of_a_known_secret(tmp_path: Path, pad: int) -> None:
+    """The input is cut to 120 characters for the message; the cut came before the redaction,
+    so a secret cut in two showed its first part (red team: ``s3cr3t-VA…``)."""
+    command = {"command": "x" * pad + f" curl -H 'X-Key: {SECRET}' https://h"}
+    entries = held_transcript()
+    entries[3]["message"]["content"][0]["input"] = command
+    entries[4]["attachment"]["toolInput"] = command
+    found = held_session(tmp_path, entries)
+    found["env"]["MY_API_TOKEN"] = SECRET
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with pytest.raises(ApprovalPendingError) as caught:
+        with kit.client(**fields(found), resume=SESSION):
+            pass
+    text = str(caught.value)
+    assert not any(SECRET[:k] in text for k in range(4, len(SECRET) + 1)), text
+    assert caught.value.held[0]["tool_input"] == command  # the attribute keeps the data as it was
+
+
+@pytest.mark.parametrize("cut", range(0, 30, 4))
+def test_a_cut_short_tail_never_shows_part_of_a_known_secret(tmp_path: Path, cut: int) -> None:
+    found = held_session(tmp_path)
+    found["env"]["MY_API_TOKEN"] = SECRET
+    with found["path"].open("a") as file:
+        file.write(json.dumps({"type": "user", "message": {"content": f"token {SECRET} " + "y" * (60 + cut)}})[:-2])
+    kit = Kit(ScriptedCLI.answer("hi"))
+    with pytest.raises(ApprovalPendingError, match="cut short") as caught:
+        with kit.client(**fields(found), resume=SESSION):
+            pass
+    assert not any(SECRET[k:] in str(caught.value) for k in range(0, len(SECRET) - 3)), str(caught.value)

@@ -57,7 +57,7 @@ def test_the_benign_corpus_rarely_asks() -> None:
 # ----------------------------------------------------------------------------- real bash
 
 NOT_HERE = ("sudo ", "doas ", "unbuffer ", "parallel ", "busybox ", "ssh ", "-ok ", "-okdir ", "watch ", "strace ",
-            "chroot ", "runuser ", "/usr/bin/curl ", "/usr/bin/git ")  # fmt: skip
+            "chroot ", "runuser ", "/usr/bin/curl ", "/usr/bin/git ", "npm exec ", "uv run ", "poetry run ")  # fmt: skip
 """Lines that need a program, a host, privileges or a terminal this test does not have (or run
 the real program by its path, past the shim)."""
 SHIMMED = {"Bash(rm:*)": "rm", "Bash(curl:*)": "curl", "Bash(git push:*)": "git", "Bash(git commit *)": "git",

@@ -176,3 +176,67 @@ def test_the_scanner_reports_what_it_could_not_follow() -> None:
     assert commands_run("bash script.sh").unsure is None  # a script is a program like any other
     assert commands_run('sh -c "$CMD"').unsure is not None
     assert commands_run("source venv/bin/activate").unsure is None
+
+
+@pytest.mark.parametrize("line", [
+    'flock --command "rm x" lk', 'flock --command="rm x" lk', 'flock lk --command "rm x"',
+    "fc -s rm", "fc", "fc -e vi 5", "pnpm dlx rm x", "yarn exec rm x", "bunx rm x", "uv --quiet run -- rm x",
+])  # fmt: skip
+def test_forms_found_by_the_red_team_ask(line: str) -> None:
+    """Long command-string options (util-linux flock has ``--command``), ``fc`` (runs a
+    command from the history or an editor), run subcommands of tool runners."""
+    assert ApprovalPolicy(rules=["Bash(rm:*)"]).reason_for("Bash", {"command": line}) is not None
+
+
+@pytest.mark.parametrize("line", ["fc -l", "uv pip install x", "npm run build", "env --chdir=/ ls", "bash script.sh"])
+def test_their_everyday_neighbours_do_not(line: str) -> None:
+    """``bash script.sh`` runs a file the line does not show, as ``python x.py`` does: beyond
+    any Bash rule (docs/tutorial/approvals.rst), so it does not ask."""
+    assert ApprovalPolicy(rules=["Bash(rm:*)"]).reason_for("Bash", {"command": line}) is None
+
+
+@pytest.mark.parametrize("tool,call", [
+    ("Grep", {"pattern": "KEY", "path": "innocent"}), ("Grep", {"pattern": "KEY", "path": "./innocent/"}),
+    ("Read", {"file_path": "innocent/id_rsa"}), ("LS", {"path": "innocent"}), ("Glob", {"pattern": "*", "path": "innocent"}),
+    ("Read", {"file_path": "~/door/id_rsa"}),
+])  # fmt: skip
+def test_a_relative_or_home_path_through_a_symlink_asks_too(tmp_path: Path, tool: str, call: Dict[str, Any]) -> None:
+    """Red team, CLI 2.1.333: ``Grep`` with ``path: "innocent"`` (a link in the project to
+    ``~/.ssh``) reached the model with the private key; only absolute paths were resolved."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("key")
+    (home / "door").symlink_to(home / ".ssh")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "innocent").symlink_to(home / ".ssh")
+    assert asks("Read(~/.ssh/**)", tool, call, cwd=str(tmp_path / "app"), home=str(home))
+    assert not asks("Read(~/.ssh/**)", tool, {**call, **{k: "src" for k in call if k != "pattern"}},
+                    cwd=str(tmp_path / "app"), home=str(home))  # fmt: skip
+
+
+@pytest.mark.parametrize("tool,call", [
+    ("Read", {"file_path": "/Users/me/.SSH/id_rsa"}), ("Read", {"file_path": "/users/ME/.ssh/ID_RSA"}),
+    ("Grep", {"pattern": "k", "path": "/Users/me/.Ssh"}), ("Grep", {"pattern": "k", "path": "/USERS/me"}),
+])  # fmt: skip
+def test_letter_case_cannot_walk_around_a_path_rule(tool: str, call: Dict[str, Any]) -> None:
+    """A case-insensitive disk (macOS, Windows) opens ``~/.SSH/id_rsa`` as ``~/.ssh/id_rsa``."""
+    assert asks("Read(~/.ssh/*)", tool, call, cwd="/Users/me/app", home="/Users/me")
+
+
+@pytest.mark.parametrize("rule,line", [("Bash(rm:*)", "RM victim.txt"), ("Bash(rm:*)", "/BIN/Rm x"),
+                                       ("Bash(git push:*)", "GIT push"), ("Bash(git commit *)", "Git commit -m x"),
+                                       ("Bash(rm:*)", 'ENV -S "rm x"'), ("Bash(rm:*)", "BASH -c 'rm x'"),
+                                       ("Bash(rm:*)", "echo x | XARGS rm"), ("Bash(rm:*)", "Sudo -u a rm x")])
+def test_letter_case_cannot_walk_around_a_bash_rule(rule: str, line: str) -> None:
+    """On a case-insensitive disk (macOS, Windows) bash finds ``/bin/rm`` for ``RM``."""
+    assert ApprovalPolicy(rules=[rule]).reason_for("Bash", {"command": line}) is not None
+
+
+def test_a_home_rule_covers_the_accounts_home_too(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A CLI given ``HOME=""`` keeps ``~`` at the account's home (2.1.197 and 2.1.333), which
+    this process's ``HOME`` may not be."""
+    import pwd
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    account = pwd.getpwuid(os.getuid()).pw_dir
+    assert asks("Read(~/.ssh/*)", "Read", {"file_path": f"{account}/.ssh/id_rsa"}, cwd="/srv/app", home="")

@@ -102,6 +102,8 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._options.argv", "claude_sync._options.validation"): "import-time",
     ("claude_sync._options.argv", "claude_sync._structured.class_schema"): "import-time",
     ("claude_sync._options.validation", "pwd"): "platform",
+    ("claude_sync._approvals.hold_check", "pwd"): "platform",
+    ("claude_sync._approvals.policy", "pwd"): "platform",
     ("claude_sync._options.validation", "claude_sync._structured.class_schema"): "first-use",
     # the redactor: the pattern pass and the secret registry load on the first redaction
     ("claude_sync._redaction.redactor", "claude_sync._redaction.patterns"): "import-time",
