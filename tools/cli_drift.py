@@ -34,6 +34,12 @@ same way):
     ``system_fields``); ``system_fields``: the ``system`` schemas by subtype;
     ``control_fields``: the control schemas by subtype, and ``hook_matcher`` (the
     initialize request's ``{matcher:…,hookCallbackIds:…}``).
+  - ``control_response_fields``, ``<subtype>.<key>``: the own keys of the control responses
+    the CLI describes (``….describe("Response …")``: ``initialize``, ``mcp_status``, …), named
+    after the request schema just before each (where ``connectorsPending`` arrived in 2.1.333).
+  - ``hook_output_fields``, ``<event>.<key>``: the own keys of every ``hookSpecificOutput``
+    schema (``{hookEventName:X("PreToolUse"),…}``; ``permissionDecisionReasonCode`` arrived in
+    2.1.333).
   - ``hidden_options``: the long options defined with ``.hideHelp()`` (``--instruction-dirs``,
     "SDK use only") that ``--help`` does not list.
 
@@ -83,10 +89,12 @@ KINDS = (
     "system_fields",
     "control_subtypes",
     "control_fields",
+    "control_response_fields",
+    "hook_output_fields",
     "options",
     "hidden_options",
 )
-FIELD_KINDS = ("message_fields", "system_fields", "control_fields")
+FIELD_KINDS = ("message_fields", "system_fields", "control_fields", "control_response_fields", "hook_output_fields")
 """Kinds whose names are ``<schema>.<key>``: a key of a wire schema the library types."""
 
 _CALL = rb'[\w$]{1,4}(?:\.literal)?\("'
@@ -94,6 +102,25 @@ _CALL = rb'[\w$]{1,4}(?:\.literal)?\("'
 
 
 # --------------------------------------------------------------------------- the CLI side (pure)
+
+
+def object_end(text: bytes, start: int) -> int:
+    """The index just past the ``}`` closing the object literal that opens at ``start``
+    (-1: it does not close within 200 kB). Skips string/template literals."""
+    depth, i, end = 0, start, min(len(text), start + 200_000)
+    while i < end:
+        c = text[i:i + 1]
+        if c in b"\"'`":
+            i = _skip_string(text, i, end)
+            continue
+        if c in b"{([":
+            depth += 1
+        elif c in b"})]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
 
 
 def own_keys(text: bytes, start: int) -> List[str]:
@@ -229,6 +256,35 @@ def control_schemas(bundle: bytes) -> Dict[str, Set[str]]:
     return found
 
 
+def control_response_schemas(bundle: bytes) -> Dict[str, Set[str]]:
+    """Per control subtype, the own keys of the response schemas the CLI describes as such:
+    each object literal closing right before ``).describe("Response``, named after the last
+    request schema (``({subtype:X("<name>")``) before it (the bundle keeps a request and its
+    response together; an object that itself has a ``subtype`` is not a response)."""
+    found: Dict[str, Set[str]] = {}
+    request = re.compile(rb"\(\{subtype:" + _CALL + rb'([a-z_]+)"\)')
+    for described in re.finditer(rb'\}\)\.describe\("Response', bundle):
+        close = described.start() + 1
+        requests = list(request.finditer(bundle, max(0, described.start() - 300_000), described.start()))
+        if not requests:
+            continue
+        last = requests[-1]
+        for opening in re.finditer(rb"\(\{", bundle[last.end():close]):
+            start = last.end() + opening.start() + 1
+            if object_end(bundle, start) == close:
+                keys = own_keys(bundle, start)
+                if "subtype" not in keys:
+                    found.setdefault(last.group(1).decode(), set()).update(keys)
+                break
+    return found
+
+
+def hook_output_schemas(bundle: bytes) -> Dict[str, Set[str]]:
+    """Per hook event, the own keys of its ``hookSpecificOutput`` schemas
+    (``{hookEventName:X("PreToolUse"),permissionDecision:…}``)."""
+    return _keyed(bundle, rb"\{hookEventName:" + _CALL + rb'([A-Za-z]+)"\)')
+
+
 def hidden_options(bundle: bytes) -> Set[str]:
     """The long options the CLI defines with ``.hideHelp()`` (``--help`` does not list them;
     e.g. ``--instruction-dirs``, "SDK use only", in 2.1.333). Commander's
@@ -246,7 +302,9 @@ def hidden_options(bundle: bytes) -> Set[str]:
 def field_rows(schemas: Mapping[str, Set[str]], names: Iterable[str]) -> Set[str]:
     """``<name>.<key>`` for every key of the schemas of ``names`` (the ones the library types:
     the keys of the others are not looked at, their names are a kind of their own)."""
-    return {f"{name}.{key}" for name in names for key in schemas.get(name, ()) if key not in ("type", "subtype")}
+    return {
+        f"{name}.{key}" for name in names for key in schemas.get(name, ()) if key not in ("type", "subtype", "hookEventName")
+    }
 
 
 def kebab(option: str) -> str:
@@ -274,9 +332,10 @@ def cli_inventory(bundle: bytes, help_text: str, typed: Optional[Mapping[str, Se
     """
     shown = help_options(help_text)
     messages, systems, controls = message_schemas(bundle), system_schemas(bundle), control_schemas(bundle)
+    responses, hooks = control_response_schemas(bundle), hook_output_schemas(bundle)
 
     def names(kind: str, schemas: Mapping[str, Set[str]]) -> Iterable[str]:
-        return schemas if typed is None else set(schemas) & typed[kind]
+        return schemas if typed is None else set(schemas) & set(typed.get(kind, ()))
 
     return {
         "hook_events": hook_events(bundle),
@@ -287,6 +346,8 @@ def cli_inventory(bundle: bytes, help_text: str, typed: Optional[Mapping[str, Se
         "system_fields": field_rows(systems, names("system_subtypes", systems)),
         "control_subtypes": control_subtypes(bundle),
         "control_fields": field_rows(controls, set(names("control_subtypes", controls)) | {"hook_matcher"}),
+        "control_response_fields": field_rows(responses, names("control_subtypes", responses)),
+        "hook_output_fields": field_rows(hooks, names("hook_events", hooks)),
         "options": shown,
         "hidden_options": hidden_options(bundle) - shown,
     }
@@ -325,6 +386,13 @@ def library_inventory() -> Dict[str, Set[str]]:
         text = sources[path]
         options.update(kebab(name) for name in re.findall(r'"(--[a-z][\w-]*)', text))
         options.update(kebab("--" + name) for name in re.findall(r'flag_pair\("([\w-]+)"', text))
+    typed_keys: Set[str] = set()
+    hook_outputs: Dict[str, Set[str]] = {}
+    for text in sources.values():
+        for keys, event in typed_dicts(text):
+            typed_keys.update(keys)
+            if event is not None:
+                hook_outputs.setdefault(event, set()).update(keys)
     result_names = wire_keys(ResultMessage, parse) - {"parsed_output"} | {"type", "subtype"}
     hand_parsed = {kind: wire_keys(cls, parse) for kind, cls in MESSAGE_CLASSES.items()}
     systems = {subtype: wire_keys(cls, parse) for subtype, cls in SYSTEM_CLASSES.items()}
@@ -338,9 +406,38 @@ def library_inventory() -> Dict[str, Set[str]]:
         "system_fields": {f"{subtype}.{key}" for subtype, keys in systems.items() for key in keys},
         "control_subtypes": control,
         "control_fields": {f"{subtype}.{key}" for subtype in control | {"hook_matcher"} for key in literals},
+        "control_response_fields": {f"{subtype}.{key}" for subtype in control for key in literals | typed_keys},
+        "hook_output_fields": {f"{event}.{key}" for event, keys in hook_outputs.items() for key in keys},
         "options": options,
         "hidden_options": options,
     }
+
+
+def typed_dicts(source: str) -> List[Tuple[Set[str], Optional[str]]]:
+    """``(keys, event)`` of each ``TypedDict`` class in ``source``: its annotated keys, and the
+    hook event its ``hookEventName: Literal["…"]`` names (None when it has none)."""
+    import ast
+
+    found: List[Tuple[Set[str], Optional[str]]] = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ClassDef) or not any(_named(base, "TypedDict") for base in node.bases):
+            continue
+        keys: Set[str] = set()
+        event: Optional[str] = None
+        for item in node.body:
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                keys.add(item.target.id)
+                if item.target.id == "hookEventName":
+                    literal = re.search(r"Literal\[\s*[\"'](\w+)[\"']", ast.get_source_segment(source, item.annotation) or "")
+                    event = literal.group(1) if literal else None
+        found.append((keys, event))
+    return found
+
+
+def _named(node: object, name: str) -> bool:
+    import ast
+
+    return (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name)
 
 
 def wire_keys(cls: type, parse: ModuleType) -> Set[str]:

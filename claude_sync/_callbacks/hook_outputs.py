@@ -39,6 +39,10 @@ class PreToolUseHookSpecificOutput(TypedDict):
         updatedInput: The input the tool runs with instead.
         additionalContext: Text added to what the model sees.
         permissionDisplay: How a permission prompt shows the call (title, description …).
+        permissionDecisionReasonCode: A code naming the ask, read only beside
+            ``permissionDecision: "ask"`` from a hook the host registered (CLI 2.1.333+, marked
+            internal there: Claude Desktop's ``"workflow_first_run"``); the CLI passes it on as
+            ``decision_reason_code`` and drops a value it does not know. Older CLIs ignore it.
     """
 
     hookEventName: Literal["PreToolUse"]
@@ -47,6 +51,7 @@ class PreToolUseHookSpecificOutput(TypedDict):
     updatedInput: NotRequired[Dict[str, Any]]
     additionalContext: NotRequired[str]
     permissionDisplay: NotRequired[Dict[str, str]]
+    permissionDecisionReasonCode: NotRequired[str]
 
 
 class PostToolUseHookSpecificOutput(TypedDict):

@@ -253,9 +253,13 @@ class McpStatusResponse(TypedDict):
 
     Keys:
         mcpServers: Every server's status.
+        connectorsPending: ``True`` while the claude.ai connectors are still being fetched or
+            mounted, so ``mcpServers`` may change: ask again (CLI 2.1.333+, marked internal
+            there; absent otherwise, and on older CLIs).
     """
 
     mcpServers: List[McpServerStatus]
+    connectorsPending: NotRequired[bool]
 
 
 # ------------------------------------------------------------------ context usage

@@ -150,3 +150,35 @@ def test_the_host_control_requests(e2e_options: Any, fake_api: FakeAnthropicAPI,
             ):
                 with pytest.raises(ControlRequestError, match=f"needs CLI ≥ {needs}"):
                     call()
+
+
+def test_a_hooks_ask_code_and_the_mcp_status_connectors_flag(
+    e2e_options: Any, fake_api: FakeAnthropicAPI, real_cli_path: str
+) -> None:
+    """``permissionDecisionReasonCode`` (typed on ``PreToolUseHookSpecificOutput``) beside an
+    ask from the host's own hook reaches the CLI, which passes a code it knows on to the
+    ``can_use_tool`` request (2.1.333; 2.1.197 ignores the key); ``get_mcp_status()`` carries
+    ``connectorsPending`` only while claude.ai connectors load: never here, on either CLI."""
+    fake_api.add(tool_use("Bash", {"command": "echo hi", "description": "say hi"}, id="toolu_code"), text("done"))
+    contexts: List[ToolPermissionContext] = []
+
+    def ask(hook_input: Dict[str, Any], tool_use_id: Any, context: Any) -> Dict[str, Any]:
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
+                                       "permissionDecisionReason": "first run of a workflow",
+                                       "permissionDecisionReasonCode": "workflow_first_run"}}  # fmt: skip
+
+    def decide(tool_name: str, tool_input: Dict[str, Any], context: ToolPermissionContext) -> PermissionResultDeny:
+        contexts.append(context)
+        return PermissionResultDeny(message="not now")
+
+    options = e2e_options(env=FAST_FAIL, can_use_tool=decide, hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[ask])]})
+    with ClaudeSDKClient(options) as client:
+        status = client.get_mcp_status()
+        run_turn(client, "say hi")
+    assert "connectorsPending" not in status and isinstance(status["mcpServers"], list)
+    [context] = contexts
+    codes = {key: value for key, value in context.raw.items() if "reason_code" in key}
+    if cli_is_at_least(real_cli_path, "2.1.333"):
+        assert codes == {"decision_reason_code": "workflow_first_run"}, context.raw
+    else:
+        assert codes == {}, context.raw

@@ -108,6 +108,48 @@ def test_the_field_readers_take_every_schema_of_a_name_and_the_hook_matcher() ->
     assert inventory["hidden_options"] == {"--instruction-dirs", "--debug-to-stderr"} and inventory["options"] == {"--shown"}
 
 
+RESPONSES_SAMPLE = (
+    b'a=f(()=>u({subtype:x("mcp_status")}).describe("Requests the status.")),'
+    b'b=f(()=>u({mcpServers:I(u({name:o()})),connectorsPending:x(!0).optional().describe("a, b: {c}")}).describe("Response containing the status.")),'
+    b'c=ve(()=>H.object({subtype:H.literal("initialize"),hooks:H.unknown()}).describe("Init.")),'
+    b'd=ve(()=>H.object({commands:H.array(H.object({name:H.string()})),pid:H.number()}).describe("Response from session initialization.")),'
+    b'e=f(()=>u({subtype:x("get_settings")}).describe("Returns the settings.")),g=f(()=>u({subtype:x("other"),k:o()}).describe("Response that is a request."));'
+    b'h=u({hookEventName:x("PreToolUse"),permissionDecision:o().optional(),permissionDecisionReasonCode:j(opo).optional()}),'
+    b'i=H.object({hookEventName:H.literal("Stop"),additionalContext:H.string().optional()})'
+)
+
+
+def test_the_response_and_hook_output_readers_take_both_dialects() -> None:
+    """A key a CLI update adds to a control response (2.1.333: ``connectorsPending`` on
+    ``mcp_status``) or to a hook's output (``permissionDecisionReasonCode`` on ``PreToolUse``)
+    is a name too; an object that carries a ``subtype`` is a request, never a response."""
+    assert drift.control_response_schemas(RESPONSES_SAMPLE) == {
+        "mcp_status": {"mcpServers", "connectorsPending"},
+        "initialize": {"commands", "pid"},
+    }
+    assert drift.hook_output_schemas(RESPONSES_SAMPLE) == {
+        "PreToolUse": {"hookEventName", "permissionDecision", "permissionDecisionReasonCode"},
+        "Stop": {"hookEventName", "additionalContext"},
+    }
+    typed = {"message_types": set(), "system_subtypes": set(), "control_subtypes": {"mcp_status"}, "hook_events": {"PreToolUse"}}
+    inventory = drift.cli_inventory(RESPONSES_SAMPLE, "", typed)
+    assert inventory["control_response_fields"] == {"mcp_status.mcpServers", "mcp_status.connectorsPending"}
+    assert inventory["hook_output_fields"] == {"PreToolUse.permissionDecision", "PreToolUse.permissionDecisionReasonCode"}
+    assert drift.object_end(b"{a:{b:1},c:'}'}x", 0) == 15 and drift.object_end(b"{a:1", 0) == -1
+
+
+def test_the_library_side_reads_typed_dict_keys_and_their_hook_event() -> None:
+    source = (
+        "class A(TypedDict):\n    hookEventName: Literal['PreToolUse']\n    permissionDecision: NotRequired[str]\n"
+        "class B(typing_extensions.TypedDict):\n    connectorsPending: NotRequired[bool]\n"
+        "class C:\n    not_a_key: int\n"
+    )
+    assert drift.typed_dicts(source) == [({"hookEventName", "permissionDecision"}, "PreToolUse"), ({"connectorsPending"}, None)]
+    library = drift.library_inventory()
+    assert "PreToolUse.permissionDecisionReasonCode" in library["hook_output_fields"]
+    assert "mcp_status.connectorsPending" in library["control_response_fields"]
+
+
 def test_own_keys_skips_nested_objects_and_strings_and_refuses_an_open_object() -> None:
     text = b'{a:1,b:{c:2,d:"e,f:"},g:`h${1}`,i:[{j:1}],k:\'l\'}'
     assert drift.own_keys(text, 0) == ["a", "b", "g", "i", "k"]
@@ -187,6 +229,8 @@ ISSUE_38 = {
                        "can_use_tool.ask_only_false_cause", "can_use_tool.managed_rules_only",
                        "can_use_tool.held_by_session_service", "hook_matcher.observesOnly",
                        "mcp_set_servers.connect_in_background"},
+    "control_response_fields": {"mcp_status.connectorsPending"},
+    "hook_output_fields": {"PreToolUse.permissionDecisionReasonCode"},
 }  # fmt: skip
 """What CLI 2.1.333 added that issue 38 typed (2.1.332 and 2.1.197 have none of it)."""
 
