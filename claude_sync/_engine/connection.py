@@ -255,7 +255,8 @@ class Session:
 
     def write_encoded(self, data: bytes, timeout: Optional[float] = None) -> None:
         """Write whole encoded frames (any thread); raises as ``write_frame`` (a bad ``timeout``: at once)."""
-        timeout = optional_seconds("write timeout", timeout)
+        if timeout is not None:  # the callback round trip writes with None: no call on that path
+            timeout = optional_seconds("write timeout", timeout)
         transport = self._transport
         if transport is None or self._states.state is not SessionState.OPEN:
             self._check_send()

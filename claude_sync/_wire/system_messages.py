@@ -8,11 +8,13 @@ Pure module: no threads, no I/O, no clocks.
 from __future__ import annotations
 
 from dataclasses import field, fields
-from datetime import datetime
-from typing import Any, Dict, List, Optional, Tuple, Type
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Type
 
 from .blocks import WireRecord, wire_field
 from .record import construct, frozen_record
+
+if TYPE_CHECKING:  # pragma: no cover
+    from datetime import datetime
 
 __all__ = [
     "TimestampedMessage",
@@ -49,6 +51,8 @@ def written_at_of(raw: Dict[str, Any]) -> Optional[datetime]:
     value = raw.get("written_at") if type(raw) is dict else None
     if value is None:
         return None
+    from datetime import datetime  # on Python 3.9 it loads math: not at import time
+
     if type(value) is not str:
         raise ValueError(f"written_at is not an ISO 8601 time: {value!r}")
     try:
@@ -76,7 +80,7 @@ class TimestampedMessage(WireRecord):
 
 
 @frozen_record
-class SystemMessage(TimestampedMessage):
+class SystemMessage(WireRecord):
     """A ``system`` line. ``data`` (also ``.raw``) is the whole wire dict.
 
     Known subtypes get a subclass with typed fields; any other subtype stays a plain
@@ -94,6 +98,14 @@ class SystemMessage(TimestampedMessage):
     type: str = field(default="system", init=False, repr=False, compare=False)
     subtype: str
     data: Dict[str, Any]
+
+    @property
+    def written_at(self) -> Optional[datetime]:
+        """When the CLI wrote this line (``written_at``, CLI 2.1.333+), as
+        ``TimestampedMessage.written_at``. Its own (SystemMessage is not a
+        ``TimestampedMessage``), so its subclasses show it as SystemMessage's: Sphinx < 8 stops
+        its ``:inherited-members:`` walk at the first documented base."""
+        return written_at_of(self.data)
 
     @property
     def raw(self) -> Dict[str, Any]:

@@ -488,7 +488,11 @@ def test_interrupt_while_a_permission_callback_blocks_cancels_it_and_aborts_the_
         client.query("again")
         second = list(client.receive_response(timeout=60))
     result = result_of(aborted)
-    assert (result.subtype, result.is_error, result.terminal_reason) == ("error_during_execution", True, "aborted_tools")
+    assert (result.subtype, result.is_error) == ("error_during_execution", True)
+    # The CLI's own label for where the interrupt found it: "aborted_tools" as a rule; seen once
+    # under a loaded 2-core CI run on 2.1.197, "aborted_streaming" (its stream loop had not yet
+    # left the message whose tool was being asked about). Either way nothing ran (below).
+    assert result.terminal_reason in ("aborted_tools", "aborted_streaming"), result.raw
     assert any(isinstance(b, ToolUseBlock) for m in aborted if isinstance(m, AssistantMessage) for b in m.content)
     assert not (e2e_workdir / "interrupted.txt").exists()
     assert "[Request interrupted by user for tool use]" in user_texts(aborted)

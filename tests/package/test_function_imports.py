@@ -112,6 +112,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._wire.blocks", "claude_sync._display.render"): "upward",
     ("claude_sync._wire.errors", "claude_sync._display.tracebacks"): "upward",
     ("claude_sync._wire.protocol", "claude_sync._wire.hints"): "import-time",
+    ("claude_sync._wire.system_messages", "datetime"): "import-time",
     ("claude_sync._wire.serde", "dataclasses_json"): "optional",
     # RunResult (loaded by the command's start): its views load on first use
     ("claude_sync._result", "claude_sync._display.live"): "import-time",
