@@ -38,8 +38,12 @@ _ENTRY = "entry"
 _ENTRY_POINT = re.compile(r"^(?P<name>[^=]+?)\s*=\s*(?P<module>[A-Za-z_][\w.]*)(?P<rest>\s*(:.*)?)$", re.S)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)?")
 _OFFICIAL = re.compile(
-    "|".join(re.escape(name) for name in (*OFFICIAL_PACKAGES, *OFFICIAL_DISTRIBUTIONS)), re.IGNORECASE
+    r"(?<![\w.-])(%s)(?!\w|-\w)" % "|".join(re.escape(name) for name in (*OFFICIAL_PACKAGES, *OFFICIAL_DISTRIBUTIONS)),
+    re.IGNORECASE,
 )
+"""The official package or distribution name as a name of its own: not the tail of a longer one
+(``langchain_claude_agent_sdk``, ``hindsight-claude-agent-sdk``, ``opentelemetry.instrumentation.claude_agent_sdk``
+name a library built on it) nor its head (``claude_agent_sdk_extras``)."""
 _REQUIREMENT = re.compile(
     r"^\s*(%s)\s*(\[[^\]]*\])?\s*((==|>=|<=|~=|!=|<|>)[^,;]*(,\s*(==|>=|<=|~=|!=|<|>)[^,;]*)*)?\s*(;.*)?$"
     % "|".join("[-_.]".join(n.split("-")) for n in OFFICIAL_DISTRIBUTIONS),

@@ -1022,3 +1022,26 @@ def test_an_await_of_a_coroutine_another_file_of_the_run_made_synchronous_is_not
         "`await adapter._agenerate(…)`",  # a method name says nothing about its object
         "`await other.fetch(…)`",
     ]
+
+
+def test_a_longer_name_that_contains_the_official_one_is_not_a_mention() -> None:
+    """Seen porting real libraries: ``langchain_claude_agent_sdk.chat_models`` (a logger name),
+    ``mock.patch("hindsight_claude_agent_sdk._client.Hindsight")`` (the library's own module),
+    ``"hindsight-claude-agent-sdk/"`` (its user agent) and ``opentelemetry.instrumentation.claude_agent_sdk``
+    name the *library*, not the official SDK: neither rewritten nor flagged. A mention on a name
+    boundary still is."""
+    source = """
+        caplog.at_level("WARNING", logger="langchain_claude_agent_sdk.chat_models")
+        mock.patch("hindsight_claude_agent_sdk._client.Hindsight")
+        importlib.import_module("opentelemetry.instrumentation.claude_agent_sdk")
+        AGENT = "hindsight-claude-agent-sdk/" + VERSION
+        OTHER = "claude_agent_sdk_extras"
+        TAGS = ["source:claude-agent-sdk", "see src/claude_agent_sdk/types.py"]
+        log(f"Failed to instrument claude_agent_sdk.query: {e}")
+        """
+    result = port(source)
+    assert unmarked(result.text) == same(source)
+    flagged = [f.message.split("'")[1] for f in result.flags]
+    assert flagged == [
+        "source:claude-agent-sdk", "see src/claude_agent_sdk/types.py", "Failed to instrument claude_agent_sdk.query: "
+    ], flagged
