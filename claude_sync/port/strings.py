@@ -28,6 +28,7 @@ import ast
 import re
 from typing import Dict, Optional, Set
 
+from .official import private_module_advice
 from .plan import Plan
 from .rules import OFFICIAL_DISTRIBUTIONS, OFFICIAL_PACKAGES, OFFICIAL_PUBLIC_MODULES
 
@@ -108,6 +109,10 @@ def map_path(plan: Plan, value: str) -> Optional[str]:
 
 def _port_path(plan: Plan, node: ast.Constant, value: str) -> None:
     mapped = map_path(plan, value)
+    module_parts = value.split(":")[0].split(".")
+    if mapped is None and len(module_parts) > 1 and module_parts[1].startswith("_"):
+        plan.flag(node, f"{value!r}: " + private_module_advice(".".join(module_parts)))
+        return
     if mapped is None:
         plan.flag(
             node,
