@@ -5,7 +5,7 @@
   of the plain module name (``claude_agent_sdk.query(…)``) follow.
 * Strings: ``strings.port_strings`` (rewritten only where they are module paths).
 * The official SDK's private modules (``claude_agent_sdk._internal…``) have no counterpart:
-  flagged and left as they are. With a name oracle, imported names claude_sync lacks are
+  flagged (with what to use for the job: ``private_module_advice``) and left as they are. With a name oracle, imported names claude_sync lacks are
   flagged too (``ClaudeCodeOptions`` keeps its name: claude_sync provides it).
 
 Pure: no I/O (the oracle is the caller's).
@@ -20,7 +20,39 @@ from .imports import ImportView
 from .plan import Plan
 from .rules import OFFICIAL_MODULES, OFFICIAL_PACKAGES
 
-__all__ = ["map_module", "port_official"]
+__all__ = ["map_module", "port_official", "private_module_advice"]
+
+_WIRE_ADVICE = (
+    "to see or change what goes over the wire, pass transport= to query() / ClaudeSDKClient (any "
+    "object with connect, write, read_messages, close, is_ready, end_input); to record a real "
+    "session, claude_sync.testing.recording_transport(options, path) wraps the CLI transport the "
+    "session would spawn; to replay one, claude_sync.testing.ScriptedCLI.from_recording(path)"
+)
+PRIVATE_ADVICE: Dict[str, str] = {
+    "_internal.transport": _WIRE_ADVICE,
+    "_internal.client": _WIRE_ADVICE,
+    "_internal.query": _WIRE_ADVICE,
+    "_internal.message_parser": (
+        "claude_sync parses the CLI's lines itself and yields typed messages (an unknown type as "
+        "UnknownMessage, never dropped); a message saved with to_dict() comes back with "
+        "claude_sync.message_from_dict(d); recorded wire traffic replays with "
+        "claude_sync.testing.ScriptedCLI.from_recording(path)"
+    ),
+}
+"""A private module of the official SDK (after the package name; its submodules too) -> what a
+claude_sync port uses for the job code reaches into it for."""
+
+
+def private_module_advice(dotted: str) -> str:
+    """The flag for an import of the official SDK's private module ``dotted``: what to use."""
+    inner = dotted.split(".", 1)[1] if "." in dotted else ""
+    for prefix, advice in PRIVATE_ADVICE.items():
+        if inner == prefix or inner.startswith(prefix + "."):
+            return f"{dotted} is in a private module of the official SDK, which claude_sync does not have: {advice}"
+    return (
+        f"{dotted} is in a private module of the official SDK, which claude_sync does not have: "
+        "import the public claude_sync name that does the job (docs/porting.rst), or drop the import"
+    )
 
 def map_module(dotted: str) -> Optional[str]:
     """The claude_sync module for an official module path, or None (a private module)."""
@@ -54,7 +86,7 @@ def _port_from_import(plan: Plan, view: ImportView) -> None:
     assert view.module is not None and view.module_span is not None
     mapped = map_module(view.module)
     if mapped is None:
-        plan.flag(view.stmt, f"{view.module} is private to the official SDK: claude_sync has no counterpart")
+        plan.flag(view.stmt, private_module_advice(view.module))
         return
     plan.edit(view.module_span[0], view.module_span[1], mapped)
     plan.rewrote(view.stmt, f"{view.module} -> {mapped}")
@@ -70,7 +102,7 @@ def _port_import(plan: Plan, view: ImportView) -> Dict[str, str]:
             continue
         mapped = map_module(segment.dotted)
         if mapped is None:
-            plan.flag(view.stmt, f"{segment.dotted} is private to the official SDK: claude_sync has no counterpart")
+            plan.flag(view.stmt, private_module_advice(segment.dotted))
             continue
         plan.edit(segment.dotted_span[0], segment.dotted_span[1], mapped)
         plan.rewrote(view.stmt, f"{segment.dotted} -> {mapped}")

@@ -28,6 +28,7 @@ import ast
 import re
 from typing import Dict, Optional, Set
 
+from .official import private_module_advice
 from .plan import Plan
 from .rules import OFFICIAL_DISTRIBUTIONS, OFFICIAL_PACKAGES, OFFICIAL_PUBLIC_MODULES
 
@@ -38,8 +39,12 @@ _ENTRY = "entry"
 _ENTRY_POINT = re.compile(r"^(?P<name>[^=]+?)\s*=\s*(?P<module>[A-Za-z_][\w.]*)(?P<rest>\s*(:.*)?)$", re.S)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*)?")
 _OFFICIAL = re.compile(
-    "|".join(re.escape(name) for name in (*OFFICIAL_PACKAGES, *OFFICIAL_DISTRIBUTIONS)), re.IGNORECASE
+    r"(?<![\w.-])(%s)(?!\w|-\w)" % "|".join(re.escape(name) for name in (*OFFICIAL_PACKAGES, *OFFICIAL_DISTRIBUTIONS)),
+    re.IGNORECASE,
 )
+"""The official package or distribution name as a name of its own: not the tail of a longer one
+(``langchain_claude_agent_sdk``, ``hindsight-claude-agent-sdk``, ``opentelemetry.instrumentation.claude_agent_sdk``
+name a library built on it) nor its head (``claude_agent_sdk_extras``)."""
 _REQUIREMENT = re.compile(
     r"^\s*(%s)\s*(\[[^\]]*\])?\s*((==|>=|<=|~=|!=|<|>)[^,;]*(,\s*(==|>=|<=|~=|!=|<|>)[^,;]*)*)?\s*(;.*)?$"
     % "|".join("[-_.]".join(n.split("-")) for n in OFFICIAL_DISTRIBUTIONS),
@@ -104,6 +109,10 @@ def map_path(plan: Plan, value: str) -> Optional[str]:
 
 def _port_path(plan: Plan, node: ast.Constant, value: str) -> None:
     mapped = map_path(plan, value)
+    module_parts = value.split(":")[0].split(".")
+    if mapped is None and len(module_parts) > 1 and module_parts[1].startswith("_"):
+        plan.flag(node, f"{value!r}: " + private_module_advice(".".join(module_parts)))
+        return
     if mapped is None:
         plan.flag(
             node,

@@ -439,7 +439,7 @@ def test_official_imports_become_claude_sync_ones() -> None:
 def test_private_official_modules_are_flagged_and_left_alone() -> None:
     result = port("from claude_agent_sdk._internal.query import Query\n")
     assert unmarked(result.text) == "from claude_agent_sdk._internal.query import Query\n"
-    assert "private to the official SDK" in result.flags[0].message
+    assert "a private module of the official SDK" in result.flags[0].message
 
 
 def test_dotted_path_strings_follow_and_private_ones_are_flagged() -> None:
@@ -1022,3 +1022,48 @@ def test_an_await_of_a_coroutine_another_file_of_the_run_made_synchronous_is_not
         "`await adapter._agenerate(…)`",  # a method name says nothing about its object
         "`await other.fetch(…)`",
     ]
+
+
+def test_a_longer_name_that_contains_the_official_one_is_not_a_mention() -> None:
+    """Seen porting real libraries: ``langchain_claude_agent_sdk.chat_models`` (a logger name),
+    ``mock.patch("hindsight_claude_agent_sdk._client.Hindsight")`` (the library's own module),
+    ``"hindsight-claude-agent-sdk/"`` (its user agent) and ``opentelemetry.instrumentation.claude_agent_sdk``
+    name the *library*, not the official SDK: neither rewritten nor flagged. A mention on a name
+    boundary still is."""
+    source = """
+        caplog.at_level("WARNING", logger="langchain_claude_agent_sdk.chat_models")
+        mock.patch("hindsight_claude_agent_sdk._client.Hindsight")
+        importlib.import_module("opentelemetry.instrumentation.claude_agent_sdk")
+        AGENT = "hindsight-claude-agent-sdk/" + VERSION
+        OTHER = "claude_agent_sdk_extras"
+        TAGS = ["source:claude-agent-sdk", "see src/claude_agent_sdk/types.py"]
+        log(f"Failed to instrument claude_agent_sdk.query: {e}")
+        """
+    result = port(source)
+    assert unmarked(result.text) == same(source)
+    flagged = [f.message.split("'")[1] for f in result.flags]
+    assert flagged == [
+        "source:claude-agent-sdk", "see src/claude_agent_sdk/types.py", "Failed to instrument claude_agent_sdk.query: "
+    ], flagged
+
+
+def test_a_private_official_module_is_flagged_with_what_to_use_instead() -> None:
+    """Seen porting a record/replay library: its imports of the official SDK's transport,
+    internal client and message parser (and a ``patch`` of the transport) were flagged only as
+    "claude_sync has no counterpart", which says nothing about what to do."""
+    result = port(
+        """
+        import claude_agent_sdk._internal.transport.subprocess_cli as sdk_subprocess
+        from claude_agent_sdk._internal.client import InternalClient
+        from claude_agent_sdk._internal.message_parser import parse_message
+        from claude_agent_sdk._internal.session_store import something
+        patch("claude_agent_sdk._internal.transport.subprocess_cli.SubprocessCLITransport")
+        """
+    )
+    messages = [f.message for f in result.flags]
+    assert len(messages) == 5, messages
+    for message in messages[:2] + messages[4:]:
+        assert "pass transport=" in message and "recording_transport(options, path)" in message, message
+    assert "message_from_dict" in messages[2] and "UnknownMessage" in messages[2]
+    assert "import the public claude_sync name that does the job" in messages[3]
+    assert all("no counterpart" not in m for m in messages)
