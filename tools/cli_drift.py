@@ -106,21 +106,9 @@ _CALL = rb'[\w$]{1,4}(?:\.literal)?\("'
 
 def object_end(text: bytes, start: int) -> int:
     """The index just past the ``}`` closing the object literal that opens at ``start``
-    (-1: it does not close within 200 kB). Skips string/template literals."""
-    depth, i, end = 0, start, min(len(text), start + 200_000)
-    while i < end:
-        c = text[i:i + 1]
-        if c in b"\"'`":
-            i = _skip_string(text, i, end)
-            continue
-        if c in b"{([":
-            depth += 1
-        elif c in b"})]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return -1
+    (-1: it does not close within 200 kB, or ``start`` is not a ``{``). Skips string/template
+    literals."""
+    return _scan_object(text, start)[1]
 
 
 def own_keys(text: bytes, start: int) -> List[str]:
@@ -131,6 +119,17 @@ def own_keys(text: bytes, start: int) -> List[str]:
     """
     if text[start:start + 1] != b"{":
         raise ValueError(f"no object literal at {start}")
+    keys, closed = _scan_object(text, start)
+    if closed == -1:
+        raise ValueError(f"the object literal at {start} does not close")
+    return keys
+
+
+def _scan_object(text: bytes, start: int) -> Tuple[List[str], int]:
+    """``(own keys, index past its closing brace)`` of the object literal at ``start``; the
+    index is -1 when it does not close within 200 kB or ``start`` is not a ``{``."""
+    if text[start:start + 1] != b"{":
+        return [], -1
     keys: List[str] = []
     depth, i, end = 0, start, min(len(text), start + 200_000)
     expect_key = False
@@ -145,7 +144,7 @@ def own_keys(text: bytes, start: int) -> List[str]:
         elif c in b"})]":
             depth -= 1
             if depth == 0:
-                return keys
+                return keys, i + 1
         elif c == b"," and depth == 1:
             expect_key = True
         elif expect_key and depth == 1:
@@ -156,7 +155,7 @@ def own_keys(text: bytes, start: int) -> List[str]:
             expect_key = False
             continue
         i += 1
-    raise ValueError(f"the object literal at {start} does not close")
+    return keys, -1
 
 
 def _skip_string(text: bytes, i: int, end: int) -> int:
