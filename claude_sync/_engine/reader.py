@@ -26,6 +26,7 @@ chained), not a JSON error.
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Protocol, Union
@@ -148,7 +149,7 @@ class Reader:
         self._label: Any = None
         self._transport: Optional[Transport] = None
         self._server: Optional[RequestServer] = None
-        self._flow = threading.Condition(threading.Lock())
+        self._wakeups: queue.SimpleQueue[None] = queue.SimpleQueue()
         self.paused = False
         self._resume_below = 0
         self.frames_seen = 0
@@ -379,17 +380,29 @@ class Reader:
         """Stop reading while the consumer is far behind (see the module docstring)."""
         resume_below = min(HIGH_WATER_MESSAGES, HIGH_WATER_BYTES // bytes_per_message) // 2
         host = self._host
-        with self._flow:
-            self._resume_below = resume_below
-            self.paused = True
+        wakeups = self._wakeups
+        while True:  # old wake-ups first: the check below sees what they were about
+            try:
+                wakeups.get_nowait()
+            except queue.Empty:
+                break
+        self._resume_below = resume_below
+        self.paused = True
+        try:
             while len(self.mailbox.items) > resume_below and not host.has_pending_requests and not host.closed:
-                self._flow.wait(WAIT_SLICE * 5)
+                try:
+                    wakeups.get(timeout=WAIT_SLICE * 5)
+                except queue.Empty:
+                    pass
+        finally:
             self.paused = False
 
     def wake(self) -> None:
-        """Let a paused reader look again (a control request was registered, or close)."""
-        with self._flow:
-            self._flow.notify_all()
+        """Let a paused reader look again (a control request was registered, or close). Any
+        thread; never blocks. A token in a ``SimpleQueue`` (one C call), not a lock: a Ctrl-C
+        that surfaces as a call returns could leave a lock held by the interrupted thread, and
+        the reader and every later ``wake`` would wait on it for ever."""
+        self._wakeups.put(None)
 
     # ------------------------------------------------------------------ end of stream
 
