@@ -26,7 +26,6 @@ chained), not a JSON error.
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Protocol, Union
@@ -55,6 +54,7 @@ from .._wire.system_messages import (
     TaskStartedMessage,
     TaskUpdatedMessage,
 )
+from .green import simple_queue
 from .mailbox import Mailbox
 from .transport import Transport
 
@@ -149,7 +149,7 @@ class Reader:
         self._label: Any = None
         self._transport: Optional[Transport] = None
         self._server: Optional[RequestServer] = None
-        self._wakeups: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self._wakeups, self._no_wakeup = simple_queue()  # gevent's under a patched host
         self.paused = False
         self._resume_below = 0
         self.frames_seen = 0
@@ -384,7 +384,7 @@ class Reader:
         while True:  # old wake-ups first: the check below sees what they were about
             try:
                 wakeups.get_nowait()
-            except queue.Empty:
+            except self._no_wakeup:
                 break
         self._resume_below = resume_below
         self.paused = True
@@ -392,14 +392,14 @@ class Reader:
             while len(self.mailbox.items) > resume_below and not host.has_pending_requests and not host.closed:
                 try:
                     wakeups.get(timeout=WAIT_SLICE * 5)
-                except queue.Empty:
+                except self._no_wakeup:
                     pass
         finally:
             self.paused = False
 
     def wake(self) -> None:
         """Let a paused reader look again (a control request was registered, or close). Any
-        thread; never blocks. A token in a ``SimpleQueue`` (one C call), not a lock: a Ctrl-C
+        thread; never blocks. A token in a ``SimpleQueue`` (``green.simple_queue``), not a lock: a Ctrl-C
         that surfaces as a call returns could leave a lock held by the interrupted thread, and
         the reader and every later ``wake`` would wait on it for ever."""
         self._wakeups.put(None)
