@@ -19,26 +19,20 @@ import pytest
 
 from claude_sync import (
     AgentPool,
-    ApprovalDecision,
     ApprovalPendingError,
-    ApprovalPolicy,
     ClaudeSDKClient,
     InMemorySessionStore,
     PendingApproval,
-    RunResult,
     resolve_settings,
-    resume_approval,
     run,
-    run_with_approvals,
 )
-from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI
 
-from .harness import tool_results
+from .approval_scripts import held_rm, the_decision_still_applies
 
 pytestmark = pytest.mark.e2e
 
 Options = Callable[..., Any]
-POLICY = ApprovalPolicy(rules=["Bash(rm:*)"])
 PATHS = ["run-resume", "client-connect", "resolve-settings", "continue", "fork", "store-elsewhere", "pool"]
 
 
@@ -66,13 +60,9 @@ def plain_resume(how: str, options: Any, pending: PendingApproval) -> Any:
 def test_a_plain_resume_never_runs_the_held_call_and_the_decision_still_applies(
     how: str, e2e_options: Options, fake_api: FakeAnthropicAPI, e2e_workdir: Path, tmp_path: Path
 ) -> None:
-    victim = e2e_workdir / "victim.txt"
-    victim.write_text("keep me")
     store = InMemorySessionStore() if how == "store-elsewhere" else None
     options = e2e_options(allowed_tools=["Bash"], session_store=store)
-    fake_api.add(tool_use("Bash", {"command": "rm victim.txt"}), text("removed"))
-    pending = run_with_approvals("tidy up", policy=POLICY, options=options, timeout=120)
-    assert isinstance(pending, PendingApproval) and victim.exists()
+    victim, pending = held_rm(fake_api, options, e2e_workdir)
     transcripts = list((tmp_path / "home" / ".claude" / "projects").glob(f"*/{pending.session_id}.jsonl"))
     if how == "store-elsewhere":  # another machine: only the store has the session
         for path in transcripts:
@@ -93,8 +83,5 @@ def test_a_plain_resume_never_runs_the_held_call_and_the_decision_still_applies(
     assert len(fake_api.turn_requests()) == asked  # the model was not called
     assert {p: p.read_bytes() for p in before} == before  # the transcript is as it was
 
-    done = resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=options, timeout=120)
-    assert isinstance(done, RunResult) and done.text == "removed"
-    assert not victim.exists()
-    assert len(tool_results(fake_api, pending.tool_use_id)) == 1
+    the_decision_still_applies(fake_api, options, pending, victim)
     fake_api.assert_no_surprises()

@@ -19,23 +19,17 @@ from typing import Any, Callable
 import pytest
 
 from claude_sync import (
-    ApprovalDecision,
     ApprovalPendingError,
-    ApprovalPolicy,
     PendingApproval,
-    RunResult,
-    resume_approval,
     run,
-    run_with_approvals,
 )
-from claude_sync.testing.fake_api import FakeAnthropicAPI, text, tool_use
+from claude_sync.testing.fake_api import FakeAnthropicAPI
 
-from .harness import tool_results
+from .approval_scripts import held_rm, the_decision_still_applies
 
 pytestmark = pytest.mark.e2e
 
 Options = Callable[..., Any]
-POLICY = ApprovalPolicy(rules=["Bash(rm:*)"])
 WAYS = ["extra-resume", "extra-continue", "extra-r", "extra-resume-equals", "title", "cwd-symlink", "config-empty",
         "config-relative", "home-relative", "file-upper-case"]
 
@@ -67,14 +61,10 @@ def resumed(how: str, options: Any, pending: PendingApproval, workdir: Path, tmp
 def test_another_way_in_never_runs_the_held_call(
     how: str, e2e_options: Options, fake_api: FakeAnthropicAPI, e2e_workdir: Path, tmp_path: Path
 ) -> None:
-    victim = e2e_workdir / "victim.txt"
-    victim.write_text("keep me")
     config = {"config-empty": {"CLAUDE_CONFIG_DIR": ""}, "config-relative": {"CLAUDE_CONFIG_DIR": "conf"},
               "home-relative": {"HOME": "relhome"}}.get(how)
     options = e2e_options(config, allowed_tools=["Bash"], extra_args={"name": "tidy job"} if how == "title" else {})
-    fake_api.add(tool_use("Bash", {"command": "rm victim.txt"}), text("removed"))
-    pending = run_with_approvals("tidy up", policy=POLICY, options=options, timeout=120)
-    assert isinstance(pending, PendingApproval) and victim.exists()
+    victim, pending = held_rm(fake_api, options, e2e_workdir)
     asked = len(fake_api.turn_requests())
 
     with pytest.raises(ApprovalPendingError, match="rm victim.txt") as caught:
@@ -85,7 +75,4 @@ def test_another_way_in_never_runs_the_held_call(
     for copy in tmp_path.glob("copy.JSONL"):  # back where the decision's resume looks
         copy.rename(next((tmp_path / "home" / ".claude" / "projects").glob("*")) / f"{pending.session_id}.jsonl")
 
-    done = resume_approval(pending, ApprovalDecision.allow(), policy=POLICY, options=options, timeout=120)
-    assert isinstance(done, RunResult) and done.text == "removed"
-    assert not victim.exists()
-    assert len(tool_results(fake_api, pending.tool_use_id)) == 1
+    the_decision_still_applies(fake_api, options, pending, victim)
