@@ -29,6 +29,7 @@ from typing import Dict, Optional, Set, Tuple
 
 from .keywords import coroutine_functions
 from .plan import Plan
+from .scopes import OWN, SYNC, Foreign, Origins
 from .rules import OFFICIAL_PACKAGES, async_library, rule_for
 
 __all__ = ["dotted_name", "flag_blocking_contexts", "flag_unproven_awaits", "known_sync_names"]
@@ -39,11 +40,12 @@ queue.get()`` -> ``queue.get()``)."""
 
 
 def flag_unproven_awaits(plan: Plan) -> None:
-    """Flag each ``await`` whose operand the tool cannot prove synchronous after the port."""
+    """Flag each ``await`` whose operand may still be an awaitable after the port, judged in
+    the scope it is evaluated in (``scopes``)."""
     functions, methods = coroutine_functions(plan.tree)
-    known = known_sync_names(plan)
     collections, aliases = _coroutine_collections(plan, functions)
     functions = functions | aliases
+    origins = Origins(plan, functions)
     for node in ast.walk(plan.tree):
         if not isinstance(node, ast.Await) or id(node) in plan.claimed:
             continue
@@ -57,22 +59,16 @@ def flag_unproven_awaits(plan: Plan) -> None:
                 "result: make the call here instead",
             )
             continue
-        if _proven(plan, value, functions, methods, known):
+        if _proven(plan, value, functions, methods):
             continue
         if isinstance(value.func, ast.Subscript) and dotted_name(value.func.value) in collections:
             continue
-        text = _text(plan, value.func)
-        plan.flag(
-            node,
-            f"`await {text}(…)`: the tool cannot tell that {text}(…) is synchronous after the port; "
-            "if it still returns an awaitable, this now gives a coroutine object instead of its "
-            "value: call a synchronous API here",
-        )
+        message = _unproven(plan, origins, value, methods)
+        if message is not None:
+            plan.flag(node, message)
 
 
-def _proven(
-    plan: Plan, call: ast.Call, functions: Set[str], methods: Set[str], known: Set[str]
-) -> bool:
+def _proven(plan: Plan, call: ast.Call, functions: Set[str], methods: Set[str]) -> bool:
     func = call.func
     if isinstance(func, ast.Name) and func.id in functions:
         return True
@@ -87,9 +83,94 @@ def _proven(
         owner = func.value
         if isinstance(owner, ast.Name) and owner.id in ("self", "cls") and func.attr in methods:
             return True
-        if dotted_name(owner) in known:
-            return True
     return False
+
+
+def _unproven(plan: Plan, origins: Origins, call: ast.Call, methods: Set[str]) -> Optional[str]:
+    """The flag's text for ``await call`` when the call may still return an awaitable after the
+    port; None when its object is synchronous after it or is the code's own (``scopes``)."""
+    func = call.func
+    text = _text(plan, func)
+    scope = origins.scope_of(call)
+    method = func.attr if isinstance(func, ast.Attribute) else None
+    owner = func.value if isinstance(func, ast.Attribute) else func
+    origin = origins.of(owner, scope)
+    if isinstance(func, ast.Attribute) and isinstance(origin, Foreign) and origin.name.endswith("." + func.attr):
+        origin = Foreign(origin.name[: -len(func.attr) - 1])
+    twin = async_twin(method) if method is not None else None
+    own_method = method is not None and (method in methods or method in plan.run.methods)
+    if origin in (SYNC, OWN):
+        if twin is None or own_method:
+            return None
+        return (
+            f"`await {text}(…)`: `{method}` is named like the async twin of `{twin}` (a naming "
+            f"convention of async libraries; no coroutine `{method}` is defined in the code this "
+            f"run ports): after the port this line gets a coroutine object instead of its value: "
+            f"call `{_with_method(text, twin)}(…)` here if the object has it, else its synchronous API"
+        )
+    if isinstance(origin, Foreign):
+        what = origin.name
+        subject = text if method is None else _text(plan, owner)
+        head = (
+            f"`await {text}(…)`: `{subject}` is `{what}`, from a module this run does not port"
+            if subject != what
+            else f"`await {text}(…)`: `{what}` is from a module this run does not port"
+        )
+        hint = ""
+        if twin is not None:
+            hint = (
+                f": call `{_with_method(text, twin)}(…)` if it has it (`{method}` is named like "
+                f"the async twin of `{twin}`)"
+            )
+        else:
+            sync_class = _sync_class(what)
+            if sync_class is not None:
+                hint = (
+                    f": take a `{sync_class}` instead (the usual name of the synchronous "
+                    f"twin of `{what.rsplit('.', 1)[-1]}`), if its library has one"
+                )
+        return (
+            f"{head}: if it still returns an awaitable after the port, this line now gets a "
+            f"coroutine object instead of its value{hint or ': call its synchronous API here'}"
+        )
+    root = plan.root_name(owner)
+    name = root.id if root is not None else _text(plan, owner)
+    return (
+        f"`await {text}(…)`: nothing in this file binds `{name}` where it is used (a builtin, a "
+        f"star import?): if {text}(…) still returns an awaitable after the port, this now gives a "
+        f"coroutine object instead of its value: call a synchronous API here"
+        + (f" (`{_with_method(text, twin)}(…)` if it has one)" if twin is not None else "")
+    )
+
+
+NOT_ASYNC_TWINS = ("abs", "acc", "ack", "act", "add", "adj", "adv", "agg", "all", "alt", "ana", "ann",
+                   "ans", "app", "arc", "arg", "arr", "ask", "ass", "att", "aut", "avg", "awa")  # fmt: skip
+"""Beginnings of method names that start with an ``a`` of their own (``add``, ``append``,
+``acquire``, ``assert_called``…), not the ``a`` of an async twin (``ainvoke``)."""
+
+
+def async_twin(method: str) -> Optional[str]:
+    """``invoke`` for ``ainvoke``, ``stream`` for ``astream``, ``close`` for ``aclose``: the
+    name an async library's synchronous twin usually has; None for a name that is not one."""
+    if len(method) < 4 or not method.startswith("a") or not method[1].isalpha():
+        return None
+    if method.startswith(NOT_ASYNC_TWINS) or not method[1:].isidentifier():
+        return None
+    return method[1:]
+
+
+def _with_method(text: str, method: str) -> str:
+    head, _, _ = text.rpartition(".")
+    return f"{head}.{method}" if head else method
+
+
+def _sync_class(qualified: str) -> Optional[str]:
+    """``CallbackManagerForLLMRun`` for ``…AsyncCallbackManagerForLLMRun``: the usual name of
+    an ``Async…`` class's synchronous twin."""
+    last = qualified.rsplit(".", 1)[-1]
+    if last.startswith("Async") and len(last) > 5 and last[5].isupper():
+        return last[5:]
+    return None
 
 
 def _coroutine_collections(plan: Plan, functions: Set[str]) -> Tuple[Set[str], Set[str]]:

@@ -194,10 +194,15 @@ def run_coroutines(modules: Iterable[Tuple[str, str]]) -> RunCoroutines:
     part is what other files import it as) makes synchronous. A text that does not parse is
     skipped (its own port reports it)."""
     functions: Set[str] = set()
+    methods: Set[str] = set()
+    names: Set[str] = set()
     for module, text in modules:
+        names.add(module)
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError):
             continue
-        functions.update(f"{module}.{name}" for name in coroutine_functions(tree)[0])
-    return RunCoroutines(frozenset(functions))
+        found, found_methods = coroutine_functions(tree)
+        functions.update(f"{module}.{name}" for name in found)
+        methods.update(found_methods)
+    return RunCoroutines(frozenset(functions), frozenset(methods), frozenset(names))

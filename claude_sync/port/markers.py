@@ -37,7 +37,8 @@ __all__ = ["TRACELESS", "is_traceless", "marker_text", "place_markers"]
 TRACELESS = (
     "was not awaited: it now runs here",  # keywords.mark_unawaited_calls
     "awaited a coroutine made earlier",  # awaits.flag_unproven_awaits
-    "the tool cannot tell that",  # awaits.flag_unproven_awaits
+    "the tool cannot tell that",  # awaits.flag_unproven_awaits: markers written by earlier versions
+    "coroutine object instead of its value",  # awaits.flag_unproven_awaits
     "merge them by hand",  # keywords.rename_methods
 )
 """Fragments of the flag messages the tool cannot find again after the port (see above)."""

@@ -37,6 +37,15 @@ class RunCoroutines:
     """
 
     functions: FrozenSet[str] = frozenset()
+    methods: FrozenSet[str] = frozenset()
+    """The names of the coroutine methods of the run's classes (``connect`` of a transport):
+    an ``await x.connect()`` on the code's own object is proven by one (``scopes``)."""
+    modules: FrozenSet[str] = frozenset()
+    """The run's modules and packages by their last part: an import from one is the code's own."""
+
+    def has_module(self, qualified: str) -> bool:
+        """Whether ``qualified`` (pkg.mod.name) names something of a module of the run."""
+        return any(part in self.modules for part in qualified.lstrip(".").split("."))
 
     def has_function(self, qualified: str) -> bool:
         """Whether ``qualified`` (as pkg.handlers.handle or handlers.handle) is one of them."""

@@ -709,14 +709,16 @@ def test_an_await_on_a_module_it_does_not_know_is_flagged() -> None:
         import mylib
         from elsewhere import fetch
 
-        async def main(session):
+        async def main(session: mylib.Session, untyped):
             value = await mylib.load()
             other = await fetch()
             third = await session.get()
+            fourth = await untyped.get()  # the caller's object: what it passes is its business
         """
     )
     assert [f.message.split(":")[0] for f in result.flags] == ["`await mylib.load(…)`", "`await fetch(…)`", "`await session.get(…)`"]
     assert all("coroutine object instead of its value" in f.message for f in result.flags)
+    assert "`session` is `mylib.Session`, from a module this run does not port" in result.flags[2].message
 
 
 def test_awaits_it_can_prove_are_not_flagged() -> None:
@@ -1006,21 +1008,25 @@ def test_an_await_of_a_coroutine_another_file_of_the_run_made_synchronous_is_not
         """
         from mylib import handlers
         from mylib.handlers import handle_text
+        from otherlib import Client
 
 
-        async def main(adapter, other):
+        async def main(adapter, other: Client):
             await handle_text("a")
             await handlers.handle_text("b")
-            await adapter._agenerate("c")
+            await adapter._agenerate("c")  # the caller's object, whose class the run ports
             await other.fetch()
         """
     )
     alone = port_source(source)
-    assert len(alone.flags) == 4
+    assert [f.message.split(":")[0] for f in alone.flags] == [
+        "`await handle_text(…)`",
+        "`await handlers.handle_text(…)`",
+        "`await other.fetch(…)`",
+    ]
     together = port_source(source, run=run)
     assert [f.message.split(":")[0] for f in together.flags] == [
-        "`await adapter._agenerate(…)`",  # a method name says nothing about its object
-        "`await other.fetch(…)`",
+        "`await other.fetch(…)`",  # an object of a module the run does not port
     ]
 
 
@@ -1067,3 +1073,100 @@ def test_a_private_official_module_is_flagged_with_what_to_use_instead() -> None
     assert "message_from_dict" in messages[2] and "UnknownMessage" in messages[2]
     assert "import the public claude_sync name that does the job" in messages[3]
     assert all("no counterpart" not in m for m in messages)
+
+
+# ----------------------------------------------------------------------------- awaits, per scope
+def test_an_await_is_judged_in_the_scope_python_resolves_its_name_in() -> None:
+    """Issue 40: ``client`` bound to the official client in one function and to something else
+    in another flagged every ``await client.…()`` of the file; the library's own objects (an
+    untyped parameter, an attribute of ``self``, an import from a module of the run, what one of
+    its functions returns) were flagged although the port makes their coroutines synchronous."""
+    from claude_sync.port.engine import run_coroutines
+
+    run = run_coroutines([
+        ("mylib", "from contextlib import asynccontextmanager\n\n@asynccontextmanager\nasync def replay_tape(t):\n    yield t\n"),
+        ("hooks", "def create_hooks():\n    return {}\n\nclass Transport:\n    async def connect(self):\n        pass\n"),
+    ])  # fmt: skip
+    source = same(
+        """
+        from claude_agent_sdk import ClaudeSDKClient
+        from mylib import replay_tape
+        from hooks import create_hooks
+        from otherlib import Session
+
+
+        async def record(prompt):
+            async with ClaudeSDKClient() as client:
+                await client.query(prompt)
+
+
+        async def replayed(context, tape):
+            async with context as client:
+                await client.interrupt()
+            async with replay_tape(tape) as client:
+                await client.get_mcp_status()
+            hook = create_hooks()["Stop"][0].hooks[0]
+            await hook({}, None, {})
+
+
+        class Wrapper:
+            def __init__(self, inner):
+                self._inner = inner
+
+            async def connect(self):
+                await self._inner.connect()
+
+
+        async def other():
+            client = Session()
+            await client.fetch()
+
+            async def inner():
+                await client.fetch()
+
+            await inner()
+        """
+    )
+    result = port_source(source, run=run)
+    assert [(f.original_line, f.message.split(":")[0]) for f in result.flags] == [
+        (31, "`await client.fetch(…)`"),
+        (34, "`await client.fetch(…)`"),  # bound in the function around it
+    ]
+    assert "`client` is `otherlib.Session`, from a module this run does not port" in result.flags[0].message
+
+
+def test_an_awaited_a_method_names_its_synchronous_twin_as_a_guess() -> None:
+    """Issue 40: ``await tool.ainvoke(…)`` said "call a synchronous API here"; the flag names
+    ``invoke``, as what such a library usually calls it (not a name the tool knows)."""
+    result = port(
+        """
+        from langchain_core.tools import BaseTool
+        from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
+
+        async def call(tool: BaseTool, model, items, run_manager: AsyncCallbackManagerForLLMRun):
+            await tool.ainvoke({})
+            await model.astream("x")
+            await items.append(1)
+            await run_manager.on_llm_new_token("t")
+        """
+    )
+    messages = [f.message for f in result.flags]
+    assert len(messages) == 3, messages  # items.append: the caller's object, no twin in its name
+    assert "call `tool.invoke(…)` if it has it (`ainvoke` is named like the async twin of `invoke`)" in messages[0]
+    assert "`tool` is `langchain_core.tools.BaseTool`" in messages[0]
+    assert "call `model.stream(…)` here if the object has it" in messages[1]
+    assert "take a `CallbackManagerForLLMRun` instead" in messages[2] and "if its library has one" in messages[2]
+
+
+def test_a_method_the_run_defines_as_a_coroutine_is_not_taken_for_a_twin() -> None:
+    from claude_sync.port.engine import run_coroutines
+
+    run = run_coroutines([("adapter", "class Adapter:\n    async def ainvoke(self, p):\n        return p\n")])
+    source = same(
+        """
+        async def main(adapter):
+            return await adapter.ainvoke("x")
+        """
+    )
+    assert len(port_source(source).flags) == 1
+    assert port_source(source, run=run).flags == []
