@@ -17,7 +17,9 @@ The path maps module by module (``claude_agent_sdk.client.ClaudeSDKClient.connec
 ``claude_sync.client.ClaudeSDKClient.connect``); a private module, a private attribute or a name
 claude_sync lacks is flagged and left. Every other string that holds the official package or
 distribution name (``"claude_agent_sdk"`` sent as a provider id, ``"claude-agent-sdk>=0.1.45"``
-read by an instrumentor) is flagged, never rewritten. Docstrings are not flagged.
+read by an instrumentor) is flagged, never rewritten; a string that is Python source importing
+the official package (``"import claude_agent_sdk"`` given to ``exec`` or ``python -c``, a code
+template a test writes to a file) is flagged as code to port too. Docstrings are not flagged.
 
 Pure: no I/O (the name oracle is the caller's).
 """
@@ -45,6 +47,13 @@ _OFFICIAL = re.compile(
 """The official package or distribution name as a name of its own: not the tail of a longer one
 (``langchain_claude_agent_sdk``, ``hindsight-claude-agent-sdk``, ``opentelemetry.instrumentation.claude_agent_sdk``
 name a library built on it) nor its head (``claude_agent_sdk_extras``)."""
+_CODE_IMPORT = re.compile(
+    r"(?:^|;)[ \t]*(?:from[ \t]+(?P<from>%(names)s)(?:\.[\w.]+)?[ \t]+import\b|import[ \t]+(?P<import>%(names)s)\b)"
+    % {"names": "|".join(re.escape(name) for name in OFFICIAL_PACKAGES)},
+    re.MULTILINE,
+)
+"""An ``import`` statement of the official package inside a string: Python source that runs
+elsewhere (``exec``, ``python -c``, a file a test writes from a template)."""
 _REQUIREMENT = re.compile(
     r"^\s*(%s)\s*(\[[^\]]*\])?\s*((==|>=|<=|~=|!=|<|>)[^,;]*(,\s*(==|>=|<=|~=|!=|<|>)[^,;]*)*)?\s*(;.*)?$"
     % "|".join("[-_.]".join(n.split("-")) for n in OFFICIAL_DISTRIBUTIONS),
@@ -156,7 +165,17 @@ def _flag_mention(plan: Plan, node: ast.Constant) -> None:
     value = node.value
     assert isinstance(value, str)
     shown = value if len(value) <= 60 else value[:57] + "…"
-    if _REQUIREMENT.match(value) and value.strip() not in OFFICIAL_PACKAGES:  # a bare import name: a mention
+    code = _CODE_IMPORT.search(value)
+    if code is not None:
+        package = code.group("from") or code.group("import")
+        plan.flag(
+            node,
+            f"{shown!r}: this string is Python code that imports {package}: port it too (it runs "
+            "elsewhere — exec, python -c, a file written from it — where this port does not reach: "
+            "save it as a .py file, run python -m claude_sync.port -w on that file and put the "
+            "result back here); left as it is",
+        )
+    elif _REQUIREMENT.match(value) and value.strip() not in OFFICIAL_PACKAGES:  # a bare import name: a mention
         plan.flag(
             node,
             f"{shown!r} requires the official distribution, which a claude_sync port does not "

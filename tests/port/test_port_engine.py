@@ -1170,3 +1170,31 @@ def test_a_method_the_run_defines_as_a_coroutine_is_not_taken_for_a_twin() -> No
     )
     assert len(port_source(source).flags) == 1
     assert port_source(source, run=run).flags == []
+
+
+def test_a_string_that_is_python_code_importing_the_official_sdk_is_flagged_as_code_to_port() -> None:
+    """Issue 40: a code template a test writes to a file (``pytester.makepyfile``), a ``python -c``
+    argument and an ``exec`` text were flagged as a mere mention of the name; they are code that
+    runs where this port does not reach."""
+    source = same(
+        '''
+        import subprocess
+        import sys
+
+        TEMPLATE = """
+        import pytest
+        from claude_agent_sdk import ClaudeSDKClient
+        """
+        subprocess.run([sys.executable, "-c", "import claude_agent_sdk; print(claude_agent_sdk.__version__)"])
+        exec("x = 1; from claude_code_sdk.types import TextBlock")
+        PROVIDER = "claude_agent_sdk"
+        '''
+    )
+    result = port_source(source)
+    messages = [f.message for f in result.flags]
+    assert len(messages) == 4
+    assert all("this string is Python code that imports" in m and "port it too" in m for m in messages[:3])
+    assert "imports claude_agent_sdk" in messages[0] and "imports claude_code_sdk" in messages[2]
+    assert "not a module path" in messages[3]
+    code = "\n".join(line for line in result.text.splitlines() if not line.lstrip().startswith(MARKER))
+    assert code.count("claude_agent_sdk") == source.count("claude_agent_sdk"), "never rewritten"
