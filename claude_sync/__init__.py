@@ -75,6 +75,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     "._approvals.gate": ("ApprovalGate",),
     "._structured.class_schema": ("json_schema_of",),
     "._structured.outcome": ("parse_output",),
+    "._wire.wire_parse": ("parse_message",),
     "._mcp.tools": ("tool", "SdkMcpTool", "ToolContext", "ToolAnnotations"),
     "._mcp.server": ("create_sdk_mcp_server", "SdkMcpServer"),
     "._callbacks.dialogs": (
@@ -402,6 +403,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._wire.system_messages import TaskStartedMessage as TaskStartedMessage
     from ._wire.system_messages import TaskUpdatedMessage as TaskUpdatedMessage
     from ._wire.system_messages import ThinkingTokensMessage as ThinkingTokensMessage
+    from ._wire.wire_parse import parse_message as parse_message
     from .client import ClaudeSDKClient as ClaudeSDKClient
     from .client import merge_assistant_messages as merge_assistant_messages
     from .query import QueryStream as QueryStream

@@ -83,6 +83,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("messages", "Content blocks", ("claude_sync._wire.blocks",)),
     ("messages", "Wire shapes", ("claude_sync._wire.shapes",)),
     ("messages", "Serialisation", ()),
+    ("messages", "Parsing wire objects", ("claude_sync._wire.wire_parse",)),
     ("callbacks", "Permissions", ("claude_sync._callbacks.permission_types",)),
     ("callbacks", "Hooks", ("claude_sync._callbacks.hook_types",)),
     ("callbacks", "Hook inputs", (
@@ -158,6 +159,7 @@ SECTION_INTROS: Dict[Tuple[str, str], str] = {
         "(which is not itself importable from ``claude_sync``). ``message_from_dict`` rebuilds "
         "a message of any type."
     ),
+    ("messages", "Parsing wire objects"): "module:claude_sync._wire.wire_parse",
     ("testing", "pytest fixtures"): "module:claude_sync.testing.pytest_plugin",
     ("testing", "Keeping the real CLI out"): "module:claude_sync.testing.switch",
 }

@@ -33,10 +33,10 @@ PRIVATE_ADVICE: Dict[str, str] = {
     "_internal.client": _WIRE_ADVICE,
     "_internal.query": _WIRE_ADVICE,
     "_internal.message_parser": (
-        "claude_sync parses the CLI's lines itself and yields typed messages (an unknown type as "
-        "UnknownMessage, never dropped); a message saved with to_dict() comes back with "
-        "claude_sync.message_from_dict(d); recorded wire traffic replays with "
-        "claude_sync.testing.ScriptedCLI.from_recording(path)"
+        "its parse_message is claude_sync.parse_message (one decoded wire object -> a typed "
+        "message; None for an unknown type, MessageParseError for a broken one); a message saved "
+        "with to_dict() comes back with claude_sync.message_from_dict(d); recorded wire traffic "
+        "replays with claude_sync.testing.ScriptedCLI.from_recording(path)"
     ),
 }
 """A private module of the official SDK (after the package name; its submodules too) -> what a
@@ -122,7 +122,12 @@ def _check_attribute(plan: Plan, node: ast.Attribute, renamed_roots: Dict[str, s
     if mapped is None:
         return  # the import itself is flagged
     if node.attr.startswith("_") and not node.attr.startswith("__"):
-        plan.flag(node, f"{binding.qualified}.{node.attr} is private to the official SDK")
+        chain = [binding.qualified, node.attr]
+        outer = plan.parents.get(id(node))
+        while isinstance(outer, ast.Attribute) and len(chain) < 4:
+            chain.append(outer.attr)
+            outer = plan.parents.get(id(outer))
+        plan.flag(node, private_module_advice(".".join(chain[:-1] if len(chain) > 2 else chain)))
     else:
         _check_name(plan, node, mapped, node.attr)
 

@@ -61,10 +61,16 @@ OFFICIAL_PUBLIC_MODULES: Dict[str, str] = {
 the same names: the same module path where claude_sync has one (``client``, ``query``, ``types``,
 ``testing``), so imports and string paths (``mock.patch``, wrapt) map alike."""
 
-OFFICIAL_MODULES: Dict[str, str] = {**OFFICIAL_PUBLIC_MODULES, "_errors": "claude_sync"}
+OFFICIAL_MODULES: Dict[str, str] = {
+    **OFFICIAL_PUBLIC_MODULES,
+    "_errors": "claude_sync",
+    "_internal.message_parser": "claude_sync",
+}
 """Official module (after the package name) -> claude_sync module holding the same names, for
-imports (the exceptions of the private ``_errors`` are public names of ``claude_sync``). Any other
-module of the official package is private to it and is flagged."""
+imports (the exceptions of the private ``_errors`` are public names of ``claude_sync``; the
+wire parser ``_internal.message_parser.parse_message``, which record/replay libraries call, is
+``claude_sync.parse_message``). Any other module of the official package is private to it and
+is flagged."""
 
 ASYNC_LIBRARIES: FrozenSet[str] = frozenset(
     {"asyncio", "anyio", "trio", "sniffio", "pytest_asyncio", "async_timeout", "aiofiles"}

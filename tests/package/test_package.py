@@ -36,7 +36,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "HookProgressMessage", "HookResponseMessage", "InformationalMessage", "CommandsChangedMessage",
         "ThinkingTokensMessage", "ResultMessage", "StreamEvent", "RateLimitEvent",
         "RateLimitInfo", "PromptSuggestionMessage", "ToolProgressMessage", "AuthStatusMessage",
-        "UnknownMessage", "OversizedLineSkipped", "StreamItem", "message_from_dict", "ContentBlock",
+        "UnknownMessage", "OversizedLineSkipped", "StreamItem", "message_from_dict", "parse_message", "ContentBlock",
         "TextBlock", "ThinkingBlock", "RedactedThinkingBlock", "ToolUseBlock", "ToolResultBlock",
         "ServerToolUseBlock", "ServerToolResultBlock", "ImageBlock", "UnknownBlock",
         "ClaudeSDKError", "CLIConnectionError", "CLINotFoundError", "ProcessError", "ResultError",

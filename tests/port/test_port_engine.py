@@ -1067,12 +1067,40 @@ def test_a_private_official_module_is_flagged_with_what_to_use_instead() -> None
         """
     )
     messages = [f.message for f in result.flags]
-    assert len(messages) == 5, messages
-    for message in messages[:2] + messages[4:]:
+    assert len(messages) == 4, messages  # the message parser has a public twin (next test)
+    for message in messages[:2] + messages[3:]:
         assert "pass transport=" in message and "recording_transport(options, path)" in message, message
-    assert "message_from_dict" in messages[2] and "UnknownMessage" in messages[2]
-    assert "import the public claude_sync name that does the job" in messages[3]
+    assert "import the public claude_sync name that does the job" in messages[2]
     assert all("no counterpart" not in m for m in messages)
+
+
+def test_the_official_wire_parser_ports_to_claude_sync_parse_message() -> None:
+    """Issue 40: a drift checker / replay library calls the official
+    ``claude_agent_sdk._internal.message_parser.parse_message``; claude_sync had no public
+    parser, so the import was a flag with nothing to call instead."""
+    from claude_sync.port.cli import claude_sync_has
+
+    result = port_source(
+        same(
+            """
+            from claude_agent_sdk._internal.message_parser import parse_message
+            import claude_agent_sdk._internal.message_parser as parser
+            import claude_agent_sdk
+
+            a = parse_message({"type": "x"})
+            b = parser.parse_message({"type": "x"})
+            c = claude_agent_sdk._internal.message_parser.parse_message({})
+            """
+        ),
+        exists=claude_sync_has,
+    )
+    lines = result.text.splitlines()
+    assert lines[0] == "from claude_sync import parse_message"
+    assert lines[1] == "import claude_sync as parser"
+    assert [f.message.split(":")[0] for f in result.flags] == [
+        "claude_agent_sdk._internal.message_parser is in a private module of the official SDK, which claude_sync does not have"
+    ]
+    assert "its parse_message is claude_sync.parse_message" in result.flags[0].message
 
 
 # ----------------------------------------------------------------------------- awaits, per scope
