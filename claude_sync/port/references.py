@@ -141,6 +141,16 @@ class _Walker:
                 self.plan.flag(call, f"{qualified} {problem}: write {rule.advice} by hand")
         elif rule.action == "remove_mark":
             return False
+        elif qualified == "asyncio.wait_for" and call.args and isinstance(call.args[0], ast.Call):
+            start, end = self.source.span(call.args[0])
+            inner = " ".join(self.source.text[start:end].split())
+            inner = inner if len(inner) <= 60 else inner[:57] + "…"
+            self.plan.flag(
+                call,
+                f"{qualified}(…): after the port `{inner}` runs to the end before wait_for is "
+                f"called, and wait_for gets its value, not an awaitable (a TypeError): write "
+                f"`{inner}` alone, and to keep a limit {rule.advice}",
+            )
         else:
             self.plan.flag(call, f"{qualified}(…): {rule.advice}")
         for keyword in dropped:

@@ -1226,3 +1226,23 @@ def test_a_string_that_is_python_code_importing_the_official_sdk_is_flagged_as_c
     assert "not a module path" in messages[3]
     code = "\n".join(line for line in result.text.splitlines() if not line.lstrip().startswith(MARKER))
     assert code.count("claude_agent_sdk") == source.count("claude_agent_sdk"), "never rewritten"
+
+
+def test_wait_for_around_a_call_says_the_call_now_runs_first() -> None:
+    """Issue 40: 65 of a replay library's flags were ``await asyncio.wait_for(_drive(t), 20)``
+    with the generic "pass the limit to the blocking call" text, which did not say that the
+    ported line fails (``wait_for`` gets ``_drive``'s value) nor what to write."""
+    result = port(
+        """
+        import asyncio
+
+        async def _drive(t):
+            return t
+
+        async def test():
+            types = await asyncio.wait_for(_drive(1), 20)
+        """
+    )
+    [flag] = result.flags
+    assert "`_drive(1)` runs to the end before wait_for is called" in flag.message
+    assert "write `_drive(1)` alone" in flag.message and "receive_response(timeout=…)" in flag.message
