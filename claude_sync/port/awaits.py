@@ -110,9 +110,11 @@ def _unproven(plan: Plan, origins: Origins, call: ast.Call, methods: Set[str]) -
         )
     if isinstance(origin, Foreign):
         what = origin.name
+        made = what.endswith("(…)")
         subject = text if method is None else _text(plan, owner)
         head = (
-            f"`await {text}(…)`: `{subject}` is `{what}`, from a module this run does not port"
+            f"`await {text}(…)`: `{subject}` is {'made by ' if made else ''}`{what}`, from a module "
+            "this run does not port"
             if subject != what
             else f"`await {text}(…)`: `{what}` is from a module this run does not port"
         )
@@ -123,11 +125,12 @@ def _unproven(plan: Plan, origins: Origins, call: ast.Call, methods: Set[str]) -
                 f"the async twin of `{twin}`)"
             )
         else:
-            sync_class = _sync_class(what)
+            sync_class = _sync_class(what[:-3] if made else what)
             if sync_class is not None:
                 hint = (
-                    f": take a `{sync_class}` instead (the usual name of the synchronous "
-                    f"twin of `{what.rsplit('.', 1)[-1]}`), if its library has one"
+                    f": {'make' if made else 'take'} a `{sync_class}` instead (the usual name of "
+                    f"the synchronous twin of `{(what[:-3] if made else what).rsplit('.', 1)[-1]}`), "
+                    "if its library has one"
                 )
         return (
             f"{head}: if it still returns an awaitable after the port, this line now gets a "

@@ -44,8 +44,9 @@ class RunCoroutines:
     """The run's modules and packages by their last part: an import from one is the code's own."""
 
     def has_module(self, qualified: str) -> bool:
-        """Whether ``qualified`` (pkg.mod.name) names something of a module of the run."""
-        return any(part in self.modules for part in qualified.lstrip(".").split("."))
+        """Whether ``qualified`` (pkg.mod.name) names something of a module of the run: its
+        first part is one (a package or a top-level module of the run)."""
+        return qualified.lstrip(".").split(".")[0] in self.modules
 
     def has_function(self, qualified: str) -> bool:
         """Whether ``qualified`` (as pkg.handlers.handle or handlers.handle) is one of them."""

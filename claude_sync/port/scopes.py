@@ -56,6 +56,17 @@ TYPING_NAMES = frozenset(
      "Callable", "Awaitable", "Coroutine", "Type", "ClassVar", "Final", "Annotated", "None"}
 )  # fmt: skip
 
+MODULE_LOADERS = frozenset({"importlib.import_module", "pytest.importorskip", "__import__"})
+"""Calls that return the module their first argument names (``asyncpg = pytest.importorskip("asyncpg")``)."""
+FILE_LOADERS = frozenset({"importlib.util.module_from_spec", "runpy.run_path"})
+"""Calls that load a file of the project by its path."""
+
+SYNC_MOCKS = frozenset(
+    {f"unittest.mock.{name}" for name in ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock")}
+    | {f"mock.{name}" for name in ("Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock")}
+)
+"""Mocks whose calls return plain values: synchronous (``AsyncMock`` is not)."""
+
 ScopeNode = Union[ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda]
 
 
@@ -160,8 +171,8 @@ class Origins:
             if isinstance(root, ast.Name) and root.id in ("self", "cls"):
                 return self._self_attribute(expression, scope)
             inner = self.of(expression.value, scope)
-            if isinstance(inner, Foreign) and qualified is not None:
-                return Foreign(qualified)
+            if isinstance(inner, Foreign):
+                return Foreign(qualified if qualified is not None else f"{inner.name}.{expression.attr}")
             return inner
         if isinstance(expression, ast.Subscript):
             return self.of(expression.value, scope)
@@ -191,16 +202,24 @@ class Origins:
     def _call(self, call: ast.Call, scope: ScopeNode) -> Origin:
         func = call.func
         qualified = self.plan.qualify(func)
+        if qualified in MODULE_LOADERS:
+            named = call.args[0] if call.args else None
+            if isinstance(named, ast.Constant) and isinstance(named.value, str):
+                known = self._qualified(named.value)
+                return known if known is not None else Foreign(named.value)
+        if qualified in FILE_LOADERS:
+            return OWN  # a file of the project loaded by its path (an example, a script)
         if qualified is not None:
             known = self._qualified(qualified)
             if known is not None:
                 return known
         if isinstance(func, ast.Name) and func.id in self.functions:
             return SYNC
-        return self.of(func, scope)
+        found = self.of(func, scope)
+        return Foreign(f"{found.name}(…)") if isinstance(found, Foreign) else found
 
     def _qualified(self, qualified: str) -> Optional[Origin]:
-        if _is_official(qualified):
+        if _is_official(qualified) or qualified in SYNC_MOCKS:
             return SYNC
         rule = rule_for(qualified)
         if rule is not None and rule.action == "rename" and (rule.target or "").startswith(SYNC_TWIN_PREFIXES):
@@ -267,16 +286,25 @@ class Origins:
             except SyntaxError:
                 return OWN
         found: Origin = OWN
+        inner: Set[int] = set()
         for node in ast.walk(annotation):
-            if not isinstance(node, (ast.Name, ast.Attribute)) or isinstance(
-                self.plan.parents.get(id(node)), ast.Attribute
-            ) and not isinstance(node, ast.Attribute):
+            if isinstance(node, ast.Attribute):
+                inner.add(id(node.value))  # a part of a longer chain: the chain is read whole
+        for node in ast.walk(annotation):
+            if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in inner:
                 continue
             if isinstance(node, ast.Name) and node.id in TYPING_NAMES:
                 continue
             qualified = self.plan.qualify(node)
             if qualified is None:
-                continue  # a class of this file, a builtin type
+                # not an import: a class of this file, a builtin type, or a module bound some
+                # other way (``asyncpg = pytest.importorskip("asyncpg")``)
+                origin = self.of(node, self.plan.tree)
+                if isinstance(origin, Foreign):
+                    found = worst(found, origin)
+                elif "Async" in _last_part(node) and origin == UNKNOWN:
+                    found = worst(found, Foreign(_dotted(node)))
+                continue
             if qualified.split(".")[0] in ("typing", "typing_extensions", "collections", "builtins"):
                 continue
             known = self._qualified(qualified)
@@ -310,6 +338,16 @@ class Origins:
         if isinstance(found, Foreign) and first is not expression:
             return Foreign(f"{found.name}{_text_after(expression, first)}")
         return found
+
+
+def _last_part(node: ast.AST) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return getattr(node, "id", "?")
 
 
 def _text_after(expression: ast.Attribute, first: ast.Attribute) -> str:

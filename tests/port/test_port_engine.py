@@ -1160,7 +1160,7 @@ def test_an_await_is_judged_in_the_scope_python_resolves_its_name_in() -> None:
         (31, "`await client.fetch(…)`"),
         (34, "`await client.fetch(…)`"),  # bound in the function around it
     ]
-    assert "`client` is `otherlib.Session`, from a module this run does not port" in result.flags[0].message
+    assert "`client` is made by `otherlib.Session(…)`, from a module this run does not port" in result.flags[0].message
 
 
 def test_an_awaited_a_method_names_its_synchronous_twin_as_a_guess() -> None:
@@ -1246,3 +1246,51 @@ def test_wait_for_around_a_call_says_the_call_now_runs_first() -> None:
     [flag] = result.flags
     assert "`_drive(1)` runs to the end before wait_for is called" in flag.message
     assert "write `_drive(1)` alone" in flag.message and "receive_response(timeout=…)" in flag.message
+
+
+def test_an_await_on_an_async_mock_or_a_module_loaded_by_name_is_flagged() -> None:
+    """Seen porting the official SDK's own tests: ``asyncpg = pytest.importorskip("asyncpg")``
+    then ``pool: asyncpg.Pool`` and ``client = AsyncMock()``: objects that stay asynchronous
+    after the port. A ``MagicMock``'s calls return plain values: not flagged."""
+    result = port(
+        """
+        import pytest
+        from unittest.mock import AsyncMock, MagicMock
+
+        asyncpg = pytest.importorskip("asyncpg")
+
+        async def test(pool: asyncpg.Pool, redis: "FakeAsyncRedis"):
+            await pool.execute("x")
+            await redis.get("k")
+            client = AsyncMock()
+            await client.disconnect()
+            transport = MagicMock()
+            await transport.write("x")
+        """
+    )
+    messages = [f.message for f in result.flags]
+    assert len(messages) == 3, messages
+    assert "`pool` is `asyncpg.Pool`" in messages[0]
+    assert "`redis` is `FakeAsyncRedis`" in messages[1]
+    assert "`client` is made by `unittest.mock.AsyncMock(…)`" in messages[2] and "make a `Mock` instead" in messages[2]
+
+
+def test_a_module_of_the_run_is_matched_by_its_first_part_only() -> None:
+    """A file ``util.py`` in the run does not make ``importlib.util``'s objects (nor an
+    ``aioredis.util`` client) the code's own."""
+    from claude_sync.port.engine import run_coroutines
+
+    run = run_coroutines([("util", "def helper():\n    return 1\n"), ("mypkg", "")])
+    source = same(
+        """
+        from aioredis.util import make_client
+        from mypkg.sub import Store
+
+        async def main():
+            client = make_client()
+            await client.get("k")
+            store = Store()
+            await store.load()
+        """
+    )
+    assert [f.message.split(":")[0] for f in port_source(source, run=run).flags] == ["`await client.get(…)`"]
