@@ -1277,13 +1277,13 @@ def test_an_await_on_an_async_mock_or_a_module_loaded_by_name_is_flagged() -> No
 
 def test_a_module_of_the_run_is_matched_by_its_first_part_only() -> None:
     """A file ``util.py`` in the run does not make ``importlib.util``'s objects (nor an
-    ``aioredis.util`` client) the code's own."""
+    ``somelib.util`` client) the code's own."""
     from claude_sync.port.engine import run_coroutines
 
     run = run_coroutines([("util", "def helper():\n    return 1\n"), ("mypkg", "")])
     source = same(
         """
-        from aioredis.util import make_client
+        from somelib.util import make_client
         from mypkg.sub import Store
 
         async def main():
