@@ -34,7 +34,8 @@ PRIVATE_ADVICE: Dict[str, str] = {
     "_internal.query": _WIRE_ADVICE,
     "_internal.message_parser": (
         "its parse_message is claude_sync.parse_message (one decoded wire object -> a typed "
-        "message; None for an unknown type, MessageParseError for a broken one); a message saved "
+        "message; None for an unknown type, MessageParseError for a broken one; patching it does "
+        "not change what a session parses); a message saved "
         "with to_dict() comes back with claude_sync.message_from_dict(d); recorded wire traffic "
         "replays with claude_sync.testing.ScriptedCLI.from_recording(path)"
     ),

@@ -175,7 +175,11 @@ def _flag_mention(plan: Plan, node: ast.Constant) -> None:
             "save it as a .py file, run python -m claude_sync.port -w on that file and put the "
             "result back here); left as it is",
         )
-    elif _REQUIREMENT.match(value) and value.strip() not in OFFICIAL_PACKAGES:  # a bare import name: a mention
+    elif (
+        _REQUIREMENT.match(value)
+        and value.strip() not in OFFICIAL_PACKAGES  # a bare import name: a mention
+        and (_has_specifier(value) or _read_as_requirement(plan, node))
+    ):
         plan.flag(
             node,
             f"{shown!r} requires the official distribution, which a claude_sync port does not "
@@ -190,6 +194,29 @@ def _flag_mention(plan: Plan, node: ast.Constant) -> None:
             "name sent elsewhere, a message): left as it is; write claude_sync's name here by hand "
             "if it should name the package you now use",
         )
+
+
+REQUIREMENT_READERS = frozenset(
+    {"version", "distribution", "metadata", "requires", "files", "get_distribution", "require",
+     "Requirement", "parse_requirements"}
+)  # fmt: skip
+"""Callees (the last part of the called name) that read a distribution name as a requirement."""
+
+
+def _has_specifier(value: str) -> bool:
+    return any(mark in value for mark in "<>=!~[;")
+
+
+def _read_as_requirement(plan: Plan, node: ast.Constant) -> bool:
+    """A bare distribution name where something reads it as one: the argument of
+    ``importlib.metadata.version(…)`` and friends, or returned by a function (an
+    instrumentor's ``instrumentation_dependencies()``)."""
+    parent = plan.parents.get(id(node))
+    while isinstance(parent, (ast.Tuple, ast.List, ast.Set)):
+        parent = plan.parents.get(id(parent))
+    if isinstance(parent, ast.Call):
+        return _last_name(parent.func) in REQUIREMENT_READERS
+    return isinstance(parent, (ast.Return, ast.Assign, ast.AnnAssign, ast.keyword))
 
 
 def _path_contexts(tree: ast.Module) -> Dict[int, str]:

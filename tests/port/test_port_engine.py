@@ -1294,3 +1294,22 @@ def test_a_module_of_the_run_is_matched_by_its_first_part_only() -> None:
         """
     )
     assert [f.message.split(":")[0] for f in port_source(source, run=run).flags] == ["`await client.get(…)`"]
+
+
+def test_a_bare_distribution_name_is_a_requirement_only_where_it_is_read_as_one() -> None:
+    """Seen in a cassette library's tests: ``assert "claude-agent-sdk" in out`` (its CLI prints
+    the SDK's name) was flagged as "requires the official distribution", which it does not."""
+    result = port(
+        """
+        import importlib.metadata
+
+        def deps():
+            return ("claude-agent-sdk",)
+
+        def check(out):
+            assert "claude-agent-sdk" in out
+            return importlib.metadata.version("claude-agent-sdk")
+        """
+    )
+    kinds = ["requires" if "requires the official distribution" in f.message else "mention" for f in result.flags]
+    assert kinds == ["requires", "mention", "requires"], [f.message for f in result.flags]
