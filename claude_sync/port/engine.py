@@ -120,8 +120,10 @@ def port_source(
     """Port one module's source text.
 
     ``exists(module, name)``, when given, tells whether a claude_sync module has a name
-    (imports of names it lacks are flagged). ``run``: the coroutines of the other files ported
-    with this one (``run_coroutines``); an ``await`` of one of them is not flagged. Raises ``UnparsableSource`` when ``text`` does
+    (imports of names it lacks are flagged). ``run``: the coroutines and modules of the other
+    files ported with this one (``run_coroutines``); an ``await`` of one of those coroutines, or
+    of a coroutine method of the run on an object imported from one of those modules, is not
+    flagged. Raises ``UnparsableSource`` when ``text`` does
     not parse (or tokenize, or is nested too deeply), ``PortBug`` when the rewrite would not
     compile and no blocker says why.
     """
