@@ -109,12 +109,19 @@ class Origins:
             body: List[ast.AST] = [scope.body] if isinstance(scope, ast.Lambda) else list(scope.body)
         else:
             body = list(scope.body)
+        class_level: Set[int] = set()
         for node in _walk_scope(body):
+            if isinstance(node, ast.ClassDef):
+                class_level.update(id(item) for item in node.body)
+            if id(node) in class_level and not isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            ):
+                continue  # a class attribute: bound in the class, which its methods do not see
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                if not isinstance(node, ast.Lambda):
+                if not isinstance(node, ast.Lambda) and id(node) not in class_level:
                     names.setdefault(node.name, []).append(("own", node))
                 self._index(node, scope)
-            elif isinstance(node, ast.ClassDef):
+            elif isinstance(node, ast.ClassDef) and id(node) not in class_level:
                 names.setdefault(node.name, []).append(("own", node))
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 for name in node.names:

@@ -1313,3 +1313,20 @@ def test_a_bare_distribution_name_is_a_requirement_only_where_it_is_read_as_one(
     )
     kinds = ["requires" if "requires the official distribution" in f.message else "mention" for f in result.flags]
     assert kinds == ["requires", "mention", "requires"], [f.message for f in result.flags]
+
+
+def test_a_method_or_class_attribute_does_not_bind_a_name_outside_its_class() -> None:
+    result = port(
+        """
+        class Store:
+            load = None
+
+            async def fetch(self):
+                pass
+
+        async def main():
+            await fetch()
+            await load()
+        """
+    )
+    assert [f.message.split(":")[0] for f in result.flags] == ["`await fetch(…)`", "`await load(…)`"]
