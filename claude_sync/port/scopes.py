@@ -91,6 +91,7 @@ class Origins:
         self._self_attributes: Optional[Dict[str, List[ast.AST]]] = None
         self._index(plan.tree, None)
         self._resolving: Set[Tuple[int, str]] = set()
+        self._known: Dict[Tuple[int, str], Origin] = {}
 
     # ------------------------------------------------------------------ the scopes of the file
     def _index(self, scope: ScopeNode, parent: Optional[ScopeNode]) -> None:
@@ -244,6 +245,8 @@ class Origins:
             return UNKNOWN
         where, bindings = resolved
         key = (id(where), name)
+        if key in self._known:
+            return self._known[key]
         if key in self._resolving:
             return OWN  # x = x + 1, a cycle: whatever else binds it decides
         self._resolving.add(key)
@@ -251,9 +254,11 @@ class Origins:
             found: Origin = SYNC
             for kind, node in bindings:
                 found = worst(found, self._binding(name, kind, node, where))
-            return found
         finally:
             self._resolving.discard(key)
+        if not self._resolving:
+            self._known[key] = found  # not mid-cycle: final
+        return found
 
     def _resolve(self, name: str, scope: ScopeNode) -> Optional[Tuple[ScopeNode, List[Tuple[str, ast.AST]]]]:
         current: Optional[ScopeNode] = scope
