@@ -30,7 +30,7 @@ from typing import Dict, Optional, Set, Tuple
 from .keywords import coroutine_functions
 from .plan import Plan
 from .scopes import OWN, SYNC, Foreign, Origins
-from .rules import OFFICIAL_PACKAGES, async_library, rule_for
+from .rules import ATTRIBUTE_RENAMES, OFFICIAL_PACKAGES, async_library, rule_for
 
 __all__ = ["dotted_name", "flag_blocking_contexts", "flag_unproven_awaits", "known_sync_names"]
 
@@ -97,6 +97,8 @@ def _unproven(plan: Plan, origins: Origins, call: ast.Call, methods: Set[str]) -
     origin = origins.of(owner, scope)
     if isinstance(func, ast.Attribute) and isinstance(origin, Foreign) and origin.name.endswith("." + func.attr):
         origin = Foreign(origin.name[: -len(func.attr) - 1])
+    if method in ATTRIBUTE_RENAMES:
+        return None  # renamed to its known sync twin (``aclose`` -> ``close``) by ``references``
     twin = async_twin(method) if method is not None else None
     own_method = method is not None and (method in methods or method in plan.run.methods)
     if origin in (SYNC, OWN):

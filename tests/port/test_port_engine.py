@@ -1330,3 +1330,21 @@ def test_a_method_or_class_attribute_does_not_bind_a_name_outside_its_class() ->
         """
     )
     assert [f.message.split(":")[0] for f in result.flags] == ["`await fetch(…)`", "`await load(…)`"]
+
+
+def test_an_a_method_with_a_known_sync_twin_is_rewritten_not_flagged() -> None:
+    """The a… twins the tool knows (``aclose`` -> ``close``, ``__anext__`` -> ``__next__``) are
+    rewritten; only a guessed twin (``ainvoke``) is a flag, worded as a guess."""
+    result = port(
+        """
+        from otherlib import Client
+
+        async def f(client: Client, it, tool):
+            await client.aclose()
+            await it.__anext__()
+            await tool.ainvoke({})
+        """
+    )
+    assert "client.close()" in result.text and "it.__next__()" in result.text
+    assert [f.message.split(":")[0] for f in result.flags] == ["`await tool.ainvoke(…)`"]
+    assert "if the object has it" in result.flags[0].message
