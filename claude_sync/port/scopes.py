@@ -11,7 +11,8 @@ class bodies skipped — then the module; ``global`` / ``nonlocal`` followed):
 * ``OWN``: the code's own object, ported with it: a function or class defined here, an import
   from a module of the same run (or a relative one), a literal, an attribute of ``self``, a
   parameter with no type annotation (what callers pass is their business), or anything made
-  from one of those;
+  from one of those (an untyped parameter is ``Foreign`` when a call in the file passes it a
+  ``Foreign`` object);
 * ``Foreign(name)``: an object of a module this run does not port (``mylib.load``, a
   parameter annotated ``AsyncCallbackManagerForLLMRun``): its methods may still return
   awaitables after the port;
@@ -89,6 +90,8 @@ class Origins:
         self.locals: Dict[int, Dict[str, List[Tuple[str, ast.AST]]]] = {}
         self.declared: Dict[int, Dict[str, str]] = {}
         self._self_attributes: Optional[Dict[str, List[ast.AST]]] = None
+        self._arg_function: Dict[int, ScopeNode] = {}
+        self._calls: Optional[Dict[str, List[ast.Call]]] = None
         self._index(plan.tree, None)
         self._resolving: Set[Tuple[int, str]] = set()
         self._known: Dict[Tuple[int, str], Origin] = {}
@@ -104,6 +107,7 @@ class Origins:
             arguments = scope.args
             for arg in [*getattr(arguments, "posonlyargs", []), *arguments.args, *arguments.kwonlyargs]:
                 names.setdefault(arg.arg, []).append(("arg", arg))
+                self._arg_function[id(arg)] = scope
             for arg in (arguments.vararg, arguments.kwarg):
                 if arg is not None:
                     names.setdefault(arg.arg, []).append(("own", arg))
@@ -278,7 +282,11 @@ class Origins:
         if kind == "own":
             return OWN
         if kind == "arg":
-            return self._annotation(getattr(node, "annotation", None))
+            annotation = getattr(node, "annotation", None)
+            if annotation is None:
+                assert isinstance(node, ast.arg)
+                return self._passed(node)
+            return self._annotation(annotation)
         if kind == "import":
             assert isinstance(node, (ast.Import, ast.ImportFrom))
             if isinstance(node, ast.ImportFrom) and node.level:
@@ -288,6 +296,38 @@ class Origins:
             known = self._qualified(qualified)
             return known if known is not None else Foreign(qualified)
         return self.of(node, where)
+
+    def _passed(self, arg: ast.arg) -> Origin:
+        """An untyped parameter: the caller's object (``OWN``), unless a call in this file
+        passes it an object of a module the run does not port (``handle(session)`` with
+        ``session = aiohttp.ClientSession()``): then that."""
+        function = self._arg_function.get(id(arg))
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return OWN
+        positional = [*getattr(function.args, "posonlyargs", []), *function.args.args]
+        method = isinstance(self.plan.parents.get(id(function)), ast.ClassDef)
+        if self._calls is None:
+            self._calls = {}
+            for node in ast.walk(self.plan.tree):
+                if isinstance(node, ast.Call):
+                    name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
+                    if name is not None:
+                        self._calls.setdefault(name, []).append(node)
+        found: Origin = OWN
+        for call in self._calls.get(function.name, []):
+            through_attribute = isinstance(call.func, ast.Attribute)
+            if method != through_attribute:
+                continue  # not a call of this function (a method is called on its object)
+            value: Optional[ast.AST] = next((k.value for k in call.keywords if k.arg == arg.arg), None)
+            if value is None and arg in positional:
+                index = positional.index(arg) - (1 if method else 0)
+                if 0 <= index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+                    value = call.args[index]
+            if value is not None:
+                origin = self.of(value, self.scope_of(value))
+                if isinstance(origin, Foreign):
+                    found = worst(found, origin)
+        return found
 
     def _annotation(self, annotation: Optional[ast.AST]) -> Origin:
         if annotation is None:

@@ -1348,3 +1348,27 @@ def test_an_a_method_with_a_known_sync_twin_is_rewritten_not_flagged() -> None:
     assert "client.close()" in result.text and "it.__next__()" in result.text
     assert [f.message.split(":")[0] for f in result.flags] == ["`await tool.ainvoke(…)`"]
     assert "if the object has it" in result.flags[0].message
+
+
+def test_an_untyped_parameter_given_an_unported_object_in_the_same_file_is_flagged() -> None:
+    """An untyped parameter is the caller's object, unless a call in the file passes it an
+    object of a module the run does not port."""
+    result = port(
+        """
+        from otherlib import ClientSession
+
+        async def fetch(session, url):
+            return await session.get(url)
+
+        class Worker:
+            async def run(self, conn):
+                await conn.send("x")
+
+        async def main():
+            session = ClientSession()
+            await fetch(session, "u")
+            await Worker().run(conn=session)
+        """
+    )
+    assert [f.message.split(":")[0] for f in result.flags] == ["`await session.get(…)`", "`await conn.send(…)`"]
+    assert "`session` is made by `otherlib.ClientSession(…)`" in result.flags[0].message
