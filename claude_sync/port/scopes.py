@@ -177,7 +177,7 @@ class Origins:
         if isinstance(expression, ast.Name):
             return self.name(expression.id, scope)
         if isinstance(expression, ast.Attribute):
-            root = expression
+            root: ast.AST = expression
             while isinstance(root, ast.Attribute):
                 root = root.value
             if isinstance(root, ast.Name) and root.id in ("self", "cls"):
