@@ -29,14 +29,11 @@ from typing import Dict, Optional, Set, Tuple
 
 from .keywords import coroutine_functions
 from .plan import Plan
-from .scopes import OWN, SYNC, Foreign, Origins
-from .rules import ATTRIBUTE_RENAMES, OFFICIAL_PACKAGES, async_library, rule_for
+from .rules import ATTRIBUTE_RENAMES, async_library, rule_for
+from .scopes import OWN, SYNC, SYNC_TWIN_PREFIXES, Foreign, Origins, is_official
 
 __all__ = ["dotted_name", "flag_blocking_contexts", "flag_unproven_awaits", "known_sync_names"]
 
-SYNC_TWIN_PREFIXES = ("threading.", "queue.")
-"""Renames whose target's methods are the blocking twins of the async ones (``await
-queue.get()`` -> ``queue.get()``)."""
 
 
 def flag_unproven_awaits(plan: Plan) -> None:
@@ -73,7 +70,7 @@ def _proven(plan: Plan, call: ast.Call, functions: Set[str], methods: Set[str]) 
     if isinstance(func, ast.Name) and func.id in functions:
         return True
     qualified = plan.qualify(func)
-    if qualified is not None and (_is_official(qualified) or async_library(qualified) is not None):
+    if qualified is not None and (is_official(qualified) or async_library(qualified) is not None):
         return (
             True  # claude_sync's twin is synchronous; async libraries: references rewrites or flags
         )
@@ -265,7 +262,7 @@ def known_sync_names(plan: Plan) -> Set[str]:
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             bind(node.target, None)
         elif isinstance(node, ast.arg):
-            ok = node.annotation is not None and _is_official(plan.qualify(node.annotation) or "")
+            ok = node.annotation is not None and is_official(plan.qualify(node.annotation) or "")
             good[node.arg] = good.get(node.arg, True) and ok
         elif isinstance(node, ast.NamedExpr):
             bind(node.target, node.value)
@@ -292,7 +289,7 @@ def _makes_sync_object(plan: Plan, value: ast.AST) -> bool:
     qualified = plan.qualify(value.func)
     if qualified is None:
         return False
-    if _is_official(qualified):
+    if is_official(qualified):
         return True
     rule = rule_for(qualified)
     return (
@@ -333,11 +330,6 @@ def flag_blocking_contexts(plan: Plan) -> None:
             )
             plan.claimed.add(id(expression))
             plan.claimed.add(id(target))
-
-
-def _is_official(qualified: str) -> bool:
-    root = qualified.split(".")[0]
-    return root in OFFICIAL_PACKAGES or root == "claude_sync"
 
 
 def dotted_name(node: ast.AST) -> Optional[str]:

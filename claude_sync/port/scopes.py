@@ -32,7 +32,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
 from .plan import Plan
 from .rules import OFFICIAL_PACKAGES, rule_for
 
-__all__ = ["Foreign", "OWN", "Origin", "Origins", "SYNC", "UNKNOWN"]
+__all__ = ["Foreign", "OWN", "Origin", "Origins", "SYNC", "SYNC_TWIN_PREFIXES", "UNKNOWN", "is_official"]
 
 SYNC = "sync"
 OWN = "own"
@@ -51,6 +51,8 @@ Origin = Union[str, Foreign]
 _RANK = {SYNC: 0, OWN: 1, UNKNOWN: 2}
 
 SYNC_TWIN_PREFIXES = ("threading.", "queue.")
+"""Renames whose target's methods are the blocking twins of the async ones (``await
+queue.get()`` -> ``queue.get()``)."""
 
 TYPING_NAMES = frozenset(
     {"Optional", "Union", "Any", "List", "Dict", "Tuple", "Set", "Sequence", "Iterable", "Mapping",
@@ -231,7 +233,7 @@ class Origins:
         return Foreign(f"{found.name}(…)") if isinstance(found, Foreign) else found
 
     def _qualified(self, qualified: str) -> Optional[Origin]:
-        if _is_official(qualified) or qualified in SYNC_MOCKS:
+        if is_official(qualified) or qualified in SYNC_MOCKS:
             return SYNC
         rule = rule_for(qualified)
         if rule is not None and rule.action == "rename" and (rule.target or "").startswith(SYNC_TWIN_PREFIXES):
@@ -433,6 +435,7 @@ def _walk_scope(body: List[ast.AST]) -> Iterator[ast.AST]:
         pending.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
-def _is_official(qualified: str) -> bool:
+def is_official(qualified: str) -> bool:
+    """Whether ``qualified`` names something of the official SDK (or of claude_sync)."""
     root = qualified.split(".")[0]
     return root in OFFICIAL_PACKAGES or root == "claude_sync"
