@@ -1,15 +1,19 @@
 """What dropping ``async``/``await`` would change without a trace, flagged.
 
-* ``flag_unproven_awaits``: ``await x`` becomes ``x``. That keeps the meaning only when ``x``
-  is a call the port makes synchronous: a coroutine function of this module, a name of the
-  official SDK (claude_sync's twin is synchronous), a method of an object the module makes
-  from one of those (``client = ClaudeSDKClient(…)``, ``async with ClaudeSDKClient(…) as
-  client``, a parameter annotated with such a class) or from an asyncio class the port
-  renames to its ``threading`` / ``queue`` twin, or a call into an async library (those are
-  ``references``' business). Any other ``await`` is flagged:
+* ``flag_unproven_awaits``: ``await x`` becomes ``x``. That keeps the meaning when ``x`` is a
+  call the port makes synchronous or that is the code's own, judged where Python resolves its
+  names (``scopes``): a coroutine function of this module or of the run, a name of the
+  official SDK (claude_sync's twin is synchronous), an object made from one of those or from
+  an asyncio class the port renames to its ``threading`` / ``queue`` twin, the code's own
+  objects (an untyped parameter, an attribute of ``self``, an import from the run), a call
+  into an async library (``references``' business), a method with a known sync twin
+  (``aclose``: ``references`` renames it). Flagged, each saying what to call instead:
 
-  - ``await f(…)`` of a function the tool does not know: if ``f`` still returns an awaitable
-    after the port, the line now holds a coroutine object where it held a value;
+  - ``await x.m(…)`` / ``await f(…)`` of an object of a module the run does not port (named
+    in the flag; an ``Async…`` class's usual sync twin is named as a guess);
+  - ``await x.m(…)`` where ``m`` is named like an async twin (``ainvoke``) and no coroutine
+    ``m`` is in the run: the usual sync name (``invoke``), "if the object has it";
+  - a name nothing binds where it is used (a builtin, a star import);
   - ``await later`` (not a call): the coroutine was made earlier (``later = client.query(…)``);
     after the port the call ran where it was made, before the statements in between.
 
