@@ -27,9 +27,10 @@ NameOracle = Callable[[str, str], bool]
 @dataclass(frozen=True)
 class RunCoroutines:
     """The coroutine functions of every file of one run, which the run makes synchronous: an
-    ``await`` of one of them is proven (``awaits``), wherever it is defined. (Methods are not:
-    a method name says nothing about the object it is called on — ``await client.get()`` of an
-    async library's client must stay a flag even when a class of the run has a ``get``.)
+    ``await`` of one of them is proven (``awaits``), wherever it is defined. A coroutine method
+    name proves an ``await x.m()`` only where ``x`` is the code's own object (``scopes``):
+    ``await client.get()`` of an async library's client stays a flag even when a class of the
+    run has a ``get``.
 
     Attributes:
         functions: "module.name" for each coroutine function, by the module's last part
