@@ -28,9 +28,9 @@ NameOracle = Callable[[str, str], bool]
 class RunCoroutines:
     """The coroutine functions of every file of one run, which the run makes synchronous: an
     ``await`` of one of them is proven (``awaits``), wherever it is defined. A coroutine method
-    name proves an ``await x.m()`` only where ``x`` is the code's own object (``scopes``):
-    ``await client.get()`` of an async library's client stays a flag even when a class of the
-    run has a ``get``.
+    name of the run only keeps ``await x.ainvoke()`` on the code's own object from being taken
+    for an async twin (``scopes`` decides whose object ``x`` is): ``await client.get()`` of an
+    async library's client stays a flag even when a class of the run has a ``get``.
 
     Attributes:
         functions: "module.name" for each coroutine function, by the module's last part
