@@ -39,8 +39,8 @@ class RunCoroutines:
 
     functions: FrozenSet[str] = frozenset()
     methods: FrozenSet[str] = frozenset()
-    """The names of the coroutine methods of the run's classes (``connect`` of a transport):
-    an ``await x.connect()`` on the code's own object is proven by one (``scopes``)."""
+    """The names of the coroutine methods of the run's classes: such a name is not taken for an
+    async library's ``a…`` twin (``awaits``)."""
     modules: FrozenSet[str] = frozenset()
     """The run's modules and packages by their last part: an import from one is the code's own."""
 
