@@ -62,6 +62,7 @@ from typing import (
 from .._options.options import ClaudeAgentOptions
 from .._options.timeouts import optional_seconds
 from .._redaction.redactor import redacted_logger
+from .._shared_pool.switch import leasing_path
 from .._tracing.otel import attached, caller_context, untraced, watch_pool
 from .._wire.errors import CLIConnectionError, ProcessError, ReceiveTimeoutError, UsageError
 from .._wire.messages import ResultMessage
@@ -131,6 +132,9 @@ class AgentPool:
         options = options or ClaudeAgentOptions()
         if warm and options.trace_cli:
             raise ValueError("warm CLIs cannot have trace_cli=True: a CLI started ahead has no run's trace to join")
+        if warm and transport_factory is None and leasing_path(options) is not None:
+            logger.info("AgentPool: warm=%d ignored: each run leases a warm CLI from the shared pool", warm)
+            warm = 0
         self.max_workers = max_workers
         self.reuse = reuse
         self.max_runs_per_cli = max_runs_per_cli
@@ -481,6 +485,10 @@ class AgentPool:
     def _after_run(self, slot: CliSlot, outcome: RunResult[Any], job: _Job) -> None:
         """Worker: reset and park the CLI, or close it. Never raises (a failed reset retires
         the CLI)."""
+        if self.transport_factory is None and leasing_path(job.options) is not None:
+            # leased from the shared pool: closing gives it back (the pool judges, resets, parks)
+            self._slots.retire(slot, "the shared pool takes its leased CLI back", counted=False)
+            return
         reason = (
             "reuse=False" if not self.reuse
             else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli, prompt=job.prompt)

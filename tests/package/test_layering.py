@@ -67,6 +67,10 @@ IO_MODULES = {
     # many agents
     "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.run",
     "claude_sync._agents.slots",
+    # the shared pool, the leaseholder's side: a transport over leased pipes, its extension,
+    # the switch (loads the lease client)
+    "claude_sync._shared_pool.leased_transport", "claude_sync._shared_pool.extension",
+    "claude_sync._shared_pool.switch",
     # engines and the testing kit
     "claude_sync.integrations.dask",
     "claude_sync.testing._scripted_cli.interpreter", "claude_sync.testing._scripted_cli.in_process",
@@ -91,6 +95,7 @@ LAYERS = (
     "claude_sync._engine",  # one live CLI connection and its threads
     "claude_sync._sessions",  # transcripts, stores, the store bridge (an engine extension)
     "claude_sync._tracing",  # OpenTelemetry around a connection
+    "claude_sync._shared_pool",  # the machine-wide warm pool: leases (an engine extension), the pool process
     "claude_sync._wiring",  # options → a Session: request handlers and extensions from the features
     "claude_sync._controls",  # the control methods the client and the query() stream share
     "claude_sync.client",  # ClaudeSDKClient
@@ -121,6 +126,9 @@ UPWARD_IMPORTS = {
     # a resume is refused while the session waits for a person: the wiring plugs the approvals'
     # hold check in as a connection extension (lazily, only for options that resume a session)
     ("claude_sync._wiring", "claude_sync._approvals.hold_check"),
+    # a lease goes back to the pool only when AgentPool's reuse rules allow it (one
+    # implementation of each rule: the options that forbid a reset, a slash-command prompt)
+    ("claude_sync._shared_pool.verdict", "claude_sync._agents.reuse"),
 }
 """``(importer, imported)``: the imports allowed to run up ``LAYERS``, each with its reason."""
 
