@@ -67,6 +67,8 @@ IO_MODULES = {
     # many agents
     "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.run",
     "claude_sync._agents.slots",
+    # the shared pool: the leaseholder's socket end, the pool process and its command line
+    "claude_sync._shared_pool.lease_client",
     # engines and the testing kit
     "claude_sync.integrations.dask",
     "claude_sync.testing._scripted_cli.interpreter", "claude_sync.testing._scripted_cli.in_process",
@@ -99,6 +101,7 @@ LAYERS = (
     "claude_sync.query",  # query(): one run as an iterator
     "claude_sync._show",  # show(): watches a query() or a client's turn
     "claude_sync._agents",  # run(), AgentPool: runs of query() and clients
+    "claude_sync._shared_pool",  # the machine-wide warm pool: the socket's two ends, the pool process
     "claude_sync._approvals",  # runs that defer and resume a permission decision
     "claude_sync._cli",  # the command line
     "claude_sync.types",  # the official SDK's ``types`` names, re-exported
