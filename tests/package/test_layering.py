@@ -67,6 +67,8 @@ IO_MODULES = {
     # many agents
     "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.run",
     "claude_sync._agents.slots",
+    # the shared pool: the leaseholder's socket end, the pool process and its command line
+    "claude_sync._shared_pool.lease_client",
     # the shared pool, the leaseholder's side: a transport over leased pipes, its extension,
     # the switch (loads the lease client)
     "claude_sync._shared_pool.leased_transport", "claude_sync._shared_pool.extension",
@@ -95,7 +97,6 @@ LAYERS = (
     "claude_sync._engine",  # one live CLI connection and its threads
     "claude_sync._sessions",  # transcripts, stores, the store bridge (an engine extension)
     "claude_sync._tracing",  # OpenTelemetry around a connection
-    "claude_sync._shared_pool",  # the machine-wide warm pool: leases (an engine extension), the pool process
     "claude_sync._wiring",  # options → a Session: request handlers and extensions from the features
     "claude_sync._controls",  # the control methods the client and the query() stream share
     "claude_sync.client",  # ClaudeSDKClient
@@ -104,6 +105,7 @@ LAYERS = (
     "claude_sync.query",  # query(): one run as an iterator
     "claude_sync._show",  # show(): watches a query() or a client's turn
     "claude_sync._agents",  # run(), AgentPool: runs of query() and clients
+    "claude_sync._shared_pool",  # the machine-wide warm pool: the socket's two ends, the pool process
     "claude_sync._approvals",  # runs that defer and resume a permission decision
     "claude_sync._cli",  # the command line
     "claude_sync.types",  # the official SDK's ``types`` names, re-exported
@@ -126,9 +128,11 @@ UPWARD_IMPORTS = {
     # a resume is refused while the session waits for a person: the wiring plugs the approvals'
     # hold check in as a connection extension (lazily, only for options that resume a session)
     ("claude_sync._wiring", "claude_sync._approvals.hold_check"),
-    # a lease goes back to the pool only when AgentPool's reuse rules allow it (one
-    # implementation of each rule: the options that forbid a reset, a slash-command prompt)
-    ("claude_sync._shared_pool.verdict", "claude_sync._agents.reuse"),
+    # leasing from the shared pool: the wiring plugs the lease in as a connection extension
+    # (lazily, only when leasing is on) and asks the switch; AgentPool asks the switch per run
+    ("claude_sync._wiring", "claude_sync._shared_pool.switch"),
+    ("claude_sync._wiring", "claude_sync._shared_pool.extension"),
+    ("claude_sync._agents.pool", "claude_sync._shared_pool.switch"),
 }
 """``(importer, imported)``: the imports allowed to run up ``LAYERS``, each with its reason."""
 
