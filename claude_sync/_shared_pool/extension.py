@@ -34,6 +34,7 @@ from .._engine.process import stderr_sink
 from .._options.options import ClaudeAgentOptions
 from .._redaction.redactor import redacted_logger
 from .figures import own_figures
+from .lease_client import LeasePlan, PoolUnavailable, lease
 from .leased_transport import LeasedTransport
 from .verdict import lease_refusal
 
@@ -74,8 +75,6 @@ class SharedPoolLease(ConnectionExtension):
         if refusal is not None:
             log_once(f"Shared pool: this CLI is spawned here, not leased: {refusal}")
             return None
-        from .lease_client import LeasePlan, PoolUnavailable, lease
-
         try:
             held = lease(
                 LeasePlan(argv=tuple(plan.argv), env=dict(plan.env), cwd=plan.cwd),

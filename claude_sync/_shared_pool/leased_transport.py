@@ -50,6 +50,8 @@ SETTLE_WAIT = 1.0
 """At most this long ``stop`` (and an ended input) waits, after a result, for the ``idle``
 line a CLI that reports its state (2.1.33x) writes right after it (measured: ~1-5 ms)."""
 _READ_SIZE = 64 * 1024
+EXIT_LOOK = 0.001
+"""How long ``exit_code`` looks for an exit notice the pool may have sent."""
 
 _live: "weakref.WeakSet[LeasedTransport]" = weakref.WeakSet()
 
@@ -124,8 +126,9 @@ class LeasedTransport(Transport):
         return int(self.lease.pid)
 
     def exit_code(self) -> Optional[int]:
-        """The CLI's exit status once the pool reported it exited, else None (never blocks)."""
-        return self.wait(0)
+        """The CLI's exit status once the pool reported it exited, else None (looks at the
+        pool's connection for at most ``EXIT_LOOK`` s)."""
+        return self.wait(EXIT_LOOK)
 
     def wait(self, timeout: Optional[float]) -> Optional[int]:
         """Wait at most ``timeout`` seconds for the pool's exit notice; once this transport
@@ -133,7 +136,7 @@ class LeasedTransport(Transport):
         if self._exit is not None or self._parent_only or self._given_back:
             return self._exit
         if self.stopped_by_us or self.last_rung is not None:
-            timeout = 0
+            timeout = EXIT_LOOK
         code = self.lease.exit_notice(timeout)
         if code is not None:
             self._exit = code
@@ -288,7 +291,7 @@ class LeasedTransport(Transport):
             return "the leaseholder never used it"
         if self._stdin_broken:
             return "a write to the CLI timed out (a frame may be half written)"
-        if self._read_eof or self.wait(0) is not None:
+        if self._read_eof or self.wait(EXIT_LOOK) is not None:
             return "the CLI exited"
         if self._stderr.running:
             return "its stderr drain did not stop"
@@ -304,6 +307,11 @@ class LeasedTransport(Transport):
 
     def _give_back(self, reusable: bool, reason: str) -> None:
         self._given_back = True
+        if self._connected:
+            try:  # the file description is the pool's too: leave it as the pool gave it
+                os.set_blocking(self.lease.stdin_fd, True)
+            except OSError:
+                pass
         try:
             self.lease.give_back(reusable, reason)
         except Exception:  # noqa: BLE001 - give_back never raises by contract; a bug must not break close

@@ -19,8 +19,9 @@ ENV_VAR = "CLAUDE_SYNC_SHARED_POOL"
 
 def leasing_path(options: ClaudeAgentOptions, environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
     """The pool's socket path when runs with ``options`` lease their CLI, else None (any
-    thread; ``environ`` defaults to ``os.environ``). Raises nothing (a refused directory
-    is found when leasing: ``PoolUnavailable``)."""
+    thread; ``environ`` defaults to ``os.environ``). Raises ``ValueError`` for a
+    ``CLAUDE_SYNC_SHARED_POOL`` value that means nothing (``socket_path``); a refused
+    directory is found when leasing (``PoolUnavailable``)."""
     environ = os.environ if environ is None else environ
     option = options.shared_pool
     if option is False or (option is None and environ.get(ENV_VAR, "") in ("", "0")):

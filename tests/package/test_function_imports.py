@@ -78,7 +78,6 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._wiring", "claude_sync._engine.exit_watch"): "first-use",
     ("claude_sync._wiring", "claude_sync._shared_pool.extension"): "first-use",
     ("claude_sync._shared_pool.switch", "claude_sync._shared_pool.lease_client"): "first-use",
-    ("claude_sync._shared_pool.extension", "claude_sync._shared_pool.lease_client"): "first-use",
     ("claude_sync._wiring", "claude_sync._engine.notices"): "first-use",
     ("claude_sync._wiring", "claude_sync._mcp.routing"): "first-use",
     ("claude_sync._wiring", "claude_sync._mcp.server"): "first-use",
