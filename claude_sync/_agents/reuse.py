@@ -67,8 +67,8 @@ from .._wire.record import FrozenRecord, Record
 from .._wire.system_messages import SystemMessage
 
 __all__ = [
-    "CliSlot", "SLASH_COMMAND_WRITES", "init_fingerprint", "is_alive", "options_retire_reason", "reset_conversation",
-    "retire_reason", "slash_command", "slash_command_reason", "snapshot_options",
+    "CliSlot", "SLASH_COMMAND_WRITES", "init_fingerprint", "is_alive", "options_retire_reason", "reset_answer_problem",
+    "reset_conversation", "retire_reason", "slash_command", "slash_command_reason", "snapshot_options",
 ]  # fmt: skip
 
 RESET_PROMPT = "/clear"
@@ -290,18 +290,32 @@ def reset_conversation(slot: CliSlot, timeout: float) -> Optional[str]:
     """
     slot.client.query(RESET_PROMPT, timeout=timeout)
     answer = list(slot.client.receive_response(timeout=timeout))
+    problem = reset_answer_problem(answer, slot.fingerprint, slot.session_ids)
+    if problem is not None:
+        return problem
+    result = answer[-1]
+    assert isinstance(result, ResultMessage)
+    slot.session_ids.append(result.session_id)
+    slot.cost_before = result.total_cost_usd or 0.0
+    slot.usage_before = result.model_usage if isinstance(result.model_usage, dict) else {}
+    return None
+
+
+def reset_answer_problem(answer: List[StreamItem], baseline: Optional[Dict[str, Any]], session_ids: List[str]) -> Optional[str]:
+    """Why ``answer`` (the messages a ``/clear`` got, its ``result`` last) does not prove a
+    reset, or None: it must end with a clean zero-turn ``result``, carry a ``system/init``
+    whose fingerprint has not drifted from ``baseline`` (the CLI's first one: a None baseline
+    fails), and a session id none of ``session_ids`` (the CLI's earlier ones). Pure; shared by
+    ``AgentPool`` and the shared pool's reset."""
     result = answer[-1] if answer else None
     if not isinstance(result, ResultMessage) or result.is_error or result.num_turns != 0:
         return f"/clear did not end with a clean zero-turn result: {result!r}"
     fingerprint = init_fingerprint(answer)
     if fingerprint is None:
         return "/clear sent no system/init"
-    drift = _drift(fingerprint, slot.fingerprint)
+    drift = _drift(fingerprint, baseline)
     if drift:
         return f"after /clear the CLI reports {drift}"
-    if result.session_id in slot.session_ids:
+    if result.session_id in session_ids:
         return f"/clear kept the session id {result.session_id}"
-    slot.session_ids.append(result.session_id)
-    slot.cost_before = result.total_cost_usd or 0.0
-    slot.usage_before = result.model_usage if isinstance(result.model_usage, dict) else {}
     return None
