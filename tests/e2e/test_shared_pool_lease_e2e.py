@@ -217,3 +217,27 @@ def test_no_pool_spawns_as_today_with_one_log_line(
     assert (first.text, second.text) == ("one", "two")
     lines = [r.getMessage() for r in caplog.records if r.name == "claude_sync.shared_pool"]
     assert len(lines) == 1 and "spawning the CLIs here" in lines[0], lines
+
+
+def test_the_command_line_leases_through_the_environment_and_the_next_process_reuses_the_cli(
+    pool: PoolProcess, fake_api: Any, real_cli_path: str, tmp_path: Path
+) -> None:
+    from claude_sync.testing import hermetic_env
+
+    fake_api.add(text("one"), text("two"))
+    env = hermetic_env(tmp_path, fake_api.base_url, CLAUDE_CODE_MAX_RETRIES=0)
+    env.update(PYTHONPATH=str(ROOT), CLAUDE_SYNC_SHARED_POOL=pool.path)
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    outputs = []
+    for prompt in ("first", "second"):
+        done = subprocess.run(
+            [sys.executable, "-m", "claude_sync", "--cli-path", real_cli_path, "--cwd", str(work), prompt],
+            env=env, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+        wait_until(lambda: _clis(pool, "parked"), 30, "the CLI parked")
+    assert outputs == ["one\n", "two\n"]
+    clis = pool.status()["clis"]
+    assert len(clis) == 1 and clis[0]["runs"] >= 1, clis  # the second process got the first one's CLI
