@@ -241,3 +241,24 @@ def test_the_command_line_leases_through_the_environment_and_the_next_process_re
     assert outputs == ["one\n", "two\n"]
     clis = pool.status()["clis"]
     assert len(clis) == 1 and clis[0]["runs"] >= 1, clis  # the second process got the first one's CLI
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_forked_leaseholder_child_leaves_the_parents_lease_alone(
+    pool: PoolProcess, e2e_options: OptionsFactory, fake_api: Any
+) -> None:
+    fake_api.add(text("one"), text("two"))
+    options = e2e_options(shared_pool=pool.path)
+    with ClaudeSDKClient(options) as client:
+        pid = client.session.pid
+        client.query("one")
+        assert _result(list(client.receive_response())).result == "one"
+        child = os.fork()
+        if child == 0:  # the child: closes its copies of the lease, touches nothing else
+            os._exit(0 if not client.session.transport.is_ready() else 1)
+        _, status = os.waitpid(child, 0)
+        assert os.WEXITSTATUS(status) == 0
+        assert pid_alive(pid) and pid in _clis(pool, "leased"), pool.status()
+        client.query("two")  # the parent's lease still works after the child is gone
+        assert _result(list(client.receive_response())).result == "two"
+    wait_until(lambda: _parked(pool, pid), 30, "given back and parked by the parent")
