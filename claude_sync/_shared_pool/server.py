@@ -385,7 +385,8 @@ class SharedPool:
                 grant = None
                 refusal: Optional[Dict[str, Any]] = protocol.error("stopping", "the pool is stopping")
             else:
-                grant = self._take(conn.plan, first_in_line=not self._waiters)
+                ahead = sum(waiter.plan == conn.plan for waiter in self._waiters)
+                grant = self._take(conn.plan, first_in_line=not self._waiters, ahead=ahead)
                 refusal = None
                 if grant is None:
                     if len(self._waiters) >= self.caps.max_waiting:
@@ -405,9 +406,11 @@ class SharedPool:
             return
         self._grant(conn, grant)
 
-    def _take(self, plan: protocol.WirePlan, first_in_line: bool) -> Optional[Any]:
+    def _take(self, plan: protocol.WirePlan, first_in_line: bool, ahead: int = 0) -> Optional[Any]:
         """Under the lock: a CLI for ``plan`` marked leased, or ``"spawn"`` (a slot reserved:
-        the caller spawns), or None (wait). Retires idle CLIs of other plans to make room when
+        the caller spawns), or None (wait). A CLI of the plan being reset is waited for (a
+        reset takes milliseconds, a cold start a second of CPU) unless ``ahead`` waiters of the
+        same plan will take every such CLI. Retires idle CLIs of other plans to make room when
         ``first_in_line``."""
         for state in ("parked", "fresh"):
             matches = [cli for cli in self._clis if cli.state == state and cli.plan == plan]
@@ -415,7 +418,8 @@ class SharedPool:
                 cli = max(matches, key=lambda c: c.last_used)
                 cli.state = "leased"
                 return cli
-        if not first_in_line:
+        resetting = sum(cli.state == "resetting" and cli.plan == plan for cli in self._clis)
+        if not first_in_line or resetting > ahead:
             return None
         while True:
             count_ok = len(self._clis) + self._spawning < self.caps.max_clis
@@ -523,10 +527,12 @@ class SharedPool:
         if self._stopping.is_set():
             return
         first_needing_room = True
+        ahead: Dict[protocol.WirePlan, int] = {}
         for conn in list(self._waiters):
             assert conn.plan is not None
-            grant = self._take(conn.plan, first_in_line=first_needing_room)
+            grant = self._take(conn.plan, first_in_line=first_needing_room, ahead=ahead.get(conn.plan, 0))
             if grant is None:
+                ahead[conn.plan] = ahead.get(conn.plan, 0) + 1
                 first_needing_room = False
                 continue
             self._waiters.remove(conn)

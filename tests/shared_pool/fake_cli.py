@@ -9,7 +9,7 @@
 - the user message ``exit N`` → exit N. stdin EOF → exit 0.
 
 ``$FAKE_CLEAR`` changes the answer to ``/clear``: ``control`` (a ``can_use_tool`` control
-request first), ``turns`` (``num_turns`` 1), ``drift`` (another model), ``hang`` (no answer),
+request first), ``turns`` (``num_turns`` 1), ``drift`` (another model at each ``/clear``), ``hang`` (no answer),
 ``exit`` (exit 3), ``extra`` (an extra line after the result). ``$FAKE_PIDFILE``: append the
 pid there at start. ``$FAKE_CHILD=1``: start a ``sleep`` child in the same process group.
 """
@@ -66,6 +66,7 @@ def main():
     session = str(uuid.uuid4())
     cost = 0.0
     runs = 0
+    clears = 0
     for raw in sys.stdin:
         try:
             message = json.loads(raw)
@@ -88,7 +89,8 @@ def main():
                 out({"type": "control_request", "request_id": "x1",
                      "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}}})
             session = str(uuid.uuid4())
-            model = "other-model" if MODE == "drift" else "fake-model"
+            clears += 1
+            model = f"model-{clears}" if MODE == "drift" else "fake-model"
             out(init(session, model))
             out(assistant(session, "(no content)", "<synthetic>"))
             out(result(session, 1 if MODE == "turns" else 0, cost, ""))

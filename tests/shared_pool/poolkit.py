@@ -70,6 +70,10 @@ class PoolProcess:
             self.log.flush()
         return Path(self.log_path).read_text(errors="replace")
 
+    def wait_log(self, text: str, timeout: float = 10.0) -> None:
+        """Wait for ``text`` in the pool's log (lines come after the event they report)."""
+        wait_until(lambda: text in self.text(), timeout, f"{text!r} in the pool's log")
+
     def stop(self) -> int:
         if self.process.poll() is None:
             try:
