@@ -49,9 +49,10 @@ __all__ = ["Caps", "SharedPool"]
 
 logger = redacted_logger("claude_sync.shared_pool")
 
-BACKLOG = 128
-REQUEST_TIMEOUT = 10.0
-"""Bound on a connection's first request arriving once accepted."""
+BACKLOG = 1024
+REQUEST_TIMEOUT = 2.0
+"""Bound on a connection's first request arriving once accepted (a client sends it right
+after connecting; a silent connection holds a handler thread this long at most)."""
 SEND_TIMEOUT = 5.0
 """Bound on writing one answer (a leaseholder that does not read is dropped)."""
 RECV_BYTES = 65536
@@ -114,7 +115,7 @@ class SharedPool:
         self._spawning = 0
         self._waiters: List[_Conn] = []
         self._leases: List[_Conn] = []
-        self._jobs: "queue.Queue[Optional[Tuple[Callable[..., None], tuple]]]" = queue.Queue(maxsize=4 * BACKLOG)
+        self._jobs: "queue.Queue[Optional[Tuple[Callable[..., None], tuple]]]" = queue.Queue(maxsize=BACKLOG)
         self._threads: List[threading.Thread] = []
         self._stopping = threading.Event()
         self._stopped = threading.Event()
@@ -286,7 +287,7 @@ class SharedPool:
             sock.close()
             return
         if uid != os.geteuid():
-            self.counts["refused_peers"] += 1
+            self._count("refused_peers")
             logger.warning("refused a connection from uid %d (this pool serves uid %d only)", uid, os.geteuid())
             self._send_now(sock, protocol.error("refused", "this pool serves its own uid only"))
             sock.close()
@@ -294,7 +295,7 @@ class SharedPool:
         try:
             self._jobs.put_nowait((self._handle_connection, (sock,)))
         except queue.Full:
-            self.counts["busy"] += 1
+            self._count("busy")
             self._send_now(sock, protocol.error("busy", "the pool's queue of connections is full"))
             sock.close()
 
@@ -358,7 +359,10 @@ class SharedPool:
             if left <= 0:
                 raise protocol.ProtocolError(f"no request within {REQUEST_TIMEOUT:.0f}s")
             conn.sock.settimeout(left)
-            data = conn.sock.recv(RECV_BYTES)
+            try:
+                data = conn.sock.recv(RECV_BYTES)
+            except socket.timeout:
+                raise protocol.ProtocolError(f"no request within {REQUEST_TIMEOUT:.0f}s") from None
             if not data:
                 raise OSError("closed before a request")
             messages = conn.reader.feed(data)
@@ -390,10 +394,10 @@ class SharedPool:
                 refusal = None
                 if grant is None:
                     if len(self._waiters) >= self.caps.max_waiting:
-                        self.counts["busy"] += 1
+                        self._count("busy")
                         refusal = protocol.error("busy", f"{len(self._waiters)} requests wait already (max_waiting)")
                     elif message["timeout"] <= 0:
-                        self.counts["busy"] += 1
+                        self._count("busy")
                         refusal = protocol.error("busy", "no CLI free and the request's timeout is 0")
                     else:
                         self._waiters.append(conn)
@@ -454,7 +458,7 @@ class SharedPool:
                 self._send(conn, protocol.error("refused", f"the pool could not start the CLI: {exc.strerror or exc}"))
                 self._close_conn(conn)
                 return
-            self.counts["started"] += 1
+            self._count("started")
             logger.info("started CLI pid %d for plan %s (cold, for pid %d)", cli.pid, cli.plan.plan_id, conn.peer_pid)
             cli.state = "leased"
             state = "cold"
@@ -476,7 +480,7 @@ class SharedPool:
             self._close_conn(conn)
             self._retire(cli, "the leaseholder could not be sent its lease")
             return
-        self.counts["leases"] += 1
+        self._count("leases")
         with self._lock:
             cli.lease = conn
             cli.last_used = time.monotonic()
@@ -507,7 +511,7 @@ class SharedPool:
                 self._spawning -= 1
                 self._serve_waiters_locked()
             return
-        self.counts["started"] += 1
+        self._count("started")
         logger.info("started CLI pid %d for plan %s (spare)", cli.pid, plan.plan_id)
         with self._lock:
             self._spawning -= 1
@@ -588,7 +592,7 @@ class SharedPool:
         if problem is not None:
             self._retire(cli, f"the /clear reset failed: {problem}")
             return
-        self.counts["reused"] += 1
+        self._count("reused")
         with self._lock:
             if cli.state != "resetting":  # retired meanwhile (stop, exit)
                 return
@@ -614,7 +618,7 @@ class SharedPool:
     def _kill(self, cli: PooledCli, reason: str) -> None:
         cli.state = "dead"
         code = cli.kill()
-        self.counts["retired"] += 1
+        self._count("retired")
         logger.info("retired CLI pid %d of plan %s after %d leases (exit %s): %s", cli.pid, cli.plan.plan_id, cli.runs,
                     code, reason)  # fmt: skip
 
@@ -742,7 +746,7 @@ class SharedPool:
             for cli in idle:
                 self._retire_locked(cli, f"idle for {self.caps.idle_seconds:g}s")
         for conn in expired:
-            self.counts["busy"] += 1
+            self._count("busy")
             self._send(conn, protocol.error("busy", f"no CLI became free within the lease's timeout (max_clis={self.caps.max_clis})"))
             self._close_conn(conn)
 
@@ -774,6 +778,10 @@ class SharedPool:
 
     # ------------------------------------------------------------------ status
 
+    def _count(self, name: str) -> None:
+        with self._lock:
+            self.counts[name] += 1
+
     def status(self) -> Dict[str, Any]:
         """The status answer: the CLIs (pid, plan id, cli path, cwd, state, RSS, runs, age), the
         caps, the waiters. No env value, no argv content but the CLI's path. Any thread."""
@@ -782,6 +790,7 @@ class SharedPool:
             clis = list(self._clis)
             waiting = len(self._waiters)
             spawning = self._spawning
+            counts = dict(self.counts)
         listed = [
             {"pid": cli.pid, "plan": cli.plan.plan_id, "cli": cli.plan.cli, "cwd": cli.plan.cwd, "state": cli.state,
              "rss_bytes": cli.rss(), "runs": cli.runs, "age_s": round(now - cli.started, 1)}
@@ -791,7 +800,7 @@ class SharedPool:
                 "idle_seconds": self.caps.idle_seconds, "max_waiting": self.caps.max_waiting,
                 "max_runs": self.caps.max_runs}  # fmt: skip
         return {"ok": True, "pid": os.getpid(), "socket": self.path, "clis": listed, "caps": caps, "waiting": waiting,
-                "spawning": spawning, "counts": dict(self.counts), "uptime_s": round(time.time() - self.started_at, 1)}
+                "spawning": spawning, "counts": counts, "uptime_s": round(time.time() - self.started_at, 1)}
 
     def stats(self) -> Dict[str, int]:
         """For the ``claude_sync.pool.clis`` gauge: CLIs ``alive``/``parked``/``busy`` and

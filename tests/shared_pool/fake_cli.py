@@ -93,9 +93,11 @@ def main():
             model = f"model-{clears}" if MODE == "drift" else "fake-model"
             out(init(session, model))
             out(assistant(session, "(no content)", "<synthetic>"))
+            if MODE == "extra":  # one write: the pool reads the extra line with the result
+                sys.stdout.write(json.dumps(result(session, 0, cost, "")) + "\n" + json.dumps({"type": "keep_alive"}) + "\n")
+                sys.stdout.flush()
+                continue
             out(result(session, 1 if MODE == "turns" else 0, cost, ""))
-            if MODE == "extra":
-                out({"type": "keep_alive"})
             continue
         if prompt.startswith("exit "):
             sys.exit(int(prompt.split()[1]))
