@@ -20,6 +20,7 @@ from .errors import PoolUnavailable, SharedPoolError
 from .lease_client import request
 from .paths import resolve_socket_path
 from .protocol import VERSION
+from .server import Caps, SharedPool, configure_logging
 
 __all__ = ["pool_main", "serve_main"]
 
@@ -79,8 +80,6 @@ def serve_parser() -> argparse.ArgumentParser:
 
 def serve_main(words: Sequence[str]) -> int:
     """``claude-sync serve …`` (main thread): the exit status."""
-    from .server import Caps, SharedPool, configure_logging
-
     try:
         args = serve_parser().parse_args(list(words))
     except SystemExit as exc:

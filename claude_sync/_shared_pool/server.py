@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .._redaction.redactor import redacted_logger
+from .._tracing.otel import watch_pool
 from . import paths, protocol
 from .clis import PooledCli, spawn_cli
 from .errors import PoolUnavailable
@@ -165,12 +166,7 @@ class SharedPool:
         logger.info("shared pool %d serving %s (max_clis=%d, max_memory_mb=%s, spares=%d, idle_seconds=%g)",
                     os.getpid(), self.path, self.caps.max_clis, self.caps.max_memory_mb, self.caps.spares,
                     self.caps.idle_seconds)  # fmt: skip
-        try:
-            from .._tracing.otel import watch_pool
-
-            watch_pool(self)
-        except ImportError:  # pragma: no cover
-            pass
+        watch_pool(self)
 
     def _thread(self, name: str, target: Callable[[], None]) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)

@@ -68,7 +68,8 @@ IO_MODULES = {
     "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.run",
     "claude_sync._agents.slots",
     # the shared pool: the leaseholder's socket end, the pool process and its command line
-    "claude_sync._shared_pool.lease_client",
+    "claude_sync._shared_pool.lease_client", "claude_sync._shared_pool.clis", "claude_sync._shared_pool.server",
+    "claude_sync._shared_pool.command",
     # engines and the testing kit
     "claude_sync.integrations.dask",
     "claude_sync.testing._scripted_cli.interpreter", "claude_sync.testing._scripted_cli.in_process",
