@@ -6,6 +6,8 @@
   ``total_cost_usd`` the running total, as 2.1.197 reports it).
 - the user message ``/clear`` → like 2.1.197: ``system/init`` with a **new** session id, the
   synthetic assistant message and a ``result`` with ``num_turns`` 0 and the running totals.
+- file arguments (absolute paths that exist) are read at start; a turn's result then ends with
+  `` files=[contents] paths=[paths]``.
 - the user message ``exit N`` → exit N. stdin EOF → exit 0.
 
 ``$FAKE_CLEAR`` changes the answer to ``/clear``: ``control`` (a ``can_use_tool`` control
@@ -21,6 +23,11 @@ import sys
 import uuid
 
 PID = os.getpid()
+PATHS = [arg for arg in sys.argv[1:] if arg.startswith("/") and os.path.exists(arg)]
+FILES = []
+for _path in PATHS:  # file arguments (memory files as /dev/fd/N, temp files), read at start
+    with open(_path) as _handle:
+        FILES.append(_handle.read())
 MODE = os.environ.get("FAKE_CLEAR", "")
 TAG = os.environ.get("FAKE_TAG", "")
 
@@ -105,7 +112,8 @@ def main():
         cost += 0.01
         out(init(session))
         out(assistant(session, f"pid={PID} tag={TAG} runs={runs} prompt={prompt}"))
-        out(result(session, 1, round(cost, 4), f"pid={PID} tag={TAG} runs={runs}"))
+        shown = f" files={json.dumps(FILES)} paths={json.dumps(PATHS)}" if FILES else ""
+        out(result(session, 1, round(cost, 4), f"pid={PID} tag={TAG} runs={runs}{shown}"))
     return 0
 
 

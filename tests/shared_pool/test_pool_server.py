@@ -270,3 +270,57 @@ def test_serve_refuses_bad_flags():
     done = subprocess.run([sys.executable, "-m", "claude_sync", "pool", "status", "--socket", "/nonexistent/p.sock"],
                           capture_output=True, cwd=str(ROOT), env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)  # fmt: skip
     assert done.returncode == 1 and b"does not exist" in done.stderr
+
+
+def test_file_arguments_are_materialized_and_their_temp_files_removed_at_retire(make_pool):
+    from claude_sync._options.argv import FileArg
+    from claude_sync._shared_pool.lease_client import LeasePlan
+
+    pool = make_pool("--spares", "0")
+    base = fake_plan("a")
+    plan = LeasePlan(base.argv + ("--mcp-config", FileArg('{"m": 1}', ".json", by_fd=True),
+                                  "--settings", FileArg('{"s": 2}', ".json")), base.env, base.cwd)  # fmt: skip
+    held = lease(plan, path=pool.path, timeout=10)
+    text = turn(held, "x")["result"]
+    files = json.loads(text.split(" files=")[1].split(" paths=")[0])
+    paths = json.loads(text.split(" paths=")[1])
+    assert files == ['{"m": 1}', '{"s": 2}']
+    assert paths[0].startswith("/dev/fd/") and paths[1].endswith(".json") and os.path.exists(paths[1])
+    assert stat_mode(paths[1]) == 0o600
+    held.give_back(False, "done")
+    wait_gone([held.pid])
+    wait_until(lambda: not os.path.exists(paths[1]), 10, "the temp file removed")
+    other = lease(LeasePlan(base.argv + ("--settings", FileArg('{"s": 3}', ".json")), base.env, base.cwd),
+                  path=pool.path, timeout=10)  # fmt: skip
+    assert other.pid != held.pid  # another file content: another plan
+    other.give_back(False, "done")
+
+
+def stat_mode(path):
+    import stat
+
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_the_pool_in_process_stops_clean_and_reports_its_gauge(tmp_path):
+    """No thread, child, fd or file left after ``stop`` (the leak check runs after this test)."""
+    from poolkit import short_dir
+
+    from claude_sync._shared_pool.server import Caps, SharedPool
+
+    directory = short_dir()
+    pool = SharedPool(os.path.join(directory, "pool.sock"), Caps(spares=1, handlers=2))
+    pool.start()
+    try:
+        assert pool.metric_attributes == {"claude_sync.pool.kind": "shared"}
+        held = lease(fake_plan("a"), path=pool.path, timeout=10)
+        wait_until(lambda: pool.stats() == {"alive": 2, "parked": 1, "busy": 1, "queued": 0}, 10, "a spare")
+        pids = [cli["pid"] for cli in pool.status()["clis"]]
+        turn(held, "x")
+        held.give_back(True, "idle")
+        wait_until(lambda: pool.stats()["busy"] == 0, 10, "parked")
+    finally:
+        pool.stop()
+    assert not any(pid_alive(pid) for pid in pids)
+    assert os.listdir(directory) == []
+    os.rmdir(directory)
