@@ -20,6 +20,7 @@ from .errors import PoolUnavailable, SharedPoolError
 from .lease_client import request
 from .paths import resolve_socket_path
 from .protocol import VERSION
+from .server import Caps, SharedPool, configure_logging
 
 __all__ = ["pool_main", "serve_main"]
 
@@ -71,21 +72,22 @@ def serve_parser() -> argparse.ArgumentParser:
                         help="most lease requests waiting for a CLI; more are answered busy at once (default 256)")
     parser.add_argument("--max-runs", type=_count, default=100, metavar="R",
                         help="leases one CLI serves before it is retired (default 100)")
+    parser.add_argument("--reset-timeout", type=_positive, default=30.0, metavar="S",
+                        help="bound on one /clear reset; over it the CLI is killed (default 30)")
     parser.add_argument("--quiet", action="store_true", help="log warnings only (no line per CLI start/retire)")
     return parser
 
 
 def serve_main(words: Sequence[str]) -> int:
     """``claude-sync serve …`` (main thread): the exit status."""
-    from .server import Caps, SharedPool, configure_logging
-
     try:
         args = serve_parser().parse_args(list(words))
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
     try:
         caps = Caps(max_clis=args.max_clis, max_memory_mb=args.max_memory_mb, spares=args.spares,
-                    idle_seconds=args.idle_seconds, max_waiting=args.max_waiting, max_runs=args.max_runs)  # fmt: skip
+                    idle_seconds=args.idle_seconds, max_waiting=args.max_waiting, max_runs=args.max_runs,
+                    reset_timeout=args.reset_timeout)  # fmt: skip
         pool = SharedPool(_path(args.socket), caps)
     except ValueError as exc:
         print(f"claude-sync serve: error: {exc}", file=sys.stderr)

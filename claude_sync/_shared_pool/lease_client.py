@@ -261,8 +261,7 @@ def connect(path: str, timeout: float) -> socket.socket:
     paths.check_dir(os.path.dirname(os.path.abspath(path)))
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
     try:
-        sock.settimeout(max(0.05, timeout))
-        sock.connect(path)
+        _connect(sock, path, time.monotonic() + max(0.05, timeout))
         uid = peer_uid(sock)
         if uid != os.geteuid():
             raise PoolUnavailable(f"refused: the pool at {path} runs as uid {uid}, not {os.geteuid()}")
@@ -279,6 +278,22 @@ def connect(path: str, timeout: float) -> socket.socket:
     except (OSError, socket.timeout) as exc:
         sock.close()
         raise PoolUnavailable(f"no pool: cannot connect to {path}: {exc}") from None
+
+
+def _connect(sock: socket.socket, path: str, deadline: float) -> None:
+    """``connect``, retried while the pool's accept queue is full (``EAGAIN`` on a Unix socket
+    with a timeout), until ``deadline``."""
+    pause = 0.002
+    while True:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            sock.connect(path)
+            return
+        except BlockingIOError:
+            if time.monotonic() + pause >= deadline:
+                raise socket.timeout("the pool's accept queue stayed full") from None
+            time.sleep(pause)  # a bounded back-off: the pool is accepting, just behind
+            pause = min(0.05, pause * 2)
 
 
 def request(path: str, message: Dict[str, Any], timeout: float) -> Dict[str, Any]:

@@ -9,7 +9,7 @@ it must not be a symlink, must be owned by our uid and must have no group/other 
 is refused (``PoolUnavailable`` naming the problem): anyone who could write there could put a
 socket of their own in the pool's place.
 
-One pool per socket: the pool holds an exclusive ``flock`` on ``pool.lock`` next to the socket
+One pool per socket: the pool holds an exclusive ``flock`` on the lock file (``LOCK_NAME``) next to the socket
 for its whole life (the kernel drops it however the pool dies), with its pid written in it.
 
 Any thread; these functions touch the file system only (no threads, no sockets).
@@ -130,7 +130,7 @@ def prepare_dir(socket_path: str) -> str:
 
 
 def lock_path(socket_path: str) -> str:
-    """``pool.lock`` next to the socket."""
+    """The lock file (``LOCK_NAME``) next to the socket."""
     return os.path.join(os.path.dirname(os.path.abspath(socket_path)), LOCK_NAME)
 
 

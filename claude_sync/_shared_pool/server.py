@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .._redaction.redactor import redacted_logger
+from .._tracing.otel import watch_pool
 from . import paths, protocol
 from .clis import PooledCli, spawn_cli
 from .errors import PoolUnavailable
@@ -49,9 +50,10 @@ __all__ = ["Caps", "SharedPool"]
 
 logger = redacted_logger("claude_sync.shared_pool")
 
-BACKLOG = 128
-REQUEST_TIMEOUT = 10.0
-"""Bound on a connection's first request arriving once accepted."""
+BACKLOG = 1024
+REQUEST_TIMEOUT = 2.0
+"""Bound on a connection's first request arriving once accepted (a client sends it right
+after connecting; a silent connection holds a handler thread this long at most)."""
 SEND_TIMEOUT = 5.0
 """Bound on writing one answer (a leaseholder that does not read is dropped)."""
 RECV_BYTES = 65536
@@ -114,7 +116,7 @@ class SharedPool:
         self._spawning = 0
         self._waiters: List[_Conn] = []
         self._leases: List[_Conn] = []
-        self._jobs: "queue.Queue[Optional[Tuple[Callable[..., None], tuple]]]" = queue.Queue(maxsize=4 * BACKLOG)
+        self._jobs: "queue.Queue[Optional[Tuple[Callable[..., None], tuple]]]" = queue.Queue(maxsize=BACKLOG)
         self._threads: List[threading.Thread] = []
         self._stopping = threading.Event()
         self._stopped = threading.Event()
@@ -164,12 +166,7 @@ class SharedPool:
         logger.info("shared pool %d serving %s (max_clis=%d, max_memory_mb=%s, spares=%d, idle_seconds=%g)",
                     os.getpid(), self.path, self.caps.max_clis, self.caps.max_memory_mb, self.caps.spares,
                     self.caps.idle_seconds)  # fmt: skip
-        try:
-            from .._tracing.otel import watch_pool
-
-            watch_pool(self)
-        except ImportError:  # pragma: no cover
-            pass
+        watch_pool(self)
 
     def _thread(self, name: str, target: Callable[[], None]) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)
@@ -286,7 +283,7 @@ class SharedPool:
             sock.close()
             return
         if uid != os.geteuid():
-            self.counts["refused_peers"] += 1
+            self._count("refused_peers")
             logger.warning("refused a connection from uid %d (this pool serves uid %d only)", uid, os.geteuid())
             self._send_now(sock, protocol.error("refused", "this pool serves its own uid only"))
             sock.close()
@@ -294,7 +291,7 @@ class SharedPool:
         try:
             self._jobs.put_nowait((self._handle_connection, (sock,)))
         except queue.Full:
-            self.counts["busy"] += 1
+            self._count("busy")
             self._send_now(sock, protocol.error("busy", "the pool's queue of connections is full"))
             sock.close()
 
@@ -358,7 +355,10 @@ class SharedPool:
             if left <= 0:
                 raise protocol.ProtocolError(f"no request within {REQUEST_TIMEOUT:.0f}s")
             conn.sock.settimeout(left)
-            data = conn.sock.recv(RECV_BYTES)
+            try:
+                data = conn.sock.recv(RECV_BYTES)
+            except socket.timeout:
+                raise protocol.ProtocolError(f"no request within {REQUEST_TIMEOUT:.0f}s") from None
             if not data:
                 raise OSError("closed before a request")
             messages = conn.reader.feed(data)
@@ -385,14 +385,15 @@ class SharedPool:
                 grant = None
                 refusal: Optional[Dict[str, Any]] = protocol.error("stopping", "the pool is stopping")
             else:
-                grant = self._take(conn.plan, first_in_line=not self._waiters)
+                ahead = sum(waiter.plan == conn.plan for waiter in self._waiters)
+                grant = self._take(conn.plan, first_in_line=not self._waiters, ahead=ahead)
                 refusal = None
                 if grant is None:
                     if len(self._waiters) >= self.caps.max_waiting:
-                        self.counts["busy"] += 1
+                        self._count("busy")
                         refusal = protocol.error("busy", f"{len(self._waiters)} requests wait already (max_waiting)")
                     elif message["timeout"] <= 0:
-                        self.counts["busy"] += 1
+                        self._count("busy")
                         refusal = protocol.error("busy", "no CLI free and the request's timeout is 0")
                     else:
                         self._waiters.append(conn)
@@ -405,9 +406,11 @@ class SharedPool:
             return
         self._grant(conn, grant)
 
-    def _take(self, plan: protocol.WirePlan, first_in_line: bool) -> Optional[Any]:
+    def _take(self, plan: protocol.WirePlan, first_in_line: bool, ahead: int = 0) -> Optional[Any]:
         """Under the lock: a CLI for ``plan`` marked leased, or ``"spawn"`` (a slot reserved:
-        the caller spawns), or None (wait). Retires idle CLIs of other plans to make room when
+        the caller spawns), or None (wait). A CLI of the plan being reset is waited for (a
+        reset takes milliseconds, a cold start a second of CPU) unless ``ahead`` waiters of the
+        same plan will take every such CLI. Retires idle CLIs of other plans to make room when
         ``first_in_line``."""
         for state in ("parked", "fresh"):
             matches = [cli for cli in self._clis if cli.state == state and cli.plan == plan]
@@ -415,7 +418,8 @@ class SharedPool:
                 cli = max(matches, key=lambda c: c.last_used)
                 cli.state = "leased"
                 return cli
-        if not first_in_line:
+        resetting = sum(cli.state == "resetting" and cli.plan == plan for cli in self._clis)
+        if not first_in_line or resetting > ahead:
             return None
         while True:
             count_ok = len(self._clis) + self._spawning < self.caps.max_clis
@@ -450,7 +454,7 @@ class SharedPool:
                 self._send(conn, protocol.error("refused", f"the pool could not start the CLI: {exc.strerror or exc}"))
                 self._close_conn(conn)
                 return
-            self.counts["started"] += 1
+            self._count("started")
             logger.info("started CLI pid %d for plan %s (cold, for pid %d)", cli.pid, cli.plan.plan_id, conn.peer_pid)
             cli.state = "leased"
             state = "cold"
@@ -472,7 +476,7 @@ class SharedPool:
             self._close_conn(conn)
             self._retire(cli, "the leaseholder could not be sent its lease")
             return
-        self.counts["leases"] += 1
+        self._count("leases")
         with self._lock:
             cli.lease = conn
             cli.last_used = time.monotonic()
@@ -503,7 +507,7 @@ class SharedPool:
                 self._spawning -= 1
                 self._serve_waiters_locked()
             return
-        self.counts["started"] += 1
+        self._count("started")
         logger.info("started CLI pid %d for plan %s (spare)", cli.pid, plan.plan_id)
         with self._lock:
             self._spawning -= 1
@@ -523,10 +527,12 @@ class SharedPool:
         if self._stopping.is_set():
             return
         first_needing_room = True
+        ahead: Dict[protocol.WirePlan, int] = {}
         for conn in list(self._waiters):
             assert conn.plan is not None
-            grant = self._take(conn.plan, first_in_line=first_needing_room)
+            grant = self._take(conn.plan, first_in_line=first_needing_room, ahead=ahead.get(conn.plan, 0))
             if grant is None:
+                ahead[conn.plan] = ahead.get(conn.plan, 0) + 1
                 first_needing_room = False
                 continue
             self._waiters.remove(conn)
@@ -582,7 +588,7 @@ class SharedPool:
         if problem is not None:
             self._retire(cli, f"the /clear reset failed: {problem}")
             return
-        self.counts["reused"] += 1
+        self._count("reused")
         with self._lock:
             if cli.state != "resetting":  # retired meanwhile (stop, exit)
                 return
@@ -608,7 +614,7 @@ class SharedPool:
     def _kill(self, cli: PooledCli, reason: str) -> None:
         cli.state = "dead"
         code = cli.kill()
-        self.counts["retired"] += 1
+        self._count("retired")
         logger.info("retired CLI pid %d of plan %s after %d leases (exit %s): %s", cli.pid, cli.plan.plan_id, cli.runs,
                     code, reason)  # fmt: skip
 
@@ -736,7 +742,7 @@ class SharedPool:
             for cli in idle:
                 self._retire_locked(cli, f"idle for {self.caps.idle_seconds:g}s")
         for conn in expired:
-            self.counts["busy"] += 1
+            self._count("busy")
             self._send(conn, protocol.error("busy", f"no CLI became free within the lease's timeout (max_clis={self.caps.max_clis})"))
             self._close_conn(conn)
 
@@ -768,6 +774,10 @@ class SharedPool:
 
     # ------------------------------------------------------------------ status
 
+    def _count(self, name: str) -> None:
+        with self._lock:
+            self.counts[name] += 1
+
     def status(self) -> Dict[str, Any]:
         """The status answer: the CLIs (pid, plan id, cli path, cwd, state, RSS, runs, age), the
         caps, the waiters. No env value, no argv content but the CLI's path. Any thread."""
@@ -776,6 +786,7 @@ class SharedPool:
             clis = list(self._clis)
             waiting = len(self._waiters)
             spawning = self._spawning
+            counts = dict(self.counts)
         listed = [
             {"pid": cli.pid, "plan": cli.plan.plan_id, "cli": cli.plan.cli, "cwd": cli.plan.cwd, "state": cli.state,
              "rss_bytes": cli.rss(), "runs": cli.runs, "age_s": round(now - cli.started, 1)}
@@ -785,7 +796,7 @@ class SharedPool:
                 "idle_seconds": self.caps.idle_seconds, "max_waiting": self.caps.max_waiting,
                 "max_runs": self.caps.max_runs}  # fmt: skip
         return {"ok": True, "pid": os.getpid(), "socket": self.path, "clis": listed, "caps": caps, "waiting": waiting,
-                "spawning": spawning, "counts": dict(self.counts), "uptime_s": round(time.time() - self.started_at, 1)}
+                "spawning": spawning, "counts": counts, "uptime_s": round(time.time() - self.started_at, 1)}
 
     def stats(self) -> Dict[str, int]:
         """For the ``claude_sync.pool.clis`` gauge: CLIs ``alive``/``parked``/``busy`` and

@@ -121,6 +121,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._result", "claude_sync._structured.outcome"): "import-time",
     ("claude_sync._sessions.transcript_messages", "claude_sync._sessions.transcript_parallel"): "import-time",
     ("claude_sync._cli.shell", "claude_sync._cli.doctor"): "import-time",
+    ("claude_sync._cli.shell", "claude_sync._shared_pool.command"): "import-time",
     # claude_sync.types: ToolAnnotations resolves from the MCP tools on first access
     ("claude_sync.types", "claude_sync._mcp.tools"): "import-time",
     # in-process MCP tools: defining one loads no schema code (tests/mcp)

@@ -68,7 +68,8 @@ IO_MODULES = {
     "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.run",
     "claude_sync._agents.slots",
     # the shared pool: the leaseholder's socket end, the pool process and its command line
-    "claude_sync._shared_pool.lease_client",
+    "claude_sync._shared_pool.lease_client", "claude_sync._shared_pool.clis", "claude_sync._shared_pool.server",
+    "claude_sync._shared_pool.command",
     # the shared pool, the leaseholder's side: a transport over leased pipes, its extension,
     # the switch (loads the lease client)
     "claude_sync._shared_pool.leased_transport", "claude_sync._shared_pool.extension",

@@ -6,10 +6,12 @@
   ``total_cost_usd`` the running total, as 2.1.197 reports it).
 - the user message ``/clear`` → like 2.1.197: ``system/init`` with a **new** session id, the
   synthetic assistant message and a ``result`` with ``num_turns`` 0 and the running totals.
+- file arguments (absolute paths that exist) are read at start; a turn's result then ends with
+  `` files=[contents] paths=[paths]``.
 - the user message ``exit N`` → exit N. stdin EOF → exit 0.
 
 ``$FAKE_CLEAR`` changes the answer to ``/clear``: ``control`` (a ``can_use_tool`` control
-request first), ``turns`` (``num_turns`` 1), ``drift`` (another model), ``hang`` (no answer),
+request first), ``turns`` (``num_turns`` 1), ``drift`` (another model at each ``/clear``), ``hang`` (no answer),
 ``exit`` (exit 3), ``extra`` (an extra line after the result). ``$FAKE_PIDFILE``: append the
 pid there at start. ``$FAKE_CHILD=1``: start a ``sleep`` child in the same process group.
 """
@@ -21,6 +23,11 @@ import sys
 import uuid
 
 PID = os.getpid()
+PATHS = [arg for arg in sys.argv[1:] if arg.startswith("/") and os.path.exists(arg)]
+FILES = []
+for _path in PATHS:  # file arguments (memory files as /dev/fd/N, temp files), read at start
+    with open(_path) as _handle:
+        FILES.append(_handle.read())
 MODE = os.environ.get("FAKE_CLEAR", "")
 TAG = os.environ.get("FAKE_TAG", "")
 
@@ -66,6 +73,7 @@ def main():
     session = str(uuid.uuid4())
     cost = 0.0
     runs = 0
+    clears = 0
     for raw in sys.stdin:
         try:
             message = json.loads(raw)
@@ -88,12 +96,15 @@ def main():
                 out({"type": "control_request", "request_id": "x1",
                      "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {}}})
             session = str(uuid.uuid4())
-            model = "other-model" if MODE == "drift" else "fake-model"
+            clears += 1
+            model = f"model-{clears}" if MODE == "drift" else "fake-model"
             out(init(session, model))
             out(assistant(session, "(no content)", "<synthetic>"))
+            if MODE == "extra":  # one write: the pool reads the extra line with the result
+                sys.stdout.write(json.dumps(result(session, 0, cost, "")) + "\n" + json.dumps({"type": "keep_alive"}) + "\n")
+                sys.stdout.flush()
+                continue
             out(result(session, 1 if MODE == "turns" else 0, cost, ""))
-            if MODE == "extra":
-                out({"type": "keep_alive"})
             continue
         if prompt.startswith("exit "):
             sys.exit(int(prompt.split()[1]))
@@ -101,7 +112,8 @@ def main():
         cost += 0.01
         out(init(session))
         out(assistant(session, f"pid={PID} tag={TAG} runs={runs} prompt={prompt}"))
-        out(result(session, 1, round(cost, 4), f"pid={PID} tag={TAG} runs={runs}"))
+        shown = f" files={json.dumps(FILES)} paths={json.dumps(PATHS)}" if FILES else ""
+        out(result(session, 1, round(cost, 4), f"pid={PID} tag={TAG} runs={runs}{shown}"))
     return 0
 
 

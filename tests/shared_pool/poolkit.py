@@ -70,6 +70,10 @@ class PoolProcess:
             self.log.flush()
         return Path(self.log_path).read_text(errors="replace")
 
+    def wait_log(self, text: str, timeout: float = 10.0) -> None:
+        """Wait for ``text`` in the pool's log (lines come after the event they report)."""
+        wait_until(lambda: text in self.text(), timeout, f"{text!r} in the pool's log")
+
     def stop(self) -> int:
         if self.process.poll() is None:
             try:
@@ -171,7 +175,7 @@ def read_until_control(lease: Lease, pending: bytes, timeout: float = 20.0) -> T
 
 def run_script(code: str, *args: str, timeout: float = 60.0, **popen: Any) -> "subprocess.Popen[bytes]":
     """A Python child running ``code`` (this checkout on its path)."""
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'tests'}")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(p) for p in (ROOT, ROOT / "tests", ROOT / "tests" / "shared_pool")))
     return subprocess.Popen([sys.executable, "-c", code, *args], env=env, cwd=str(ROOT), **popen)
 
 
