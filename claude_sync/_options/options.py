@@ -391,7 +391,7 @@ class ClaudeAgentOptions(Record):
             says — unset, ``""`` or ``"0"`` off, ``"1"`` the default socket, or a path). A
             plan that cannot be leased, or no pool at the socket, spawns as usual (logged
             once per process); a pool that does not lease within ``initialize_timeout``
-            raises ``SharedPoolError``. See ``docs/shared_pool.rst``.
+            raises ``SharedPoolError``. See "Leasing the CLI" in ``docs/api/options.rst``.
     """
 
     tools: Optional[Union[List[str], ToolsPreset]] = None
