@@ -100,7 +100,10 @@ class AgentPool:
     module doc). ``transport_factory``: called with a CLI's options each time the pool would
     start one, it returns the ``Transport`` to use instead (e.g. ``lambda options:
     scripted.transport()``); as with ``ClaudeSDKClient(transport=)``, the options that become
-    CLI flags are then not applied. Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``,
+    CLI flags are then not applied. With leasing on (``options.shared_pool``, or
+    ``CLAUDE_SYNC_SHARED_POOL``; no ``transport_factory``) each run leases its CLI from the
+    machine-wide pool and gives it back when it ends (that pool resets and parks it): ``warm``
+    is ignored (logged) and nothing is parked here. Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``,
     ``warm > max_workers``, ``max_runs_per_cli < 1``, ``max_clis < max_workers``
     (``TypeError`` for a ``max_clis`` that is not an int, a ``transport_factory`` that is not
     callable).

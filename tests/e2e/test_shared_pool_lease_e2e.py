@@ -3,7 +3,8 @@
 subprocess) and talk to it directly; a proven-idle CLI is reset and serves the next run (same
 pid, each run's own cost and turns); a run with a tool use retires it; callbacks and SDK MCP
 tools run in this process; a SIGKILLed leaseholder's CLI is killed; a SIGKILLed pool is a
-clear error; no pool spawns as today with one log line.
+clear error; no pool spawns as today with one log line; ``claude-sync "…"`` leases through
+``CLAUDE_SYNC_SHARED_POOL``; a forked child leaves the parent's lease alone.
 
 Run it once per CLI: ``CLAUDE_SYNC_TEST_CLI=<2.1.197 or 2.1.333 path>``.
 """
