@@ -19,15 +19,21 @@ that is there but does not lease (busy past ``initialize_timeout``, refused the 
 in the handshake) raises ``SharedPoolError``: the pool's caps are the memory budget, so there
 is no silent local spawn.
 
+The plan leased is the spawn plan's argv, cwd and environment plus a digest of its
+``initialize`` fields (``lease_env``): a CLI keeps its first ``initialize``'s system prompt
+and agents, so it may only serve leaseholders that would send the same one.
+
 ``tap`` makes a reused 2.1.197 CLI's results this lease's own (``figures.own_figures``);
 ``close`` gives back a lease whose transport the session never took (a failed connect).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import threading
-from typing import TYPE_CHECKING, Iterator, Optional, Set
+from typing import TYPE_CHECKING, Dict, Iterator, Optional, Set
 
 from .._engine.extensions import ConnectionExtension
 from .._engine.process import stderr_sink
@@ -42,13 +48,28 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._options.command import SpawnPlan
     from .._engine.transport import Transport
 
-__all__ = ["SharedPoolLease", "log_once"]
+__all__ = ["INITIALIZE_DIGEST", "SharedPoolLease", "lease_env", "log_once"]
 
 logger = redacted_logger("claude_sync.shared_pool")
 
 _logged: Set[str] = set()
 _logged_lock = threading.Lock()
 _LOGGED_MAX = 64
+
+
+INITIALIZE_DIGEST = "CLAUDE_SYNC_LEASE_INITIALIZE"
+"""The environment variable a leased CLI's plan carries: a digest of its first ``initialize``."""
+
+
+def lease_env(plan: SpawnPlan) -> Dict[str, str]:
+    """The plan's environment plus ``INITIALIZE_DIGEST``: the sha256 of its ``initialize``
+    fields (canonical JSON). Measured on 2.1.197 and 2.1.333: a CLI answers a second
+    ``initialize`` but keeps the first one's system prompt and agents, so a CLI may only serve
+    leaseholders whose ``initialize`` is the one it was first given — the pool compares plans
+    by their whole environment, so this makes it compare those fields too. A field that is not
+    JSON (a bug) goes in by ``repr``: such plans then never match, and never share a CLI."""
+    fields = json.dumps(plan.initialize_fields, sort_keys=True, separators=(",", ":"), default=repr)
+    return {**plan.env, INITIALIZE_DIGEST: hashlib.sha256(fields.encode("utf-8")).hexdigest()}
 
 
 def log_once(message: str) -> None:
@@ -77,7 +98,7 @@ class SharedPoolLease(ConnectionExtension):
             return None
         try:
             held = lease(
-                LeasePlan(argv=tuple(plan.argv), env=dict(plan.env), cwd=plan.cwd),
+                LeasePlan(argv=tuple(plan.argv), env=lease_env(plan), cwd=plan.cwd),
                 path=self.path,
                 timeout=options.initialize_timeout,
             )

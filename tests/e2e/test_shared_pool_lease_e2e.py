@@ -263,3 +263,24 @@ def test_a_forked_leaseholder_child_leaves_the_parents_lease_alone(
         client.query("two")  # the parent's lease still works after the child is gone
         assert _result(list(client.receive_response())).result == "two"
     wait_until(lambda: _parked(pool, pid), 30, "given back and parked by the parent")
+
+
+def test_a_cli_serves_only_leaseholders_with_its_first_initialize(
+    pool: PoolProcess, e2e_options: OptionsFactory, fake_api: Any
+) -> None:
+    """Measured: a CLI answers a second ``initialize`` but keeps the first one's system prompt
+    and agents. So the plan leased carries a digest of the ``initialize`` fields: another
+    system prompt gets another CLI, and each run's API request carries its own prompt."""
+    import json
+
+    fake_api.add(text("one"), text("two"), text("three"))
+    pids = []
+    for prompt in ("SYSTEM-AAA", "SYSTEM-BBB", "SYSTEM-AAA"):
+        stream = query("hi", options=e2e_options(shared_pool=pool.path, system_prompt=prompt))
+        list(stream)
+        pids.append(stream.session.pid)
+        wait_until(lambda: stream.session.pid in _clis(pool, "parked"), 30, "parked")
+    bodies = [json.dumps(r.body) for r in fake_api.turn_requests()]
+    assert ["AAA" in b and "BBB" not in b for b in bodies] == [True, False, True]
+    assert ["BBB" in b for b in bodies] == [False, True, False]
+    assert pids[0] == pids[2] != pids[1]

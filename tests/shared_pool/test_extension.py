@@ -130,3 +130,14 @@ def test_the_engine_asks_the_hook_only_when_it_would_spawn() -> None:
     finally:
         session.close()
     assert given.asked == [], "a session given a transport never asks an extension for one"
+
+
+def test_the_leased_plan_carries_a_digest_of_the_initialize_fields() -> None:
+    from claude_sync._shared_pool.extension import INITIALIZE_DIGEST, lease_env
+
+    def plan(fields: dict) -> SpawnPlan:
+        return SpawnPlan(argv=["claude"], env={"A": "1"}, initialize_fields=fields)
+
+    a, same, other = (lease_env(plan(f)) for f in ({"systemPrompt": "a"}, {"systemPrompt": "a"}, {"systemPrompt": "b"}))
+    assert a == same and a[INITIALIZE_DIGEST] != other[INITIALIZE_DIGEST]
+    assert a["A"] == "1" and len(a[INITIALIZE_DIGEST]) == 64  # a digest, not the fields
