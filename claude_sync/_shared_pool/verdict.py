@@ -46,7 +46,8 @@ def lease_refusal(options: ClaudeAgentOptions, plan: SpawnPlan, *, posix: bool) 
     may be leased): a system without Unix sockets and fd passing, ``spawn_command`` (the
     command run is the caller's), ``user`` (another OS user's CLI), any
     ``SESSION_BOUND_OPTIONS`` option or a resuming ``extra_args`` flag (a held approval is
-    never resumed through a lease)."""
+    never resumed through a lease), a ``TRACEPARENT`` in the environment (a plan unique to
+    one run's trace: the pool would keep a spare for it that no run ever takes)."""
     if not posix:
         return "leasing needs a POSIX system (Unix sockets, fd passing)"
     if options.spawn_command is not None:
@@ -59,6 +60,9 @@ def lease_refusal(options: ClaudeAgentOptions, plan: SpawnPlan, *, posix: bool) 
     flags = sorted(RESUMING_FLAGS & set(options.extra_args or {}))
     if flags:
         return f"extra_args sets {flags}, which tie a CLI to one session"
+    if "TRACEPARENT" in plan.env:
+        return ("its environment carries a trace context (TRACEPARENT: the run's span under OpenTelemetry), "
+                "so no other run could reuse the CLI")
     return None
 
 LINE_LIMIT = 4 * 1024 * 1024

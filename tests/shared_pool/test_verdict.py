@@ -139,8 +139,10 @@ def test_plans_that_are_not_leased(fields: Dict[str, Any], posix: bool, expected
     assert reason is not None and expected in reason, reason
 
 
-def test_a_plan_run_as_another_user_is_not_leased_and_a_plain_one_is() -> None:
+def test_a_plan_run_as_another_user_or_in_a_trace_is_not_leased_and_a_plain_one_is() -> None:
     assert "user" in str(lease_refusal(ClaudeAgentOptions(), _plan(user="nobody"), posix=True))
+    traced = SpawnPlan(argv=["claude"], env={"TRACEPARENT": "00-abc-def-01"})
+    assert "TRACEPARENT" in str(lease_refusal(ClaudeAgentOptions(), traced, posix=True))
     assert lease_refusal(ClaudeAgentOptions(), _plan(), posix=True) is None
 
 
