@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -207,7 +208,9 @@ def test_no_pool_spawns_as_today_with_one_log_line(
     directory = short_dir()
     try:
         stale = os.path.join(directory, "pool.sock")
-        Path(stale).touch()  # a socket file nobody listens on (a crashed pool's)
+        dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        dead.bind(stale)  # a socket file nobody listens on (a crashed pool's)
+        dead.close()
         fake_api.add(text("one"), text("two"))
         options = e2e_options(shared_pool=stale)
         with caplog.at_level(logging.INFO, logger="claude_sync.shared_pool"):
