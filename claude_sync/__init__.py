@@ -88,6 +88,7 @@ _NAMES: Dict[str, Tuple[str, ...]] = {
     ),
     "._wire.settings_result": ("ResolvedSettings", "ResolvedSettingsSource"),
     "._wire.process_exit": ("ProcessExit",),
+    "._shared_pool.errors": ("SharedPoolError",),
     "._resolve_settings": ("resolve_settings",),
     "._options.config_types": (
         "ContextUsageCategory", "ContextUsageResponse", "McpServerConnectionStatus",
@@ -313,6 +314,7 @@ if TYPE_CHECKING:  # generated from _NAMES (python tests/package/test_name_table
     from ._sessions.types import SessionStoreFlushMode as SessionStoreFlushMode
     from ._sessions.types import SessionStoreListEntry as SessionStoreListEntry
     from ._sessions.types import SessionSummaryEntry as SessionSummaryEntry
+    from ._shared_pool.errors import SharedPoolError as SharedPoolError
     from ._show import show as show
     from ._structured.class_schema import json_schema_of as json_schema_of
     from ._structured.outcome import parse_output as parse_output

@@ -51,6 +51,7 @@ from ._engine.wire_log import wire_tap
 from ._options.command import OptionsPlan, interpret_options
 from ._options.options import ClaudeAgentOptions
 from ._options.validation import validate_options
+from ._shared_pool.switch import leasing_path
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._tracing.otel import TraceHolder
@@ -86,8 +87,9 @@ def connection_extensions(session: Session) -> List[ConnectionExtension]:
     the session store's bridge (with ``options.session_store``), the hold check (with
     ``resume`` or ``continue_conversation``), the trace context (when the
     program has loaded ``opentelemetry``: ``_tracing.carrier``), the host-death watch, the
-    wire log (``claude_sync.wire`` at DEBUG), with ``verbatim_prompts`` the CLI-version check
-    and with ``on_process_exit`` the exit watch. Loads each feature's module on its first use
+    wire log (``claude_sync.wire`` at DEBUG), with ``verbatim_prompts`` the CLI-version check,
+    with ``on_process_exit`` the exit watch, and when leasing is on (``options.shared_pool``,
+    ``CLAUDE_SYNC_SHARED_POOL``) the shared pool's lease (``_shared_pool.extension``). Loads each feature's module on its first use
     only."""
     options = session.options
     found: List[Optional[ConnectionExtension]] = []
@@ -119,6 +121,11 @@ def connection_extensions(session: Session) -> List[ConnectionExtension]:
         from ._engine.exit_watch import ProcessExitWatch
 
         found.append(ProcessExitWatch(options.on_process_exit))
+    path = leasing_path(options)
+    if path is not None:
+        from ._shared_pool.extension import SharedPoolLease  # leasing: first use only
+
+        found.append(SharedPoolLease(path))
     return [extension for extension in found if extension is not None]
 
 

@@ -107,7 +107,7 @@ SECTIONS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("approvals", "Running and resuming", ("claude_sync._approvals.flow",)),
     ("approvals", "Policy and gate", ("claude_sync._approvals.policy", "claude_sync._approvals.gate")),
     ("approvals", "Records, decisions and errors", ("claude_sync._approvals.records",)),
-    ("errors", "Exceptions", ("claude_sync._wire.errors",)),
+    ("errors", "Exceptions", ("claude_sync._wire.errors", "claude_sync._shared_pool.errors")),
     ("structured", "Output classes", ("claude_sync._structured.class_schema", "claude_sync._structured.outcome")),
     ("testing", "The scripted CLI", ("claude_sync.testing.scripted", "claude_sync.testing._scripted_cli.in_process",
                                       "claude_sync.testing._scripted_cli.interpreter")),

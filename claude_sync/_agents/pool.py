@@ -62,6 +62,7 @@ from typing import (
 from .._options.options import ClaudeAgentOptions
 from .._options.timeouts import optional_seconds
 from .._redaction.redactor import redacted_logger
+from .._shared_pool.switch import leasing_path
 from .._tracing.otel import attached, caller_context, untraced, watch_pool
 from .._wire.errors import CLIConnectionError, ProcessError, ReceiveTimeoutError, UsageError
 from .._wire.messages import ResultMessage
@@ -99,7 +100,10 @@ class AgentPool:
     module doc). ``transport_factory``: called with a CLI's options each time the pool would
     start one, it returns the ``Transport`` to use instead (e.g. ``lambda options:
     scripted.transport()``); as with ``ClaudeSDKClient(transport=)``, the options that become
-    CLI flags are then not applied. Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``,
+    CLI flags are then not applied. With leasing on (``options.shared_pool``, or
+    ``CLAUDE_SYNC_SHARED_POOL``; no ``transport_factory``) each run leases its CLI from the
+    machine-wide pool and gives it back when it ends (that pool resets and parks it): ``warm``
+    is ignored (logged) and nothing is parked here. Raises ``ValueError`` for ``max_workers < 1``, ``warm < 0``,
     ``warm > max_workers``, ``max_runs_per_cli < 1``, ``max_clis < max_workers``
     (``TypeError`` for a ``max_clis`` that is not an int, a ``transport_factory`` that is not
     callable).
@@ -131,6 +135,9 @@ class AgentPool:
         options = options or ClaudeAgentOptions()
         if warm and options.trace_cli:
             raise ValueError("warm CLIs cannot have trace_cli=True: a CLI started ahead has no run's trace to join")
+        if warm and transport_factory is None and leasing_path(options) is not None:
+            logger.info("AgentPool: warm=%d ignored: each run leases a warm CLI from the shared pool", warm)
+            warm = 0
         self.max_workers = max_workers
         self.reuse = reuse
         self.max_runs_per_cli = max_runs_per_cli
@@ -481,6 +488,10 @@ class AgentPool:
     def _after_run(self, slot: CliSlot, outcome: RunResult[Any], job: _Job) -> None:
         """Worker: reset and park the CLI, or close it. Never raises (a failed reset retires
         the CLI)."""
+        if self.transport_factory is None and leasing_path(job.options) is not None:
+            # leased from the shared pool: closing gives it back (the pool judges, resets, parks)
+            self._slots.retire(slot, "the shared pool takes its leased CLI back", counted=False)
+            return
         reason = (
             "reuse=False" if not self.reuse
             else retire_reason(slot, list(outcome.messages), self.max_runs_per_cli, prompt=job.prompt)

@@ -67,8 +67,8 @@ from .._wire.record import FrozenRecord, Record
 from .._wire.system_messages import SystemMessage
 
 __all__ = [
-    "CliSlot", "SLASH_COMMAND_WRITES", "init_fingerprint", "is_alive", "reset_conversation", "retire_reason",
-    "slash_command", "snapshot_options",
+    "CliSlot", "SLASH_COMMAND_WRITES", "init_fingerprint", "is_alive", "options_retire_reason", "reset_answer_problem",
+    "reset_conversation", "retire_reason", "slash_command", "slash_command_reason", "snapshot_options",
 ]  # fmt: skip
 
 RESET_PROMPT = "/clear"
@@ -229,10 +229,9 @@ def retire_reason(
     if isinstance(last, ResultMessage) and last.deferred_tool_use is not None:
         return ("the run ended with a deferred tool call (an approval waits): a further prompt to "
                 "this CLI would lose the call, and only a resume may take it up")
-    command = slash_command(prompt)
+    command = slash_command_reason(prompt)
     if command is not None:
-        return (f"the prompt ran the slash command /{command}, which may change the CLI's state and "
-                "settings files outside the conversation (see SLASH_COMMAND_WRITES)")
+        return command
     if fingerprint is None:
         return "the run sent no system/init"
     if fingerprint != slot.fingerprint:
@@ -240,6 +239,31 @@ def retire_reason(
     if slot.runs >= max_runs:
         return f"served {slot.runs} runs (max_runs_per_cli={max_runs})"
     options = slot.options
+    reason = options_retire_reason(options)
+    if reason is not None:
+        return reason
+    tools = set(used_tools(messages))
+    if tools - READ_ONLY_TOOLS:
+        return f"the run used tools {sorted(tools)}; their state may outlive /clear"
+    if tools and (options.can_use_tool or options.permission_prompt_tool_name):
+        return f"the run used tools {sorted(tools)} with a permission callback (session rules outlive /clear)"
+    return None
+
+
+def slash_command_reason(prompt: Optional[str]) -> Optional[str]:
+    """Why a run whose prompt is ``prompt`` leaves its CLI unfit for another run: the prompt
+    is a slash command (``slash_command``); else None."""
+    command = slash_command(prompt)
+    if command is None:
+        return None
+    return (f"the prompt ran the slash command /{command}, which may change the CLI's state and "
+            "settings files outside the conversation (see SLASH_COMMAND_WRITES)")
+
+
+def options_retire_reason(options: ClaudeAgentOptions) -> Optional[str]:
+    """Why a CLI started from ``options`` must never serve another run, whatever the run did
+    (None: the options allow a reset): ``slash_commands=False``, a ``SESSION_BOUND_OPTIONS``
+    option set, hooks. ``AgentPool`` and the shared pool's leases both ask this."""
     if not options.slash_commands:
         return "slash_commands=False: the /clear reset would go to the model as text (an API request)"
     bound = [name for name in SESSION_BOUND_OPTIONS if getattr(options, name, None)]
@@ -247,11 +271,6 @@ def retire_reason(
         return f"the options set {bound}, which a reset would not honour for the next run"
     if options.hooks:
         return "hooks are set: they would see the reset (SessionEnd/SessionStart 'clear', the /clear prompt)"
-    tools = set(used_tools(messages))
-    if tools - READ_ONLY_TOOLS:
-        return f"the run used tools {sorted(tools)}; their state may outlive /clear"
-    if tools and (options.can_use_tool or options.permission_prompt_tool_name):
-        return f"the run used tools {sorted(tools)} with a permission callback (session rules outlive /clear)"
     return None
 
 
@@ -271,18 +290,32 @@ def reset_conversation(slot: CliSlot, timeout: float) -> Optional[str]:
     """
     slot.client.query(RESET_PROMPT, timeout=timeout)
     answer = list(slot.client.receive_response(timeout=timeout))
+    problem = reset_answer_problem(answer, slot.fingerprint, slot.session_ids)
+    if problem is not None:
+        return problem
+    result = answer[-1]
+    assert isinstance(result, ResultMessage)
+    slot.session_ids.append(result.session_id)
+    slot.cost_before = result.total_cost_usd or 0.0
+    slot.usage_before = result.model_usage if isinstance(result.model_usage, dict) else {}
+    return None
+
+
+def reset_answer_problem(answer: List[StreamItem], baseline: Optional[Dict[str, Any]], session_ids: List[str]) -> Optional[str]:
+    """Why ``answer`` (the messages a ``/clear`` got, its ``result`` last) does not prove a
+    reset, or None: it must end with a clean zero-turn ``result``, carry a ``system/init``
+    whose fingerprint has not drifted from ``baseline`` (the CLI's first one: a None baseline
+    fails), and a session id none of ``session_ids`` (the CLI's earlier ones). Pure; shared by
+    ``AgentPool`` and the shared pool's reset."""
     result = answer[-1] if answer else None
     if not isinstance(result, ResultMessage) or result.is_error or result.num_turns != 0:
         return f"/clear did not end with a clean zero-turn result: {result!r}"
     fingerprint = init_fingerprint(answer)
     if fingerprint is None:
         return "/clear sent no system/init"
-    drift = _drift(fingerprint, slot.fingerprint)
+    drift = _drift(fingerprint, baseline)
     if drift:
         return f"after /clear the CLI reports {drift}"
-    if result.session_id in slot.session_ids:
+    if result.session_id in session_ids:
         return f"/clear kept the session id {result.session_id}"
-    slot.session_ids.append(result.session_id)
-    slot.cost_before = result.total_cost_usd or 0.0
-    slot.usage_before = result.model_usage if isinstance(result.model_usage, dict) else {}
     return None

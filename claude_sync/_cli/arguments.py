@@ -68,13 +68,20 @@ Ask Claude Code and stream the answer to stdout.
   claude-sync doctor                               (which claude runs, and does it work?)
   claude-sync --approve 'Bash(rm:*)' "Tidy up" > pending.json   (exit 11: a call waits)
   claude-sync resume-approval pending.json --allow | --deny REASON
+  claude-sync serve --max-clis 4                   (a warm pool shared by this user's processes)
+  claude-sync pool status | stop
 
 The prompt is PROMPT; with no PROMPT (or PROMPT "-") it is read from stdin (as UTF-8) when
 stdin is not a terminal. With PROMPT and a trailing "-", stdin is added after the prompt.
-A PROMPT that is just the word "doctor" (or "resume-approval") is asked with: claude-sync -- doctor
+A PROMPT that is just the word "doctor" (or "resume-approval", "serve", "pool") is asked with:
+claude-sync -- doctor
 """
 
 DOCTOR_COMMAND = "doctor"
+SERVE_COMMAND = "serve"
+"""``claude-sync serve [--socket PATH] [--max-clis N] …``: run the shared pool (``_shared_pool.command``)."""
+POOL_COMMAND = "pool"
+"""``claude-sync pool status [--json] | stop``: ask the shared pool (``_shared_pool.command``)."""
 """``claude-sync doctor [--cli-path PATH] [--timeout S]``: check the CLI instead (``doctor``)."""
 
 

@@ -8,7 +8,8 @@ end) through a ``Console``, diagnostics go to stderr as ``claude-sync: <what hap
 Ctrl-C, a closed stdout (``| head``) and a failed write (``> /dev/full``) end the run through
 ``query()``'s own cleanup, which stops the CLI. Every usage error (a bad flag, an unreadable
 or too-deep schema, stdin that is not UTF-8, stdout closed) is found before any CLI starts.
-``claude-sync doctor`` goes to ``doctor``.
+``claude-sync doctor`` goes to ``doctor``; ``claude-sync serve`` and ``claude-sync pool …`` to
+``_shared_pool.command``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from .arguments import (
     DOCTOR_COMMAND,
     OUTPUT_JSON,
     OUTPUT_STRUCTURED,
+    POOL_COMMAND,
+    SERVE_COMMAND,
     CliRequest,
     CliUsageError,
     build_parser,
@@ -63,11 +66,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run ``claude-sync`` with ``argv`` (default ``sys.argv[1:]``); the exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    subcommand = subcommand_split(parser, words, (DOCTOR_COMMAND, RESUME_COMMAND))
+    subcommand = subcommand_split(parser, words, (DOCTOR_COMMAND, RESUME_COMMAND, SERVE_COMMAND, POOL_COMMAND))
     if subcommand is not None and subcommand[0] == DOCTOR_COMMAND:
         from .doctor import doctor_main
 
         return doctor_main(subcommand[1])
+    if subcommand is not None and subcommand[0] in (SERVE_COMMAND, POOL_COMMAND):
+        from .._shared_pool.command import pool_main, serve_main  # loaded for these subcommands only
+
+        return (serve_main if subcommand[0] == SERVE_COMMAND else pool_main)(subcommand[1])
     if subcommand is not None:
         return resume_main(subcommand[1])
     console = Console(sys.stdout, sys.stderr, progress=False)

@@ -195,6 +195,8 @@ class Session:
 
             self._server = RequestServer({}, self.options.callback_workers)
         self._server.attach(self.write_encoded)
+        if transport is None and cli_path is None:  # the engine would spawn: an extension may carry it instead
+            transport = self._extensions.transport(self.options, plan)
         started = start_transport(self.options, plan, transport, self._temp_files)
         with self._lock:
             closed = self.closed

@@ -8,6 +8,8 @@ else about it. Which extensions a connection gets is the wiring's choice
 hook           thread                   when
 =============  =======================  ===============================================
 ``prepare``    the connecting thread    before the spawn plan: may re-plan the options
+``transport``  the connecting thread    the plan is made, before a spawn: may supply
+                                        the transport to connect instead
 ``started``    the connecting thread    the transport is up, before the reader starts
 ``tap``        the reader thread        wraps the stdout chunks it reads (once)
 ``sent``       any writing thread       bytes about to be written to the CLI
@@ -34,11 +36,12 @@ from typing import (
     Iterator,
     List,
     Mapping,
+    Optional,
     Tuple,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._options.command import OptionsPlan
+    from .._options.command import OptionsPlan, SpawnPlan
     from .._options.options import ClaudeAgentOptions
     from .._wire.messages import ResultMessage
     from .._wire.protocol import TranscriptMirrorReceived
@@ -64,6 +67,14 @@ class ConnectionExtension:
         plan)`` unchanged, or re-planned (a session store's resume repoints them; the trace
         context is added). May raise: the connect fails with that error."""
         return options, plan
+
+    def transport(self, options: ClaudeAgentOptions, plan: SpawnPlan) -> Optional[Transport]:
+        """A not-yet-connected transport that carries this connection instead of spawning
+        ``plan`` (the engine calls its ``connect``), or None: spawn as usual. Asked only when
+        the engine would spawn the CLI it found itself (no custom transport, no testing
+        stand-in's route), in order; the first answer that is not None wins. May raise: the
+        connect fails with that error."""
+        return None
 
     def started(self, transport: Transport) -> None:
         """The transport is connected; the reader has not started yet."""
@@ -115,6 +126,15 @@ class Extensions:
             if _defines(extension, "prepare"):
                 options, plan = extension.prepare(options, plan, environ)
         return options, plan
+
+    def transport(self, options: ClaudeAgentOptions, plan: SpawnPlan) -> Optional[Transport]:
+        """The first transport an extension supplies (``ConnectionExtension.transport``), or None."""
+        for extension in self.items:
+            if _defines(extension, "transport"):
+                supplied = extension.transport(options, plan)
+                if supplied is not None:
+                    return supplied
+        return None
 
     def started(self, transport: Transport) -> None:
         for extension in self.items:

@@ -8,6 +8,8 @@ gevent``, ``celery -P gevent``), where our "threads" are greenlets on one hub.
 - ``wait_readable(fd, timeout)``: gevent's ``subprocess`` makes our pipes non-blocking, so a read
   can fail with "try again" (``BlockingIOError``) — not end of file. The reader then waits for
   the fd with ``select`` (gevent's cooperative one when patched) and reads again.
+- ``readable(fds, timeout)``: which of several fds are readable (a reader that a wake pipe
+  can stop without reading a byte of its stream: the shared pool's leased transport).
 - ``request_signal()``: a ``threading.Event`` for one CLI request's cancellation (gevent's
   class when patched). The stdlib one is made with its condition deferred until something
   sets, clears or waits on it: every request needs a signal, few are ever cancelled or waited
@@ -20,9 +22,9 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, Optional, Tuple, Type
+from typing import Any, Optional, Set, Tuple, Type
 
-__all__ = ["request_signal", "simple_queue", "wait_readable"]
+__all__ = ["readable", "request_signal", "simple_queue", "wait_readable"]
 
 _STDLIB_EVENT = threading.Event
 
@@ -47,6 +49,24 @@ def wait_readable(fd: int, timeout: Optional[float]) -> bool:
     except (OSError, ValueError):
         return False
     return True
+
+
+def readable(fds: Tuple[int, ...], timeout: Optional[float]) -> Set[int]:
+    """Those of ``fds`` that are readable (or at EOF, hung up, closed) within ``timeout``
+    seconds (None: no bound): ``poll`` where there is one (no ``FD_SETSIZE`` limit; gevent's
+    patching removes it), else ``select`` (gevent's cooperative one once patched). Raises
+    ``OSError``/``ValueError`` as they do."""
+    import select  # looked up now: gevent's once patched
+
+    poll = getattr(select, "poll", None)
+    if poll is not None:
+        poller = poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        events = poller.poll(None if timeout is None else max(0, int(-(-timeout * 1000 // 1))))
+        return {fd for fd, _ in events}
+    ready, _, _ = select.select(list(fds), [], [], timeout)
+    return set(ready)
 
 
 def request_signal() -> threading.Event:

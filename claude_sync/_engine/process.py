@@ -32,11 +32,11 @@ from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequenc
 from .._redaction.redactor import redacted_logger
 from .._wire.errors import CLIConnectionError, CLINotFoundError
 from .child import ChildProcess
-from .green import wait_readable
+from .green import readable, wait_readable
 from .host_death import popen
 from .transport import Transport
 
-__all__ = ["SubprocessTransport", "SIGKILL_REAP_WAIT", "STDERR_TAIL_BYTES"]
+__all__ = ["SubprocessTransport", "SIGKILL_REAP_WAIT", "STDERR_TAIL_BYTES", "StderrTail", "write_all"]
 
 logger = redacted_logger("claude_sync.transport")
 
@@ -99,14 +99,10 @@ class SubprocessTransport(Transport):
         self.env = env
         self.cwd = cwd
         self.user = user
-        self._stderr_callback = stderr_callback
         self._proc: Optional[subprocess.Popen[bytes]] = None
         self._write_lock = threading.Lock()
         self._stdin_closed = False
-        self._stderr_lines: Deque[str] = collections.deque()
-        self._stderr_size = 0
-        self._stderr_lock = threading.Lock()
-        self._stderr_thread: Optional[threading.Thread] = None
+        self._stderr = StderrTail(stderr_callback)
         self.stopped_by_us = False
         self.last_rung: Optional[str] = None
         self._child: Optional[ChildProcess] = None
@@ -152,10 +148,8 @@ class SubprocessTransport(Transport):
         if _POSIX:
             assert self._proc.stdin is not None
             os.set_blocking(self._proc.stdin.fileno(), False)
-        self._stderr_thread = threading.Thread(
-            target=self._drain_stderr, name=f"claude_sync-stderr-{self._proc.pid}", daemon=True
-        )
-        self._stderr_thread.start()
+        assert self._proc.stderr is not None
+        self._stderr.start(self._proc.stderr.fileno(), self._proc.pid)
 
     def _close_passed_fds(self) -> None:
         """Close our copies of ``pass_fds`` (the CLI has its own once spawned)."""
@@ -238,32 +232,9 @@ class SubprocessTransport(Transport):
         try:
             if self._stdin_closed or self._proc is None or self._proc.stdin is None:
                 raise CLIConnectionError("Cannot write to the CLI: its stdin is closed")
-            self._write_all(self._proc.stdin.fileno(), memoryview(data), timeout)
+            write_all(self._proc.stdin.fileno(), memoryview(data), timeout, self._close_stdin_locked)
         finally:
             self._write_lock.release()
-
-    def _write_all(self, fd: int, view: memoryview, timeout: Optional[float]) -> None:
-        """Non-blocking writes; only when the pipe is full does it start the deadline clock."""
-        sent = 0
-        total = len(view)
-        deadline: Optional[float] = None
-        while sent < total:
-            try:
-                sent += os.write(fd, view[sent:])
-                continue
-            except BlockingIOError:
-                pass
-            except (BrokenPipeError, ConnectionResetError, ValueError, OSError) as exc:
-                raise CLIConnectionError(f"The CLI closed its stdin (process gone?): {exc}") from exc
-            if deadline is None and timeout is not None:
-                deadline = time.monotonic() + timeout
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                self._close_stdin_locked()
-                raise CLIConnectionError(
-                    f"Timed out writing to the CLI ({sent} of {total} bytes written); stdin closed"
-                )
-            select.select([], [fd], [], 0.5 if remaining is None else min(remaining, 0.5))
 
     def end_input(self) -> None:
         """Send EOF to the CLI (idempotent). Waits for an in-progress write to finish."""
@@ -335,8 +306,7 @@ class SubprocessTransport(Transport):
     def _after_exit(self, grace: float) -> None:
         """Join the stderr thread and forget the transport (the group was cleared when the
         leader was reaped)."""
-        if self._stderr_thread is not None and self._stderr_thread is not threading.current_thread():
-            self._stderr_thread.join(grace)
+        self._stderr.join(grace)
         _live.discard(self)
 
     def close(self) -> None:
@@ -365,12 +335,92 @@ class SubprocessTransport(Transport):
 
     # -- stderr ------------------------------------------------------------------------
 
-    def _drain_stderr(self) -> None:
-        """Runs on the ``claude_sync-stderr-<pid>`` thread until stderr hits EOF."""
-        assert self._proc is not None and self._proc.stderr is not None
-        fd = self._proc.stderr.fileno()
+    def stderr_tail(self) -> str:
+        """The last lines the CLI wrote to stderr (at most ``STDERR_TAIL_BYTES``).
+
+        Once the process has exited, first waits (at most ``close_timeout``) for the drain
+        to reach EOF, so the tail is complete.
+        """
+        if self._child is not None and self._child.poll() is not None:
+            self.join_stderr(self.close_timeout)
+        return self._stderr.tail()
+
+    def join_stderr(self, timeout: float) -> None:
+        """Wait (bounded) until all stderr has been drained, so the tail is complete."""
+        self._stderr.join(timeout)
+
+
+def write_all(fd: int, view: memoryview, timeout: Optional[float], close_stdin: Callable[[], None]) -> None:
+    """Write all of ``view`` to the non-blocking pipe ``fd`` (the caller holds its write lock);
+    only when the pipe is full does the ``timeout`` clock start. On the deadline calls
+    ``close_stdin`` (a prefix may be written: the stream is unusable) and raises
+    ``CLIConnectionError``; a broken pipe raises it too. Shared by every transport that
+    writes a CLI's stdin (``SubprocessTransport``, the shared pool's leased transport)."""
+    sent = 0
+    total = len(view)
+    deadline: Optional[float] = None
+    while sent < total:
+        try:
+            sent += os.write(fd, view[sent:])
+            continue
+        except BlockingIOError:
+            pass
+        except (BrokenPipeError, ConnectionResetError, ValueError, OSError) as exc:
+            raise CLIConnectionError(f"The CLI closed its stdin (process gone?): {exc}") from exc
+        if deadline is None and timeout is not None:
+            deadline = time.monotonic() + timeout
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            close_stdin()
+            raise CLIConnectionError(
+                f"Timed out writing to the CLI ({sent} of {total} bytes written); stdin closed"
+            )
+        select.select([], [fd], [], 0.5 if remaining is None else min(remaining, 0.5))
+
+
+class StderrTail:
+    """A CLI's stderr: drained on a ``claude_sync-stderr-<pid>`` thread into a bounded tail
+    (the last ``STDERR_TAIL_BYTES``, whole lines) and the user's ``callback`` per line (its
+    exceptions are logged, never propagated). ``tail`` and ``join``: any thread."""
+
+    def __init__(self, callback: Optional[Callable[[str], None]]) -> None:
+        self._callback = callback
+        self._lines: Deque[str] = collections.deque()
+        self._size = 0
+        self._lock = threading.Lock()
+        self._thread: Optional[threading.Thread] = None
+
+    def start(self, fd: int, pid: int, wake_fd: Optional[int] = None) -> None:
+        """Start draining ``fd`` (the caller's thread; once) until EOF — or, with
+        ``wake_fd``, until that becomes readable (the rest stays unread in ``fd``). ``fd``
+        stays the caller's: it closes it only after ``join`` saw the thread end."""
+        self._thread = threading.Thread(
+            target=self._drain, args=(fd, wake_fd), name=f"claude_sync-stderr-{pid}", daemon=True
+        )
+        self._thread.start()
+
+    def join(self, timeout: float) -> None:
+        """Wait (bounded) until the drain reached EOF (not from the stderr thread itself)."""
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
+    def _drain(self, fd: int, wake_fd: Optional[int]) -> None:
+        """Runs on the ``claude_sync-stderr-<pid>`` thread until ``fd`` hits EOF (or ``wake_fd`` wakes it)."""
         pending = b""
         while True:
+            if wake_fd is not None:
+                try:
+                    ready = readable((fd, wake_fd), None)
+                except (OSError, ValueError):
+                    break
+                if wake_fd in ready:
+                    break
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:  # non-blocking pipe under gevent: wait, read again
@@ -386,40 +436,28 @@ class SubprocessTransport(Transport):
                 lines.append(pending)
                 pending = b""
             for line in lines:
-                self._keep_stderr_line(line.decode("utf-8", "replace").rstrip("\r"))
+                self.keep(line.decode("utf-8", "replace").rstrip("\r"))
         if pending:
-            self._keep_stderr_line(pending.decode("utf-8", "replace"))
+            self.keep(pending.decode("utf-8", "replace"))
 
-    def _keep_stderr_line(self, line: str) -> None:
+    def keep(self, line: str) -> None:
+        """One stderr line: into the tail, then to the callback."""
         kept = line if len(line) <= _STDERR_LINE_KEEP else line[:_STDERR_LINE_KEEP] + " …[cut]"
-        with self._stderr_lock:
-            self._stderr_lines.append(kept)
-            self._stderr_size += len(kept) + 1
-            while self._stderr_size > STDERR_TAIL_BYTES and len(self._stderr_lines) > 1:
-                self._stderr_size -= len(self._stderr_lines.popleft()) + 1
-        callback = self._stderr_callback
+        with self._lock:
+            self._lines.append(kept)
+            self._size += len(kept) + 1
+            while self._size > STDERR_TAIL_BYTES and len(self._lines) > 1:
+                self._size -= len(self._lines.popleft()) + 1
+        callback = self._callback
         if callback is not None:
             try:
                 callback(line)
             except Exception:  # noqa: BLE001 - user callback must not kill the drain
                 logger.exception("The stderr callback raised; stderr keeps being drained")
 
-    def stderr_tail(self) -> str:
-        """The last lines the CLI wrote to stderr (at most ``STDERR_TAIL_BYTES``).
-
-        Once the process has exited, first waits (at most ``close_timeout``) for the drain
-        to reach EOF, so the tail is complete.
-        """
-        if self._child is not None and self._child.poll() is not None:
-            self.join_stderr(self.close_timeout)
-        with self._stderr_lock:
-            return "\n".join(self._stderr_lines)
-
-    def join_stderr(self, timeout: float) -> None:
-        """Wait (bounded) until all stderr has been drained, so the tail is complete."""
-        thread = self._stderr_thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
+    def tail(self) -> str:
+        with self._lock:
+            return "\n".join(self._lines)
 
 
 def stderr_sink(options: Any) -> Callable[[str], None]:

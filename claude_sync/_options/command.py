@@ -196,6 +196,7 @@ SHELL_CONSUMED_FIELDS: FrozenSet[str] = frozenset(
         "on_user_dialog",  # ... and its request_user_dialog requests
         "on_process_exit",  # build_session plugs in its watch (_engine.exit_watch)
         "spawn_command",  # spawn.start_transport turns the built command into the one it runs
+        "shared_pool",  # the wiring plugs in a lease from the shared pool (_shared_pool.extension)
     }
 )
 """``ClaudeAgentOptions`` fields ``interpret_options`` deliberately leaves to the I/O shell."""

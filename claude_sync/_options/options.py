@@ -385,6 +385,13 @@ class ClaudeAgentOptions(Record):
             ``close()`` ended it, the stderr tail) when the CLI process ends and has been
             reaped, on the ``claude_sync-process-exit-<pid>`` thread; ``close()`` joins it. Not
             called for a custom ``transport`` (see ``claude_sync._engine.exit_watch``).
+        shared_pool: Lease the CLI from the machine-wide warm pool (``claude-sync serve``)
+            instead of spawning it: ``True`` (the default socket), a socket path, ``False``
+            (never), or None (the default: as the environment's ``CLAUDE_SYNC_SHARED_POOL``
+            says — unset, ``""`` or ``"0"`` off, ``"1"`` the default socket, or a path). A
+            plan that cannot be leased, or no pool at the socket, spawns as usual (logged
+            once per process); a pool that does not lease within ``initialize_timeout``
+            raises ``SharedPoolError``. See "Leasing the CLI" in ``docs/api/options.rst``.
     """
 
     tools: Optional[Union[List[str], ToolsPreset]] = None
@@ -463,6 +470,7 @@ class ClaudeAgentOptions(Record):
     on_elicitation: Optional[OnElicitation] = None
     on_user_dialog: Optional[OnUserDialog] = None
     on_process_exit: Optional[OnProcessExit] = None
+    shared_pool: Union[None, bool, str] = None
 
     def __post_init__(self) -> None:
         """Raises ``TypeError``/``ValueError`` naming a bad option (see ``validation``)."""

@@ -199,6 +199,16 @@ def output_format(name: str, value: Any) -> None:
         raise TypeError(f"ClaudeAgentOptions.{name}: {exc}") from None
 
 
+def pool_switch(name: str, value: Any) -> None:
+    """None, a bool, or a socket path: a non-empty str without NUL."""
+    if value is None or isinstance(value, bool):
+        return
+    if not isinstance(value, str):
+        _fail(TypeError, name, "None, True, False or a socket path (str)", value)
+    if not value or "\0" in value:
+        raise ValueError(f"ClaudeAgentOptions.{name} must be a socket path, got {value!r}")
+
+
 # ----------------------------------------------------------------------------- the table
 
 RULES: Dict[str, Tuple[Check, ...]] = {
@@ -236,6 +246,7 @@ RULES: Dict[str, Tuple[Check, ...]] = {
     "managed_settings": (optional(mapping),),
     "mcp_servers_delivery": (mcp_delivery,),
     "plugin_delivery": (delivery,),
+    "shared_pool": (pool_switch,),
 }
 
 

@@ -366,7 +366,7 @@ class _Metrics:
         self.pools: weakref.WeakSet[Any] = weakref.WeakSet()
         meter.create_observable_gauge(
             "claude_sync.pool.clis", callbacks=[self._observe_pools], unit="{process}",
-            description="AgentPool CLIs alive, parked and busy (running or starting), and runs queued",
+            description="AgentPool (and shared pool) CLIs alive, parked and busy (running or starting), and runs queued",
         )  # fmt: skip
 
     def record_result(self, result: RunTotals, model: Optional[str]) -> None:
@@ -398,7 +398,9 @@ class _Metrics:
             stats = pool.stats()
             for state in ("alive", "parked", "busy", "queued"):
                 if state in stats:
-                    observations.append(Observation(stats[state], {"claude_sync.pool.state": state, "claude_sync.pool.id": id(pool)}))
+                    attributes = {"claude_sync.pool.state": state, "claude_sync.pool.id": id(pool)}
+                    attributes.update(getattr(pool, "metric_attributes", {}))  # the shared pool: kind "shared"
+                    observations.append(Observation(stats[state], attributes))
         return observations
 
 

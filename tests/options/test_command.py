@@ -681,6 +681,7 @@ def test_shell_consumed_fields_do_not_change_the_plan(name: str) -> None:
         "on_user_dialog": lambda request: {"behavior": "cancelled"},
         "spawn_command": lambda command: command,
         "on_process_exit": lambda report: None,
+        "shared_pool": "/tmp/pool.sock",
     }
     changed = dataclasses.replace(ClaudeAgentOptions(), **{name: values[name]})
     environ = {"PATH": "/bin"}

@@ -76,6 +76,8 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     # the wiring: the features a run may not use load with their first use
     ("claude_sync._wiring", "claude_sync._approvals.hold_check"): "first-use",
     ("claude_sync._wiring", "claude_sync._engine.exit_watch"): "first-use",
+    ("claude_sync._wiring", "claude_sync._shared_pool.extension"): "first-use",
+    ("claude_sync._shared_pool.switch", "claude_sync._shared_pool.lease_client"): "first-use",
     ("claude_sync._wiring", "claude_sync._engine.notices"): "first-use",
     ("claude_sync._wiring", "claude_sync._mcp.routing"): "first-use",
     ("claude_sync._wiring", "claude_sync._mcp.server"): "first-use",
@@ -119,6 +121,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._result", "claude_sync._structured.outcome"): "import-time",
     ("claude_sync._sessions.transcript_messages", "claude_sync._sessions.transcript_parallel"): "import-time",
     ("claude_sync._cli.shell", "claude_sync._cli.doctor"): "import-time",
+    ("claude_sync._cli.shell", "claude_sync._shared_pool.command"): "import-time",
     # claude_sync.types: ToolAnnotations resolves from the MCP tools on first access
     ("claude_sync.types", "claude_sync._mcp.tools"): "import-time",
     # in-process MCP tools: defining one loads no schema code (tests/mcp)

@@ -67,6 +67,13 @@ IO_MODULES = {
     # many agents
     "claude_sync._agents.futures", "claude_sync._agents.pool", "claude_sync._agents.run",
     "claude_sync._agents.slots",
+    # the shared pool: the leaseholder's socket end, the pool process and its command line
+    "claude_sync._shared_pool.lease_client", "claude_sync._shared_pool.clis", "claude_sync._shared_pool.server",
+    "claude_sync._shared_pool.command",
+    # the shared pool, the leaseholder's side: a transport over leased pipes, its extension,
+    # the switch (loads the lease client)
+    "claude_sync._shared_pool.leased_transport", "claude_sync._shared_pool.extension",
+    "claude_sync._shared_pool.switch",
     # engines and the testing kit
     "claude_sync.integrations.dask",
     "claude_sync.testing._scripted_cli.interpreter", "claude_sync.testing._scripted_cli.in_process",
@@ -99,6 +106,7 @@ LAYERS = (
     "claude_sync.query",  # query(): one run as an iterator
     "claude_sync._show",  # show(): watches a query() or a client's turn
     "claude_sync._agents",  # run(), AgentPool: runs of query() and clients
+    "claude_sync._shared_pool",  # the machine-wide warm pool: the socket's two ends, the pool process
     "claude_sync._approvals",  # runs that defer and resume a permission decision
     "claude_sync._cli",  # the command line
     "claude_sync.types",  # the official SDK's ``types`` names, re-exported
@@ -121,6 +129,11 @@ UPWARD_IMPORTS = {
     # a resume is refused while the session waits for a person: the wiring plugs the approvals'
     # hold check in as a connection extension (lazily, only for options that resume a session)
     ("claude_sync._wiring", "claude_sync._approvals.hold_check"),
+    # leasing from the shared pool: the wiring plugs the lease in as a connection extension
+    # (lazily, only when leasing is on) and asks the switch; AgentPool asks the switch per run
+    ("claude_sync._wiring", "claude_sync._shared_pool.switch"),
+    ("claude_sync._wiring", "claude_sync._shared_pool.extension"),
+    ("claude_sync._agents.pool", "claude_sync._shared_pool.switch"),
 }
 """``(importer, imported)``: the imports allowed to run up ``LAYERS``, each with its reason."""
 

@@ -75,6 +75,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
         "ClaudeCodeOptions",  # the old claude_code_sdk name, with its defaults (deprecated)
         "AccountInfo", "SlashCommand", "ModelInfo", "AgentInfo", "McpResourceContent",  # typed control answers
         "ResolvedSettings", "ResolvedSettingsSource", "resolve_settings", "ProcessExit",
+        "SharedPoolError",  # the shared pool is there and did not lease (issue 41)
         "StopHookSpecificOutput", "SubagentStartHookInput", "SubagentStartHookSpecificOutput",
         "SubagentStopHookInput", "SubagentStopHookSpecificOutput", "SystemInitData",
         "SystemInitMcpServer", "SystemInitPlugin", "SystemInitPluginError",
