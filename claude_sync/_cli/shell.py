@@ -18,9 +18,8 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from .._approvals.gate import ApprovalGate
 from ..query import query
 from .._version import __version__
 from .._wire.errors import ClaudeSDKError
@@ -47,6 +46,9 @@ from .exit_codes import APPROVAL_PENDING, RESULT_ERROR, SUCCESS, USAGE, OutputEr
 from .locate import cli_version, locate
 from .messages import error_lines
 from .output import activity, json_line, structured_line, summary_line
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._approvals.gate import ApprovalGate
 
 __all__ = ["MAX_INPUT_BYTES", "main"]
 

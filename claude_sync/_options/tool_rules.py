@@ -17,12 +17,10 @@ from __future__ import annotations
 import re
 from fnmatch import fnmatchcase
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
-from urllib.parse import urlsplit
 
 from .._callbacks.permission_types import CanUseTool
 from .._wire.record import FrozenRecord, frozen_record
 from .argv import str_list
-from .bash_rules import bash_content_problem, bash_rule_matches
 from .options import ClaudeAgentOptions
 from .path_rules import PATH_RULE_TOOLS, path_pattern_problem, path_rule_matches, path_rule_tools
 
@@ -215,6 +213,8 @@ def check_policy_rule(rule: object) -> Tuple[str, Optional[str]]:
     problem = None
     if content is not None:
         if tool == "Bash":
+            from .bash_rules import bash_content_problem  # the shell scanner: rules of a policy only
+
             problem = bash_content_problem(content)
         elif tool == "WebFetch" and not (content.startswith("domain:") and content[len("domain:"):].strip()):
             problem = "WebFetch rules take 'domain:host', e.g. 'WebFetch(domain:example.com)'"
@@ -254,6 +254,8 @@ def rule_matches(
     if not isinstance(tool_input, Mapping):
         return True
     if tool_name == "Bash":
+        from .bash_rules import bash_rule_matches
+
         return bash_rule_matches(content, tool_input.get("command"))
     if tool in PATH_RULE_TOOLS:
         return path_rule_matches(content, tool_name, tool_input, cwd, homes)
@@ -271,6 +273,8 @@ def _domain_matches(want: str, url: Any) -> bool:
     and one with a backslash (URL parsers disagree on its host) match."""
     if not isinstance(url, str):
         return True
+    from urllib.parse import urlsplit  # loads ipaddress: WebFetch rules only
+
     try:
         parts = urlsplit(url.strip())
         host = (parts.hostname or "").lower().rstrip(".")
