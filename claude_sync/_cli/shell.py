@@ -43,7 +43,6 @@ from .arguments import (
 )
 from .console import Console, silence_stdout
 from .exit_codes import APPROVAL_PENDING, RESULT_ERROR, SUCCESS, USAGE, OutputError, exit_code_for
-from .locate import cli_version, locate
 from .messages import error_lines
 from .output import activity, json_line, structured_line, summary_line
 
@@ -104,6 +103,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def _print_version(request: CliRequest, console: Console) -> int:
     """``--version``: this library, the ``claude`` it would run (and why), that CLI's version."""
+    from .locate import cli_version, locate  # --version only
+
     found = locate(request.fields.get("cli_path"))
     lines = [f"claude-sync (claude_sync) {__version__}"]
     if found.path is None:

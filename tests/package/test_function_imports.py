@@ -106,6 +106,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._options.validation", "claude_sync._structured.class_schema"): "first-use",
     # the spawn: approval rules' shell scanner, URL parsing (ipaddress) and private temp files load when used
     ("claude_sync._options.tool_rules", "claude_sync._options.bash_rules"): "first-use",
+    ("claude_sync._options.tool_rules", "claude_sync._options.path_rules"): "first-use",
     ("claude_sync._options.tool_rules", "urllib.parse"): "heavy",
     ("claude_sync._redaction.secrets", "urllib.parse"): "heavy",
     ("claude_sync._engine.spawn", "claude_sync._engine.tempfiles"): "first-use",
@@ -122,6 +123,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._result", "claude_sync._display.live"): "import-time",
     ("claude_sync._result", "claude_sync._structured.outcome"): "import-time",
     ("claude_sync._cli.shell", "claude_sync._cli.doctor"): "import-time",
+    ("claude_sync._cli.shell", "claude_sync._cli.locate"): "import-time",
     # the command line's start: approvals (--approve, resume-approval) and the --verbose summary load on first use
     ("claude_sync._cli.approvals", "claude_sync._approvals.flow"): "import-time",
     ("claude_sync._cli.approvals", "claude_sync._approvals.gate"): "import-time",
