@@ -145,6 +145,10 @@ from .options import ClaudeAgentOptions
 from .tool_rules import PermissionRouting, can_use_tool_shadowing, skills_defaults
 
 if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+
+    from typing_extensions import TypeIs
+
     from .._callbacks.dialogs import OnElicitation, OnUserDialog
 
 __all__ = [
@@ -419,7 +423,7 @@ def build_spawn_plan(
     return plan.spawn_plan(cli_path, environ=environ)
 
 
-def _is_path(value: Any) -> bool:
+def _is_path(value: Any) -> TypeIs[Path]:
     """``isinstance(value, pathlib.Path)`` without loading ``pathlib`` (~3 ms a short process
     need not pay): no ``Path`` can exist before the program has loaded it."""
     pathlib = sys.modules.get("pathlib")
