@@ -110,6 +110,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._options.tool_rules", "urllib.parse"): "heavy",
     ("claude_sync._redaction.secrets", "urllib.parse"): "heavy",
     ("claude_sync._engine.spawn", "claude_sync._engine.tempfiles"): "first-use",
+    ("claude_sync._options.hook_registry", "numbers"): "first-use",
     ("claude_sync._options.discovery", "pathlib"): "import-time",
     # the redactor: the pattern pass and the secret registry load on the first redaction
     ("claude_sync._redaction.redactor", "claude_sync._redaction.patterns"): "import-time",
