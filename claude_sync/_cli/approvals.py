@@ -20,21 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
-import uuid
-from typing import List, Optional, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
-from .._approvals.flow import pending_approval, resume_approval
-from .._approvals.gate import ApprovalGate
-from .._approvals.policy import ApprovalPolicy
-from .._approvals.records import (
-    ApprovalDecision,
-    ApprovalError,
-    ApprovalRecordError,
-    ApprovalStaleError,
-    PendingApproval,
-)
 from .._options.options import ClaudeAgentOptions
 from .._wire.errors import ClaudeSDKError
 from .._wire.messages import ResultMessage
@@ -51,6 +39,10 @@ from .exit_codes import (
 )
 from .messages import error_lines
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .._approvals.gate import ApprovalGate
+    from .._approvals.records import ApprovalDecision
+
 __all__ = ["RESUME_COMMAND", "approval_gate", "pending_line", "resume_main"]
 
 RESUME_COMMAND = "resume-approval"
@@ -61,6 +53,9 @@ def approval_gate(rules: Sequence[str]) -> Optional[ApprovalGate]:
     """The gate for ``--approve`` rules (None without any). Raises ``CliUsageError`` for a bad rule."""
     if not rules:
         return None
+    from .._approvals.gate import ApprovalGate  # --approve only: a plain run loads no approvals code
+    from .._approvals.policy import ApprovalPolicy
+
     try:
         return ApprovalGate(ApprovalPolicy(rules=list(rules)))
     except (TypeError, ValueError) as exc:
@@ -71,6 +66,8 @@ def pending_line(result: Optional[ResultMessage], options: ClaudeAgentOptions, g
     """The pending approval's JSON line if ``result`` deferred a call, else None."""
     if result is None:
         return None
+    from .._approvals.flow import pending_approval
+
     pending = pending_approval(result, options, gate)
     return None if pending is None else pending.to_json() + "\n"
 
@@ -99,6 +96,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def resume_main(argv: Sequence[str]) -> int:
     """``claude-sync resume-approval ARGS``; the exit status (main thread)."""
+    import shlex
+    import uuid
+
+    from .._approvals.flow import resume_approval
+    from .._approvals.policy import ApprovalPolicy
+    from .._approvals.records import ApprovalError, ApprovalRecordError, ApprovalStaleError, PendingApproval
+
     args = parse_or_status(_parser(), argv)
     if isinstance(args, int):
         return args
@@ -161,6 +165,8 @@ def _read_record(name: str) -> bytes:
 
 
 def _decision(args: argparse.Namespace) -> ApprovalDecision:
+    from .._approvals.records import ApprovalDecision
+
     if args.deny is not None:
         return ApprovalDecision.deny(args.deny)
     if args.allow_input is not None:

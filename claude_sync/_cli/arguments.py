@@ -14,11 +14,12 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, List, NoReturn, Optional, Sequence, Tuple, Union, get_args
 
 from .._callbacks.permission_types import PermissionMode
 from .._options.options import ClaudeAgentOptions
+from .._wire.record import FrozenRecord, frozen_record
 from .exit_codes import exit_codes_text
 
 __all__ = [
@@ -128,8 +129,8 @@ class CliParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-@dataclass(frozen=True)
-class CliRequest:
+@frozen_record
+class CliRequest(FrozenRecord):
     """One invocation, decided: ``prompt`` (the words, None if there are none), ``stdin``
     (``STDIN_*``: whether and how stdin makes the prompt), ``output`` (``OUTPUT_TEXT`` / ``OUTPUT_JSON`` /
     ``OUTPUT_STRUCTURED``), ``schema_file`` (a JSON schema file to read for ``output_format``),

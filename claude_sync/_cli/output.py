@@ -20,11 +20,9 @@ import json
 import re
 from typing import Any, Optional, Sequence
 
-from .._display.render import duration_parts, usage_tokens
 from .._wire.blocks import ServerToolUseBlock, ToolUseBlock
 from .._wire.messages import AssistantMessage, ResultMessage, StreamEvent, UserMessage
 from .._wire.protocol import StreamItem
-from .._wire.run_totals import run_totals
 from .._wire.system_messages import SystemMessage
 
 __all__ = ["activity", "json_line", "json_text", "printable", "structured_line", "summary_line"]
@@ -82,6 +80,9 @@ def summary_line(results: Sequence[ResultMessage], waited_s: Optional[float] = N
     """``session <id> · <n> turns · <in> in / <out> out tokens · $<cost> · wall <s> s · CLI
     <s> s`` for stderr (``--verbose``): the whole run (every result of it, ``RunTotals``);
     ``wall`` is the time the command waited, ``CLI`` the CLI's own time in the run's turns."""
+    from .._display.render import duration_parts, usage_tokens  # --verbose only
+    from .._wire.run_totals import run_totals
+
     totals = run_totals(results)
     turns = f"{totals.num_turns} turn" + ("" if totals.num_turns == 1 else "s")
     parts = [f"session {results[-1].session_id}", turns]

@@ -19,9 +19,8 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from .._approvals.gate import ApprovalGate
 from ..query import query
 from .._version import __version__
 from .._wire.errors import ClaudeSDKError
@@ -47,9 +46,11 @@ from .arguments import (
 )
 from .console import Console, silence_stdout
 from .exit_codes import APPROVAL_PENDING, RESULT_ERROR, SUCCESS, USAGE, OutputError, exit_code_for
-from .locate import cli_version, locate
 from .messages import error_lines
 from .output import activity, json_line, structured_line, summary_line
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._approvals.gate import ApprovalGate
 
 __all__ = ["MAX_INPUT_BYTES", "main"]
 
@@ -109,6 +110,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 def _print_version(request: CliRequest, console: Console) -> int:
     """``--version``: this library, the ``claude`` it would run (and why), that CLI's version."""
+    from .locate import cli_version, locate  # --version only
+
     found = locate(request.fields.get("cli_path"))
     lines = [f"claude-sync (claude_sync) {__version__}"]
     if found.path is None:

@@ -30,7 +30,6 @@ from .._wire.errors import (
 from .extensions import Extensions
 from .process import SubprocessTransport, stderr_sink
 from .stand_in import route
-from .tempfiles import make_private_file, memory_file
 from .transport import Transport
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -236,6 +235,8 @@ def materialize_argv(argv: List[Any], temp_files: List[str]) -> Tuple[List[str],
             if not isinstance(arg, FileArg):
                 out.append(str(arg))
                 continue
+            from .tempfiles import make_private_file, memory_file  # a run with file arguments only
+
             fd = memory_file(arg.content) if arg.by_fd else None
             if fd is not None:
                 fds.append(fd)

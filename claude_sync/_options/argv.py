@@ -17,6 +17,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from .._wire.errors import CLIConnectionError
 from .._wire.record import FrozenRecord, frozen_record
 from .options import AgentDefinition, ClaudeAgentOptions
+from .validation import check_initialize_only_options
 
 __all__ = ["ArgvItem", "FileArg", "JsonDict", "MAX_ARG_BYTES"]
 
@@ -449,8 +450,6 @@ def initialize_only_fields(options: ClaudeAgentOptions) -> Dict[str, Any]:
 
     Raises ``TypeError`` / ``ValueError`` as ``validation.check_initialize_only_options``.
     """
-    from .validation import check_initialize_only_options
-
     check_initialize_only_options(options)
     fields: Dict[str, Any] = {}
     if options.tool_aliases:

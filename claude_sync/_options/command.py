@@ -88,9 +88,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import warnings
 from dataclasses import field, replace
-from pathlib import Path
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -145,6 +145,10 @@ from .options import ClaudeAgentOptions
 from .tool_rules import PermissionRouting, can_use_tool_shadowing, skills_defaults
 
 if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+
+    from typing_extensions import TypeIs
+
     from .._callbacks.dialogs import OnElicitation, OnUserDialog
 
 __all__ = [
@@ -420,12 +424,19 @@ def build_spawn_plan(
     return plan.spawn_plan(cli_path, environ=environ)
 
 
+def _is_path(value: Any) -> TypeIs[Path]:
+    """``isinstance(value, pathlib.Path)`` without loading ``pathlib`` (~3 ms a short process
+    need not pay): no ``Path`` can exist before the program has loaded it."""
+    pathlib = sys.modules.get("pathlib")
+    return pathlib is not None and isinstance(value, pathlib.Path)
+
+
 def _mcp_args(options: ClaudeAgentOptions) -> Tuple[List[ArgvItem], Dict[str, Any], Dict[str, Any]]:
     """``--mcp-config``, the in-process servers (name → object), and the external servers
     ``mcp_servers_delivery="initialize"`` sends in ``initialize`` instead. Raises
     ``ValueError`` for that delivery with a config file path."""
     servers = options.mcp_servers
-    if isinstance(servers, (str, Path)):
+    if isinstance(servers, str) or _is_path(servers):
         if options.mcp_servers_delivery == "initialize":
             raise ValueError('mcp_servers_delivery="initialize" needs mcp_servers as a dict, not a config file path')
         text = os.fspath(servers)

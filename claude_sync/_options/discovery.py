@@ -15,10 +15,12 @@ import json
 import os
 import shutil
 import stat
-from pathlib import Path
-from typing import Any, Callable, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Union
 
 from .._wire.errors import CLINotFoundError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
 
 __all__ = ["CLI_INSTALL_HINT", "PINNED_CLI_VERSION", "cli_candidates", "find_cli", "pinned_cli", "pinned_cli_path"]
 
@@ -41,6 +43,8 @@ CLI_INSTALL_HINT = (
 
 def cli_candidates(home: Optional[Path]) -> List[Path]:
     """Where npm, yarn and the native installer usually put ``claude``, in search order."""
+    from pathlib import Path  # looked up past PATH only: a short process with claude on PATH skips pathlib
+
     candidates = [Path("/usr/local/bin/claude")]
     if home is not None:
         candidates = [
@@ -64,6 +68,8 @@ def _is_file(path: Path) -> bool:
 
 
 def _default_home() -> Optional[Path]:
+    from pathlib import Path
+
     try:
         return Path.home()
     except (RuntimeError, KeyError, OSError):  # no HOME and no passwd entry
@@ -79,6 +85,8 @@ def _bundled_cli(find_spec: Callable[[str], Any], is_file: Callable[[Path], bool
         return None
     locations = getattr(spec, "submodule_search_locations", None) or []
     for location in locations:
+        from pathlib import Path  # an installed claude_agent_sdk only
+
         for name in ("claude", "claude.exe"):
             path = Path(location) / "_bundled" / name
             if is_file(path):
@@ -90,6 +98,8 @@ def pinned_cli_path(home: Optional[Path], version: str = PINNED_CLI_VERSION) -> 
     """Where ``.ci/install_cli.sh`` puts ``version``: ``$CLAUDE_SYNC_CLI_CACHE`` (default
     ``<home>/.cache/claude_sync/cli``) ``/<version>/node_modules/.bin/claude``; None without
     either."""
+    from pathlib import Path
+
     cache = os.environ.get("CLAUDE_SYNC_CLI_CACHE")
     if not cache and home is None:
         return None
@@ -128,6 +138,8 @@ def pinned_cli(home: Optional[Path], version: str = PINNED_CLI_VERSION) -> Optio
     you or root and writable by no one else (no other user can swap the binary). POSIX only;
     never raises (an unreadable file is a None).
     """
+    from pathlib import Path
+
     link = pinned_cli_path(home, version)
     if link is None or os.name != "posix":
         return None
@@ -190,6 +202,8 @@ def find_cli(
 def _explicit_cli(
     path: str, which: Callable[[str], Optional[str]], is_file: Callable[[Path], bool]
 ) -> str:
+    from pathlib import Path
+
     if is_file(Path(path)):
         return path
     if os.sep not in path and (os.altsep is None or os.altsep not in path):

@@ -11,7 +11,6 @@ asked to fail closed, ``check_observes_only_answer`` when one set ``observes_onl
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .._callbacks.hook_types import HookCallback, HookMatcher
@@ -220,6 +219,8 @@ def _check_observes_only(where: str, event: str, observes_only: Any) -> None:
 def _check_timeout(where: str, timeout: Any) -> None:
     if timeout is None:
         return
+    from numbers import Real  # hooks with a timeout only
+
     if isinstance(timeout, bool) or not isinstance(timeout, Real):
         raise TypeError(
             f"{where}.timeout must be a number of seconds or None, got {type(timeout).__name__}"
@@ -237,6 +238,8 @@ def _json_number(timeout: Optional[float]) -> Optional[float]:
     """A checked timeout as a plain ``int``/``float`` (``Fraction``, numpy ints… do not encode)."""
     if timeout is None or type(timeout) in (int, float):
         return timeout
+    from numbers import Integral
+
     return int(timeout) if isinstance(timeout, Integral) else float(timeout)
 
 

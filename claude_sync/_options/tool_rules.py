@@ -17,14 +17,11 @@ from __future__ import annotations
 import re
 from fnmatch import fnmatchcase
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
-from urllib.parse import urlsplit
 
 from .._callbacks.permission_types import CanUseTool
 from .._wire.record import FrozenRecord, frozen_record
 from .argv import str_list
-from .bash_rules import bash_content_problem, bash_rule_matches
 from .options import ClaudeAgentOptions
-from .path_rules import PATH_RULE_TOOLS, path_pattern_problem, path_rule_matches, path_rule_tools
 
 __all__ = [
     "PermissionRouting", "can_use_tool_shadowing", "check_policy_rule", "check_rule", "rule_matches", "skills_defaults",
@@ -109,8 +106,9 @@ def skills_defaults(options: ClaudeAgentOptions) -> Tuple[List[str], Optional[Li
     return allowed, (["user", "project"] if sources is None else sources)
 
 
-_SKILL_NAME_FORBIDDEN = re.compile(r"[(),\x00-\x1f\x7f-\x9f\ufeff]|[\ud800-\udfff]")
-"""Characters the CLI's ``--allowedTools`` splitter or rule parser would mangle."""
+_SKILL_NAME_FORBIDDEN = r"[(),\x00-\x1f\x7f-\x9f\ufeff]|[\ud800-\udfff]"
+"""Characters the CLI's ``--allowedTools`` splitter or rule parser would mangle (a pattern
+compiled on first use, by ``re``'s cache: ~1 ms, for runs with ``skills`` only)."""
 
 
 def _checked_skill_name(name: Any) -> str:
@@ -134,7 +132,7 @@ def _skill_name_problem(name: str) -> str:
         return "it is empty"
     if name != name.strip():
         return "leading or trailing whitespace never matches (the Skill tool trims names)"
-    if _SKILL_NAME_FORBIDDEN.search(name):
+    if re.search(_SKILL_NAME_FORBIDDEN, name):
         return "parentheses, commas and control characters cannot ride in a Skill(name) rule"
     if name == "*":
         return 'use skills="all" to enable every skill'
@@ -211,10 +209,14 @@ def check_policy_rule(rule: object) -> Tuple[str, Optional[str]]:
     """``check_rule``, and also ``ValueError`` naming the rule when it could never match a call
     the CLI makes (``Bash(:*)``, ``WebFetch(example.com)``, ``Read(domain:x)``, ``Read(~bob/x)``):
     an approval rule that never matches would let every call through unasked."""
+    from .path_rules import PATH_RULE_TOOLS, path_pattern_problem  # rules of a policy only
+
     tool, content = check_rule(rule)
     problem = None
     if content is not None:
         if tool == "Bash":
+            from .bash_rules import bash_content_problem  # the shell scanner: rules of a policy only
+
             problem = bash_content_problem(content)
         elif tool == "WebFetch" and not (content.startswith("domain:") and content[len("domain:"):].strip()):
             problem = "WebFetch rules take 'domain:host', e.g. 'WebFetch(domain:example.com)'"
@@ -241,6 +243,8 @@ def rule_matches(
     under it. ``Skill(name)``/``Agent(type)``: that name (``*`` wildcards). A missing or
     non-``str`` field the rule needs, or a non-mapping input, matches. Raises as ``check_rule``.
     """
+    from .path_rules import PATH_RULE_TOOLS, path_rule_matches, path_rule_tools  # rules of a policy only
+
     tool, content = check_rule(rule)
     if tool.startswith("mcp__") and tool.count("__") == 1:
         return tool_name == tool or tool_name.startswith(tool + "__")
@@ -254,6 +258,8 @@ def rule_matches(
     if not isinstance(tool_input, Mapping):
         return True
     if tool_name == "Bash":
+        from .bash_rules import bash_rule_matches
+
         return bash_rule_matches(content, tool_input.get("command"))
     if tool in PATH_RULE_TOOLS:
         return path_rule_matches(content, tool_name, tool_input, cwd, homes)
@@ -271,6 +277,8 @@ def _domain_matches(want: str, url: Any) -> bool:
     and one with a backslash (URL parsers disagree on its host) match."""
     if not isinstance(url, str):
         return True
+    from urllib.parse import urlsplit  # loads ipaddress: WebFetch rules only
+
     try:
         parts = urlsplit(url.strip())
         host = (parts.hostname or "").lower().rstrip(".")

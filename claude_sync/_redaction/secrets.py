@@ -54,7 +54,6 @@ import os
 import re
 from collections.abc import Mapping
 from typing import Any, Callable, Dict, Iterable, List, Optional, Pattern, Tuple
-from urllib.parse import parse_qsl, quote, quote_plus, unquote, urlsplit
 
 from .patterns import REDACTED, SECRET_QUERY_NAMES, is_secret_flag, is_secret_name, redact_patterns
 
@@ -112,6 +111,8 @@ def remember(value: Any) -> None:
 
 
 def _forms(value: str) -> Iterable[str]:
+    from urllib.parse import quote, quote_plus  # loads ipaddress: only once a secret is known
+
     yield value
     try:
         escaped = json.dumps(value)[1:-1]
@@ -227,6 +228,8 @@ def _remember_header_list(value: str) -> None:
     """A variable that carries request headers (``ANTHROPIC_CUSTOM_HEADERS``: ``Name: value``
     lines; ``OTEL_EXPORTER_OTLP_HEADERS``: ``name=value,…``): every value but the public
     headers', as MCP ``headers`` are treated."""
+    from urllib.parse import unquote
+
     for item in re.split(r"[\r\n,]+", value):
         colon = ":" in item.split("=", 1)[0]
         name, separator, header = item.partition(":") if colon else item.partition("=")
@@ -338,6 +341,8 @@ def _remember_in_string(text: str, depth: int) -> None:
 
 
 def _remember_url(url: str) -> None:
+    from urllib.parse import parse_qsl, urlsplit
+
     try:
         parts = urlsplit(url)
     except ValueError:

@@ -15,6 +15,7 @@ import json
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .transcript import is_message_entry
+from .transcript_parallel import restore_parallel
 from .types import SessionMessage
 
 __all__ = [
@@ -108,8 +109,6 @@ def build_chain(entries: List[Entry]) -> List[Entry]:
     main = [e for e in leaves if not e.get("isSidechain") and not e.get("teamName") and not e.get("isMeta")]
     leaf = max(main or leaves, key=lambda e: position[e["uuid"]])
     chain = _walk_to_root(leaf, by_uuid)
-    from .transcript_parallel import restore_parallel  # rarely needed: parallel tool turns
-
     return restore_parallel(by_uuid, chain)
 
 

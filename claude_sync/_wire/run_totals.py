@@ -25,10 +25,10 @@ are not known — the results' ``usage`` summed (the main agent's only).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from .messages import ResultMessage
+from .record import FrozenRecord, frozen_record
 
 __all__ = ["TOKEN_KEYS", "RunTotals", "results_usage", "run_totals"]
 
@@ -43,8 +43,8 @@ _MODEL_USAGE_KEYS = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
-class RunTotals:
+@frozen_record
+class RunTotals(FrozenRecord):
     """A whole run's figures (see the module docstring for where each comes from).
 
     Attributes:

@@ -101,12 +101,19 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._options.options", "claude_sync._options.portable"): "import-time",
     ("claude_sync._options.options", "claude_sync._options.validation"): "import-time",
     ("claude_sync._options.options", "claude_sync._redaction.secrets"): "import-time",
-    ("claude_sync._options.argv", "claude_sync._options.validation"): "import-time",
-    ("claude_sync._options.argv", "claude_sync._structured.class_schema"): "import-time",
+    ("claude_sync._options.argv", "claude_sync._structured.class_schema"): "first-use",
     ("claude_sync._options.validation", "pwd"): "platform",
     ("claude_sync._approvals.hold_check", "pwd"): "platform",
     ("claude_sync._approvals.policy", "pwd"): "platform",
     ("claude_sync._options.validation", "claude_sync._structured.class_schema"): "first-use",
+    # the spawn: approval rules' shell scanner, URL parsing (ipaddress) and private temp files load when used
+    ("claude_sync._options.tool_rules", "claude_sync._options.bash_rules"): "first-use",
+    ("claude_sync._options.tool_rules", "claude_sync._options.path_rules"): "first-use",
+    ("claude_sync._options.tool_rules", "urllib.parse"): "heavy",
+    ("claude_sync._redaction.secrets", "urllib.parse"): "heavy",
+    ("claude_sync._engine.spawn", "claude_sync._engine.tempfiles"): "first-use",
+    ("claude_sync._options.hook_registry", "numbers"): "first-use",
+    ("claude_sync._options.discovery", "pathlib"): "import-time",
     # the redactor: the pattern pass and the secret registry load on the first redaction
     ("claude_sync._redaction.redactor", "claude_sync._redaction.patterns"): "import-time",
     ("claude_sync._redaction.redactor", "claude_sync._redaction.secrets"): "import-time",
@@ -116,12 +123,21 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._wire.protocol", "claude_sync._wire.hints"): "import-time",
     ("claude_sync._wire.system_messages", "datetime"): "import-time",
     ("claude_sync._wire.serde", "dataclasses_json"): "optional",
-    # RunResult (loaded by the command's start): its views load on first use
+    # RunResult (loaded by a run() script's start): its views load on first use
     ("claude_sync._result", "claude_sync._display.live"): "import-time",
     ("claude_sync._result", "claude_sync._structured.outcome"): "import-time",
-    ("claude_sync._sessions.transcript_messages", "claude_sync._sessions.transcript_parallel"): "import-time",
     ("claude_sync._cli.shell", "claude_sync._cli.doctor"): "import-time",
     ("claude_sync._cli.shell", "claude_sync._shared_pool.command"): "import-time",
+    ("claude_sync._cli.shell", "claude_sync._cli.locate"): "import-time",
+    # the command line's start: approvals (--approve, resume-approval) and the --verbose summary load on first use
+    ("claude_sync._cli.approvals", "claude_sync._approvals.flow"): "import-time",
+    ("claude_sync._cli.approvals", "claude_sync._approvals.gate"): "import-time",
+    ("claude_sync._cli.approvals", "claude_sync._approvals.policy"): "import-time",
+    ("claude_sync._cli.approvals", "claude_sync._approvals.records"): "import-time",
+    ("claude_sync._cli.approvals", "shlex"): "import-time",
+    ("claude_sync._cli.approvals", "uuid"): "import-time",
+    ("claude_sync._cli.output", "claude_sync._display.render"): "import-time",
+    ("claude_sync._cli.output", "claude_sync._wire.run_totals"): "import-time",
     # claude_sync.types: ToolAnnotations resolves from the MCP tools on first access
     ("claude_sync.types", "claude_sync._mcp.tools"): "import-time",
     # in-process MCP tools: defining one loads no schema code (tests/mcp)
@@ -157,11 +173,12 @@ ENTRY_POINTS = (
     "import claude_sync.testing",
     "import claude_sync.testing.pytest_plugin",
     "import claude_sync._cli.shell",
+    "from claude_sync import run",
     "from claude_sync import create_sdk_mcp_server, tool",
 )
 """The light entry points: what ``import claude_sync`` (and ``from claude_sync.types import``,
-the testing kit, the pytest plugin's entry point, the ``claude-sync`` console script, and
-defining an in-process MCP tool: no schema code until a tool is listed or called,
+the testing kit, the pytest plugin's entry point, the ``claude-sync`` console script, a
+``run()`` script's start, and defining an in-process MCP tool: no schema code until a tool is listed or called,
 ``tests/mcp``) loads."""
 
 FAKE_CLI = ROOT / "bench" / "fake_cli.py"
@@ -175,7 +192,7 @@ list(claude_sync.query("hi", options=claude_sync.ClaudeAgentOptions(cli_path={cl
 USERS_OWN_PACKAGES = {"dataclasses_json"}
 """Optional packages no extra installs: the user's own classes bring them."""
 
-HEAVY = {"asyncio"}
+HEAVY = {"asyncio", "ipaddress"}
 """Standard-library packages heavy enough to load only for the feature that needs them."""
 
 
