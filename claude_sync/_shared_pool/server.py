@@ -114,6 +114,7 @@ class SharedPool:
         self._lock = threading.RLock()
         self._clis: List[PooledCli] = []
         self._spawning = 0
+        self._plan_rss: Dict[protocol.WirePlan, int] = {}
         self._waiters: List[_Conn] = []
         self._leases: List[_Conn] = []
         self._jobs: "queue.Queue[Optional[Tuple[Callable[..., None], tuple]]]" = queue.Queue(maxsize=BACKLOG)
@@ -386,6 +387,8 @@ class SharedPool:
                 refusal: Optional[Dict[str, Any]] = protocol.error("stopping", "the pool is stopping")
             else:
                 ahead = sum(waiter.plan == conn.plan for waiter in self._waiters)
+                # a CLI of this plan being given back right now is worth waiting for too
+                ahead -= self._returning(conn.plan) if ahead == 0 else 0
                 grant = self._take(conn.plan, first_in_line=not self._waiters, ahead=ahead)
                 refusal = None
                 if grant is None:
@@ -405,6 +408,17 @@ class SharedPool:
             self._wake()  # the watcher polls the waiter and its deadline
             return
         self._grant(conn, grant)
+
+    def _returning(self, plan: protocol.WirePlan) -> int:
+        """Under the lock: leased CLIs of ``plan`` whose connection has something to read (most
+        likely their give-back, which the watcher is about to handle)."""
+        count = 0
+        for conn in self._leases:
+            if conn.cli is not None and conn.cli.plan == plan and not conn.done:
+                poller = select.poll()
+                poller.register(conn.sock, select.POLLIN)
+                count += bool(poller.poll(0))
+        return count
 
     def _take(self, plan: protocol.WirePlan, first_in_line: bool, ahead: int = 0) -> Optional[Any]:
         """Under the lock: a CLI for ``plan`` marked leased, or ``"spawn"`` (a slot reserved:
@@ -434,9 +448,22 @@ class SharedPool:
             self._retire_locked(victim, "idle, retired to make room under " + ("max_memory_mb" if count_ok else "max_clis"))
 
     def _memory_ok(self) -> bool:
+        """Under the lock: the CLIs' memory is under ``max_memory_mb``. A CLI counts as its RSS
+        (children included) or, while it is smaller, the most a CLI of its plan was seen to
+        hold: a CLI that has just started (still small) counts what it will grow to."""
         if self.caps.max_memory_mb is None:
             return True
-        return sum(cli.rss() for cli in self._clis) < self.caps.max_memory_mb * 1024 * 1024
+        if len(self._plan_rss) > 256:  # bounded: forget the plans no CLI runs for
+            live = {cli.plan for cli in self._clis}
+            self._plan_rss = {plan: rss for plan, rss in self._plan_rss.items() if plan in live}
+        total = 0
+        for cli in self._clis:
+            now = cli.rss()
+            seen = self._plan_rss.get(cli.plan, 0)
+            if now > seen:
+                self._plan_rss[cli.plan] = seen = now
+            total += max(now, seen)
+        return total < self.caps.max_memory_mb * 1024 * 1024
 
     def _grant(self, conn: _Conn, grant: Any) -> None:
         """Hand ``grant`` (a leased CLI, or a reserved slot to spawn into) to ``conn``: spawn
@@ -670,6 +697,13 @@ class SharedPool:
         return min([5.0] + [max(0.0, t) for t in times])
 
     def _conn_readable(self, conn: _Conn) -> None:
+        """The watcher: a lease's or a waiter's connection has something to read. Under the
+        pool's lock from the read to the CLI's new state, so a request for the same plan sees
+        the CLI either leased with its give-back unread (``_returning``) or being reset."""
+        with self._lock:
+            self._conn_readable_locked(conn)
+
+    def _conn_readable_locked(self, conn: _Conn) -> None:
         try:
             data = conn.sock.recv(RECV_BYTES, socket.MSG_DONTWAIT)
         except (BlockingIOError, InterruptedError):
