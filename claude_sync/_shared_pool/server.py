@@ -275,7 +275,11 @@ class SharedPool:
                     return
                 time.sleep(0.05)  # EMFILE and the like: do not spin
                 continue
-            self._admit(sock)
+            try:
+                self._admit(sock)
+            except Exception:  # noqa: BLE001 - one connection must not end the accept loop
+                logger.exception("admitting a connection failed")
+                sock.close()
 
     def _admit(self, sock: socket.socket) -> None:
         try:
@@ -649,44 +653,52 @@ class SharedPool:
 
     def _watch_loop(self) -> None:
         while not self._stopping.is_set():
-            with self._lock:
-                leases = list(self._leases)
-                waiters = list(self._waiters)
-                clis = list(self._clis)
-            poller = select.poll()
-            poller.register(self._wake_r, select.POLLIN)
-            by_fd: Dict[int, Tuple[str, Any]] = {}
-            for conn in leases + waiters:
+            try:
+                self._watch_once()
+            except Exception:  # noqa: BLE001 - the watch must go on: it is what kills orphaned CLIs
+                logger.exception("the shared pool's watcher failed once; it goes on")
+                time.sleep(0.1)  # no spin should it fail again at once
+
+    def _watch_once(self) -> None:
+        """One round of the watcher: poll, then handle what is ready and the timers."""
+        with self._lock:
+            leases = list(self._leases)
+            waiters = list(self._waiters)
+            clis = list(self._clis)
+        poller = select.poll()
+        poller.register(self._wake_r, select.POLLIN)
+        by_fd: Dict[int, Tuple[str, Any]] = {}
+        for conn in leases + waiters:
+            try:
+                fd = conn.sock.fileno()
+            except OSError:
+                continue
+            if fd >= 0:
+                by_fd[fd] = ("conn", conn)
+                poller.register(fd, select.POLLIN)
+        for cli in clis:
+            if cli.pidfd is not None:
+                by_fd[cli.pidfd] = ("exit", cli)
+                poller.register(cli.pidfd, select.POLLIN)
+            if cli.state in ("fresh", "parked"):
+                by_fd[cli.stderr_fd] = ("stderr", cli)
+                poller.register(cli.stderr_fd, select.POLLIN)
+        events = poller.poll(self._next_timeout(waiters, clis) * 1000)
+        for fd, _ in events:
+            if fd == self._wake_r:
                 try:
-                    fd = conn.sock.fileno()
+                    os.read(self._wake_r, 4096)
                 except OSError:
-                    continue
-                if fd >= 0:
-                    by_fd[fd] = ("conn", conn)
-                    poller.register(fd, select.POLLIN)
-            for cli in clis:
-                if cli.pidfd is not None:
-                    by_fd[cli.pidfd] = ("exit", cli)
-                    poller.register(cli.pidfd, select.POLLIN)
-                if cli.state in ("fresh", "parked"):
-                    by_fd[cli.stderr_fd] = ("stderr", cli)
-                    poller.register(cli.stderr_fd, select.POLLIN)
-            events = poller.poll(self._next_timeout(waiters, clis) * 1000)
-            for fd, _ in events:
-                if fd == self._wake_r:
-                    try:
-                        os.read(self._wake_r, 4096)
-                    except OSError:
-                        pass
-                    continue
-                kind, item = by_fd.get(fd, ("", None))
-                if kind == "conn":
-                    self._conn_readable(item)
-                elif kind == "exit":
-                    self._cli_exited(item)
-                elif kind == "stderr":
-                    self._drain_stderr(item)
-            self._timers()
+                    pass
+                continue
+            kind, item = by_fd.get(fd, ("", None))
+            if kind == "conn":
+                self._conn_readable(item)
+            elif kind == "exit":
+                self._cli_exited(item)
+            elif kind == "stderr":
+                self._drain_stderr(item)
+        self._timers()
 
     def _next_timeout(self, waiters: List[_Conn], clis: List[PooledCli]) -> float:
         now = time.monotonic()
