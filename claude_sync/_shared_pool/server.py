@@ -117,7 +117,7 @@ class SharedPool:
         self._plan_rss: Dict[protocol.WirePlan, int] = {}
         self._waiters: List[_Conn] = []
         self._leases: List[_Conn] = []
-        self._jobs: "queue.Queue[Optional[Tuple[Callable[..., None], tuple]]]" = queue.Queue(maxsize=BACKLOG)
+        self._jobs: "queue.Queue[Optional[Tuple[Callable[..., None], Tuple[Any, ...]]]]" = queue.Queue(maxsize=BACKLOG)
         self._threads: List[threading.Thread] = []
         self._stopping = threading.Event()
         self._stopped = threading.Event()
