@@ -491,7 +491,14 @@ class SharedPool:
             state = "cold"
             with self._lock:
                 self._spawning -= 1
-                self._clis.append(cli)
+                stopped = self._stopped.is_set()
+                if not stopped:
+                    self._clis.append(cli)
+            if stopped:  # ``stop`` has killed the CLIs it knew of: this one is ours to kill
+                self._kill(cli, "the pool stopped")
+                self._send(conn, protocol.error("stopping", "the pool is stopping"))
+                self._close_conn(conn)
+                return
         else:
             cli = grant
             state = "reset" if cli.runs else "fresh"
@@ -542,7 +549,7 @@ class SharedPool:
         logger.info("started CLI pid %d for plan %s (spare)", cli.pid, plan.plan_id)
         with self._lock:
             self._spawning -= 1
-            if self._stopping.is_set():
+            if self._stopping.is_set() or self._stopped.is_set():
                 stale = True
             else:
                 stale = False
