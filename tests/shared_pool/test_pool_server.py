@@ -344,3 +344,27 @@ def test_serve_stops_clean_on_sigterm_and_sigint(make_pool, signum):
     assert not os.path.exists(pool.path) and not os.path.exists(os.path.join(pool.dir, "pool.lock"))
     pool.wait_log("stopped")
     held.give_back(True, "the pool is gone")
+
+
+def test_a_plan_whose_cli_cannot_start_is_refused_clearly(make_pool, tmp_path):
+    from claude_sync._shared_pool.lease_client import LeasePlan
+
+    pool = make_pool("--spares", "0")
+    missing = str(tmp_path / "no-such-claude")
+    with pytest.raises(SharedPoolError, match="could not start the CLI") as caught:
+        lease(LeasePlan((missing,), {"PATH": "/usr/bin"}, str(tmp_path)), path=pool.path, timeout=5)
+    assert caught.value.kind == "refused"
+    assert pool.status()["clis"] == [] and pool.status()["spawning"] == 0  # the reserved slot is given back
+
+
+def test_a_plain_file_where_the_socket_should_be_is_replaced(make_pool):
+    from poolkit import short_dir
+
+    directory = short_dir()
+    with open(os.path.join(directory, "pool.sock"), "w") as handle:
+        handle.write("not a socket")
+    with pytest.raises(PoolUnavailable, match="stale socket|cannot connect"):
+        lease(fake_plan("a"), path=os.path.join(directory, "pool.sock"), timeout=2)
+    pool = make_pool(directory=directory)
+    held = lease(fake_plan("a"), path=pool.path, timeout=10)
+    held.give_back(False, "done")
