@@ -27,7 +27,7 @@ import signal
 import subprocess
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from .._agents.reuse import RESET_PROMPT, init_fingerprint, reset_answer_problem
 from .._engine.host_death import popen
@@ -189,7 +189,7 @@ def _parse_line(line: bytes) -> Optional[StreamItem]:
     if kind == "keep_alive":
         return None
     try:
-        return parse_message(obj)  # type: ignore[arg-type]
+        return parse_message(obj)
     except MessageParseError:
         raise _ResetFailed(f"the CLI wrote a {kind!r} line of an unknown shape during /clear") from None
 
@@ -267,7 +267,7 @@ def rss_bytes(pid: int) -> int:
     """Resident bytes of ``pid`` and its descendants (``/proc/<pid>/task/*/children``); 0 for
     what cannot be read. Any thread."""
     total = 0
-    seen = set()
+    seen: Set[int] = set()
     todo = [pid]
     while todo and len(seen) < 10_000:
         current = todo.pop()

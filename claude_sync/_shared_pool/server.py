@@ -114,9 +114,10 @@ class SharedPool:
         self._lock = threading.RLock()
         self._clis: List[PooledCli] = []
         self._spawning = 0
+        self._plan_rss: Dict[protocol.WirePlan, int] = {}
         self._waiters: List[_Conn] = []
         self._leases: List[_Conn] = []
-        self._jobs: "queue.Queue[Optional[Tuple[Callable[..., None], tuple]]]" = queue.Queue(maxsize=BACKLOG)
+        self._jobs: "queue.Queue[Optional[Tuple[Callable[..., None], Tuple[Any, ...]]]]" = queue.Queue(maxsize=BACKLOG)
         self._threads: List[threading.Thread] = []
         self._stopping = threading.Event()
         self._stopped = threading.Event()
@@ -274,7 +275,11 @@ class SharedPool:
                     return
                 time.sleep(0.05)  # EMFILE and the like: do not spin
                 continue
-            self._admit(sock)
+            try:
+                self._admit(sock)
+            except Exception:  # noqa: BLE001 - one connection must not end the accept loop
+                logger.exception("admitting a connection failed")
+                sock.close()
 
     def _admit(self, sock: socket.socket) -> None:
         try:
@@ -386,6 +391,8 @@ class SharedPool:
                 refusal: Optional[Dict[str, Any]] = protocol.error("stopping", "the pool is stopping")
             else:
                 ahead = sum(waiter.plan == conn.plan for waiter in self._waiters)
+                # a CLI of this plan being given back right now is worth waiting for too
+                ahead -= self._returning(conn.plan) if ahead == 0 else 0
                 grant = self._take(conn.plan, first_in_line=not self._waiters, ahead=ahead)
                 refusal = None
                 if grant is None:
@@ -405,6 +412,17 @@ class SharedPool:
             self._wake()  # the watcher polls the waiter and its deadline
             return
         self._grant(conn, grant)
+
+    def _returning(self, plan: protocol.WirePlan) -> int:
+        """Under the lock: leased CLIs of ``plan`` whose connection has something to read (most
+        likely their give-back, which the watcher is about to handle)."""
+        count = 0
+        for conn in self._leases:
+            if conn.cli is not None and conn.cli.plan == plan and not conn.done:
+                poller = select.poll()
+                poller.register(conn.sock, select.POLLIN)
+                count += bool(poller.poll(0))
+        return count
 
     def _take(self, plan: protocol.WirePlan, first_in_line: bool, ahead: int = 0) -> Optional[Any]:
         """Under the lock: a CLI for ``plan`` marked leased, or ``"spawn"`` (a slot reserved:
@@ -434,9 +452,22 @@ class SharedPool:
             self._retire_locked(victim, "idle, retired to make room under " + ("max_memory_mb" if count_ok else "max_clis"))
 
     def _memory_ok(self) -> bool:
+        """Under the lock: the CLIs' memory is under ``max_memory_mb``. A CLI counts as its RSS
+        (children included) or, while it is smaller, the most a CLI of its plan was seen to
+        hold: a CLI that has just started (still small) counts what it will grow to."""
         if self.caps.max_memory_mb is None:
             return True
-        return sum(cli.rss() for cli in self._clis) < self.caps.max_memory_mb * 1024 * 1024
+        if len(self._plan_rss) > 256:  # bounded: forget the plans no CLI runs for
+            live = {cli.plan for cli in self._clis}
+            self._plan_rss = {plan: rss for plan, rss in self._plan_rss.items() if plan in live}
+        total = 0
+        for cli in self._clis:
+            now = cli.rss()
+            seen = self._plan_rss.get(cli.plan, 0)
+            if now > seen:
+                self._plan_rss[cli.plan] = seen = now
+            total += max(now, seen)
+        return total < self.caps.max_memory_mb * 1024 * 1024
 
     def _grant(self, conn: _Conn, grant: Any) -> None:
         """Hand ``grant`` (a leased CLI, or a reserved slot to spawn into) to ``conn``: spawn
@@ -460,7 +491,14 @@ class SharedPool:
             state = "cold"
             with self._lock:
                 self._spawning -= 1
-                self._clis.append(cli)
+                stopped = self._stopped.is_set()
+                if not stopped:
+                    self._clis.append(cli)
+            if stopped:  # ``stop`` has killed the CLIs it knew of: this one is ours to kill
+                self._kill(cli, "the pool stopped")
+                self._send(conn, protocol.error("stopping", "the pool is stopping"))
+                self._close_conn(conn)
+                return
         else:
             cli = grant
             state = "reset" if cli.runs else "fresh"
@@ -511,7 +549,7 @@ class SharedPool:
         logger.info("started CLI pid %d for plan %s (spare)", cli.pid, plan.plan_id)
         with self._lock:
             self._spawning -= 1
-            if self._stopping.is_set():
+            if self._stopping.is_set() or self._stopped.is_set():
                 stale = True
             else:
                 stale = False
@@ -622,44 +660,52 @@ class SharedPool:
 
     def _watch_loop(self) -> None:
         while not self._stopping.is_set():
-            with self._lock:
-                leases = list(self._leases)
-                waiters = list(self._waiters)
-                clis = list(self._clis)
-            poller = select.poll()
-            poller.register(self._wake_r, select.POLLIN)
-            by_fd: Dict[int, Tuple[str, Any]] = {}
-            for conn in leases + waiters:
+            try:
+                self._watch_once()
+            except Exception:  # noqa: BLE001 - the watch must go on: it is what kills orphaned CLIs
+                logger.exception("the shared pool's watcher failed once; it goes on")
+                time.sleep(0.1)  # no spin should it fail again at once
+
+    def _watch_once(self) -> None:
+        """One round of the watcher: poll, then handle what is ready and the timers."""
+        with self._lock:
+            leases = list(self._leases)
+            waiters = list(self._waiters)
+            clis = list(self._clis)
+        poller = select.poll()
+        poller.register(self._wake_r, select.POLLIN)
+        by_fd: Dict[int, Tuple[str, Any]] = {}
+        for conn in leases + waiters:
+            try:
+                fd = conn.sock.fileno()
+            except OSError:
+                continue
+            if fd >= 0:
+                by_fd[fd] = ("conn", conn)
+                poller.register(fd, select.POLLIN)
+        for cli in clis:
+            if cli.pidfd is not None:
+                by_fd[cli.pidfd] = ("exit", cli)
+                poller.register(cli.pidfd, select.POLLIN)
+            if cli.state in ("fresh", "parked"):
+                by_fd[cli.stderr_fd] = ("stderr", cli)
+                poller.register(cli.stderr_fd, select.POLLIN)
+        events = poller.poll(self._next_timeout(waiters, clis) * 1000)
+        for fd, _ in events:
+            if fd == self._wake_r:
                 try:
-                    fd = conn.sock.fileno()
+                    os.read(self._wake_r, 4096)
                 except OSError:
-                    continue
-                if fd >= 0:
-                    by_fd[fd] = ("conn", conn)
-                    poller.register(fd, select.POLLIN)
-            for cli in clis:
-                if cli.pidfd is not None:
-                    by_fd[cli.pidfd] = ("exit", cli)
-                    poller.register(cli.pidfd, select.POLLIN)
-                if cli.state in ("fresh", "parked"):
-                    by_fd[cli.stderr_fd] = ("stderr", cli)
-                    poller.register(cli.stderr_fd, select.POLLIN)
-            events = poller.poll(self._next_timeout(waiters, clis) * 1000)
-            for fd, _ in events:
-                if fd == self._wake_r:
-                    try:
-                        os.read(self._wake_r, 4096)
-                    except OSError:
-                        pass
-                    continue
-                kind, item = by_fd.get(fd, ("", None))
-                if kind == "conn":
-                    self._conn_readable(item)
-                elif kind == "exit":
-                    self._cli_exited(item)
-                elif kind == "stderr":
-                    self._drain_stderr(item)
-            self._timers()
+                    pass
+                continue
+            kind, item = by_fd.get(fd, ("", None))
+            if kind == "conn":
+                self._conn_readable(item)
+            elif kind == "exit":
+                self._cli_exited(item)
+            elif kind == "stderr":
+                self._drain_stderr(item)
+        self._timers()
 
     def _next_timeout(self, waiters: List[_Conn], clis: List[PooledCli]) -> float:
         now = time.monotonic()
@@ -670,6 +716,13 @@ class SharedPool:
         return min([5.0] + [max(0.0, t) for t in times])
 
     def _conn_readable(self, conn: _Conn) -> None:
+        """The watcher: a lease's or a waiter's connection has something to read. Under the
+        pool's lock from the read to the CLI's new state, so a request for the same plan sees
+        the CLI either leased with its give-back unread (``_returning``) or being reset."""
+        with self._lock:
+            self._conn_readable_locked(conn)
+
+    def _conn_readable_locked(self, conn: _Conn) -> None:
         try:
             data = conn.sock.recv(RECV_BYTES, socket.MSG_DONTWAIT)
         except (BlockingIOError, InterruptedError):
