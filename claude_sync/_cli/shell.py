@@ -21,6 +21,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
+from .._shared_pool.switch import leasing_path
 from ..query import query
 from .._version import __version__
 from .._wire.errors import ClaudeSDKError
@@ -87,6 +88,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise OutputError("stdout is closed (nothing to write the answer to)")
         prompt, schema = _read_inputs(request)
         options = options_for(request, schema)
+        _check_shared_pool(options)
         gate = approval_gate(request.approve)
         options = options if gate is None else gate.options(options)
     except SystemExit as exc:  # argparse: --help, a usage error
@@ -165,6 +167,15 @@ def _utf8(data: bytes, where: str) -> str:
         raise CliUsageError(
             f"{where} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
         ) from None
+
+
+def _check_shared_pool(options: Any) -> None:
+    """A ``CLAUDE_SYNC_SHARED_POOL`` that means nothing is a usage error, before any run
+    (main thread). Raises ``CliUsageError``."""
+    try:
+        leasing_path(options)
+    except ValueError as exc:
+        raise CliUsageError(str(exc)) from None
 
 
 def _run(request: CliRequest, prompt: str, options: Any, console: Console, gate: Optional[ApprovalGate] = None) -> int:

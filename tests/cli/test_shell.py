@@ -184,6 +184,15 @@ def test_usage_errors_are_exit_2_and_start_nothing(argv: List[str], stdin: Optio
     assert says in err and err.startswith("claude-sync: error: ") and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("value", ["yes", "true", "pool.sock"])
+def test_a_shared_pool_switch_that_means_nothing_is_exit_2(value: str, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_SYNC_SHARED_POOL", value)
+    assert main(["--cli-path", "/nonexistent/claude", "hi"]) == 2  # exit 3 had it tried to start one
+    err = capsys.readouterr().err
+    assert err.startswith("claude-sync: error: CLAUDE_SYNC_SHARED_POOL must be") and repr(value) in err
+
+
 def test_a_schema_file_that_is_not_json_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "schema.json").write_text("{not json")
     assert main(["--cli-path", "/nonexistent/claude", "--schema", str(tmp_path / "schema.json"), "hi"]) == 2
