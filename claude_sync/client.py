@@ -44,7 +44,7 @@ import sys
 import threading
 import warnings
 import weakref
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from ._controls import ControlMethods, send_interrupt
 from ._engine.connection import Session
@@ -247,25 +247,34 @@ class ClaudeSDKClient(ControlMethods):
         self, session: Session, until_result: bool, timeout: Optional[float], idle_timeout: Optional[float]
     ) -> Iterator[StreamItem]:
         # A `for` loop, not `item = next(messages)`: CPython checks for a pending Ctrl-C when
-        # a call returns, which would drop the item `next` returned. Between `for` handing
-        # over an item and our `yield` there is no call, so an interrupt loses nothing.
+        # a call returns, which would drop the item `next` returned. The item is `lent` from
+        # the queue until its `yield`: a Ctrl-C before then puts it back (Python 3.9 checks for
+        # signals after most instructions, 3.10+ at calls and loops). `lent = None` and the
+        # `yield` are plain local loads and stores: no interpreter checks signals between them.
         self._take_consumer_slot()
         output_class = _output_class(session)
         tracing = self._tracing
+        lent: Any = None
         try:
             for item in session.messages(timeout=timeout, idle_timeout=idle_timeout):
+                lent = item
                 if tracing is not None:
                     self._trace_item(tracing, item)
                 if item.__class__ is ResultMessage:
                     self._ctrl_c_pending = False
                     if output_class is not None:
                         item = _typed_result(session, output_class, item)
+                    lent = None
                     yield item
                     if until_result:
                         return
                     continue
+                lent = None
                 yield item
         except KeyboardInterrupt:
+            if lent is not None:
+                session.requeue_front([lent])
+                lent = None
             self._on_ctrl_c(session)
             raise
         except ClaudeSDKError as exc:
@@ -285,6 +294,7 @@ class ClaudeSDKClient(ControlMethods):
         self._take_consumer_slot()
         output_class = _output_class(session)
         held: List[Any] = []
+        lent: Optional[Tuple[int, List[Any]]] = None  # (where, items) taken out of `held` for the message being yielded
         closed = 0
         tracing = self._tracing
         try:
@@ -300,9 +310,12 @@ class ClaudeSDKClient(ControlMethods):
                     message = ready.message
                     if output_class is not None and message.__class__ is ResultMessage:
                         message = _with_parsed_output(output_class, message)  # still held: Ctrl-C loses nothing
-                    del held[ready.start : ready.start + ready.length]
                     if message.__class__ is ResultMessage:
                         self._ctrl_c_pending = False
+                    start, end = ready.start, ready.start + ready.length
+                    lent = (start, held[start:end])
+                    del held[start:end]
+                    lent = None  # plain stores and loads from here to the yield: no signal check (see _consume)
                     yield message
                     if until_result and message.__class__ is ResultMessage:
                         return
@@ -311,10 +324,15 @@ class ClaudeSDKClient(ControlMethods):
             while ready is not None:
                 closed = ready.closed
                 message = ready.message
-                del held[ready.start : ready.start + ready.length]
+                start, end = ready.start, ready.start + ready.length
+                lent = (start, held[start:end])
+                del held[start:end]
+                lent = None
                 yield message
                 ready = next_merged(held, at_end=True, closed=closed)
         except KeyboardInterrupt:
+            _unlend(held, lent)
+            lent = None
             session.requeue_front(held)
             held = []
             self._on_ctrl_c(session)
@@ -323,6 +341,7 @@ class ClaudeSDKClient(ControlMethods):
             self._end_turn_trace(exc)
             raise
         finally:
+            _unlend(held, lent)
             if held:
                 session.requeue_front(held)
             self._consumer.release()
@@ -451,6 +470,19 @@ def _reap_dropped_client(session: Session) -> None:
         stacklevel=2,
     )
     session.close()
+
+
+def _unlend(held: List[Any], lent: Optional[Tuple[int, List[Any]]]) -> None:
+    """A Ctrl-C landed while ``lent`` (where, items) was being taken out of ``held`` for the
+    message about to be yielded: put the items back in their place — unless they never left
+    (the signal came before the ``del``: they are still there, the same objects)."""
+    if lent is None:
+        return
+    start, taken = lent
+    here = held[start : start + len(taken)]
+    if len(here) == len(taken) and all(a is b for a, b in zip(here, taken)):
+        return
+    held[start:start] = taken
 
 
 def merge_assistant_messages(messages: Iterable[Message]) -> Iterator[Message]:

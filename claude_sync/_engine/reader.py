@@ -442,25 +442,35 @@ class Reader:
         wait = self.mailbox.wait
         deadline = None if timeout is None else time.monotonic() + timeout
         idle = _IdleWatch(self, idle_timeout)
-        while True:
-            if not items and not wait(WAIT_SLICE):
-                if on_wait is not None:
-                    on_wait()
-                _check_timeouts(deadline, timeout, idle)
-                continue
-            item = items[0]
-            if item is END:  # stays queued: every later waiter sees it too
-                if self.terminal_error is not None:
-                    raise self.terminal_error
-                return
-            if self.paused and len(items) <= self._resume_below:
-                self.wake()
-            # Take it only now, with nothing that checks for signals between the removal
-            # and the yield: a Ctrl-C anywhere above leaves the item queued (see mailbox.py).
-            del items[0]
-            yield item
-            if deadline is not None:
-                _check_timeouts(deadline, timeout, None)
+        lent: Any = None
+        try:
+            while True:
+                if not items and not wait(WAIT_SLICE):
+                    if on_wait is not None:
+                        on_wait()
+                    _check_timeouts(deadline, timeout, idle)
+                    continue
+                item = items[0]
+                if item is END:  # stays queued: every later waiter sees it too
+                    if self.terminal_error is not None:
+                        raise self.terminal_error
+                    return
+                if self.paused and len(items) <= self._resume_below:
+                    self.wake()
+                # Take it only now: a Ctrl-C anywhere above leaves the item queued (see
+                # mailbox.py). It is `lent` from the store before the `del` to the store right
+                # before the `yield` (plain local stores and loads: no interpreter checks for a
+                # signal between them; Python 3.9 may check right after the `del`).
+                lent = item
+                del items[0]
+                lent = None
+                yield item
+                if deadline is not None:
+                    _check_timeouts(deadline, timeout, None)
+        except KeyboardInterrupt:
+            if lent is not None and not (items and items[0] is lent):  # taken out, never yielded
+                items.appendleft(lent)
+            raise
 
     def requeue_front(self, taken: List[Any]) -> None:
         """Put taken items back at the head of the queue, in order (consumer's thread)."""

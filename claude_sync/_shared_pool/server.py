@@ -864,7 +864,7 @@ def configure_logging(level: int = logging.INFO) -> None:
     """One line per event on stderr: ``claude-sync serve: …``."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("claude-sync serve: %(asctime)s %(message)s", "%H:%M:%S"))
-    log = logging.getLogger("claude_sync.shared_pool")
+    log = redacted_logger("claude_sync.shared_pool")
     log.addHandler(handler)
     log.setLevel(level)
     log.propagate = False
