@@ -23,6 +23,10 @@ The plan leased is the spawn plan's argv, cwd and environment plus a digest of i
 ``initialize`` fields (``lease_env``): a CLI keeps its first ``initialize``'s system prompt
 and agents, so it may only serve leaseholders that would send the same one.
 
+``handshake_answer`` hands the session the ``initialize`` answer the pool kept with a reset
+CLI (the session then writes no second ``initialize``: same digest, same fields), and
+``handshaken`` keeps the answer used, given back with a reusable CLI.
+
 ``tap`` makes a reused 2.1.197 CLI's results this lease's own (``figures.own_figures``);
 ``close`` gives back a lease whose transport the session never took (a failed connect).
 """
@@ -33,7 +37,7 @@ import hashlib
 import json
 import os
 import threading
-from typing import TYPE_CHECKING, Dict, Iterator, Optional, Set
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Set
 
 from .._engine.extensions import ConnectionExtension
 from .._engine.process import stderr_sink
@@ -110,6 +114,20 @@ class SharedPoolLease(ConnectionExtension):
         )
         logger.debug("Leased CLI pid %s (%s, %s runs before)", held.pid, held.state, held.runs)
         return self.leased
+
+    def handshake_answer(self) -> Optional[Dict[str, Any]]:
+        """The leased CLI's ``initialize`` answer, when the pool kept one (a reset CLI: its
+        plan's ``INITIALIZE_DIGEST`` says it had these very fields): the session then writes
+        no second ``initialize``. None: send it (a fresh or cold CLI, no lease)."""
+        leased = self.leased
+        answer = getattr(leased.lease, "initialize_answer", None) if leased is not None else None
+        return answer if isinstance(answer, dict) else None
+
+    def handshaken(self, answer: Dict[str, Any], reused: bool) -> None:
+        """Keep the answer the session used: a reusable give-back hands it to the next
+        leaseholder."""
+        if self.leased is not None:
+            self.leased.initialize_answer = answer
 
     def tap(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         leased = self.leased

@@ -8,11 +8,16 @@ carries ``"v": VERSION``; a mismatch is answered with an error naming both versi
 - client → pool: ``{"v":1,"op":"lease","plan":{"argv":[str | {"file":str,"suffix":str,
   "by_fd":bool}],"env":{…},"cwd":str|null},"timeout":float,"pid":int}``
 - pool → client: ``{"ok":true,"lease":str,"pid":int,"state":"fresh"|"reset"|"cold","runs":int,
-  "cost_before":float,"usage_before":{…}|null,"prefix":base64}`` with 3 fds (stdin write end,
-  stdout read end, stderr read end); or ``{"ok":false,"error":KIND,"message":str}``.
+  "cost_before":float,"usage_before":{…}|null,"prefix":base64,"initialize":{…}|null}`` with 3
+  fds (stdin write end, stdout read end, stderr read end); or ``{"ok":false,"error":KIND,
+  "message":str}``. ``initialize``: the CLI's answer to its first ``initialize``, kept since a
+  give-back whose reset passed (null for a fresh or cold CLI): the leaseholder writes no
+  second one (the plan's env digests those fields, so it would send the same).
 - pool → client during a lease: ``{"event":"exited","returncode":int}`` once the CLI exits.
-- client → pool: ``{"v":1,"op":"return","reusable":bool,"reason":str,"leftover":base64}``,
-  then the client closes the connection (no answer).
+- client → pool: ``{"v":1,"op":"return","reusable":bool,"reason":str,"leftover":base64,
+  "initialize":{…}}`` (``initialize`` optional: the answer the leaseholder used, kept with a
+  reusable CLI; anything but an object is ignored), then the client closes the connection (no
+  answer).
 - ``{"v":1,"op":"status"}`` → ``{"ok":true,"pid":…,"clis":[…],"caps":{…},"waiting":int}``.
 - ``{"v":1,"op":"stop"}`` → ``{"ok":true}``, then the pool stops.
 
@@ -34,7 +39,7 @@ from .._options.argv import FileArg
 
 __all__ = [
     "ERROR_KINDS", "MAX_MESSAGE_BYTES", "VERSION", "LineReader", "ProtocolError", "WirePlan", "b64", "encode",
-    "error", "plan_from_wire", "plan_to_wire", "request_problem", "unb64",
+    "error", "initialize_answer", "plan_from_wire", "plan_to_wire", "request_problem", "unb64",
 ]  # fmt: skip
 
 VERSION = 1
@@ -124,6 +129,19 @@ def decode(line: bytes) -> Dict[str, Any]:
     if not isinstance(value, dict):
         raise ProtocolError(f"a message must be a JSON object, not {type(value).__name__}")
     return value
+
+
+def initialize_answer(value: Any) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
+    """An ``initialize`` field (a lease answer's or a give-back's): ``(answer, None)``, or
+    ``(None, why)`` for a value that is not one (absent/null: ``(None, None)``). Fail closed:
+    a bad one is dropped and the leaseholder sends its own ``initialize``."""
+    if value is None:
+        return None, None
+    if not isinstance(value, dict):
+        return None, f"the initialize answer is a {type(value).__name__}, not an object"
+    if not value:
+        return None, "the initialize answer is empty"
+    return value, None
 
 
 def request_problem(message: Mapping[str, Any]) -> Optional[ProtocolError]:
