@@ -33,7 +33,6 @@ CLI (the session then writes no second ``initialize``: same digest, same fields)
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -45,6 +44,7 @@ from .._options.options import ClaudeAgentOptions
 from .._redaction.redactor import redacted_logger
 from .figures import own_figures
 from .lease_client import LeasePlan, PoolUnavailable, lease
+from .protocol import sha256
 from .leased_transport import LeasedTransport
 from .verdict import lease_refusal
 
@@ -73,7 +73,7 @@ def lease_env(plan: SpawnPlan) -> Dict[str, str]:
     by their whole environment, so this makes it compare those fields too. A field that is not
     JSON (a bug) goes in by ``repr``: such plans then never match, and never share a CLI."""
     fields = json.dumps(plan.initialize_fields, sort_keys=True, separators=(",", ":"), default=repr)
-    return {**plan.env, INITIALIZE_DIGEST: hashlib.sha256(fields.encode("utf-8")).hexdigest()}
+    return {**plan.env, INITIALIZE_DIGEST: sha256(fields.encode("utf-8")).hexdigest()}
 
 
 def log_once(message: str) -> None:
