@@ -44,7 +44,7 @@ from .._options.options import ClaudeAgentOptions
 from .._redaction.redactor import redacted_logger
 from .figures import own_figures
 from .lease_client import LeasePlan, PoolUnavailable, lease
-from .protocol import sha256
+from .protocol import sha256_hex
 from .leased_transport import LeasedTransport
 from .verdict import lease_refusal
 
@@ -73,7 +73,7 @@ def lease_env(plan: SpawnPlan) -> Dict[str, str]:
     by their whole environment, so this makes it compare those fields too. A field that is not
     JSON (a bug) goes in by ``repr``: such plans then never match, and never share a CLI."""
     fields = json.dumps(plan.initialize_fields, sort_keys=True, separators=(",", ":"), default=repr)
-    return {**plan.env, INITIALIZE_DIGEST: sha256(fields.encode("utf-8")).hexdigest()}
+    return {**plan.env, INITIALIZE_DIGEST: sha256_hex(fields.encode("utf-8"))}
 
 
 def log_once(message: str) -> None:

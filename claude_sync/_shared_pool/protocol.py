@@ -37,16 +37,16 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 from .._options.argv import FileArg
 
 try:  # the builtin SHA-256 (~0.2 ms to load): hashlib loads OpenSSL (~2.5 ms, more when cold) at every leased connect
-    from _sha2 import sha256  # Python 3.12+
+    from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # Python 3.12+
 except ImportError:  # pragma: no cover - Python 3.9-3.11, or a build without it
     try:
-        from _sha256 import sha256  # type: ignore[import-not-found,no-redef]
+        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
     except ImportError:
-        from hashlib import sha256  # type: ignore[assignment]
+        from hashlib import sha256 as _sha256  # type: ignore[no-redef,unused-ignore]
 
 __all__ = [
     "ERROR_KINDS", "MAX_MESSAGE_BYTES", "VERSION", "LineReader", "ProtocolError", "WirePlan", "b64", "encode",
-    "error", "initialize_answer", "plan_from_wire", "plan_to_wire", "request_problem", "sha256", "unb64",
+    "error", "initialize_answer", "plan_from_wire", "plan_to_wire", "request_problem", "sha256_hex", "unb64",
 ]  # fmt: skip
 
 VERSION = 1
@@ -76,6 +76,11 @@ def encode(message: Mapping[str, Any]) -> bytes:
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"a message of {len(data)} bytes is over the limit of {MAX_MESSAGE_BYTES}")
     return data
+
+
+def sha256_hex(data: bytes) -> str:
+    """The SHA-256 of ``data`` in hex (the builtin implementation: no OpenSSL to load)."""
+    return str(_sha256(data).hexdigest())
 
 
 def error(kind: str, message: str) -> Dict[str, Any]:
@@ -198,7 +203,7 @@ class WirePlan:
     @property
     def plan_id(self) -> str:
         """The first 12 hex digits of the SHA-256 of ``canonical``."""
-        return sha256(self.canonical.encode("ascii")).hexdigest()[:12]
+        return sha256_hex(self.canonical.encode("ascii"))[:12]
 
     def env_dict(self) -> Dict[str, str]:
         return dict(self.env)
