@@ -124,10 +124,14 @@ class SharedPoolLease(ConnectionExtension):
         return answer if isinstance(answer, dict) else None
 
     def handshaken(self, answer: Dict[str, Any], reused: bool) -> None:
-        """Keep the answer the session used: a reusable give-back hands it to the next
-        leaseholder."""
+        """Keep a copy of the answer the session used (the caller may change its
+        ``server_info``): a reusable give-back hands it to the next leaseholder. An answer JSON
+        cannot carry is not kept (the next leaseholder then sends ``initialize``)."""
         if self.leased is not None:
-            self.leased.initialize_answer = answer
+            try:
+                self.leased.initialize_answer = json.loads(json.dumps(answer))
+            except (TypeError, ValueError):
+                self.leased.initialize_answer = None
 
     def tap(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         leased = self.leased

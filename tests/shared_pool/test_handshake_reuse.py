@@ -258,3 +258,16 @@ def test_the_pool_drops_a_give_backs_bad_answer_with_a_reason(make_pool: Any) ->
         assert second.pid == first.pid and second.initialize_answer is None
     finally:
         second.give_back(False, "done")
+
+
+def test_the_answer_given_back_is_a_copy_taken_at_the_handshake(fake: Any) -> None:
+    held = fake()
+    extension = _Leased(held)
+    extension.transport(ClaudeAgentOptions(), SpawnPlan(argv=["claude"], env={}))
+    answer = {"commands": [{"name": "help"}]}
+    extension.handshaken(answer, reused=False)
+    answer["commands"].append({"name": "changed by the caller"})
+    assert extension.leased is not None and extension.leased.initialize_answer == {"commands": [{"name": "help"}]}
+    extension.handshaken({"bad": object()}, reused=False)
+    assert extension.leased.initialize_answer is None
+    extension.leased.close()
