@@ -24,8 +24,10 @@ import select
 import signal
 import threading
 import time
-from subprocess import Popen
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:  # pragma: no cover
+    from subprocess import Popen
 
 __all__ = ["ChildProcess"]
 

@@ -133,7 +133,8 @@ class Session:
 
     def connect(self, *, timeout: Optional[float] = None) -> Dict[str, Any]:
         """Spawn the CLI (or connect the custom transport), start the reader, run the
-        ``initialize`` handshake (caller's thread).
+        ``initialize`` handshake (caller's thread) — or skip it when an extension knows the
+        CLI's answer already (``ConnectionExtension.handshake_answer``: a reused CLI).
 
         With a custom transport the options' command-line part (model, cwd, tools …) is not
         applied — no process is spawned here — but everything sent through the protocol is
@@ -150,15 +151,20 @@ class Session:
             self._move("connect")
         try:
             plan = self._start_transport()
-            from .spawn import initialize, startup_failure  # first connect only, not at import
+            known = self._extensions.handshake_answer()  # the CLI answered these fields before
+            if known is not None:
+                response = dict(known)
+            else:
+                from .spawn import initialize, startup_failure  # first connect only, not at import
 
-            try:
-                response = initialize(self.request, plan, timeout)
-            except CLIConnectionError as exc:
-                if exc is self._reader.transport_fault:
-                    raise
-                raise startup_failure(exc, self._transport, self.terminal_error, self.options.close_timeout) from exc
+                try:
+                    response = initialize(self.request, plan, timeout)
+                except CLIConnectionError as exc:
+                    if exc is self._reader.transport_fault:
+                        raise
+                    raise startup_failure(exc, self._transport, self.terminal_error, self.options.close_timeout) from exc
             plan.check_initialize_answer(response)
+            self._extensions.handshaken(response, known is not None)
             with self._lock:
                 if self._states.state is SessionState.CONNECTING:
                     self._move("connected")

@@ -11,6 +11,10 @@ hook           thread                   when
 ``transport``  the connecting thread    the plan is made, before a spawn: may supply
                                         the transport to connect instead
 ``started``    the connecting thread    the transport is up, before the reader starts
+``handshake_`` the connecting thread    after ``started``: may supply the answer to
+``answer``                              ``initialize`` (the CLI had it already): then
+                                        none is written
+``handshaken`` the connecting thread    the ``initialize`` answer used, checked
 ``tap``        the reader thread        wraps the stdout chunks it reads (once)
 ``sent``       any writing thread       bytes about to be written to the CLI
 ``connected``  the connecting thread    ``initialize`` was answered (may send requests)
@@ -79,6 +83,18 @@ class ConnectionExtension:
     def started(self, transport: Transport) -> None:
         """The transport is connected; the reader has not started yet."""
 
+    def handshake_answer(self) -> Optional[Dict[str, Any]]:
+        """The answer to ``initialize`` the connected transport's CLI already gave (it was
+        initialized before with these very fields), or None: send ``initialize`` as usual.
+        With an answer the connection writes no ``initialize`` and uses it (checked by
+        ``check_initialize_answer`` as a fresh one); the first answer that is not None wins.
+        Must not raise."""
+        return None
+
+    def handshaken(self, answer: Dict[str, Any], reused: bool) -> None:
+        """The ``initialize`` answer this connection uses, checked (``reused``: it came from
+        ``handshake_answer``, no ``initialize`` was written)."""
+
     def tap(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         """The stdout chunks as the reader will read them (return ``chunks`` or a wrapper)."""
         return chunks
@@ -145,6 +161,21 @@ class Extensions:
             if _defines(extension, "tap"):
                 chunks = extension.tap(chunks)
         return chunks
+
+    def handshake_answer(self) -> Optional[Dict[str, Any]]:
+        """The first answer an extension supplies (``ConnectionExtension.handshake_answer``), or
+        None; one that is not a dict is ignored (fail closed: ``initialize`` is sent)."""
+        for extension in self.items:
+            if _defines(extension, "handshake_answer"):
+                answer = extension.handshake_answer()
+                if isinstance(answer, dict):
+                    return answer
+        return None
+
+    def handshaken(self, answer: Dict[str, Any], reused: bool) -> None:
+        for extension in self.items:
+            if _defines(extension, "handshaken"):
+                extension.handshaken(answer, reused)
 
     def connected(self, request: RequestFn) -> None:
         for extension in self.items:

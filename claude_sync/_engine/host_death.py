@@ -50,16 +50,18 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
 import weakref
-from typing import Any, Callable, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, List, Optional
 
 from .._redaction.redactor import redacted_logger
 from .extensions import ConnectionExtension
 from .green import simple_queue
+
+if TYPE_CHECKING:  # pragma: no cover
+    import subprocess
 
 __all__ = ["popen", "track", "close_live_sessions", "SIGTERM_CLOSE_BUDGET", "SPAWNER_CHECK_INTERVAL"]
 
@@ -92,6 +94,7 @@ def popen(argv: List[str], **kwargs: Any) -> subprocess.Popen[bytes]:
     """``subprocess.Popen(argv, **kwargs)``, the child killed by the kernel when this process
     dies (Linux; elsewhere a plain ``Popen``). Any thread. Raises what ``Popen`` raises, and
     ``OSError`` when the spawner thread does not answer within ``SPAWN_HANDOFF_TIMEOUT``."""
+    import subprocess  # a CLI is spawned: a leased connection (the watch is wired in) never loads it
     if not _LINUX or kwargs.get("preexec_fn") is not None or not argv or not _is_executable(argv[0]):
         return subprocess.Popen(argv, **kwargs)
     setpriv = _setpriv()
@@ -106,6 +109,7 @@ def popen(argv: List[str], **kwargs: Any) -> subprocess.Popen[bytes]:
 
 def _spawn_here(argv: List[str], kwargs: Any, parent: int, wrapped: bool) -> subprocess.Popen[bytes]:
     """Spawn on this thread: the CLI dies when this thread (or the process) does."""
+    import subprocess  # loaded by ``popen`` already
     if wrapped:
         return subprocess.Popen(argv, **kwargs)
     prctl = _load_prctl()
@@ -125,6 +129,8 @@ def _setpriv() -> Optional[str]:
     """The path of a ``setpriv`` that knows ``--pdeathsig`` (util-linux 2.33+), checked once."""
     global _setpriv_path, _setpriv_checked
     if not _setpriv_checked:
+        import subprocess  # loaded by ``popen`` already
+
         found = shutil.which("setpriv")
         if found is not None:
             try:

@@ -22,12 +22,11 @@ import collections
 import os
 import select
 import signal
-import subprocess
 import sys
 import threading
 import time
 import weakref
-from typing import Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, Optional, Sequence, Union, cast
 
 from .._redaction.redactor import redacted_logger
 from .._wire.errors import CLIConnectionError, CLINotFoundError
@@ -35,6 +34,9 @@ from .child import ChildProcess
 from .green import readable, wait_readable
 from .host_death import popen
 from .transport import Transport
+
+if TYPE_CHECKING:  # pragma: no cover
+    import subprocess
 
 __all__ = ["SubprocessTransport", "SIGKILL_REAP_WAIT", "STDERR_TAIL_BYTES", "StderrTail", "write_all"]
 
@@ -113,6 +115,8 @@ class SubprocessTransport(Transport):
         """Spawn the CLI (it inherits ``pass_fds``; our copies are closed either way). Raises
         ``CLINotFoundError`` (no such binary) or ``CLIConnectionError`` (any other OS error,
         e.g. not executable, bad cwd)."""
+        import subprocess  # a CLI is spawned: a leased connection (the stderr tail, write_all) never loads it
+
         kwargs: Dict[str, object] = {}
         if self.pass_fds:
             kwargs["pass_fds"] = self.pass_fds

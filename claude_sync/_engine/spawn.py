@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
@@ -143,6 +142,8 @@ def cli_version_of(cli: str) -> Optional[Tuple[int, ...]]:
 
 
 def _ask_version(path: str) -> Optional[Tuple[int, ...]]:
+    import subprocess  # runs the CLI: a leased connection never loads it
+
     try:
         done = subprocess.run([path, "--version"], capture_output=True, timeout=VERSION_TIMEOUT, check=False,
                               stdin=subprocess.DEVNULL)  # fmt: skip

@@ -77,6 +77,9 @@ class PooledCli:
         self.baseline: Optional[Dict[str, Any]] = None
         self.session_ids: List[str] = []
         self.prefix = b""
+        self.initialize_answer: Optional[Dict[str, Any]] = None
+        """The CLI's answer to its ``initialize``, given back with it; kept only once a reset
+        passed (``server._reset``), handed to the next leaseholder (it writes none then)."""
         self.started = time.monotonic()
         self.last_used = self.started
         self.lease: Any = None  # the lease's connection record while leased

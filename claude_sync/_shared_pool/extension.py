@@ -23,17 +23,20 @@ The plan leased is the spawn plan's argv, cwd and environment plus a digest of i
 ``initialize`` fields (``lease_env``): a CLI keeps its first ``initialize``'s system prompt
 and agents, so it may only serve leaseholders that would send the same one.
 
+``handshake_answer`` hands the session the ``initialize`` answer the pool kept with a reset
+CLI (the session then writes no second ``initialize``: same digest, same fields), and
+``handshaken`` keeps the answer used, given back with a reusable CLI.
+
 ``tap`` makes a reused 2.1.197 CLI's results this lease's own (``figures.own_figures``);
 ``close`` gives back a lease whose transport the session never took (a failed connect).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
-from typing import TYPE_CHECKING, Dict, Iterator, Optional, Set
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Set
 
 from .._engine.extensions import ConnectionExtension
 from .._engine.process import stderr_sink
@@ -41,6 +44,7 @@ from .._options.options import ClaudeAgentOptions
 from .._redaction.redactor import redacted_logger
 from .figures import own_figures
 from .lease_client import LeasePlan, PoolUnavailable, lease
+from .protocol import sha256_hex
 from .leased_transport import LeasedTransport
 from .verdict import lease_refusal
 
@@ -69,7 +73,7 @@ def lease_env(plan: SpawnPlan) -> Dict[str, str]:
     by their whole environment, so this makes it compare those fields too. A field that is not
     JSON (a bug) goes in by ``repr``: such plans then never match, and never share a CLI."""
     fields = json.dumps(plan.initialize_fields, sort_keys=True, separators=(",", ":"), default=repr)
-    return {**plan.env, INITIALIZE_DIGEST: hashlib.sha256(fields.encode("utf-8")).hexdigest()}
+    return {**plan.env, INITIALIZE_DIGEST: sha256_hex(fields.encode("utf-8"))}
 
 
 def log_once(message: str) -> None:
@@ -110,6 +114,24 @@ class SharedPoolLease(ConnectionExtension):
         )
         logger.debug("Leased CLI pid %s (%s, %s runs before)", held.pid, held.state, held.runs)
         return self.leased
+
+    def handshake_answer(self) -> Optional[Dict[str, Any]]:
+        """The leased CLI's ``initialize`` answer, when the pool kept one (a reset CLI: its
+        plan's ``INITIALIZE_DIGEST`` says it had these very fields): the session then writes
+        no second ``initialize``. None: send it (a fresh or cold CLI, no lease)."""
+        leased = self.leased
+        answer = getattr(leased.lease, "initialize_answer", None) if leased is not None else None
+        return answer if isinstance(answer, dict) else None
+
+    def handshaken(self, answer: Dict[str, Any], reused: bool) -> None:
+        """Keep a copy of the answer the session used (the caller may change its
+        ``server_info``): a reusable give-back hands it to the next leaseholder. An answer JSON
+        cannot carry is not kept (the next leaseholder then sends ``initialize``)."""
+        if self.leased is not None:
+            try:
+                self.leased.initialize_answer = json.loads(json.dumps(answer))
+            except (TypeError, ValueError):
+                self.leased.initialize_answer = None
 
     def tap(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
         leased = self.leased

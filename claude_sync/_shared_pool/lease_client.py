@@ -84,6 +84,11 @@ class Lease:
             closed by ``give_back``.
         prefix: CLI output the pool read past its reset's result: it comes before ``stdout_fd``.
         lease_id: The pool's name for this lease.
+        initialize_answer: The CLI's answer to the ``initialize`` an earlier leaseholder sent
+            (the same fields: the plan's env digests them), kept by the pool since a reset
+            that passed; None for a fresh or cold CLI, or when the pool's value was not one
+            (``initialize_problem`` says why): then send ``initialize`` as usual.
+        initialize_problem: Why the pool's ``initialize`` value was dropped, or None.
     """
 
     def __init__(self, sock: socket.socket, reader: protocol.LineReader, answer: Dict[str, Any], fds: List[int]) -> None:
@@ -102,6 +107,12 @@ class Lease:
         self.usage_before: Optional[Dict[str, Any]] = usage if isinstance(usage, dict) else None
         self.lease_id = str(answer.get("lease", ""))
         self.prefix = protocol.unb64(answer.get("prefix", ""), "prefix")
+        known, self.initialize_problem = protocol.initialize_answer(answer.get("initialize"))
+        if known is not None and self.state != "reset":
+            known, self.initialize_problem = None, f"an initialize answer came with a {self.state!r} CLI"
+        self.initialize_answer: Optional[Dict[str, Any]] = known
+        if self.initialize_problem is not None:
+            logger.debug("lease %s: sending initialize (%s)", self.lease_id, self.initialize_problem)
         self.stdin_fd, self.stdout_fd, self.stderr_fd = fds
         self._fds: List[int] = list(fds)
         _leases.add(self)
@@ -171,11 +182,15 @@ class Lease:
                     with self._lock:
                         self._returncode = message["returncode"]
 
-    def give_back(self, reusable: bool, reason: str, leftover: bytes = b"") -> None:
+    def give_back(
+        self, reusable: bool, reason: str, leftover: bytes = b"", initialize: Optional[Mapping[str, Any]] = None
+    ) -> None:
         """End the lease: tell the pool whether the CLI may serve again (``reusable``: proven
         idle; ``reason``: why not, for its log; ``leftover``: stdout bytes read and not
-        consumed), then close the pipe ends and the connection. Idempotent; any thread; never
-        raises (a dead pool is logged at DEBUG). Stop using the fds before calling it."""
+        consumed; ``initialize``: the CLI's ``initialize`` answer this lease used, for the
+        next leaseholder — sent only with a reusable give-back), then close the pipe ends and
+        the connection. Idempotent; any thread; never raises (a dead pool is logged at DEBUG;
+        an answer JSON cannot carry is left out). Stop using the fds before calling it."""
         with self._lock:
             if self._given:
                 return
@@ -185,8 +200,14 @@ class Lease:
             try:
                 message = {"v": protocol.VERSION, "op": "return", "reusable": bool(reusable), "reason": str(reason)[:2000],
                            "leftover": protocol.b64(bytes(leftover))}  # fmt: skip
+                data = protocol.encode(message)
+                if reusable and initialize:
+                    try:
+                        data = protocol.encode({**message, "initialize": dict(initialize)})
+                    except (protocol.ProtocolError, ValueError, TypeError) as exc:
+                        logger.debug("lease %s: the initialize answer is not given back: %s", self.lease_id, exc)
                 sock.settimeout(SEND_TIMEOUT)
-                sock.sendall(protocol.encode(message))
+                sock.sendall(data)
             except (OSError, protocol.ProtocolError, ValueError) as exc:
                 logger.debug("could not give lease %s back to the shared pool: %s", self.lease_id, exc)
         self._close_fds()

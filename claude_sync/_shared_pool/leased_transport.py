@@ -32,7 +32,7 @@ import os
 import threading
 import time
 import weakref
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, Optional
 
 from .._engine.green import readable
 from .._engine.process import StderrTail, write_all
@@ -97,6 +97,9 @@ class LeasedTransport(Transport):
         self.last_rung: Optional[str] = None
         self.reason: Optional[str] = None
         """Why the CLI was given back unusable (None: given back reusable, or not yet)."""
+        self.initialize_answer: Optional[Dict[str, Any]] = None
+        """The ``initialize`` answer the session used (set by ``SharedPoolLease.handshaken``):
+        given back with a reusable CLI, for the next leaseholder."""
         self._exit: Optional[int] = None
         self._parent_only = False
         self._given_back = False
@@ -313,7 +316,10 @@ class LeasedTransport(Transport):
             except OSError:
                 pass
         try:
-            self.lease.give_back(reusable, reason)
+            if reusable and self.initialize_answer is not None:
+                self.lease.give_back(reusable, reason, initialize=self.initialize_answer)
+            else:
+                self.lease.give_back(reusable, reason)
         except Exception:  # noqa: BLE001 - give_back never raises by contract; a bug must not break close
             logger.exception("Giving the leased CLI pid %s back failed", self.lease.pid)
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from typing import Mapping, Optional, Tuple, Union
 
 from .errors import PoolUnavailable
@@ -52,6 +51,8 @@ def default_socket_path(environ: Mapping[str, str]) -> str:
     runtime = environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isabs(runtime) and _is_ours(runtime):
         return os.path.join(runtime, "claude_sync", SOCKET_NAME)
+    import tempfile  # the default path only: a path given by the option or the environment needs none
+
     return os.path.join(tempfile.gettempdir(), f"claude_sync-{_uid()}", SOCKET_NAME)
 
 

@@ -8,11 +8,16 @@ carries ``"v": VERSION``; a mismatch is answered with an error naming both versi
 - client → pool: ``{"v":1,"op":"lease","plan":{"argv":[str | {"file":str,"suffix":str,
   "by_fd":bool}],"env":{…},"cwd":str|null},"timeout":float,"pid":int}``
 - pool → client: ``{"ok":true,"lease":str,"pid":int,"state":"fresh"|"reset"|"cold","runs":int,
-  "cost_before":float,"usage_before":{…}|null,"prefix":base64}`` with 3 fds (stdin write end,
-  stdout read end, stderr read end); or ``{"ok":false,"error":KIND,"message":str}``.
+  "cost_before":float,"usage_before":{…}|null,"prefix":base64,"initialize":{…}|null}`` with 3
+  fds (stdin write end, stdout read end, stderr read end); or ``{"ok":false,"error":KIND,
+  "message":str}``. ``initialize``: the CLI's answer to its first ``initialize``, kept since a
+  give-back whose reset passed (null for a fresh or cold CLI): the leaseholder writes no
+  second one (the plan's env digests those fields, so it would send the same).
 - pool → client during a lease: ``{"event":"exited","returncode":int}`` once the CLI exits.
-- client → pool: ``{"v":1,"op":"return","reusable":bool,"reason":str,"leftover":base64}``,
-  then the client closes the connection (no answer).
+- client → pool: ``{"v":1,"op":"return","reusable":bool,"reason":str,"leftover":base64,
+  "initialize":{…}}`` (``initialize`` optional: the answer the leaseholder used, kept with a
+  reusable CLI; anything but an object is ignored), then the client closes the connection (no
+  answer).
 - ``{"v":1,"op":"status"}`` → ``{"ok":true,"pid":…,"clis":[…],"caps":{…},"waiting":int}``.
 - ``{"v":1,"op":"stop"}`` → ``{"ok":true}``, then the pool stops.
 
@@ -24,7 +29,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -32,9 +36,17 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from .._options.argv import FileArg
 
+try:  # the builtin SHA-256 (~0.2 ms to load): hashlib loads OpenSSL (~2.5 ms, more when cold) at every leased connect
+    from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # Python 3.12+
+except ImportError:  # pragma: no cover - Python 3.9-3.11, or a build without it
+    try:
+        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+    except ImportError:
+        from hashlib import sha256 as _sha256  # type: ignore[no-redef,unused-ignore]
+
 __all__ = [
     "ERROR_KINDS", "MAX_MESSAGE_BYTES", "VERSION", "LineReader", "ProtocolError", "WirePlan", "b64", "encode",
-    "error", "plan_from_wire", "plan_to_wire", "request_problem", "unb64",
+    "error", "initialize_answer", "plan_from_wire", "plan_to_wire", "request_problem", "sha256_hex", "unb64",
 ]  # fmt: skip
 
 VERSION = 1
@@ -64,6 +76,11 @@ def encode(message: Mapping[str, Any]) -> bytes:
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"a message of {len(data)} bytes is over the limit of {MAX_MESSAGE_BYTES}")
     return data
+
+
+def sha256_hex(data: bytes) -> str:
+    """The SHA-256 of ``data`` in hex (the builtin implementation: no OpenSSL to load)."""
+    return str(_sha256(data).hexdigest())
 
 
 def error(kind: str, message: str) -> Dict[str, Any]:
@@ -126,6 +143,19 @@ def decode(line: bytes) -> Dict[str, Any]:
     return value
 
 
+def initialize_answer(value: Any) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
+    """An ``initialize`` field (a lease answer's or a give-back's): ``(answer, None)``, or
+    ``(None, why)`` for a value that is not one (absent/null: ``(None, None)``). Fail closed:
+    a bad one is dropped and the leaseholder sends its own ``initialize``."""
+    if value is None:
+        return None, None
+    if not isinstance(value, dict):
+        return None, f"the initialize answer is a {type(value).__name__}, not an object"
+    if not value:
+        return None, "the initialize answer is empty"
+    return value, None
+
+
 def request_problem(message: Mapping[str, Any]) -> Optional[ProtocolError]:
     """What is wrong with a request's envelope (``v`` and ``op``), or None."""
     version = message.get("v")
@@ -173,7 +203,7 @@ class WirePlan:
     @property
     def plan_id(self) -> str:
         """The first 12 hex digits of the SHA-256 of ``canonical``."""
-        return hashlib.sha256(self.canonical.encode("ascii")).hexdigest()[:12]
+        return sha256_hex(self.canonical.encode("ascii"))[:12]
 
     def env_dict(self) -> Dict[str, str]:
         return dict(self.env)

@@ -507,6 +507,7 @@ class SharedPool:
         answer = {
             "ok": True, "lease": conn.lease_id, "pid": cli.pid, "state": state, "runs": cli.runs,
             "cost_before": cli.cost_before, "usage_before": cli.usage_before, "prefix": protocol.b64(cli.prefix),
+            "initialize": cli.initialize_answer if state == "reset" else None,
         }  # fmt: skip
         cli.prefix = b""
         sent = self._send(conn, answer, fds=[cli.stdin_fd, cli.stdout_fd, cli.stderr_fd])
@@ -616,12 +617,16 @@ class SharedPool:
         except protocol.ProtocolError as exc:
             self._retire(cli, f"a bad give-back: {exc}")
             return
+        known, problem = protocol.initialize_answer(message.get("initialize"))
+        if problem is not None:
+            logger.info("CLI pid %d: its initialize answer is not kept (%s)", cli.pid, problem)
         with self._lock:
             cli.state = "resetting"
-        if not self._submit(self._reset, cli, leftover):
+            cli.initialize_answer = None  # kept again only once this reset passed
+        if not self._submit(self._reset, cli, leftover, known):
             self._retire(cli, "the pool is overloaded (no handler for the reset)")
 
-    def _reset(self, cli: PooledCli, leftover: bytes) -> None:
+    def _reset(self, cli: PooledCli, leftover: bytes, initialize: Optional[Dict[str, Any]] = None) -> None:
         problem = cli.reset(leftover, self.caps.reset_timeout)
         if problem is not None:
             self._retire(cli, f"the /clear reset failed: {problem}")
@@ -630,6 +635,7 @@ class SharedPool:
         with self._lock:
             if cli.state != "resetting":  # retired meanwhile (stop, exit)
                 return
+            cli.initialize_answer = initialize
             cli.state = "parked"
             cli.last_used = time.monotonic()
             self._serve_waiters_locked()

@@ -96,6 +96,11 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._engine.green", "_queue"): "import-time",
     ("claude_sync._engine.green", "select"): "import-time",
     ("claude_sync._engine.host_death", "ctypes"): "platform",
+    # spawning a CLI: a leased connection (issue 41) spawns none, so it loads no subprocess
+    ("claude_sync._engine.host_death", "subprocess"): "heavy",
+    ("claude_sync._engine.process", "subprocess"): "heavy",
+    ("claude_sync._engine.spawn", "subprocess"): "heavy",
+    ("claude_sync._shared_pool.paths", "tempfile"): "heavy",
     ("claude_sync._engine.reader", "claude_sync._engine.notices"): "import-time",
     # the options: validation, secrets and pickling load when options are made or pickled
     ("claude_sync._options.options", "claude_sync._options.portable"): "import-time",
@@ -192,7 +197,7 @@ list(claude_sync.query("hi", options=claude_sync.ClaudeAgentOptions(cli_path={cl
 USERS_OWN_PACKAGES = {"dataclasses_json"}
 """Optional packages no extra installs: the user's own classes bring them."""
 
-HEAVY = {"asyncio", "ipaddress"}
+HEAVY = {"asyncio", "ipaddress", "subprocess", "tempfile"}
 """Standard-library packages heavy enough to load only for the feature that needs them."""
 HEAVY_ONLY_SINCE = {"urllib.parse": (3, 11)}
 """Targets that load a ``HEAVY`` package only on newer Pythons (``urllib.parse`` imports
