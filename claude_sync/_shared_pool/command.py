@@ -93,15 +93,15 @@ def serve_main(words: Sequence[str]) -> int:
         print(f"claude-sync serve: error: {exc}", file=sys.stderr)
         return 2
     configure_logging(30 if args.quiet else 20)
-    try:
-        pool.start()
-    except PoolUnavailable as exc:
-        print(f"claude-sync serve: error: {exc.reason}", file=sys.stderr)
-        return 1
-    previous = {}
+    previous = {}  # before start: a signal that comes as soon as the socket answers must stop the pool, not kill it
     for signum in (signal.SIGTERM, signal.SIGINT):
         previous[signum] = signal.signal(signum, lambda *_: pool.request_stop())
     try:
+        try:
+            pool.start()
+        except PoolUnavailable as exc:
+            print(f"claude-sync serve: error: {exc.reason}", file=sys.stderr)
+            return 1
         while not pool.wait(3600):
             pass
     finally:
