@@ -34,6 +34,7 @@ CLI (the session then writes no second ``initialize``: same digest, same fields)
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Set
@@ -76,14 +77,14 @@ def lease_env(plan: SpawnPlan) -> Dict[str, str]:
     return {**plan.env, INITIALIZE_DIGEST: sha256_hex(fields.encode("utf-8"))}
 
 
-def log_once(message: str) -> None:
-    """Log ``message`` at INFO the first time this process sees it (at most ``_LOGGED_MAX``
-    different ones)."""
+def log_once(message: str, level: int = logging.INFO) -> None:
+    """Log ``message`` at ``level`` the first time this process sees it (at most
+    ``_LOGGED_MAX`` different ones)."""
     with _logged_lock:
         if message in _logged or len(_logged) >= _LOGGED_MAX:
             return
         _logged.add(message)
-    logger.info("%s", message)
+    logger.log(level, "%s", message)
 
 
 class SharedPoolLease(ConnectionExtension):
@@ -107,7 +108,8 @@ class SharedPoolLease(ConnectionExtension):
                 timeout=options.initialize_timeout,
             )
         except PoolUnavailable as exc:
-            log_once(f"Shared pool: no pool at {self.path} ({exc.reason}); spawning the CLIs here")
+            # leasing was asked for and is not served: a WARNING (Python shows it with no logging set up)
+            log_once(f"Shared pool at {self.path} not used ({exc.reason}): this process spawns its CLIs", logging.WARNING)
             return None
         self.leased = LeasedTransport(
             held, options=options, stderr_callback=stderr_sink(options), close_timeout=options.close_timeout

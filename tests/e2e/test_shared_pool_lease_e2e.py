@@ -220,7 +220,7 @@ def test_no_pool_spawns_as_today_with_one_log_line(
         shutil.rmtree(directory, ignore_errors=True)
     assert (first.text, second.text) == ("one", "two")
     lines = [r.getMessage() for r in caplog.records if r.name == "claude_sync.shared_pool"]
-    assert len(lines) == 1 and "spawning the CLIs here" in lines[0], lines
+    assert len(lines) == 1 and "this process spawns its CLIs" in lines[0], lines
 
 
 def test_the_command_line_leases_through_the_environment_and_the_next_process_reuses_the_cli(
