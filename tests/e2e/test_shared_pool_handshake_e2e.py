@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -27,7 +26,7 @@ from claude_sync.testing.fake_api import text
 from .harness import OptionsFactory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared_pool"))
-from poolkit import PoolProcess, short_dir  # noqa: E402
+from poolkit import PoolProcess, running_pool  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -50,13 +49,8 @@ with ClaudeSDKClient(options) as client:
 
 @pytest.fixture
 def pool() -> Iterator[PoolProcess]:
-    directory = short_dir()
-    process = PoolProcess(directory, "--spares", "0", "--max-clis", "4")
-    try:
-        yield process.wait_ready()
-    finally:
-        process.stop()
-        shutil.rmtree(directory, ignore_errors=True)
+    with running_pool("--spares", "0", "--max-clis", "4") as process:
+        yield process
 
 
 @pytest.fixture

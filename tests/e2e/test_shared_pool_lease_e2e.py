@@ -39,7 +39,7 @@ from claude_sync.testing.fake_api import text, tool_use
 from .harness import OptionsFactory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared_pool"))
-from poolkit import PoolProcess, pid_alive, short_dir, wait_gone  # noqa: E402
+from poolkit import PoolProcess, pid_alive, running_pool, short_dir, wait_gone  # noqa: E402
 
 pytestmark = pytest.mark.e2e
 
@@ -48,13 +48,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def pool() -> Iterator[PoolProcess]:
-    directory = short_dir()
-    process = PoolProcess(directory, "--spares", "0", "--max-clis", "4")
-    try:
-        yield process.wait_ready()
-    finally:
-        process.stop()
-        shutil.rmtree(directory, ignore_errors=True)
+    with running_pool("--spares", "0", "--max-clis", "4") as process:
+        yield process
 
 
 def _clis(pool: PoolProcess, state: str) -> List[int]:

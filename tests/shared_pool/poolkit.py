@@ -3,6 +3,7 @@ and one turn over a lease's pipes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -31,6 +32,19 @@ def short_dir() -> str:
 def fake_plan(tag: str = "a", **env: str) -> LeasePlan:
     environ = {"PATH": os.environ.get("PATH", os.defpath), "FAKE_TAG": tag, **env}
     return LeasePlan(argv=(sys.executable, FAKE_CLI), env=environ, cwd=str(ROOT))
+
+
+@contextlib.contextmanager
+def running_pool(*flags: str) -> Iterator["PoolProcess"]:
+    """A ``claude-sync serve`` subprocess with ``flags`` in a fresh short directory, answering;
+    stopped (by its pid) and its directory removed at the end."""
+    directory = short_dir()
+    process = PoolProcess(directory, *flags)
+    try:
+        yield process.wait_ready()
+    finally:
+        process.stop()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 class PoolProcess:
