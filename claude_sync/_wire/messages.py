@@ -79,7 +79,8 @@ class UserMessage(TimestampedMessage):
         tool_use_result: The CLI's structured tool output for a tool result (a dict for Bash/Write,
             a list for MCP tools, an ``"Error: …"`` string for failures); None otherwise.
         origin: Who the turn came from when not the human at the keyboard (a ``MessageOrigin`` dict:
-            a channel, a peer, a task notification …); None otherwise.
+            a channel, a peer, a task notification …); None otherwise, and None when the wire's
+            ``origin`` is not an object with a string ``kind``.
         is_replay: True for the CLI's echo of a prompt it was given (``isReplay``).
         is_synthetic: True for text the CLI wrote itself rather than the user (``isSynthetic``).
         session_id: The session this line belongs to.
@@ -215,7 +216,7 @@ class ResultMessage(TimestampedMessage):
         terminal_reason: Why the run ended, as newer CLIs say (``completed``, ``aborted_streaming``,
             ``aborted_tools``, ``max_turns``, ``api_error`` …).
         origin: Who the turn came from (a ``MessageOrigin`` dict), when the CLI says so (newer
-            CLIs).
+            CLIs); None when the wire's ``origin`` is not an object with a string ``kind``.
         user_message_uuid: The uuid of the user message this answers (newer CLIs).
         user_message_uuids: The uuids of the user messages this answers, when the turn took several
             (newer CLIs).

@@ -53,7 +53,12 @@ from .messages import (
     UserMessage,
 )
 from .record import construct
-from .system_messages import SYSTEM_CLASSES, SystemMessage, TaskUpdatedMessage
+from .system_messages import (
+    SYSTEM_CLASSES,
+    HookEventMessage,
+    SystemMessage,
+    TaskUpdatedMessage,
+)
 
 __all__ = ["parse_message"]
 
@@ -191,6 +196,12 @@ def _shape_error(obj: Dict[str, Any], problem: str) -> MessageParseError:
     return MessageParseError(f"{obj['type']!r} message: {problem}", obj)
 
 
+def _origin(origin: Any) -> Any:
+    """``origin`` when it is an object with a string ``kind`` (as the official SDK keeps it);
+    anything else (a string, ``{}``, null) → None. Only called when the key is present."""
+    return origin if type(origin) is dict and type(origin.get("kind")) is str else None
+
+
 # ----------------------------------------------------------------------------- hot message types
 
 
@@ -200,7 +211,9 @@ def _parse_assistant(obj: Dict[str, Any]) -> AssistantMessage:
         raise _shape_error(obj, "'message' is not an object")
     content = message["content"]
     if type(content) is not list:
-        raise _shape_error(obj, "'message.content' is not a list")
+        raise MessageParseError(
+            f"Invalid assistant content (expected list, got {type(content).__name__})", obj
+        )
     return construct(
         AssistantMessage,
         {
@@ -240,7 +253,7 @@ def _parse_user(obj: Dict[str, Any]) -> UserMessage:
                 obj["parent_tool_use_id"] if "parent_tool_use_id" in obj else None
             ),
             "tool_use_result": obj["tool_use_result"] if "tool_use_result" in obj else None,
-            "origin": obj["origin"] if "origin" in obj else None,
+            "origin": _origin(obj["origin"]) if "origin" in obj else None,
             "is_replay": "isReplay" in obj and obj["isReplay"] is True,
             "is_synthetic": "isSynthetic" in obj and obj["isSynthetic"] is True,
             "session_id": obj["session_id"] if "session_id" in obj else None,
@@ -275,7 +288,7 @@ def _parse_result(obj: Dict[str, Any]) -> ResultMessage:
             "api_error_status": obj["api_error_status"] if "api_error_status" in obj else None,
             "uuid": obj["uuid"] if "uuid" in obj else None,
             "terminal_reason": obj["terminal_reason"] if "terminal_reason" in obj else None,
-            "origin": obj["origin"] if "origin" in obj else None,
+            "origin": _origin(obj["origin"]) if "origin" in obj else None,
             "user_message_uuid": obj["user_message_uuid"] if "user_message_uuid" in obj else None,
             "user_message_uuids": obj["user_message_uuids"] if "user_message_uuids" in obj else None,
             "code_mode_refusal": obj["code_mode_refusal"] if "code_mode_refusal" in obj else None,
@@ -378,8 +391,23 @@ def _parse_task_updated(obj: Dict[str, Any]) -> TaskUpdatedMessage:
     """``status`` comes from ``patch.status`` (the wire has no top-level status)."""
     attrs = _read_fields(_TASK_UPDATED_SPECS, obj, {"subtype": obj["subtype"], "data": obj})
     patch = attrs["patch"]
-    attrs["status"] = patch["status"] if type(patch) is dict and "status" in patch else None
+    if type(patch) is not dict:  # missing, a string, null … → {} (as the official SDK)
+        patch = attrs["patch"] = {}
+    attrs["status"] = patch["status"] if "status" in patch else None
     return construct(TaskUpdatedMessage, attrs)
+
+
+_HOOK_EVENT_SPECS = _field_specs(HookEventMessage, skip=("subtype", "data", "hook_event_name"))
+
+
+def _parse_hook_event(obj: Dict[str, Any]) -> HookEventMessage:
+    """``hook_event_name`` = the first truthy of ``hook_event``, ``hook_name``,
+    ``hook_event_name``, else ``""`` (as the official SDK)."""
+    attrs = _read_fields(_HOOK_EVENT_SPECS, obj, {"subtype": obj["subtype"], "data": obj})
+    attrs["hook_event_name"] = (
+        obj.get("hook_event") or obj.get("hook_name") or obj.get("hook_event_name") or ""
+    )
+    return construct(HookEventMessage, attrs)
 
 
 def _parse_plain_system(obj: Dict[str, Any]) -> SystemMessage:
@@ -398,6 +426,7 @@ _SYSTEM_PARSERS = _DispatchTable(
     _system_parser_for_unlisted,
 )
 _SYSTEM_PARSERS["task_updated"] = _parse_task_updated
+_SYSTEM_PARSERS["hook_started"] = _SYSTEM_PARSERS["hook_response"] = _parse_hook_event
 
 
 def _parse_system(obj: Dict[str, Any]) -> SystemMessage:
@@ -459,21 +488,25 @@ _MESSAGE_PARSERS = _DispatchTable(
 
 
 def _explain(obj: Any, exc: BaseException) -> str:
-    """A one-line description of why ``obj`` could not be parsed (after ``exc`` was raised)."""
+    """A one-line description of why ``obj`` could not be parsed (after ``exc`` was raised).
+
+    Worded as the official SDK words the same case (``Invalid message data type …``,
+    ``Message missing 'type' field``, ``Missing required field in <type> message: '<key>'``,
+    ``Invalid content block …``), with where in the message it was when that helps.
+    """
     if type(obj) is not dict:
-        return f"expected a JSON object, got {type(obj).__name__}"
-    if "type" not in obj:
-        return "message has no 'type' field"
+        return f"Invalid message data type (expected dict, got {type(obj).__name__})"
+    if "type" not in obj or obj["type"] == "":
+        return "Message missing 'type' field"
     kind = obj["type"]
     if type(kind) is not str:
         return f"message 'type' is not a string: {kind!r}"
     problem = _content_block_problem(obj)
-    if problem is None:
-        if isinstance(exc, KeyError):
-            problem = f"missing required field {exc.args[0]!r}"
-        else:
-            problem = str(exc) or type(exc).__name__
-    return f"{kind!r} message: {problem}"
+    if problem is not None:
+        return problem
+    if isinstance(exc, KeyError):
+        return f"Missing required field in {kind} message: {exc.args[0]!r}"
+    return f"{kind!r} message: {str(exc) or type(exc).__name__}"
 
 
 def _content_block_problem(obj: Dict[str, Any]) -> Optional[str]:
@@ -482,16 +515,23 @@ def _content_block_problem(obj: Dict[str, Any]) -> Optional[str]:
     content = message.get("content") if type(message) is dict else None
     if type(content) is not list:
         return None
+    kind = obj["type"]
     for index, block in enumerate(content):
         where = f"content block #{index}"
         if type(block) is not dict:
-            return f"{where} is not an object (got {type(block).__name__})"
+            return (
+                f"Invalid content block (expected dict, got {type(block).__name__}): "
+                f"{where} of the {kind!r} message"
+            )
         if "type" not in block:
-            return f"{where} has no 'type' field"
+            return f"Missing required field in {kind} message: 'type' ({where})"
         try:
             _BLOCK_PARSERS[block["type"]](block)
         except KeyError as exc:
-            return f"{where} ({block['type']!r}) is missing required field {exc.args[0]!r}"
+            return (
+                f"Missing required field in {kind} message: {exc.args[0]!r} "
+                f"({where}, {block['type']!r})"
+            )
         except (TypeError, AttributeError) as exc:
-            return f"{where}: {exc}"
+            return f"{kind!r} message: {where}: {exc}"
     return None

@@ -341,7 +341,8 @@ class TaskUpdatedMessage(SystemMessage):
 
     Attributes:
         task_id: The task's id.
-        patch: The task fields that changed, as the CLI sends them.
+        patch: The task fields that changed, as the CLI sends them (``{}`` when the wire's
+            ``patch`` is missing or not an object, as in the official SDK).
         status: ``patch["status"]`` when present (``pending``, ``running``, ``completed``,
             ``failed``, ``killed`` …).
         session_id: The session this line belongs to.
@@ -397,7 +398,9 @@ class HookEventMessage(SystemMessage):
     ``HookProgressMessage`` (a ``SystemMessage`` of subtype ``hook_progress``).
 
     Attributes:
-        hook_event_name: The hook event (``PreToolUse``, ``Stop`` …; the wire's ``hook_event``).
+        hook_event_name: The hook event (``PreToolUse``, ``Stop`` …): the first non-empty of the
+            wire's ``hook_event``, ``hook_name``, ``hook_event_name``, else ``""`` (as the
+            official SDK).
         session_id: The session this line belongs to.
         uuid: The id of this line.
         hook_id: The id of this hook run (shared by its started, progress and response lines).

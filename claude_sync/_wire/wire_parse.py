@@ -48,7 +48,7 @@ def parse_message(data: Any, *, keep_unknown: bool = False) -> Optional[Message]
             missing, ``message`` not an object …); ``.data`` is ``data``.
     """
     if type(data) is dict and "type" in data and data["type"] == "":
-        raise MessageParseError("message has an empty 'type' field", data)
+        raise MessageParseError("Message missing 'type' field", data)
     message = _parse(data)
     if not keep_unknown and type(message) is UnknownMessage:
         return None

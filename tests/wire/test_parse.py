@@ -225,15 +225,15 @@ def test_optional_fields_default_when_absent() -> None:
 TEXT = {"type": "text", "text": "hi"}
 
 BROKEN: List[Tuple[str, Any, str]] = [
-    ("not_a_dict", ["type", "assistant"], "expected a JSON object, got list"),
-    ("string", "assistant", "expected a JSON object, got str"),
-    ("no_type", {"message": {}}, "message has no 'type' field"),
+    ("not_a_dict", ["type", "assistant"], "Invalid message data type (expected dict, got list)"),
+    ("string", "assistant", "Invalid message data type (expected dict, got str)"),
+    ("no_type", {"message": {}}, "Message missing 'type' field"),
     ("type_not_string", {"type": 5}, "message 'type' is not a string: 5"),
     ("type_unhashable", {"type": ["assistant"]}, "message 'type' is not a string"),
     (
         "assistant_without_message",
         {"type": "assistant"},
-        "'assistant' message: missing required field 'message'",
+        "Missing required field in assistant message: 'message'",
     ),
     (
         "assistant_message_not_dict",
@@ -243,27 +243,28 @@ BROKEN: List[Tuple[str, Any, str]] = [
     (
         "assistant_without_content",
         {"type": "assistant", "message": {"id": "m"}},
-        "'assistant' message: missing required field 'content'",
+        "Missing required field in assistant message: 'content'",
     ),
     (
         "assistant_content_not_list",
         {"type": "assistant", "message": {"content": "hi"}},
-        "'assistant' message: 'message.content' is not a list",
+        "Invalid assistant content (expected list, got str)",
     ),
     (
         "assistant_block_not_dict",
         {"type": "assistant", "message": {"content": [TEXT, "oops"]}},
-        "'assistant' message: content block #1 is not an object (got str)",
+        "Invalid content block (expected dict, got str): content block #1 of the 'assistant' "
+        "message",
     ),
     (
         "assistant_block_none",
         {"type": "assistant", "message": {"content": [None]}},
-        "content block #0 is not an object (got NoneType)",
+        "Invalid content block (expected dict, got NoneType): content block #0",
     ),
     (
         "assistant_block_without_type",
         {"type": "assistant", "message": {"content": [{"text": "hi"}]}},
-        "content block #0 has no 'type' field",
+        "Missing required field in assistant message: 'type' (content block #0)",
     ),
     (
         "assistant_block_type_not_string",
@@ -273,7 +274,7 @@ BROKEN: List[Tuple[str, Any, str]] = [
     (
         "text_without_text",
         {"type": "assistant", "message": {"content": [TEXT, {"type": "text"}]}},
-        "content block #1 ('text') is missing required field 'text'",
+        "Missing required field in assistant message: 'text' (content block #1, 'text')",
     ),
     (
         "tool_use_without_input",
@@ -281,7 +282,7 @@ BROKEN: List[Tuple[str, Any, str]] = [
             "type": "assistant",
             "message": {"content": [{"type": "tool_use", "id": "t", "name": "Bash"}]},
         },
-        "content block #0 ('tool_use') is missing required field 'input'",
+        "Missing required field in assistant message: 'input' (content block #0, 'tool_use')",
     ),
     (
         "server_result_without_tool_use_id",
@@ -289,14 +290,19 @@ BROKEN: List[Tuple[str, Any, str]] = [
             "type": "assistant",
             "message": {"content": [{"type": "web_fetch_tool_result", "content": {}}]},
         },
-        "content block #0 ('web_fetch_tool_result') is missing required field 'tool_use_id'",
+        "Missing required field in assistant message: 'tool_use_id' "
+        "(content block #0, 'web_fetch_tool_result')",
     ),
     (
         "image_without_source",
         {"type": "user", "message": {"content": [{"type": "image"}]}},
-        "'user' message: content block #0 ('image') is missing required field 'source'",
+        "Missing required field in user message: 'source' (content block #0, 'image')",
     ),
-    ("user_without_message", {"type": "user"}, "'user' message: missing required field 'message'"),
+    (
+        "user_without_message",
+        {"type": "user"},
+        "Missing required field in user message: 'message'",
+    ),
     (
         "user_message_not_dict",
         {"type": "user", "message": []},
@@ -310,22 +316,22 @@ BROKEN: List[Tuple[str, Any, str]] = [
     (
         "user_tool_result_without_id",
         {"type": "user", "message": {"content": [{"type": "tool_result", "content": "x"}]}},
-        "content block #0 ('tool_result') is missing required field 'tool_use_id'",
+        "Missing required field in user message: 'tool_use_id' (content block #0, 'tool_result')",
     ),
     (
         "result_without_is_error",
         {"type": "result", "subtype": "success"},
-        "'result' message: missing required field 'is_error'",
+        "Missing required field in result message: 'is_error'",
     ),
     (
         "result_without_subtype",
         {"type": "result", "is_error": True},
-        "'result' message: missing required field 'subtype'",
+        "Missing required field in result message: 'subtype'",
     ),
     (
         "system_without_subtype",
         {"type": "system"},
-        "'system' message: missing required field 'subtype'",
+        "Missing required field in system message: 'subtype'",
     ),
     (
         "system_subtype_not_string",
@@ -335,7 +341,7 @@ BROKEN: List[Tuple[str, Any, str]] = [
     (
         "stream_event_without_event",
         {"type": "stream_event"},
-        "'stream_event' message: missing required field 'event'",
+        "Missing required field in stream_event message: 'event'",
     ),
     (
         "stream_event_event_not_dict",
@@ -345,7 +351,7 @@ BROKEN: List[Tuple[str, Any, str]] = [
     (
         "rate_limit_without_info",
         {"type": "rate_limit_event"},
-        "'rate_limit_event' message: missing required field 'rate_limit_info'",
+        "Missing required field in rate_limit_event message: 'rate_limit_info'",
     ),
     (
         "rate_limit_info_not_dict",
@@ -355,17 +361,17 @@ BROKEN: List[Tuple[str, Any, str]] = [
     (
         "rate_limit_info_without_status",
         {"type": "rate_limit_event", "rate_limit_info": {"resetsAt": 1}},
-        "missing required field 'status'",
+        "Missing required field in rate_limit_event message: 'status'",
     ),
     (
         "prompt_suggestion_without_suggestion",
         {"type": "prompt_suggestion"},
-        "'prompt_suggestion' message: missing required field 'suggestion'",
+        "Missing required field in prompt_suggestion message: 'suggestion'",
     ),
     (
         "tool_progress_without_tool_name",
         {"type": "tool_progress", "tool_use_id": "t"},
-        "'tool_progress' message: missing required field 'tool_name'",
+        "Missing required field in tool_progress message: 'tool_name'",
     ),
 ]
 
@@ -460,3 +466,56 @@ def test_commands_changed_is_typed() -> None:
     assert isinstance(message, CommandsChangedMessage) and isinstance(message, SystemMessage)
     assert message.commands == wire["commands"] and message.data == wire and message.session_id == "s"
     assert parse_message({"type": "system", "subtype": "commands_changed"}).commands is None  # type: ignore[attr-defined]
+
+
+# ----------------------------------------------------------------------------- official leniency
+
+
+@pytest.mark.parametrize("kind", ["user", "result"])
+@pytest.mark.parametrize(
+    "origin, kept",
+    [
+        ({"kind": "channel", "x": 1}, True),
+        ("channel", False),
+        ({}, False),
+        ({"kind": 3}, False),
+        (None, False),
+    ],
+)
+def test_origin_is_kept_only_as_an_object_with_a_string_kind(
+    kind: str, origin: Any, kept: bool
+) -> None:
+    wire: Dict[str, Any] = (
+        {"type": "user", "message": {"content": "hi"}}
+        if kind == "user"
+        else {"type": "result", "subtype": "success", "is_error": False}
+    )
+    wire["origin"] = origin
+    assert parse_message(wire).origin == (origin if kept else None)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("patch", ["completed", None, 42, ["status"]])
+def test_a_task_updated_patch_that_is_not_an_object_is_empty(patch: Any) -> None:
+    wire = {"type": "system", "subtype": "task_updated", "task_id": "t", "patch": patch}
+    message = parse_message(wire)
+    assert (message.patch, message.status) == ({}, None)  # type: ignore[attr-defined]
+    missing = parse_message({"type": "system", "subtype": "task_updated", "task_id": "t"})
+    assert (missing.patch, missing.status) == ({}, None)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "keys, name",
+    [
+        ({"hook_event": "PreToolUse", "hook_name": "PreToolUse:Bash"}, "PreToolUse"),
+        ({"hook_event": "", "hook_name": "Stop"}, "Stop"),
+        ({"hook_event_name": "SessionStart"}, "SessionStart"),
+        ({}, ""),
+    ],
+)
+@pytest.mark.parametrize("subtype", ["hook_started", "hook_response"])
+def test_hook_event_name_is_the_first_non_empty_of_three_keys(
+    subtype: str, keys: Dict[str, Any], name: str
+) -> None:
+    message = parse_message({"type": "system", "subtype": subtype, "hook_id": "h", **keys})
+    assert type(message) is HookEventMessage
+    assert (message.hook_event_name, message.hook_id) == (name, "h")

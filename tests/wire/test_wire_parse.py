@@ -30,12 +30,12 @@ def test_an_unknown_type_is_none_as_officially_or_kept_on_request() -> None:
 @pytest.mark.parametrize(
     "data, says",
     [
-        ([], "expected a JSON object, got list"),
-        ("{}", "expected a JSON object, got str"),
-        ({}, "no 'type' field"),
-        ({"type": ""}, "empty 'type' field"),
+        ([], r"Invalid message data type \(expected dict, got list\)"),
+        ("{}", r"Invalid message data type \(expected dict, got str\)"),
+        ({}, "Message missing 'type' field"),
+        ({"type": ""}, "Message missing 'type' field"),
         ({"type": 5}, "'type' is not a string"),
-        ({"type": "result", "subtype": "success"}, "missing required field"),
+        ({"type": "result", "subtype": "success"}, "Missing required field in result message: 'is_error'"),
         ({"type": "assistant", "message": []}, "'message' is not an object"),  # officially a TypeError
     ],
 )
