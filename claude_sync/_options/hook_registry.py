@@ -227,7 +227,7 @@ def _check_timeout(where: str, timeout: Any) -> None:
         )
     if not math.isfinite(timeout) or timeout <= 0:
         raise ValueError(f"{where}.timeout must be a finite number of seconds > 0, got {timeout!r}")
-    if timeout > CLI_MAX_WAIT:
+    if float(timeout) > CLI_MAX_WAIT:
         raise ValueError(
             f"{where}.timeout must be at most {CLI_MAX_WAIT} seconds (the CLI's hook timer, 2**31 - 1 ms: "
             f"CLI 2.1.197 gives up on a longer one at once, losing the hook's answer), got {timeout!r}"

@@ -49,6 +49,8 @@ class ToolCalls:
         """Open calls whose agent task runs (``task_started`` seen, its end not yet)."""
         self.waiting: Dict[str, bool] = {}
         """Calls whose result came while their task ran: call id → the result's ``is_error``."""
+        self.task_calls: Dict[str, str] = {}
+        """Task id → the call that started it (``task_updated`` names only the task)."""
 
     def observe(self, item: Any) -> List[Any]:
         """The ``ToolCallStarted`` / ``ToolCallEnded`` events ``item`` brings, in order. A
@@ -60,11 +62,14 @@ class ToolCalls:
         if isinstance(item, TaskStartedMessage):
             if item.tool_use_id in self.open and item.task_type in AGENT_TASK_TYPES:
                 self.agent_tasks.add(item.tool_use_id)
+                if isinstance(item.task_id, str):
+                    self.task_calls[item.task_id] = item.tool_use_id
             return []
-        if isinstance(item, TaskNotificationMessage) or (
-            isinstance(item, TaskUpdatedMessage) and item.status in TERMINAL_TASK_STATUSES
-        ):
-            return self._task_ended(item.tool_use_id, getattr(item, "status", None))
+        if isinstance(item, TaskNotificationMessage):
+            return self._task_ended(item.tool_use_id, item.status)
+        if isinstance(item, TaskUpdatedMessage) and item.status in TERMINAL_TASK_STATUSES:
+            call_id = self.task_calls.get(item.task_id) if isinstance(item.task_id, str) else None
+            return self._task_ended(call_id, item.status)
         return []
 
     def _task_ended(self, call_id: Any, status: Any) -> List[Any]:

@@ -101,6 +101,19 @@ def test_a_background_agent_call_ends_with_its_task_not_with_its_launched_result
     assert ended == [ToolCallEnded("a1", True, background=True)] and calls.open == {}
 
 
+def test_a_background_agent_call_ends_with_a_terminal_task_updated_which_names_only_the_task() -> None:
+    calls = ToolCalls()
+    calls.observe(assistant([{"type": "tool_use", "id": "a1", "name": "Agent", "input": {"run_in_background": True}}]))
+    calls.observe(task("task_started", "a1", task_type="local_agent", description="d"))
+    assert calls.observe(tool_result("a1")) == []  # "launched"
+    running = parse_message({"type": "system", "subtype": "task_updated", "task_id": "t1", "patch": {"status": "running"}})
+    assert calls.observe(running) == []
+    done = parse_message({"type": "system", "subtype": "task_updated", "task_id": "t1", "patch": {"status": "completed"}})
+    assert calls.observe(done) == [ToolCallEnded("a1", False, background=True)] and calls.open == {}
+    other = parse_message({"type": "system", "subtype": "task_updated", "task_id": "t9", "patch": {"status": "failed"}})
+    assert calls.observe(other) == []  # a task this run never saw start
+
+
 def test_a_foreground_agent_whose_task_ends_first_ends_at_its_result_and_a_shell_task_is_not_waited_for() -> None:
     calls = ToolCalls()
     calls.observe(assistant([{"type": "tool_use", "id": "a1", "name": "Agent", "input": {}}]))
