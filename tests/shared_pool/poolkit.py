@@ -34,19 +34,6 @@ def fake_plan(tag: str = "a", **env: str) -> LeasePlan:
     return LeasePlan(argv=(sys.executable, FAKE_CLI), env=environ, cwd=str(ROOT))
 
 
-@contextlib.contextmanager
-def running_pool(*flags: str) -> Iterator["PoolProcess"]:
-    """A ``claude-sync serve`` subprocess with ``flags`` in a fresh short directory, answering;
-    stopped (by its pid) and its directory removed at the end."""
-    directory = short_dir()
-    process = PoolProcess(directory, *flags)
-    try:
-        yield process.wait_ready()
-    finally:
-        process.stop()
-        shutil.rmtree(directory, ignore_errors=True)
-
-
 class PoolProcess:
     """``python -m claude_sync serve`` as a child of the test, its stderr collected in a file."""
 
@@ -108,6 +95,9 @@ class PoolProcess:
 
 
 def pool_process(*flags: str) -> Iterator[PoolProcess]:
+    """A ``claude-sync serve`` subprocess with ``flags`` in a fresh short directory, answering;
+    stopped (by its pid) and its directory removed at the end (a generator: ``yield from`` it in
+    a fixture, or ``running_pool`` as a context manager)."""
     directory = short_dir()
     pool = PoolProcess(directory, *flags)
     try:
@@ -115,6 +105,10 @@ def pool_process(*flags: str) -> Iterator[PoolProcess]:
     finally:
         pool.stop()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+running_pool = contextlib.contextmanager(pool_process)
+"""``pool_process`` as a context manager."""
 
 
 def pid_alive(pid: int) -> bool:
