@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from helpers import Kit
+from helpers import Kit, wait_until
 
 from claude_sync import (
     AgentPool,
@@ -215,7 +215,10 @@ def test_pool_runs_on_the_scripted_cli_and_retires_a_cli_whose_reset_looks_wrong
     cli = Kit(KitCLI().echo_turns(), "subprocess", tmp_path)
     with AgentPool(cli.options(), max_workers=2) as pool:
         results = list(pool.map(["a", "b", "c"], timeout=60))
-    stats = pool.stats()  # after shutdown joined the workers (they reset after settling)
+        # each run's reset (after its result) fails its check; had shutdown begun first, the
+        # last one would be closed unreset, uncounted
+        wait_until(lambda: pool.stats()["retired"] == 3, 30, "every CLI retired after its reset")
+    stats = pool.stats()
     assert [r.text for r in results] == ["echo: a", "echo: b", "echo: c"]
     assert stats["reused"] == 0 and stats["started"] == 3 and stats["retired"] == 3
 

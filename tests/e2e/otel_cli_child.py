@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any, Dict
 
@@ -87,6 +88,9 @@ def main() -> None:
                     with APP.start_as_current_span(name):
                         future = pool.submit("say hi" if scenario != "pool" else "list")
                     future.result(timeout=120)
+                parked_by = time.monotonic() + 60  # the reset after the last run may still be under way
+                while pool.stats()["parked"] + pool.stats()["retired"] == 0 and time.monotonic() < parked_by:
+                    time.sleep(0.01)
                 out["pool"] = pool.stats()
         expected_cli_runs = {"query": 1, "background": 2, "client": 2, "pool": 2, "pool_untraced_cli": 0}[scenario]
         if expected_cli_runs and cli_exports:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
-from helpers import require_package
+from helpers import require_package, wait_until
 from typing_extensions import NotRequired, TypedDict
 
 from claude_sync import (
@@ -171,9 +171,10 @@ def test_a_reused_cli_counts_failed_calls_afresh(fake_api: FakeAnthropicAPI, e2e
     with AgentPool(options, max_workers=1) as pool:
         first = pool.submit("one").result(120)
         second = pool.submit("two").result(120)
+        wait_until(lambda: pool.stats()["parked"] == 1, 60, "the CLI reset and parked after the second run")
         stats = pool.stats()
     assert (first.output.number, second.output.number) == ("F-7", "F-9")
-    assert stats["started"] == 1 and stats["reused"] == 1
+    assert stats["started"] == 1 and stats["reused"] == 2  # /clear after each run
     assert [len(schema_errors(r)) for r in fake_api.turn_requests()] == [0, 1, 0, 1]
     fake_api.assert_no_surprises()
 

@@ -108,7 +108,7 @@ def test_a_pooled_cli_with_trace_cli_serves_one_run_so_run_b_is_never_under_run_
 
 def test_a_reused_pooled_cli_gives_each_run_its_own_span_and_the_reset_none(real_cli_path: str, e2e_workdir: Path) -> None:
     out = traced("pool_untraced_cli", real_cli_path, e2e_workdir)
-    assert out["pool"]["reused"] == 1 and out["pool"]["started"] == 1
+    assert out["pool"]["reused"] == 2 and out["pool"]["started"] == 1
     spans = out["spans"]
     runs = named(spans, RUN)
     assert len(runs) == 2  # the /clear between them is the pool's own turn: no span
