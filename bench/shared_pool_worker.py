@@ -14,12 +14,14 @@ import sys
 
 
 def main(argv: list) -> int:
-    from claude_sync import AgentPool, ClaudeAgentOptions, run
+    if argv[0] == "run":  # what the 5-line script imports, nothing more
+        from claude_sync import ClaudeAgentOptions, run
 
-    if argv[0] == "run":
         result = run(argv[1], options=ClaudeAgentOptions(max_turns=1))
         print(json.dumps({"texts": [result.text]}))
         return 0
+    from claude_sync import AgentPool, ClaudeAgentOptions
+
     count, prompt = int(argv[1]), argv[2]
     with AgentPool(ClaudeAgentOptions(max_turns=1), max_workers=2) as pool:
         texts = [outcome.text for outcome in pool.map([f"{prompt} {n}" for n in range(count)], timeout=600)]

@@ -1,8 +1,6 @@
 """``python -m claude_sync "prompt"``: the command line (see ``claude_sync._cli``)."""
 
-import sys
-
-from ._cli.shell import main
+from ._cli.program import run_program
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_program()

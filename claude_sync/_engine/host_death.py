@@ -48,7 +48,6 @@ the spawner thread, the lock and the tracked sessions are reset in the child
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import sys
 import threading
@@ -129,6 +128,7 @@ def _setpriv() -> Optional[str]:
     """The path of a ``setpriv`` that knows ``--pdeathsig`` (util-linux 2.33+), checked once."""
     global _setpriv_path, _setpriv_checked
     if not _setpriv_checked:
+        import shutil  # a spawn's only: a leased CLI never needs it
         import subprocess  # loaded by ``popen`` already
 
         found = shutil.which("setpriv")

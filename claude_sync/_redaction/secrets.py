@@ -64,6 +64,7 @@ __all__ = [
     "is_secret_flag",
     "is_secret_name",
     "known_count",
+    "percent_encoded",
     "remember",
     "remember_config",
     "remember_env",
@@ -111,18 +112,32 @@ def remember(value: Any) -> None:
 
 
 def _forms(value: str) -> Iterable[str]:
-    from urllib.parse import quote, quote_plus  # loads ipaddress: only once a secret is known
-
     yield value
     try:
         escaped = json.dumps(value)[1:-1]
         plain = json.dumps(value, ensure_ascii=False)[1:-1]
         yield from (escaped, plain, json.dumps(escaped)[1:-1], json.dumps(plain, ensure_ascii=False)[1:-1])
-        yield quote(value, safe="")
-        yield quote_plus(value, safe="")
-        yield quote(value)
+        yield percent_encoded(value)
+        yield percent_encoded(value, plus=True)
+        yield percent_encoded(value, safe="/")
     except (UnicodeEncodeError, ValueError):  # a lone surrogate: the value itself is stored
         return
+
+
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+_PERCENT = tuple(chr(byte) if byte in _UNRESERVED else f"%{byte:02X}" for byte in range(256))
+
+
+def percent_encoded(value: str, *, safe: str = "", plus: bool = False) -> str:
+    """``value`` URL-encoded as ``urllib.parse.quote(value, safe)`` writes it (``plus``: as
+    ``quote_plus(value, safe)``), without loading ``urllib.parse`` (it loads ``ipaddress``:
+    every process that knows a secret would pay for it). Only the ASCII characters of
+    ``safe`` are kept, as there. Pure; raises ``UnicodeEncodeError`` on a lone surrogate, as
+    ``quote`` does."""
+    kept = {ord(char): char for char in safe if char.isascii()}
+    if plus:
+        kept[0x20] = "+"
+    return "".join(kept.get(byte) or _PERCENT[byte] for byte in value.encode("utf-8"))
 
 
 def known_count() -> int:
@@ -341,7 +356,9 @@ def _remember_in_string(text: str, depth: int) -> None:
 
 
 def _remember_url(url: str) -> None:
-    from urllib.parse import parse_qsl, urlsplit
+    if "@" not in url and "?" not in url:  # no user info, no query: nothing to look at
+        return
+    from urllib.parse import parse_qsl, urlsplit  # loads ipaddress: only for a URL that may hold one
 
     try:
         parts = urlsplit(url)

@@ -23,6 +23,7 @@ from typing import IO, List, Optional
 import pytest
 
 from claude_sync import __version__
+from claude_sync._cli.program import run_program
 from claude_sync._cli.shell import main
 from claude_sync.testing import ScriptedCLI
 
@@ -242,13 +243,13 @@ def test_python_m_claude_sync_runs_the_command(claude_cli: ScriptedCLI) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, b"four\n", b"")
 
 
-def test_the_console_script_entry_point_is_main() -> None:
+def test_the_console_script_entry_point_is_the_program() -> None:
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
     scripts = [line.strip() for line in config["options.entry_points"]["console_scripts"].splitlines() if line.strip()]
-    assert scripts == ["claude-sync = claude_sync._cli.shell:main"]
+    assert scripts == ["claude-sync = claude_sync._cli.program:run_program"]
     module, _, name = scripts[0].split(" = ")[1].partition(":")
-    assert getattr(import_module(module), name) is main
+    assert getattr(import_module(module), name) is run_program
 
 
 def test_ctrl_c_stops_the_cli_and_exits_130(claude_cli: ScriptedCLI) -> None:

@@ -98,6 +98,7 @@ FUNCTION_IMPORTS: Dict[Pair, str] = {
     ("claude_sync._engine.host_death", "ctypes"): "platform",
     # spawning a CLI: a leased connection (issue 41) spawns none, so it loads no subprocess
     ("claude_sync._engine.host_death", "subprocess"): "heavy",
+    ("claude_sync._engine.host_death", "shutil"): "heavy",
     ("claude_sync._engine.process", "subprocess"): "heavy",
     ("claude_sync._engine.spawn", "subprocess"): "heavy",
     ("claude_sync._shared_pool.paths", "tempfile"): "heavy",
@@ -197,8 +198,9 @@ list(claude_sync.query("hi", options=claude_sync.ClaudeAgentOptions(cli_path={cl
 USERS_OWN_PACKAGES = {"dataclasses_json"}
 """Optional packages no extra installs: the user's own classes bring them."""
 
-HEAVY = {"asyncio", "ipaddress", "subprocess", "tempfile"}
-"""Standard-library packages heavy enough to load only for the feature that needs them."""
+HEAVY = {"asyncio", "ipaddress", "shutil", "subprocess", "tempfile"}
+"""Standard-library packages heavy enough to load only for the feature that needs them
+(``shutil``: ~2 ms with the compression modules it loads; a leased run needs none)."""
 HEAVY_ONLY_SINCE = {"urllib.parse": (3, 11)}
 """Targets that load a ``HEAVY`` package only on newer Pythons (``urllib.parse`` imports
 ``ipaddress`` since 3.11): deferring them is for those Pythons, and harmless on older ones."""

@@ -44,7 +44,7 @@ IO_MODULES = {
     "claude_sync._show",
     # the command line: reads stdin and files, streams a run to stdout
     "claude_sync.__main__", "claude_sync._cli.shell", "claude_sync._cli.approvals", "claude_sync._cli.console", "claude_sync._cli.locate",
-    "claude_sync._cli.doctor",
+    "claude_sync._cli.doctor", "claude_sync._cli.program",
     # the engine: one live CLI connection and its threads
     "claude_sync._engine.callback_pool", "claude_sync._engine.child",
     "claude_sync._engine.connection", "claude_sync._engine.green",

@@ -261,3 +261,36 @@ def test_header_list_variables_are_secrets_by_value() -> None:
     for secret in ("gw-4f8a9c2e71d0b3aa", "b3RscC11c2VyOnMzY3JldA", "tenant-7788aabbcc"):
         assert secret not in shown, secret
     assert "application/json" in redact_text("Accept: application/json")
+
+
+@pytest.mark.parametrize("safe, plus", [("", False), ("", True), ("/", False), ("/ é", False), (" ", True)])
+def test_percent_encoding_is_urllibs_quote_without_loading_it(safe: str, plus: bool) -> None:
+    import random
+    from urllib.parse import quote, quote_plus
+
+    from claude_sync._redaction.secrets import percent_encoded
+
+    pick = random.Random(41)
+    alphabet = [chr(n) for n in range(0x80)] + ["é", "€", "😀", "\u00a0", "\ufffd", "ÿ"]
+    values = ["", " ", "a b/c?d=e&f+g%h", "sk-ant-api03-Ab_9~.-"]
+    values += ["".join(pick.choice(alphabet) for _ in range(pick.randint(1, 40))) for _ in range(300)]
+    for value in values:
+        expected = quote_plus(value, safe=safe) if plus else quote(value, safe=safe)
+        assert percent_encoded(value, safe=safe, plus=plus) == expected, value
+    with pytest.raises(UnicodeEncodeError):
+        percent_encoded("key\udc80value")
+
+
+def test_a_known_secret_and_a_plain_url_load_no_url_parser() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from claude_sync._redaction.secrets import remember, remember_config, scrub\n"
+        "remember('sk-ant-secret value/1'); remember_config({'url': 'http://127.0.0.1:8080/v1'})\n"
+        "assert scrub('x sk-ant-secret%20value%2F1 y') == 'x <redacted> y', scrub('x sk-ant-secret%20value%2F1 y')\n"
+        "print('urllib.parse' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
