@@ -7,7 +7,8 @@
 The real ``claude`` CLI against ``claude_sync.testing.fake_api`` with the e2e tests' hermetic
 environment. Two measurements per CLI, each cold (every process spawns its own CLIs, as
 today) and leased (``CLAUDE_SYNC_SHARED_POOL`` names the socket of a ``claude-sync serve``
-this script started):
+this script started). Every process runs in a fresh venv that finds this checkout as an
+installed package (``installed_python``: no editable-install hook at start-up):
 
 1. ``n`` sequential one-shot processes, twice: ``claude-sync PROMPT`` and a 5-line ``run()``
    script (``shared_pool_worker.py run``). Per process: wall from spawn to exit, and CPU —
@@ -31,7 +32,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
+import site
 import statistics
 import subprocess
 import sys
@@ -118,9 +121,9 @@ def timed(argv: List[str], env: Dict[str, str], cwd: str) -> Tuple[float, float]
 class Pool:
     """A ``claude-sync serve`` this script started (ended by its PID)."""
 
-    def __init__(self, socket_path: str, env: Dict[str, str], cwd: str, max_clis: int) -> None:
+    def __init__(self, python: str, socket_path: str, env: Dict[str, str], cwd: str, max_clis: int) -> None:
         self.socket_path = socket_path
-        argv = [sys.executable, "-m", "claude_sync", "serve", "--socket", socket_path, "--max-clis", str(max_clis)]
+        argv = [python, "-m", "claude_sync", "serve", "--socket", socket_path, "--max-clis", str(max_clis)]
         self.log = open(Path(socket_path).parent / "serve.log", "wb")
         self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
@@ -143,11 +146,11 @@ class Pool:
         self.log.close()
 
 
-def one_shots(kind: str, n: int, env: Dict[str, str], cwd: str, pool: Optional[Pool]) -> Dict[str, Any]:
+def one_shots(python: str, kind: str, n: int, env: Dict[str, str], cwd: str, pool: Optional[Pool]) -> Dict[str, Any]:
     if kind == "claude-sync":
-        argv = [sys.executable, "-m", "claude_sync", "--max-turns", "1", "Say hello"]
+        argv = [python, "-m", "claude_sync", "--max-turns", "1", "Say hello"]
     else:
-        argv = [sys.executable, str(WORKER), "run", "Say hello"]
+        argv = [python, str(WORKER), "run", "Say hello"]
     if pool is not None:
         env = dict(env, CLAUDE_SYNC_SHARED_POOL=pool.socket_path)
         timed(argv, env, cwd)  # the pool learns the plan and keeps a warm CLI for it
@@ -157,7 +160,7 @@ def one_shots(kind: str, n: int, env: Dict[str, str], cwd: str, pool: Optional[P
     return {"wall": [s[0] for s in samples], "cpu": [s[1] for s in samples], "pool_share": share}
 
 
-def workers(count: int, runs: int, env: Dict[str, str], cwd: str, cli_real: str) -> Dict[str, Any]:
+def workers(python: str, count: int, runs: int, env: Dict[str, str], cwd: str, cli_real: str) -> Dict[str, Any]:
     peak = 0
     stop = threading.Event()
 
@@ -170,7 +173,7 @@ def workers(count: int, runs: int, env: Dict[str, str], cwd: str, cli_real: str)
     sampler.start()
     start = time.perf_counter()
     try:
-        procs = [subprocess.Popen([sys.executable, str(WORKER), "pool", str(runs), f"worker {w}"], env=env, cwd=cwd,
+        procs = [subprocess.Popen([python, str(WORKER), "pool", str(runs), f"worker {w}"], env=env, cwd=cwd,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE) for w in range(count)]  # fmt: skip
         for proc in procs:
             out, err = proc.communicate(timeout=900)
@@ -185,10 +188,34 @@ def workers(count: int, runs: int, env: Dict[str, str], cwd: str, cli_real: str)
     return {"wall": wall, "peak_cli_rss": peak}
 
 
+def installed_python(tmp: Path) -> str:
+    """A fresh venv's interpreter that finds ``claude_sync`` as a plain path entry, the way a
+    wheel install puts it: this checkout, and the dependencies from this interpreter's
+    site-packages (a ``.pth`` file; the ``.pth`` files of that folder are not run). A
+    development venv's editable install adds an import hook to every interpreter's start
+    (~9 ms of CPU): a user's installed package has none, so neither has this one."""
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    Path(purelib, "claude_sync_checkout.pth").write_text("\n".join([str(ROOT), *site.getsitepackages()]) + "\n")
+    return python
+
+
 def measure_cli(cli: str, opts: argparse.Namespace) -> Dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="claude_sync-bench-pool-"))
     work = tmp / "work"
     work.mkdir()
+    try:
+        return measure_in(tmp, work, installed_python(tmp), cli, opts)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def measure_in(tmp: Path, work: Path, python: str, cli: str, opts: argparse.Namespace) -> Dict[str, Any]:
     raw: Dict[str, Any] = {"cli": cli}
     with FakeAnthropicAPI() as api:
         api.add(*[text("hello")] * (opts.n * 8 + opts.workers * opts.runs * 3 + 50))
@@ -200,20 +227,20 @@ def measure_cli(cli: str, opts: argparse.Namespace) -> Dict[str, Any]:
         sock_dir.mkdir(mode=0o700)
         for kind in ("claude-sync", "run()"):
             print(f"{Path(cli).parts[-4]}: {opts.n} × {kind}, cold …", file=sys.stderr, flush=True)
-            raw[f"{kind} cold"] = one_shots(kind, opts.n, env, str(work), None)
-            pool = Pool(str(sock_dir / f"one-{kind[:3]}.sock"), env, str(work), opts.max_clis)
+            raw[f"{kind} cold"] = one_shots(python, kind, opts.n, env, str(work), None)
+            pool = Pool(python, str(sock_dir / f"one-{kind[:3]}.sock"), env, str(work), opts.max_clis)
             try:
                 print(f"{Path(cli).parts[-4]}: {opts.n} × {kind}, leased …", file=sys.stderr, flush=True)
-                raw[f"{kind} leased"] = one_shots(kind, opts.n, env, str(work), pool)
+                raw[f"{kind} leased"] = one_shots(python, kind, opts.n, env, str(work), pool)
             finally:
                 pool.stop()
         cli_real = os.path.realpath(cli)
         print(f"{Path(cli).parts[-4]}: {opts.workers} workers × {opts.runs} runs …", file=sys.stderr, flush=True)
-        raw["workers cold"] = workers(opts.workers, opts.runs, env, str(work), cli_real)
-        pool = Pool(str(sock_dir / "workers.sock"), env, str(work), opts.max_clis)
+        raw["workers cold"] = workers(python, opts.workers, opts.runs, env, str(work), cli_real)
+        pool = Pool(python, str(sock_dir / "workers.sock"), env, str(work), opts.max_clis)
         try:
             leased_env = dict(env, CLAUDE_SYNC_SHARED_POOL=pool.socket_path)
-            raw["workers leased"] = workers(opts.workers, opts.runs, leased_env, str(work), cli_real)
+            raw["workers leased"] = workers(python, opts.workers, opts.runs, leased_env, str(work), cli_real)
         finally:
             pool.stop()
     return raw
